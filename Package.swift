@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Debug builds (and therefore `make test`) check data-structure invariants such as the
+/// R-tree's packing after every bulk load; release builds skip those checks.
+let invariantChecks: [SwiftSetting] = [.define("GEO_INVARIANTS", .when(configuration: .debug))]
+
+let package = Package(
+  name: "swift-traffic",
+  products: [
+    .library(name: "Geo", targets: ["Geo"]),
+    .executable(name: "traffic", targets: ["traffic"]),
+    .executable(name: "traffic-bench", targets: ["traffic-bench"]),
+  ],
+  targets: [
+    .target(name: "Geo", swiftSettings: invariantChecks),
+    .executableTarget(name: "traffic", dependencies: ["Geo"]),
+    .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
+    .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
+    .testTarget(
+      name: "GeoTests",
+      dependencies: ["Geo", "TrafficTestSupport"],
+      exclude: ["Vectors"],
+      swiftSettings: invariantChecks
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)
