@@ -1,0 +1,68 @@
+# swift-traffic — every job a user or CI runs. `make run` and `make test` do all the set-up
+# on a fresh Debian 12 machine that has the Swift toolchain.
+
+SWIFT ?= swift
+# apt-get needs root; use sudo when not running as root.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Debian packages, one list per job (the only place packages are named).
+RUN_PACKAGES :=
+TEST_PACKAGES := $(RUN_PACKAGES)
+BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree
+VECTOR_PACKAGES := python3 python3-geographiclib
+
+# The query `make run` answers on the bundled sample data.
+RUN_ARGS ?= within --circle 52.4833,13.3600,2000 --sort-from 52.4833,13.3600 Samples/berlin-incidents.geojson
+
+.PHONY: deps deps-test deps-bench run test bench build release format lint vectors clean
+
+# Installs the Debian packages that are missing (only those) for the job named in PACKAGES.
+define install_missing
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(RUN_PACKAGES))
+
+deps-test:
+	$(call install_missing,$(TEST_PACKAGES))
+
+deps-bench:
+	$(call install_missing,$(BENCH_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product traffic
+
+run: release
+	$$($(SWIFT) build -c release --show-bin-path)/traffic $(RUN_ARGS)
+
+test: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps-bench
+	bench/run.sh
+
+format:
+	$(SWIFT) format -i -r -p Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint -r -p Package.swift Sources Tests
+
+# Regenerates the geodesic reference vectors with GeographicLib (not needed for tests).
+vectors:
+	$(call install_missing,$(VECTOR_PACKAGES))
+	/usr/bin/python3 Tests/GeoTests/Vectors/make_geodesic_vectors.py
+
+clean:
+	rm -rf .build

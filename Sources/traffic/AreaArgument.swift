@@ -1,0 +1,92 @@
+import Geo
+
+/// The `AREA` of API.md's command line: `--circle LAT,LNG,RADIUS_M` | `--box
+/// WEST,SOUTH,EAST,NORTH` | `--corridor FLEXPOLY,HALF_WIDTH_M` | `--corridor-coords
+/// "LAT,LNG;LAT,LNG;...",HALF_WIDTH_M`.
+enum AreaArgument {
+  static let usage = """
+      --circle LAT,LNG,RADIUS_M             a circle (radius in meters)
+      --box WEST,SOUTH,EAST,NORTH           a box in degrees (west > east crosses 180)
+      --corridor FLEXPOLY,HALF_WIDTH_M      a corridor along a flexible polyline
+      --corridor-coords "LAT,LNG;...",HALF_WIDTH_M
+    """
+
+  /// Takes exactly one area option from the arguments.
+  static func take(from arguments: inout ArgumentList) throws(UsageError) -> any GeoArea {
+    let circle = try arguments.option("--circle")
+    let box = try arguments.option("--box")
+    let corridor = try arguments.option("--corridor")
+    let corridorCoords = try arguments.option("--corridor-coords")
+    let given = [circle, box, corridor, corridorCoords].compactMap { $0 }
+    guard given.count == 1 else {
+      throw UsageError(
+        given.isEmpty
+          ? "an area is required: --circle, --box, --corridor or --corridor-coords"
+          : "give only one of --circle, --box, --corridor and --corridor-coords")
+    }
+    do {
+      if let circle {
+        let numbers = try parseNumbers(circle, count: 3, option: "--circle")
+        return try GeoCircle(
+          center: GeoCoordinates(latitude: numbers[0], longitude: numbers[1]),
+          radiusInMeters: numbers[2])
+      }
+      if let box {
+        let numbers = try parseNumbers(box, count: 4, option: "--box")
+        return try GeoBox(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
+      }
+      if let corridor {
+        let (encoded, halfWidth) = try splitHalfWidth(corridor, option: "--corridor")
+        let path = try FlexiblePolyline.decode(encoded).coordinates
+        return try GeoCorridor(polyline: path, halfWidthInMeters: halfWidth)
+      }
+      if let corridorCoords {
+        let (list, halfWidth) = try splitHalfWidth(corridorCoords, option: "--corridor-coords")
+        let path = try list.split(separator: ";").map { pair throws(UsageError) in
+          let numbers = try parseNumbers(String(pair), count: 2, option: "--corridor-coords")
+          do { return try GeoCoordinates(latitude: numbers[0], longitude: numbers[1]) } catch {
+            throw UsageError("--corridor-coords: \(error)")
+          }
+        }
+        return try GeoCorridor(polyline: path, halfWidthInMeters: halfWidth)
+      }
+    } catch let error as UsageError {
+      throw error
+    } catch {
+      throw UsageError("invalid area: \(error)")
+    }
+    throw UsageError("an area is required")
+  }
+
+  /// Parses `LAT,LNG` as coordinates.
+  static func coordinates(_ text: String, option: String) throws(UsageError) -> GeoCoordinates {
+    let numbers = try parseNumbers(text, count: 2, option: option)
+    do { return try GeoCoordinates(latitude: numbers[0], longitude: numbers[1]) } catch {
+      throw UsageError("\(option): \(error)")
+    }
+  }
+
+  /// Splits `VALUE,HALF_WIDTH` at its last comma.
+  private static func splitHalfWidth(_ text: String, option: String) throws(UsageError)
+    -> (String, Double)
+  {
+    guard let comma = text.lastIndex(of: ","),
+      let halfWidth = Double(text[text.index(after: comma)...]), halfWidth.isFinite
+    else {
+      throw UsageError("\(option) expects ...,HALF_WIDTH_M, got '\(text)'")
+    }
+    return (String(text[..<comma]), halfWidth)
+  }
+
+  /// Parses exactly `count` comma-separated finite numbers.
+  static func parseNumbers(_ text: String, count: Int, option: String) throws(UsageError)
+    -> [Double]
+  {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    let numbers = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard parts.count == count, numbers.count == count, numbers.allSatisfy(\.isFinite) else {
+      throw UsageError("\(option) expects \(count) comma-separated numbers, got '\(text)'")
+    }
+    return numbers
+  }
+}

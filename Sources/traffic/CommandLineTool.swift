@@ -1,0 +1,99 @@
+import Foundation
+
+/// Exit statuses of the `traffic` command (API.md): 0 success, 64 bad usage or input.
+enum ExitStatus: Int32 {
+  case success = 0
+  case failure = 1
+  case usage = 64
+}
+
+/// A problem with what the user typed or gave us; printed and answered with status 64.
+struct UsageError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The `traffic` command: dispatches to its subcommands.
+enum CommandLineTool {
+  static let commands: [String: any Subcommand.Type] = [
+    WithinCommand.name: WithinCommand.self
+  ]
+
+  static let overview = """
+    traffic — the swift-traffic command line
+
+    Usage: traffic COMMAND [OPTIONS]
+
+    Commands:
+    \(commands.values.sorted { $0.name < $1.name }.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+      help       Show help for a command: traffic help COMMAND
+
+    Exit status: 0 success, 64 bad usage or bad input, 1 any other failure.
+    """
+
+  /// Runs one invocation and returns its exit status; output and messages go to `console`.
+  static func run(_ arguments: [String], console: Console = .standard) -> ExitStatus {
+    guard let first = arguments.first else {
+      console.error(overview)
+      return .usage
+    }
+    if first == "help" || first == "--help" || first == "-h" {
+      if arguments.count > 1 {
+        guard let command = commands[arguments[1]] else {
+          console.error("traffic: unknown command '\(arguments[1])'\n\n\(overview)")
+          return .usage
+        }
+        console.print(command.help)
+      } else {
+        console.print(overview)
+      }
+      return .success
+    }
+    guard let command = commands[first] else {
+      console.error("traffic: unknown command '\(first)'\n\n\(overview)")
+      return .usage
+    }
+    let rest = Array(arguments.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+      console.print(command.help)
+      return .success
+    }
+    do {
+      try command.run(ArgumentList(rest), console: console)
+      return .success
+    } catch let error as UsageError {
+      console.error("traffic \(command.name): \(error)")
+      return .usage
+    } catch {
+      console.error("traffic \(command.name): \(error)")
+      return .failure
+    }
+  }
+
+}
+
+/// One `traffic` subcommand.
+protocol Subcommand {
+  static var name: String { get }
+  static var summary: String { get }
+  static var help: String { get }
+  static func run(_ arguments: ArgumentList, console: Console) throws
+}
+
+/// Where a command writes: standard output and error, or buffers in tests.
+struct Console: Sendable {
+  /// Writes text to the command's output.
+  let write: @Sendable (String) -> Void
+  /// Writes a message to the command's error stream.
+  let writeError: @Sendable (String) -> Void
+
+  /// Writes one line of output.
+  func print(_ line: String = "") { write(line + "\n") }
+  /// Writes one line to the error stream.
+  func error(_ line: String) { writeError(line + "\n") }
+
+  /// The process's standard output and standard error.
+  static let standard = Console(
+    write: { FileHandle.standardOutput.write(Data($0.utf8)) },
+    writeError: { FileHandle.standardError.write(Data($0.utf8)) })
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Geo
+
+/// `traffic within AREA FILE.geojson`: the features of a GeoJSON file whose geometry really
+/// meets the area (segments tested exactly, not bounding boxes), nearest first when asked.
+enum WithinCommand: Subcommand {
+  static let name = "within"
+  static let summary = "Features of a GeoJSON file inside a circle, box or corridor"
+  static let help = """
+    Usage: traffic within AREA [--sort-from LAT,LNG] [--json] FILE.geojson
+
+    Prints the features of a GeoJSON FeatureCollection whose geometry meets AREA:
+    \(AreaArgument.usage)
+
+    Options:
+      --sort-from LAT,LNG   order by true distance to each geometry from this point
+      --json                print the matching features as a GeoJSON FeatureCollection
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) throws {
+    var arguments = arguments
+    let area = try AreaArgument.take(from: &arguments)
+    let sortFrom = try arguments.option("--sort-from").map { text throws(UsageError) in
+      try AreaArgument.coordinates(text, option: "--sort-from")
+    }
+    let json = arguments.flag("--json")
+    let files = try arguments.positionals()
+    guard files.count == 1 else { throw UsageError("expects exactly one GeoJSON file") }
+
+    let collection: GeoJSONFeatureCollection
+    do {
+      collection = try GeoJSONFeatureCollection(
+        data: Data(contentsOf: URL(fileURLWithPath: files[0])))
+    } catch let error as GeoError {
+      throw UsageError("\(files[0]): \(error)")
+    } catch {
+      throw UsageError("cannot read \(files[0]): \(error.localizedDescription)")
+    }
+
+    var matches = collection.features.filter { feature in
+      feature.geometry.polylines.contains { area.intersects($0) }
+    }
+    var distances: [Int: Double] = [:]
+    if let sortFrom {
+      let measured = matches.map { feature in
+        feature.geometry.polylines.map { $0.distance(to: sortFrom) }.min() ?? .infinity
+      }
+      let order = measured.indices.sorted { measured[$0] < measured[$1] }
+      matches = order.map { matches[$0] }
+      for (rank, index) in order.enumerated() { distances[rank] = measured[index] }
+    }
+
+    if json {
+      let output = GeoJSONFeatureCollection(features: matches)
+      console.print(String(decoding: try output.encoded(), as: UTF8.self))
+      return
+    }
+    console.print("\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
+    for (rank, feature) in matches.enumerated() {
+      let id = feature.properties["id"] as? String ?? "#\(rank + 1)"
+      let text = feature.properties["description"] as? String ?? ""
+      let distance = distances[rank].map { String(format: " (%.0f m)", $0) } ?? ""
+      console.print("- \(id)\(distance): \(text)")
+    }
+  }
+}
