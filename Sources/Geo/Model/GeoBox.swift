@@ -79,7 +79,11 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
   @inlinable
   package func containsLongitude(_ longitude: Double) -> Bool {
     if crossesAntimeridian { return longitude >= west || longitude <= east }
-    return longitude >= west && longitude <= east
+    if longitude >= west && longitude <= east { return true }
+    // -180 and 180 name the same meridian.
+    if longitude == -180 { return east == 180 }
+    if longitude == 180 { return west == -180 }
+    return false
   }
 
   /// Whether the two boxes share at least one point (edges included).
@@ -88,7 +92,12 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
   public func intersects(_ other: GeoBox) -> Bool {
     guard south <= other.north, other.south <= north else { return false }
     for a in longitudeRanges {
-      for b in other.longitudeRanges where a.overlaps(b) { return true }
+      for b in other.longitudeRanges {
+        if a.overlaps(b) { return true }
+        // Ranges ending and starting at the antimeridian touch there.
+        if a.upperBound == 180 && b.lowerBound == -180 { return true }
+        if a.lowerBound == -180 && b.upperBound == 180 { return true }
+      }
     }
     return false
   }
@@ -132,6 +141,9 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
     var south = first.latitude, north = first.latitude
     var previous = first.longitude
     var minLng = previous, maxLng = previous
+    // The edges are the extreme points' own longitudes: wrapping the unwrapped values back
+    // could round them off by an ulp and leave a vertex outside the box.
+    var west = previous, east = previous
     while let point = iterator.next() {
       south = min(south, point.latitude)
       north = max(north, point.latitude)
@@ -139,16 +151,22 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
       // Unwrap so that consecutive vertices are never more than 180 degrees apart.
       while lng - previous > 180 { lng -= 360 }
       while lng - previous < -180 { lng += 360 }
-      minLng = min(minLng, lng)
-      maxLng = max(maxLng, lng)
+      if lng < minLng {
+        minLng = lng
+        west = point.longitude
+      }
+      if lng > maxLng {
+        maxLng = lng
+        east = point.longitude
+      }
       previous = lng
     }
     if maxLng - minLng >= 360 {
       return GeoBox(uncheckedWest: -180, south: south, east: 180, north: north)
     }
-    let west = GeoCoordinates.wrappedLongitude(minLng)
-    var east = GeoCoordinates.wrappedLongitude(maxLng)
-    if east == -180, maxLng > minLng { east = 180 }
+    // A box from 180 eastwards is the box from -180; one ending at -180 ends at 180.
+    if west == 180 && minLng < maxLng { west = -180 }
+    if east == -180 && minLng < maxLng { east = 180 }
     return GeoBox(uncheckedWest: west, south: south, east: east, north: north)
   }
 
