@@ -23,6 +23,7 @@ let package = Package(
       exclude: ["Vectors"],
       swiftSettings: invariantChecks
     ),
+    .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+import Testing
+import TrafficTestSupport
+
+@testable import traffic
+
+/// Runs the command line in-process and captures what it prints.
+func runTraffic(_ arguments: [String]) -> (status: ExitStatus, output: String, errors: String) {
+  let output = Mutex(""), errors = Mutex("")
+  let console = Console(
+    write: { text in output.withLock { $0 += text } },
+    writeError: { text in errors.withLock { $0 += text } })
+  let status = CommandLineTool.run(arguments, console: console)
+  return (status, output.withLock { $0 }, errors.withLock { $0 })
+}
+
+@Suite struct WithinCommandTests {
+  let sample = Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson").path
+
+  @Test func makeRunQueryListsTheNearbySamplesNearestFirst() throws {
+    let result = runTraffic([
+      "within", "--circle", "52.4833,13.3600,2000", "--sort-from", "52.4833,13.3600", sample,
+    ])
+    #expect(result.status == .success)
+    // Worked by hand: Sachsendamm passes ~80 m away, Hauptstraße ~0.9 km, the A100 point
+    // ~1.3 km; Tempelhofer Damm is ~2.2 km away and the A10 ~30 km.
+    let ids = result.output.split(separator: "\n").dropFirst().map {
+      String($0.dropFirst(2).prefix { $0 != " " && $0 != ":" })
+    }
+    #expect(ids == ["sample-1", "sample-5", "sample-2"])
+    #expect(result.output.hasPrefix("3 of 5 features"))
+  }
+
+  @Test func aCircleBetweenTheVerticesOfALongSegmentFindsIt() throws {
+    // The A10 sample's vertices are ~5 km apart; a 300 m circle on its middle segment holds
+    // no vertex, yet the road passes through it.
+    let result = runTraffic(["within", "--circle", "52.3542,12.9606,300", sample])
+    #expect(result.status == .success)
+    #expect(result.output.contains("sample-4"))
+    #expect(result.output.hasPrefix("1 of 5"))
+  }
+
+  @Test func jsonOutputIsAFeatureCollection() throws {
+    let result = runTraffic(["within", "--box", "13.34,52.47,13.39,52.49", "--json", sample])
+    #expect(result.status == .success)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    #expect(object["type"] as? String == "FeatureCollection")
+    #expect((object["features"] as? [Any])?.count == 4)
+  }
+
+  @Test(arguments: [
+    (["within", sample(), "--circle", "52.5,13.4"], "--circle expects 3"),
+    (["within", sample(), "--circle", "95,13.4,100"], "latitude 95.0 is outside"),
+    (["within", sample(), "--circle", "52.5,13.4,-1"], "radius -1.0"),
+    (["within", sample(), "--box", "13,53,14,52"], "south edge 53.0"),
+    (["within", sample()], "an area is required"),
+    (["within", "--circle", "52.5,13.4,100", "--box", "13,52,14,53", sample()], "only one"),
+    (["within", "--circle", "52.5,13.4,100", "--bogus", sample()], "unknown option --bogus"),
+    (["within", "--circle", "52.5,13.4,100", "/nonexistent.geojson"], "cannot read"),
+    (["within", "--corridor", "not-a-polyline!,30", sample()], "invalid area"),
+    (["nonsense"], "unknown command"),
+  ])
+  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) {
+    let result = runTraffic(arguments)
+    #expect(result.status == .usage)
+    #expect(result.errors.contains(message), "stderr was: \(result.errors)")
+  }
+
+  @Test func malformedGeoJSONIsRejectedWithThePlace() throws {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("bad-\(UUID().uuidString).geojson")
+    try Data(
+      #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[13.4,99]}}]}"#
+        .utf8
+    ).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let result = runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
+    #expect(result.status == .usage)
+    #expect(result.errors.contains("features[0]"))
+    #expect(result.errors.contains("latitude 99"))
+  }
+
+  @Test func helpIsPrintedWithStatusZero() {
+    #expect(runTraffic(["help"]).output.contains("within"))
+    #expect(runTraffic(["help", "within"]).output.contains("--sort-from"))
+    #expect(runTraffic(["within", "--help"]).status == .success)
+  }
+}
+
+private func sample() -> String {
+  Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson").path
+}
