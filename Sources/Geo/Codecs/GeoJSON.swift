@@ -17,26 +17,19 @@ public enum GeoJSON {
   ///
   /// - Parameter data: UTF-8 JSON holding a Geometry object or a Feature.
   /// - Returns: The geometry.
-  /// - Throws: `GeoError.malformed(format: "GeoJSON", position:, reason:)`: invalid JSON
-  ///   (with the byte offset when the JSON parser reports one), or any problem listed for
-  ///   `decodeGeometry(fromJSONObject:)`.
+  /// - Throws: `GeoError.malformed(format: "GeoJSON", position:, reason:)`: invalid JSON (with
+  ///   the byte offset of the error), or any problem listed for
+  ///   `decodeGeometry(fromJSONObject:)` (position `nil`, the JSON path in the reason).
   /// - Complexity: O(n) in the size of `data`.
   public static func decodeGeometry(from data: Data) throws(GeoError) -> GeoGeometry {
-    let object: Any
-    do {
-      object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-    } catch {
-      let info = (error as NSError).userInfo
-      let detail = info[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-      throw .malformed(
-        format: format, position: info["NSJSONSerializationErrorIndex"] as? Int,
-        reason: "not valid JSON: \(detail)")
-    }
-    return try decodeGeometry(fromJSONObject: object)
+    try decodeGeometry(fromJSONObject: try JSONReader.read(data, format: format))
   }
 
   /// Decodes a geometry from an already-parsed JSON value (as `JSONSerialization` returns, or
   /// built from Swift dictionaries, arrays, strings and numbers).
+  ///
+  /// Prefer `decodeGeometry(from:)` for text: `JSONSerialization` in swift-corelibs-foundation
+  /// may read a decimal number one unit in the last place off.
   ///
   /// - Parameter object: A Geometry object, or a Feature with a non-null geometry.
   /// - Returns: The geometry.
@@ -129,7 +122,7 @@ public enum GeoJSON {
     let items = try array(value, path: path)
     guard items.count >= 2 else {
       throw failure(
-        path, "a position needs [longitude, latitude(, altitude)], got \(items.count) numbers")
+        path, "a position needs [longitude, latitude(, altitude)], got an array of \(items.count)")
     }
     let longitude = try number(items[0], path: "\(path)[0]")
     let latitude = try number(items[1], path: "\(path)[1]")

@@ -5,7 +5,8 @@
 /// types: POINT, MULTIPOINT, LINESTRING, MULTILINESTRING, POLYGON and MULTIPOLYGON, each with
 /// an optional `Z`, `M` or `ZM` tag (written apart or attached, `POINTZ`); keywords are
 /// case-insensitive and whitespace is free. `Z` values become altitudes and `M` values are
-/// dropped. Without a tag a position may have 2, 3 (x y z) or 4 (x y z m) numbers.
+/// dropped. Without a tag positions have 2, 3 (x y z) or 4 (x y z m) numbers, the same
+/// count throughout the geometry.
 /// EMPTY geometries are rejected, since `GeoGeometry` has no empty value.
 public enum WKT {
   /// The format name used in errors.
@@ -79,6 +80,9 @@ public enum WKT {
     let bytes: [UInt8]
     var position = 0
     var dimensions = Dimensions.untagged
+    /// Without a tag, the first position fixes the count for the rest: a geometry has one
+    /// coordinate dimension.
+    var untaggedCount: Int?
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -265,13 +269,15 @@ public enum WKT {
         }
         skipWhitespace()
       }
-      guard dimensions.allowedCounts.contains(values.count) else {
+      let allowed = untaggedCount.map { $0...$0 } ?? dimensions.allowedCounts
+      guard allowed.contains(values.count) else {
         if values.isEmpty { throw failure(position, "expected a number, found \(describeHere())") }
         throw failure(
           start,
-          "a position here needs \(describe(dimensions.allowedCounts)) numbers, got \(values.count)"
+          "a position here needs \(describe(allowed)) numbers, got \(values.count)"
         )
       }
+      if dimensions == .untagged { untaggedCount = values.count }
       let altitude = values.count > 2 && dimensions.hasAltitude ? values[2] : nil
       do {
         return try GeoCoordinates(
