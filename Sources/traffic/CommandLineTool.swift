@@ -1,7 +1,7 @@
 import Foundation
 
 /// Exit statuses of the `traffic` command (API.md): 0 success, 64 bad usage or input.
-enum ExitStatus: Int32 {
+enum CommandStatus: Int32 {
   case success = 0
   case failure = 1
   case usage = 64
@@ -15,9 +15,9 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// The `traffic` command: dispatches to its subcommands.
 enum CommandLineTool {
-  static let commands: [String: any Subcommand.Type] = [
-    WithinCommand.name: WithinCommand.self
-  ]
+  static var commands: [String: any Subcommand.Type] {
+    [WithinCommand.name: WithinCommand.self]
+  }
 
   static let overview = """
     traffic — the swift-traffic command line
@@ -32,7 +32,7 @@ enum CommandLineTool {
     """
 
   /// Runs one invocation and returns its exit status; output and messages go to `console`.
-  static func run(_ arguments: [String], console: Console = .standard) -> ExitStatus {
+  static func run(_ arguments: [String], console: Console = .standard) -> CommandStatus {
     guard let first = arguments.first else {
       console.error(overview)
       return .usage

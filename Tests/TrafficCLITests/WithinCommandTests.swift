@@ -6,7 +6,7 @@ import TrafficTestSupport
 @testable import traffic
 
 /// Runs the command line in-process and captures what it prints.
-func runTraffic(_ arguments: [String]) -> (status: ExitStatus, output: String, errors: String) {
+func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String, errors: String) {
   let output = Mutex(""), errors = Mutex("")
   let console = Console(
     write: { text in output.withLock { $0 += text } },
@@ -16,11 +16,11 @@ func runTraffic(_ arguments: [String]) -> (status: ExitStatus, output: String, e
 }
 
 @Suite struct WithinCommandTests {
-  let sample = Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson").path
+  let samplePath = Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson").path
 
   @Test func makeRunQueryListsTheNearbySamplesNearestFirst() throws {
     let result = runTraffic([
-      "within", "--circle", "52.4833,13.3600,2000", "--sort-from", "52.4833,13.3600", sample,
+      "within", "--circle", "52.4833,13.3600,2000", "--sort-from", "52.4833,13.3600", samplePath,
     ])
     #expect(result.status == .success)
     // Worked by hand: Sachsendamm passes ~80 m away, Hauptstraße ~0.9 km, the A100 point
@@ -35,14 +35,14 @@ func runTraffic(_ arguments: [String]) -> (status: ExitStatus, output: String, e
   @Test func aCircleBetweenTheVerticesOfALongSegmentFindsIt() throws {
     // The A10 sample's vertices are ~5 km apart; a 300 m circle on its middle segment holds
     // no vertex, yet the road passes through it.
-    let result = runTraffic(["within", "--circle", "52.3542,12.9606,300", sample])
+    let result = runTraffic(["within", "--circle", "52.3542,12.9606,300", samplePath])
     #expect(result.status == .success)
     #expect(result.output.contains("sample-4"))
     #expect(result.output.hasPrefix("1 of 5"))
   }
 
   @Test func jsonOutputIsAFeatureCollection() throws {
-    let result = runTraffic(["within", "--box", "13.34,52.47,13.39,52.49", "--json", sample])
+    let result = runTraffic(["within", "--box", "13.34,52.47,13.39,52.49", "--json", samplePath])
     #expect(result.status == .success)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
