@@ -67,7 +67,9 @@ enum AreaArgument {
   }
 
   /// Splits `VALUE,HALF_WIDTH` at its last comma.
-  private static func splitHalfWidth(_ text: String, option: String) throws(UsageError)
+  private static func splitHalfWidth(
+    _ text: String, option: String
+  ) throws(UsageError)
     -> (String, Double)
   {
     guard let comma = text.lastIndex(of: ","),
@@ -79,7 +81,9 @@ enum AreaArgument {
   }
 
   /// Parses exactly `count` comma-separated finite numbers.
-  static func parseNumbers(_ text: String, count: Int, option: String) throws(UsageError)
+  static func parseNumbers(
+    _ text: String, count: Int, option: String
+  ) throws(UsageError)
     -> [Double]
   {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)

@@ -55,7 +55,8 @@ enum WithinCommand: Subcommand {
       console.print(String(decoding: try output.encoded(), as: UTF8.self))
       return
     }
-    console.print("\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
+    console.print(
+      "\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
     for (rank, feature) in matches.enumerated() {
       let id = feature.properties["id"] as? String ?? "#\(rank + 1)"
       let text = feature.properties["description"] as? String ?? ""

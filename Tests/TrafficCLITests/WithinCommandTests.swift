@@ -16,7 +16,9 @@ func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String
 }
 
 @Suite struct WithinCommandTests {
-  let samplePath = Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson").path
+  let samplePath = Fixtures.repositoryRoot.appendingPathComponent(
+    "Samples/berlin-incidents.geojson"
+  ).path
 
   @Test func makeRunQueryListsTheNearbySamplesNearestFirst() throws {
     let result = runTraffic([

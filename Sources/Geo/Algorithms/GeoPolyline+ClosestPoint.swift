@@ -43,7 +43,8 @@ extension GeoPolyline {
   public func distance(to point: GeoCoordinates) -> Double {
     var best = Double.infinity
     for i in 1..<vertices.count {
-      best = min(best, SegmentGeometry.closestPoint(on: vertices[i - 1], vertices[i], to: point).distance)
+      best = min(
+        best, SegmentGeometry.closestPoint(on: vertices[i - 1], vertices[i], to: point).distance)
       if best == 0 { break }
     }
     return best

@@ -11,7 +11,8 @@ extension GeoPolyline {
       guard let segmentBox = GeoBox.enclosing([a, b]), segmentBox.intersects(circleBox) else {
         continue
       }
-      if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= circle.radiusInMeters {
+      if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= circle.radiusInMeters
+      {
         return true
       }
     }
@@ -53,7 +54,9 @@ extension GeoPolyline {
     guard boundingBox.intersects(corridor.boundingBox) else { return false }
     let ownSegments: [(GeoCoordinates, GeoCoordinates, GeoBox)] = (1..<vertices.count).map {
       let a = vertices[$0 - 1], b = vertices[$0]
-      return (a, b, GeoBox.enclosing([a, b]) ?? GeoBox(uncheckedWest: 0, south: 0, east: 0, north: 0))
+      return (
+        a, b, GeoBox.enclosing([a, b]) ?? GeoBox(uncheckedWest: 0, south: 0, east: 0, north: 0)
+      )
     }
     let path = corridor.polyline
     for j in 1..<path.count {

@@ -19,7 +19,8 @@ extension GeoPolyline {
       var farthest = first
       var farthestOffset = -1.0
       for i in (first + 1)..<last {
-        let offset = GeoPolyline.planarOffset(of: vertices[i], from: vertices[first], vertices[last])
+        let offset = GeoPolyline.planarOffset(
+          of: vertices[i], from: vertices[first], vertices[last])
         if offset > farthestOffset {
           farthestOffset = offset
           farthest = i
@@ -37,7 +38,9 @@ extension GeoPolyline {
   }
 
   /// Distance from `p` to segment a-b in a local plane at `p`, meters.
-  static func planarOffset(of p: GeoCoordinates, from a: GeoCoordinates, _ b: GeoCoordinates)
+  static func planarOffset(
+    of p: GeoCoordinates, from a: GeoCoordinates, _ b: GeoCoordinates
+  )
     -> Double
   {
     let plane = LocalPlane(origin: p)

@@ -27,7 +27,9 @@ package struct LocalPlane: Sendable {
   package func project(_ point: GeoCoordinates) -> (x: Double, y: Double) {
     var dLng = point.longitude - originLongitude
     if dLng > 180 { dLng -= 360 } else if dLng < -180 { dLng += 360 }
-    return (dLng * metersPerDegreeLongitude, (point.latitude - originLatitude) * metersPerDegreeLatitude)
+    return (
+      dLng * metersPerDegreeLongitude, (point.latitude - originLatitude) * metersPerDegreeLatitude
+    )
   }
 
   static let semiMajorAxis = 6_378_137.0

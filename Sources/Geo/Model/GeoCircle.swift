@@ -18,9 +18,11 @@ public struct GeoCircle: Hashable, Sendable, CustomStringConvertible {
   ///
   /// - Complexity: O(1).
   public var boundingBox: GeoBox {
-    GeoBox(uncheckedWest: center.longitude, south: center.latitude,
-      east: center.longitude, north: center.latitude)
-      .expandedUnchecked(byMeters: radiusInMeters)
+    GeoBox(
+      uncheckedWest: center.longitude, south: center.latitude,
+      east: center.longitude, north: center.latitude
+    )
+    .expandedUnchecked(byMeters: radiusInMeters)
   }
 
   /// Whether the point lies within the radius (geodesic distance).

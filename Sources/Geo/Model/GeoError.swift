@@ -23,6 +23,7 @@ public enum GeoError: Error, Equatable, Sendable, CustomStringConvertible {
   ///   decoding failed when known, `reason`: what was wrong there.
   case malformed(format: String, position: Int?, reason: String)
 
+  /// A sentence saying what was wrong, for messages and HTTP error bodies.
   public var description: String {
     switch self {
     case .invalidLatitude(let value):

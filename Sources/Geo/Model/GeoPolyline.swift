@@ -55,7 +55,8 @@ public struct GeoPolyline: Hashable, Sendable {
       let a = vertices[i - 1], b = vertices[i]
       let length = a.distance(to: b)
       if remaining <= length {
-        return GeoPolyline.interpolate(a, b, fraction: length > 0 ? remaining / length : 0, length: length)
+        return GeoPolyline.interpolate(
+          a, b, fraction: length > 0 ? remaining / length : 0, length: length)
       }
       remaining -= length
     }
