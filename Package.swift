@@ -9,11 +9,17 @@ let package = Package(
   name: "swift-traffic",
   products: [
     .library(name: "Geo", targets: ["Geo"]),
+    .library(name: "Traffic", targets: ["Traffic"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
   targets: [
     .target(name: "Geo", swiftSettings: invariantChecks),
+    .target(
+      name: "Traffic",
+      dependencies: ["Geo"],
+      resources: [.copy("Resources/Localization")]
+    ),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
@@ -24,6 +30,7 @@ let package = Package(
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
+    .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

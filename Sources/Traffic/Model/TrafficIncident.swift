@@ -1,0 +1,219 @@
+import Foundation
+
+/// A traffic incident — an accident, roadworks, a closure — as in the HERE SDK.
+///
+/// An incident is a value: each new version from a feed is a new value with a new `id` and
+/// the same `originalId`, which is the key to look it up by. Times are absolute (`Date`,
+/// UTC); an open start or end is `nil`.
+///
+/// Besides the HERE SDK's fields, an incident carries `details` (structured facts: road,
+/// junctions, lanes, queue...) and `sourceTexts` (descriptions the source wrote in its own
+/// language), from which `localized(to:)` words `description` and `summary` in the language
+/// asked for.
+public struct TrafficIncident: Hashable, Sendable {
+  /// The identifier of this version; it changes with every update of the incident.
+  public private(set) var id: String
+  /// The identifier of the first version; stable across updates, the lookup key.
+  public private(set) var originalId: String
+  /// The identifier of an incident this one belongs to (e.g. the accident a queue is caused
+  /// by), when any.
+  public var parentId: String?
+  /// The category.
+  public var type: TrafficIncidentType
+  /// How strongly traffic is affected.
+  public var impact: TrafficIncidentImpact
+  /// A full description including the location, in `description.language`.
+  public var description: LocalizedText
+  /// A short description without the location, in `summary.language`.
+  public var summary: LocalizedText
+  /// When the incident began or will begin; `nil` when not known (treated as always begun).
+  public private(set) var startTime: Date?
+  /// When the incident is expected to end; `nil` when not known (treated as open-ended).
+  public private(set) var endTime: Date?
+  /// When the incident was entered into the source system, when known.
+  public var entryTime: Date?
+  /// Whether the road is closed.
+  public var isRoadClosed: Bool
+  /// Whether the junctions along the affected stretch can be used.
+  public var junctionsTraversability: JunctionsTraversability
+  /// Alert-C event codes (ISO 14819-2), most important first.
+  public var codes: [Int]
+  /// Where the incident is.
+  public var location: TrafficLocation
+  /// The vehicles the incident restricts, per category; empty when it restricts none in
+  /// particular.
+  public var vehicleRestrictions: [RestrictedVehicleCategory: VehicleRestriction]
+  /// Structured facts used to word localised descriptions.
+  public var details: TrafficIncidentDetails
+  /// Descriptions as the source wrote them, each in its language; returned unchanged when
+  /// their language is asked for.
+  public var sourceTexts: [LocalizedText]
+
+  /// Creates an incident, validating what must hold.
+  ///
+  /// - Parameters:
+  ///   - id: This version's identifier; not empty.
+  ///   - originalId: The first version's identifier; not empty. Defaults to `id`.
+  ///   - parentId: A linked parent incident, when any.
+  ///   - type: The category.
+  ///   - impact: The criticality.
+  ///   - description: A full description. When `nil`, the first of `sourceTexts`, or else a
+  ///     text worded from the details in the language of the incident's country (see
+  ///     `localized(to:)`).
+  ///   - summary: A short description; `nil` words it as `description` is worded.
+  ///   - startTime: Start; `nil` when unknown.
+  ///   - endTime: Expected end; `nil` when unknown; not before `startTime`.
+  ///   - entryTime: When the source recorded it.
+  ///   - isRoadClosed: Whether the road is closed.
+  ///   - junctionsTraversability: Whether junctions can be used; all open by default.
+  ///   - codes: Alert-C event codes, most important first.
+  ///   - location: Where it is.
+  ///   - vehicleRestrictions: Restricted vehicle categories and their rules.
+  ///   - details: Structured facts for localisation.
+  ///   - sourceTexts: Descriptions from the source, each in its language.
+  /// - Throws: `TrafficModelError.emptyField` for an empty identifier,
+  ///   `.endBeforeStart` when `endTime < startTime`.
+  public init(
+    id: String, originalId: String? = nil, parentId: String? = nil,
+    type: TrafficIncidentType, impact: TrafficIncidentImpact,
+    description: LocalizedText? = nil, summary: LocalizedText? = nil,
+    startTime: Date? = nil, endTime: Date? = nil, entryTime: Date? = nil,
+    isRoadClosed: Bool = false, junctionsTraversability: JunctionsTraversability = .allOpen,
+    codes: [Int] = [], location: TrafficLocation,
+    vehicleRestrictions: [RestrictedVehicleCategory: VehicleRestriction] = [:],
+    details: TrafficIncidentDetails = .none, sourceTexts: [LocalizedText] = []
+  ) throws(TrafficModelError) {
+    guard !id.isEmpty else { throw .emptyField("id") }
+    let originalId = originalId ?? id
+    guard !originalId.isEmpty else { throw .emptyField("originalId") }
+    if let parentId, parentId.isEmpty { throw .emptyField("parentId") }
+    if let startTime, let endTime, endTime < startTime {
+      throw .endBeforeStart(start: startTime, end: endTime)
+    }
+    self.id = id
+    self.originalId = originalId
+    self.parentId = parentId
+    self.type = type
+    self.impact = impact
+    let placeholder = LocalizedText(text: "", language: .enUS)
+    self.description = description ?? placeholder
+    self.summary = summary ?? description ?? placeholder
+    self.startTime = startTime
+    self.endTime = endTime
+    self.entryTime = entryTime
+    self.isRoadClosed = isRoadClosed
+    self.junctionsTraversability = junctionsTraversability
+    self.codes = codes
+    self.location = location
+    self.vehicleRestrictions = vehicleRestrictions
+    self.details = details
+    self.sourceTexts = sourceTexts
+    if description == nil || summary == nil {
+      let texts = IncidentTextGenerator.shared.texts(for: self, in: nil)
+      if description == nil { self.description = texts.description }
+      if summary == nil { self.summary = texts.summary }
+    }
+  }
+
+  /// Whether the incident is in effect at `time`: `startTime <= time < endTime`, where a
+  /// missing start or end leaves that side open.
+  ///
+  /// - Parameter time: The instant to test.
+  /// - Returns: `true` when the incident has begun and not yet ended at `time`.
+  public func isActive(at time: Date) -> Bool {
+    if let startTime, time < startTime { return false }
+    if let endTime, time >= endTime { return false }
+    return true
+  }
+
+  /// Whether the incident is in effect at some instant of `window` (both ends included):
+  /// it began no later than the window's end and ends after the window's start.
+  ///
+  /// - Parameter window: A closed time interval.
+  /// - Returns: `true` when the incident's interval `[startTime, endTime)` meets `window`.
+  public func isActive(during window: ClosedRange<Date>) -> Bool {
+    if let startTime, startTime > window.upperBound { return false }
+    if let endTime, endTime <= window.lowerBound { return false }
+    return true
+  }
+
+  /// A copy with new version data: a new `id`, and new times (validated as in `init`).
+  ///
+  /// - Parameters:
+  ///   - id: The new version's identifier; not empty.
+  ///   - startTime: The new start.
+  ///   - endTime: The new expected end.
+  /// - Returns: The updated incident; `originalId` is kept.
+  /// - Throws: `TrafficModelError.emptyField` or `.endBeforeStart`.
+  public func updated(
+    id: String, startTime: Date?, endTime: Date?
+  ) throws(TrafficModelError)
+    -> TrafficIncident
+  {
+    guard !id.isEmpty else { throw .emptyField("id") }
+    if let startTime, let endTime, endTime < startTime {
+      throw .endBeforeStart(start: startTime, end: endTime)
+    }
+    var copy = self
+    copy.id = id
+    copy.startTime = startTime
+    copy.endTime = endTime
+    return copy
+  }
+}
+
+extension TrafficIncident: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case id, originalId, parentId, type, impact, description, summary, startTime, endTime
+    case entryTime, isRoadClosed, junctionsTraversability, codes, location
+    case vehicleRestrictions, details, sourceTexts
+  }
+
+  /// Decodes an incident (the Swift field names, not the v7 wire format), validating it as
+  /// `init` does.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    try self.init(
+      id: c.decode(String.self, forKey: .id),
+      originalId: c.decodeIfPresent(String.self, forKey: .originalId),
+      parentId: c.decodeIfPresent(String.self, forKey: .parentId),
+      type: c.decodeIfPresent(TrafficIncidentType.self, forKey: .type) ?? .unknown,
+      impact: c.decodeIfPresent(TrafficIncidentImpact.self, forKey: .impact) ?? .unknown,
+      description: c.decodeIfPresent(LocalizedText.self, forKey: .description),
+      summary: c.decodeIfPresent(LocalizedText.self, forKey: .summary),
+      startTime: c.decodeIfPresent(Date.self, forKey: .startTime),
+      endTime: c.decodeIfPresent(Date.self, forKey: .endTime),
+      entryTime: c.decodeIfPresent(Date.self, forKey: .entryTime),
+      isRoadClosed: c.decodeIfPresent(Bool.self, forKey: .isRoadClosed) ?? false,
+      junctionsTraversability: c.decodeIfPresent(
+        JunctionsTraversability.self, forKey: .junctionsTraversability) ?? .allOpen,
+      codes: c.decodeIfPresent([Int].self, forKey: .codes) ?? [],
+      location: c.decode(TrafficLocation.self, forKey: .location),
+      vehicleRestrictions: c.decodeIfPresent(
+        [RestrictedVehicleCategory: VehicleRestriction].self, forKey: .vehicleRestrictions) ?? [:],
+      details: c.decodeIfPresent(TrafficIncidentDetails.self, forKey: .details) ?? .none,
+      sourceTexts: c.decodeIfPresent([LocalizedText].self, forKey: .sourceTexts) ?? [])
+  }
+
+  /// Encodes every field under its Swift name.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .id)
+    try c.encode(originalId, forKey: .originalId)
+    try c.encodeIfPresent(parentId, forKey: .parentId)
+    try c.encode(type, forKey: .type)
+    try c.encode(impact, forKey: .impact)
+    try c.encode(description, forKey: .description)
+    try c.encode(summary, forKey: .summary)
+    try c.encodeIfPresent(startTime, forKey: .startTime)
+    try c.encodeIfPresent(endTime, forKey: .endTime)
+    try c.encodeIfPresent(entryTime, forKey: .entryTime)
+    try c.encode(isRoadClosed, forKey: .isRoadClosed)
+    try c.encode(junctionsTraversability, forKey: .junctionsTraversability)
+    try c.encode(codes, forKey: .codes)
+    try c.encode(location, forKey: .location)
+    try c.encode(vehicleRestrictions, forKey: .vehicleRestrictions)
+    try c.encode(details, forKey: .details)
+    try c.encode(sourceTexts, forKey: .sourceTexts)
+  }
+}
