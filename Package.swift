@@ -10,6 +10,7 @@ let package = Package(
   products: [
     .library(name: "Geo", targets: ["Geo"]),
     .library(name: "Traffic", targets: ["Traffic"]),
+    .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -20,6 +21,7 @@ let package = Package(
       dependencies: ["Geo"],
       resources: [.copy("Resources/Localization")]
     ),
+    .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
@@ -31,6 +33,9 @@ let package = Package(
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
     .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
+    .testTarget(
+      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,129 @@
+import Foundation
+import Traffic
+
+/// The feed formats this module reads; the raw value is the name used on the command line
+/// (`traffic import --format datex2`) and in `POST /v1/feeds/{format}`.
+public enum FeedFormat: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+  /// DATEX II v2 (`d2LogicalModel`) or v3 SituationPublication (XML).
+  case datex2
+  /// Work Zone Data Exchange (WZDx) 4.x WorkZoneFeed (GeoJSON).
+  case wzdx
+  /// Open511 events (JSON or XML).
+  case open511
+  /// Waze for Cities (CCP) alerts and jams (JSON).
+  case waze
+  /// HERE Traffic API v7 incidents response (JSON).
+  case hereV7 = "here-v7"
+  /// TomTom Traffic Incident Details v5 (JSON).
+  case tomtom
+
+  /// The command-line name.
+  public var description: String { rawValue }
+}
+
+/// Settings of one feed source that its documents do not carry themselves.
+public struct FeedOptions: Sendable {
+  /// A short name of the source (e.g. `"uk-ntis"`), used to namespace incident ids.
+  public var sourceName: String
+  /// Axis order of DATEX II `posList` / GML coordinates: publishers differ.
+  public var axisOrder: AxisOrder
+  /// The language of the source's texts when the document does not say.
+  public var defaultLanguage: LanguageCode?
+  /// The ISO 3166-1 alpha-2 country of the source when the document does not say.
+  public var defaultCountryCode: String?
+  /// The time used for "now" (ends of open intervals, entry times), UTC.
+  public var now: Date
+
+  /// The order of the two numbers of a position in a coordinate list.
+  public enum AxisOrder: String, Sendable, CaseIterable {
+    /// Latitude first (most DATEX II publishers).
+    case latLon
+    /// Longitude first.
+    case lonLat
+  }
+
+  /// Creates options.
+  ///
+  /// - Parameters:
+  ///   - sourceName: Short name of the source.
+  ///   - axisOrder: Coordinate order of position lists, latitude first by default.
+  ///   - defaultLanguage: Language of texts when the document does not say.
+  ///   - defaultCountryCode: Country when the document does not say.
+  ///   - now: The current time.
+  public init(
+    sourceName: String, axisOrder: AxisOrder = .latLon, defaultLanguage: LanguageCode? = nil,
+    defaultCountryCode: String? = nil, now: Date = Date()
+  ) {
+    self.sourceName = sourceName
+    self.axisOrder = axisOrder
+    self.defaultLanguage = defaultLanguage
+    self.defaultCountryCode = defaultCountryCode
+    self.now = now
+  }
+}
+
+/// What one feed document holds once decoded.
+public struct FeedDocument: Sendable {
+  /// The incidents, each with the source's own id as `originalId`.
+  public var incidents: [TrafficIncident]
+  /// Flow observations the document carries (Waze jams, v7 flow).
+  public var flowObservations: [FlowObservation]
+  /// Records that were skipped, each with where it was and why; the rest still imports.
+  public var problems: [FeedError]
+  /// Whether the document is the source's complete current picture (so incidents it no
+  /// longer carries have ended) rather than a delta.
+  public var isFullRefresh: Bool
+  /// When the publisher produced the document, if it says.
+  public var publicationTime: Date?
+
+  /// Creates a decoded document.
+  public init(
+    incidents: [TrafficIncident] = [], flowObservations: [FlowObservation] = [],
+    problems: [FeedError] = [], isFullRefresh: Bool = true, publicationTime: Date? = nil
+  ) {
+    self.incidents = incidents
+    self.flowObservations = flowObservations
+    self.problems = problems
+    self.isFullRefresh = isFullRefresh
+    self.publicationTime = publicationTime
+  }
+}
+
+/// Why a document, or one record of it, could not be decoded; names the place.
+public struct FeedError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The format being decoded.
+  public var format: FeedFormat
+  /// Where: an XML element path with line (`"situation[3]/situationRecord (line 120)"`), a
+  /// JSON path (`"features[12].geometry"`), or a byte offset.
+  public var location: String?
+  /// What was wrong.
+  public var reason: String
+
+  /// Creates an error.
+  public init(format: FeedFormat, location: String? = nil, reason: String) {
+    self.format = format
+    self.location = location
+    self.reason = reason
+  }
+
+  /// `"<format>: <location>: <reason>"`.
+  public var description: String {
+    if let location { return "\(format): \(location): \(reason)" }
+    return "\(format): \(reason)"
+  }
+}
+
+/// A decoder of one feed format.
+public protocol FeedDecoder: Sendable {
+  /// The format decoded.
+  static var format: FeedFormat { get }
+  /// Whether the document looks like this format (used by `--format auto`); must be cheap
+  /// and never throw.
+  static func recognizes(_ data: Data) -> Bool
+  /// Decodes a whole document.
+  ///
+  /// Records that are broken are skipped and listed in `FeedDocument.problems`; a document
+  /// that cannot be read at all throws.
+  /// - Throws: `FeedError` naming the place and the reason.
+  static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
+}
