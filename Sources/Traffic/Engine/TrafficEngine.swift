@@ -1,0 +1,334 @@
+import Foundation
+import Synchronization
+
+/// Finds traffic incidents: in a circle, a box or a corridor along a route, by original id,
+/// or the nearest to a place — the `TrafficEngine` of HERE's "Find Traffic" guide, running
+/// in-process on a `TrafficStore`.
+///
+/// Reads never wait for writes: every query works on the immutable snapshot current when it
+/// starts; `apply(_:)` stores a batch, builds the next snapshot and swaps it in.
+public final class TrafficEngine: Sendable {
+  /// The store behind the engine.
+  public let store: any TrafficStore
+  /// The largest areas a query may cover.
+  public let limits: TrafficQueryLimits
+  /// How long an ended incident stays in the store (and can be looked up) before
+  /// `purgeExpired()` removes it, seconds.
+  public let retentionInSeconds: TimeInterval
+
+  let clock: @Sendable () -> Date
+  private let snapshot: Mutex<IncidentIndex>
+  /// Serialises writers; readers only take `snapshot`.
+  private let writer = Mutex(())
+  private let subscriptions = Mutex(Subscriptions())
+
+  private struct Subscriptions {
+    var nextKey = 0
+    var byKey: [Int: (area: any GeoArea, continuation: AsyncStream<IncidentChange>.Continuation)] =
+      [:]
+  }
+
+  /// Creates an engine on a store and loads the store's incidents.
+  ///
+  /// - Parameters:
+  ///   - store: Where incidents live.
+  ///   - limits: The largest query areas; HERE's by default.
+  ///   - retentionInSeconds: How long ended incidents are kept; one day by default.
+  ///   - clock: The current time; tests pass a fixed clock.
+  /// - Throws: `TrafficEngineError.storeUnavailable` when the store cannot be read,
+  ///   `.invalidConfiguration` for a negative retention.
+  public init(
+    store: any TrafficStore, limits: TrafficQueryLimits = .here,
+    retentionInSeconds: TimeInterval = 86_400,
+    clock: @escaping @Sendable () -> Date = { Date() }
+  ) throws(TrafficEngineError) {
+    guard retentionInSeconds.isFinite, retentionInSeconds >= 0 else {
+      throw .invalidConfiguration("retention \(retentionInSeconds) s must be >= 0")
+    }
+    self.store = store
+    self.limits = limits
+    self.retentionInSeconds = retentionInSeconds
+    self.clock = clock
+    let incidents: [TrafficIncident]
+    do { incidents = try store.currentIncidents() } catch { throw .storeUnavailable(error) }
+    snapshot = Mutex(IncidentIndex(incidents))
+  }
+
+  /// The snapshot queries read now.
+  package var currentSnapshot: IncidentIndex { snapshot.withLock { $0 } }
+
+  /// The number of incidents held (ended ones included until purged).
+  public var incidentCount: Int { currentSnapshot.count }
+
+  // MARK: Queries
+
+  /// The incidents whose geometry meets `area` and that pass the options.
+  ///
+  /// An incident is returned when any of its polylines really intersects the area (tested
+  /// segment by segment, not by bounding box) and, by default, it is active now. Texts are
+  /// in `queryOptions.languageCode`, else in the language of each incident's country.
+  /// - Parameters:
+  ///   - area: A `GeoCircle`, `GeoBox` or `GeoCorridor` within `limits`.
+  ///   - queryOptions: Filters, language, order and limit.
+  /// - Returns: The incidents, nearest first when `sortOrigin` is set, else most severe
+  ///   first (then latest start, then original id).
+  /// - Throws: `TrafficQueryError.invalidGeometry` beyond a limit, `.invalidFilterOptions`
+  ///   or `.invalidParameter` for bad options, `.operationCancelled` when the task is
+  ///   cancelled.
+  /// - Complexity: O(log n + k) index work for k candidates, plus sorting the results.
+  public func queryForIncidents(
+    inside area: some GeoArea,
+    queryOptions: TrafficIncidentsQueryOptions = TrafficIncidentsQueryOptions()
+  ) async throws(TrafficQueryError) -> [TrafficIncident] {
+    guard !Task.isCancelled else { throw .operationCancelled }
+    return try incidents(inside: area, options: queryOptions)
+  }
+
+  /// The incident with this original id (the id stays the same across versions), in the
+  /// requested language.
+  ///
+  /// The id may carry HERE's prefix `here:traffic:incident:`. Ended incidents are found
+  /// until they are purged.
+  /// - Throws: `TrafficQueryError.incidentIdNotFound` naming the id,
+  ///   `.invalidIncident` for an empty id, `.operationCancelled` when cancelled.
+  /// - Complexity: O(1).
+  public func lookupIncident(
+    with originalId: String,
+    lookupOptions: TrafficIncidentLookupOptions = TrafficIncidentLookupOptions()
+  ) async throws(TrafficQueryError) -> TrafficIncident {
+    guard !Task.isCancelled else { throw .operationCancelled }
+    return try incident(originalId: originalId, options: lookupOptions)
+  }
+
+  /// The incident nearest to `point` within `radiusInMeters`, measured to the segments of
+  /// its polylines (not only to their vertices, which misleads for long straight roads).
+  ///
+  /// - Parameters:
+  ///   - point: Where to measure from.
+  ///   - radiusInMeters: How far to look; at most `limits.maxCircleRadiusInMeters`.
+  ///   - queryOptions: Filters and language as for queries (`sortOrigin`, `limit` unused).
+  /// - Returns: The incident and its distance, or `nil` when none passes within the radius.
+  /// - Throws: `TrafficQueryError.invalidGeometry` for a bad radius; as queries otherwise.
+  /// - Complexity: O(log n) typical.
+  public func nearestIncident(
+    to point: GeoCoordinates, within radiusInMeters: Double = 50_000,
+    queryOptions: TrafficIncidentsQueryOptions = TrafficIncidentsQueryOptions()
+  ) async throws(TrafficQueryError) -> TrafficIncidentDistance? {
+    guard !Task.isCancelled else { throw .operationCancelled }
+    return try nearest(to: point, within: radiusInMeters, options: queryOptions)
+  }
+
+  // MARK: Synchronous core (the HTTP server calls these from its own threads)
+
+  /// `queryForIncidents` without the async wrapper.
+  package func incidents(
+    inside area: some GeoArea, options: TrafficIncidentsQueryOptions
+  )
+    throws(TrafficQueryError) -> [TrafficIncident]
+  {
+    try limits.check(area)
+    try options.validate()
+    let index = currentSnapshot
+    let now = clock()
+    var matches = index.positions(meeting: area).map { index.incidents[$0] }
+      .filter { options.matches($0, now: now) }
+    if let origin = options.sortOrigin {
+      let distances = matches.map { TrafficEngine.distance(from: origin, to: $0) }
+      let order = matches.indices.sorted {
+        (distances[$0], matches[$0].originalId) < (distances[$1], matches[$1].originalId)
+      }
+      matches = order.map { matches[$0] }
+    } else {
+      matches.sort(by: TrafficEngine.severityOrder)
+    }
+    if let limit = options.limit, matches.count > limit {
+      matches.removeSubrange(limit...)
+    }
+    return matches.map { $0.localized(to: options.languageCode) }
+  }
+
+  /// `lookupIncident` without the async wrapper.
+  package func incident(
+    originalId: String, options: TrafficIncidentLookupOptions
+  )
+    throws(TrafficQueryError) -> TrafficIncident
+  {
+    let prefix = "here:traffic:incident:"
+    let key = originalId.hasPrefix(prefix) ? String(originalId.dropFirst(prefix.count)) : originalId
+    guard !key.isEmpty else { throw .invalidIncident("the incident id is empty") }
+    guard let incident = currentSnapshot.incident(originalId: key) else {
+      throw .incidentIdNotFound(key)
+    }
+    return incident.localized(to: options.languageCode)
+  }
+
+  /// `nearestIncident` without the async wrapper.
+  package func nearest(
+    to point: GeoCoordinates, within radiusInMeters: Double,
+    options: TrafficIncidentsQueryOptions
+  ) throws(TrafficQueryError) -> TrafficIncidentDistance? {
+    guard radiusInMeters.isFinite, radiusInMeters >= 0 else {
+      throw .invalidGeometry("radius \(radiusInMeters) must be a finite number >= 0")
+    }
+    guard radiusInMeters <= limits.maxCircleRadiusInMeters else {
+      throw .invalidGeometry(
+        "radius \(radiusInMeters) m exceeds the limit of \(limits.maxCircleRadiusInMeters) m")
+    }
+    try options.validate()
+    let index = currentSnapshot
+    let now = clock()
+    guard
+      let found = index.nearest(
+        to: point, maxDistanceInMeters: radiusInMeters, where: { options.matches($0, now: now) })
+    else { return nil }
+    return TrafficIncidentDistance(
+      incident: index.incidents[found.position].localized(to: options.languageCode),
+      distanceInMeters: found.distanceInMeters)
+  }
+
+  static func distance(from point: GeoCoordinates, to incident: TrafficIncident) -> Double {
+    var best = incident.location.polyline.distance(to: point)
+    for polyline in incident.location.additionalPolylines {
+      best = min(best, polyline.distance(to: point))
+    }
+    return best
+  }
+
+  /// Most severe first, then the latest start, then by original id (a total order, so
+  /// results are stable).
+  static func severityOrder(_ a: TrafficIncident, _ b: TrafficIncident) -> Bool {
+    let rankA = severityRank(a.impact), rankB = severityRank(b.impact)
+    if rankA != rankB { return rankA < rankB }
+    let startA = a.startTime ?? .distantPast, startB = b.startTime ?? .distantPast
+    if startA != startB { return startA > startB }
+    return a.originalId < b.originalId
+  }
+
+  private static func severityRank(_ impact: TrafficIncidentImpact) -> Int {
+    switch impact {
+    case .critical: return 0
+    case .major: return 1
+    case .minor: return 2
+    case .low: return 3
+    case .unknown: return 4
+    }
+  }
+
+  // MARK: Writes
+
+  /// Stores a batch of incident changes atomically, then publishes the next snapshot and
+  /// tells the change streams.
+  ///
+  /// - Returns: The changes as seen from everywhere (added, updated, removed).
+  /// - Throws: `TrafficStoreError`; the snapshot is unchanged then.
+  /// - Complexity: O(n log n) to rebuild the snapshot of n incidents.
+  @discardableResult
+  public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) -> [IncidentChange] {
+    try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in
+      guard !batch.isEmpty else { return [] }
+      try batch.validate()
+      try store.apply(batch)
+      let previous = currentSnapshot
+      var byId = Dictionary(
+        previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
+      var changes: [IncidentChange] = []
+      for originalId in batch.deletions {
+        if let removed = byId.removeValue(forKey: originalId) {
+          changes.append(IncidentChange(kind: .removed, incident: removed))
+        }
+      }
+      for incident in batch.upserts {
+        let old = byId.updateValue(incident, forKey: incident.originalId)
+        changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
+      }
+      publish(IncidentIndex(Array(byId.values)), previous: previous, changes: changes)
+      return changes
+    }
+  }
+
+  /// Removes incidents that ended more than `retentionInSeconds` ago from the store and the
+  /// snapshot (queries stopped returning them when they ended).
+  ///
+  /// - Returns: The original ids purged.
+  /// - Throws: `TrafficStoreError`; nothing is purged then.
+  @discardableResult
+  public func purgeExpired() throws(TrafficStoreError) -> [String] {
+    try writer.withLock { _ throws(TrafficStoreError) -> [String] in
+      let cutoff = clock().addingTimeInterval(-retentionInSeconds)
+      let purged = try store.purge(endedBefore: cutoff)
+      guard !purged.isEmpty else { return [] }
+      let previous = currentSnapshot
+      let gone = Set(purged)
+      let changes = previous.incidents.filter { gone.contains($0.originalId) }
+        .map { IncidentChange(kind: .removed, incident: $0) }
+      publish(
+        IncidentIndex(previous.incidents.filter { !gone.contains($0.originalId) }),
+        previous: previous, changes: changes)
+      return purged
+    }
+  }
+
+  private func publish(_ next: IncidentIndex, previous: IncidentIndex, changes: [IncidentChange]) {
+    snapshot.withLock { $0 = next }
+    guard !changes.isEmpty else { return }
+    let watchers = subscriptions.withLock { Array($0.byKey.values) }
+    for watcher in watchers {
+      for change in changes {
+        if let seen = TrafficEngine.view(of: change, in: watcher.area, previous: previous) {
+          watcher.continuation.yield(seen)
+        }
+      }
+    }
+  }
+
+  /// How a change looks from inside one area: an update that leaves the area is a removal
+  /// there, one that enters it an addition; changes elsewhere are not seen.
+  static func view(
+    of change: IncidentChange, in area: any GeoArea, previous: IncidentIndex
+  )
+    -> IncidentChange?
+  {
+    func meets(_ incident: TrafficIncident) -> Bool {
+      area.intersects(incident.location.polyline)
+        || incident.location.additionalPolylines.contains { area.intersects($0) }
+    }
+    switch change.kind {
+    case .added:
+      return meets(change.incident) ? change : nil
+    case .removed:
+      return meets(change.incident) ? change : nil
+    case .updated:
+      let wasInside = previous.incident(originalId: change.incident.originalId).map(meets) ?? false
+      let isInside = meets(change.incident)
+      switch (wasInside, isInside) {
+      case (true, true): return change
+      case (false, true): return IncidentChange(kind: .added, incident: change.incident)
+      case (true, false):
+        let old = previous.incident(originalId: change.incident.originalId) ?? change.incident
+        return IncidentChange(kind: .removed, incident: old)
+      case (false, false): return nil
+      }
+    }
+  }
+
+  // MARK: Change streams
+
+  /// A stream of the changes to incidents that meet `area`: additions, new versions and
+  /// removals, from now on. Cancel the consuming task (or stop iterating) to end it.
+  ///
+  /// - Parameter area: The area to watch (any size; limits do not apply to watching).
+  /// - Returns: An unbounded stream; a slow consumer buffers changes in memory.
+  public func incidentChanges(inside area: some GeoArea) -> AsyncStream<IncidentChange> {
+    let (stream, continuation) = AsyncStream<IncidentChange>.makeStream()
+    let key = subscriptions.withLock { subscriptions in
+      let key = subscriptions.nextKey
+      subscriptions.nextKey += 1
+      subscriptions.byKey[key] = (area, continuation)
+      return key
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.subscriptions.withLock { $0.byKey.removeValue(forKey: key) }
+    }
+    return stream
+  }
+}

@@ -1,0 +1,76 @@
+/// The largest areas a query may cover. The defaults are the limits HERE documents for its
+/// Traffic API v7; a self-hosted deployment may widen or narrow them.
+public struct TrafficQueryLimits: Hashable, Sendable {
+  /// Largest circle radius, meters (HERE: 50 000).
+  public var maxCircleRadiusInMeters: Double
+  /// Largest box width and height, degrees (HERE: 1).
+  public var maxBoxSideInDegrees: Double
+  /// Longest corridor path, meters (HERE: 500 000).
+  public var maxCorridorLengthInMeters: Double
+  /// Largest corridor half width, meters (HERE: 5 000).
+  public var maxCorridorHalfWidthInMeters: Double
+  /// Most corridor vertices (HERE: 300).
+  public var maxCorridorPoints: Int
+
+  /// HERE Traffic API v7's limits.
+  public static let here = TrafficQueryLimits()
+
+  /// No limits at all (for trusted, in-process use).
+  public static let unlimited = TrafficQueryLimits(
+    maxCircleRadiusInMeters: .infinity, maxBoxSideInDegrees: 360,
+    maxCorridorLengthInMeters: .infinity, maxCorridorHalfWidthInMeters: .infinity,
+    maxCorridorPoints: .max)
+
+  /// Creates limits; every argument defaults to HERE's value.
+  public init(
+    maxCircleRadiusInMeters: Double = 50_000, maxBoxSideInDegrees: Double = 1,
+    maxCorridorLengthInMeters: Double = 500_000, maxCorridorHalfWidthInMeters: Double = 5_000,
+    maxCorridorPoints: Int = 300
+  ) {
+    self.maxCircleRadiusInMeters = maxCircleRadiusInMeters
+    self.maxBoxSideInDegrees = maxBoxSideInDegrees
+    self.maxCorridorLengthInMeters = maxCorridorLengthInMeters
+    self.maxCorridorHalfWidthInMeters = maxCorridorHalfWidthInMeters
+    self.maxCorridorPoints = maxCorridorPoints
+  }
+
+  /// Checks an area against the limits.
+  ///
+  /// - Throws: `TrafficQueryError.invalidGeometry` naming the limit exceeded, or
+  ///   `.invalidIn` for an area of a kind the engine does not query.
+  /// - Complexity: O(n) for a corridor of n vertices, O(1) otherwise.
+  public func check(_ area: any GeoArea) throws(TrafficQueryError) {
+    switch area {
+    case let circle as GeoCircle:
+      guard circle.radiusInMeters <= maxCircleRadiusInMeters else {
+        throw .invalidGeometry(
+          "circle radius \(circle.radiusInMeters) m exceeds the limit of \(maxCircleRadiusInMeters) m"
+        )
+      }
+    case let box as GeoBox:
+      guard box.widthInDegrees <= maxBoxSideInDegrees, box.heightInDegrees <= maxBoxSideInDegrees
+      else {
+        throw .invalidGeometry(
+          "box of \(box.widthInDegrees) x \(box.heightInDegrees) degrees exceeds the limit of "
+            + "\(maxBoxSideInDegrees) degrees per side")
+      }
+    case let corridor as GeoCorridor:
+      guard corridor.polyline.count <= maxCorridorPoints else {
+        throw .invalidGeometry(
+          "corridor of \(corridor.polyline.count) points exceeds the limit of \(maxCorridorPoints)")
+      }
+      guard corridor.halfWidthInMeters <= maxCorridorHalfWidthInMeters else {
+        throw .invalidGeometry(
+          "corridor half width \(corridor.halfWidthInMeters) m exceeds the limit of "
+            + "\(maxCorridorHalfWidthInMeters) m")
+      }
+      let length = corridor.path.lengthInMeters
+      guard length <= maxCorridorLengthInMeters else {
+        throw .invalidGeometry(
+          "corridor length \(Int(length)) m exceeds the limit of \(maxCorridorLengthInMeters) m")
+      }
+    default:
+      throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")
+    }
+  }
+}

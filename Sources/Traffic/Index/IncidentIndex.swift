@@ -1,0 +1,95 @@
+import Foundation
+
+/// An immutable snapshot of the current incidents with a spatial index: what every query
+/// reads. Writers build the next snapshot and swap it in; readers never wait.
+package struct IncidentIndex: Sendable {
+  /// The incidents, in the order they were given.
+  package let incidents: [TrafficIncident]
+  /// Position in `incidents` by original id.
+  package let positions: [String: Int]
+  /// One entry per polyline (split at the antimeridian), payload = position in `incidents`.
+  private let tree: RTree<Int32>
+
+  /// An empty snapshot.
+  package static let empty = IncidentIndex([])
+
+  /// Builds the snapshot (bulk-loads the R-tree).
+  ///
+  /// - Complexity: O(n log n) for n polylines.
+  package init(_ incidents: [TrafficIncident]) {
+    self.incidents = incidents
+    var positions: [String: Int] = [:]
+    positions.reserveCapacity(incidents.count)
+    var entries: [(box: RTreeBox, payload: Int32)] = []
+    entries.reserveCapacity(incidents.count)
+    for (position, incident) in incidents.enumerated() {
+      positions[incident.originalId] = position
+      for polyline in incident.location.allPolylines {
+        for box in RTreeBox.covering(polyline.boundingBox) {
+          entries.append((box, Int32(position)))
+        }
+      }
+    }
+    self.positions = positions
+    tree = RTree(entries)
+  }
+
+  /// The number of incidents held.
+  package var count: Int { incidents.count }
+
+  /// The incident with this original id, if held.
+  ///
+  /// - Complexity: O(1).
+  package func incident(originalId: String) -> TrafficIncident? {
+    positions[originalId].map { incidents[$0] }
+  }
+
+  /// Positions of the incidents whose geometry really meets `area` (an R-tree search on
+  /// bounding boxes, then the exact test of `GeoArea.intersects`), ascending.
+  ///
+  /// - Complexity: O(log n + k x m) for k candidates of m vertices each.
+  package func positions(meeting area: some GeoArea) -> [Int] {
+    var candidates: [Int32] = []
+    for box in RTreeBox.covering(area.boundingBox) {
+      tree.visit(intersecting: box) { payload, _ in
+        candidates.append(payload)
+        return true
+      }
+    }
+    candidates.sort()
+    var result: [Int] = []
+    var previous: Int32 = -1
+    for candidate in candidates where candidate != previous {
+      previous = candidate
+      let incident = incidents[Int(candidate)]
+      if area.intersects(incident.location.polyline)
+        || incident.location.additionalPolylines.contains(where: { area.intersects($0) })
+      {
+        result.append(Int(candidate))
+      }
+    }
+    return result
+  }
+
+  /// The nearest incident to `point` that passes `filter`, by true distance to its
+  /// polylines' segments (not only their vertices), within `maxDistanceInMeters`.
+  ///
+  /// - Complexity: O(log n) node visits in typical cases, plus a distance computation per
+  ///   candidate item reached.
+  package func nearest(
+    to point: GeoCoordinates, maxDistanceInMeters: Double,
+    where filter: (TrafficIncident) -> Bool
+  ) -> (position: Int, distanceInMeters: Double)? {
+    let found = tree.nearest(to: point, k: 1, maxDistanceInMeters: maxDistanceInMeters) {
+      payload in
+      let incident = incidents[Int(payload)]
+      guard filter(incident) else { return .infinity }
+      var distance = incident.location.polyline.distance(to: point)
+      for polyline in incident.location.additionalPolylines {
+        distance = min(distance, polyline.distance(to: point))
+      }
+      return distance
+    }
+    return found.first.map { (Int($0.payload), $0.distanceInMeters) }
+  }
+}
