@@ -23,7 +23,7 @@ let package = Package(
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
-    .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
+    .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .testTarget(
       name: "GeoTests",

@@ -13,9 +13,18 @@ if !arguments.isSubset(of: known) || arguments.contains("--help") {
 
 let sizes = arguments.contains("--quick") ? BenchmarkSizes.quick : BenchmarkSizes()
 var measurements: [Measurement] = []
-let sink = runBenchmarks(sizes) { measurement in
+@MainActor func record(_ measurement: Measurement) {
   print(measurement.json)
   measurements.append(measurement)
+}
+var sink = runBenchmarks(sizes, report: record)
+do {
+  let incidentSizes =
+    arguments.contains("--quick") ? IncidentBenchmarkSizes.quick : IncidentBenchmarkSizes()
+  sink &+= try runIncidentBenchmarks(incidentSizes, report: record)
+} catch {
+  FileHandle.standardError.write(Data("incident benchmarks failed: \(error)\n".utf8))
+  exit(1)
 }
 if !arguments.contains("--json-only") {
   print("")

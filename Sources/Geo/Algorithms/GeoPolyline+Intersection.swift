@@ -8,9 +8,7 @@ extension GeoPolyline {
     let circleBox = circle.boundingBox
     for i in 1..<vertices.count {
       let a = vertices[i - 1], b = vertices[i]
-      guard let segmentBox = GeoBox.enclosing([a, b]), segmentBox.intersects(circleBox) else {
-        continue
-      }
+      guard GeoBox.enclosingSegment(a, b).intersects(circleBox) else { continue }
       if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= circle.radiusInMeters
       {
         return true
@@ -52,19 +50,13 @@ extension GeoPolyline {
   public func intersects(_ corridor: GeoCorridor) -> Bool {
     let halfWidth = corridor.halfWidthInMeters
     guard boundingBox.intersects(corridor.boundingBox) else { return false }
-    let ownSegments: [(GeoCoordinates, GeoCoordinates, GeoBox)] = (1..<vertices.count).map {
-      let a = vertices[$0 - 1], b = vertices[$0]
-      return (
-        a, b, GeoBox.enclosing([a, b]) ?? GeoBox(uncheckedWest: 0, south: 0, east: 0, north: 0)
-      )
-    }
     let path = corridor.polyline
-    for j in 1..<path.count {
-      let c = path[j - 1], d = path[j]
-      guard let reach = GeoBox.enclosing([c, d])?.expandedUnchecked(byMeters: halfWidth) else {
-        continue
-      }
-      for (a, b, box) in ownSegments where box.intersects(reach) {
+    let reaches = corridor.segmentReaches
+    for i in 1..<vertices.count {
+      let a = vertices[i - 1], b = vertices[i]
+      let box = GeoBox.enclosingSegment(a, b)
+      for j in 1..<path.count where reaches[j - 1].intersects(box) {
+        let c = path[j - 1], d = path[j]
         if SegmentGeometry.segmentsCross(a, b, c, d) { return true }
         if SegmentGeometry.closestPoint(on: c, d, to: a).distance <= halfWidth
           || SegmentGeometry.closestPoint(on: c, d, to: b).distance <= halfWidth

@@ -170,6 +170,24 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
     return GeoBox(uncheckedWest: west, south: south, east: east, north: north)
   }
 
+  /// The box of one segment, taking the short way round across the antimeridian; the
+  /// allocation-free form of `enclosing([a, b])` for hot loops.
+  ///
+  /// - Complexity: O(1).
+  package static func enclosingSegment(_ a: GeoCoordinates, _ b: GeoCoordinates) -> GeoBox {
+    let south = min(a.latitude, b.latitude), north = max(a.latitude, b.latitude)
+    let delta = b.longitude - a.longitude
+    if delta > 180 {  // shorter eastwards from b across 180
+      return GeoBox(uncheckedWest: b.longitude, south: south, east: a.longitude, north: north)
+    }
+    if delta < -180 {
+      return GeoBox(uncheckedWest: a.longitude, south: south, east: b.longitude, north: north)
+    }
+    return GeoBox(
+      uncheckedWest: min(a.longitude, b.longitude), south: south,
+      east: max(a.longitude, b.longitude), north: north)
+  }
+
   /// `"west,south,east,north"`, the order of HERE's `in=bbox:` parameter.
   public var description: String { "\(west),\(south),\(east),\(north)" }
 }

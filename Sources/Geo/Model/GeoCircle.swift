@@ -40,6 +40,11 @@ public struct GeoCorridor: Hashable, Sendable {
   public let polyline: [GeoCoordinates]
   /// The distance from the path that still belongs to the corridor, meters.
   public let halfWidthInMeters: Double
+  /// The smallest latitude/longitude box that holds the whole corridor.
+  public let boundingBox: GeoBox
+  /// Per segment of the path, the box of everything within the half width of it: computed
+  /// once, so that testing many polylines against the corridor costs box checks only.
+  package let segmentReaches: [GeoBox]
 
   /// Creates a corridor; the half width defaults to 30 m as in the HERE SDK.
   ///
@@ -50,17 +55,16 @@ public struct GeoCorridor: Hashable, Sendable {
     try GeoError.checkDistance(halfWidthInMeters, name: "half width")
     self.polyline = polyline
     self.halfWidthInMeters = halfWidthInMeters
+    segmentReaches = (1..<polyline.count).map {
+      GeoBox.enclosingSegment(polyline[$0 - 1], polyline[$0])
+        .expandedUnchecked(byMeters: halfWidthInMeters)
+    }
+    boundingBox = GeoPolyline(uncheckedVertices: polyline).boundingBox
+      .expandedUnchecked(byMeters: halfWidthInMeters)
   }
 
   /// The path as a `GeoPolyline`.
   public var path: GeoPolyline { GeoPolyline(uncheckedVertices: polyline) }
-
-  /// The smallest latitude/longitude box that holds the whole corridor.
-  ///
-  /// - Complexity: O(n) in the number of vertices.
-  public var boundingBox: GeoBox {
-    path.boundingBox.expandedUnchecked(byMeters: halfWidthInMeters)
-  }
 
   /// Whether the point lies within the half width of the path.
   public func contains(_ coordinates: GeoCoordinates) -> Bool {

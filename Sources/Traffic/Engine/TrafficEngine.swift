@@ -21,6 +21,7 @@ public final class TrafficEngine: Sendable {
   /// Serialises writers; readers only take `snapshot`.
   private let writer = Mutex(())
   private let subscriptions = Mutex(Subscriptions())
+  private let texts = LocalizationCache()
 
   private struct Subscriptions {
     var nextKey = 0
@@ -144,7 +145,7 @@ public final class TrafficEngine: Sendable {
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
     }
-    return matches.map { $0.localized(to: options.languageCode) }
+    return matches.map { texts.localized($0, to: options.languageCode) }
   }
 
   /// `lookupIncident` without the async wrapper.
@@ -159,7 +160,7 @@ public final class TrafficEngine: Sendable {
     guard let incident = currentSnapshot.incident(originalId: key) else {
       throw .incidentIdNotFound(key)
     }
-    return incident.localized(to: options.languageCode)
+    return texts.localized(incident, to: options.languageCode)
   }
 
   /// `nearestIncident` without the async wrapper.
@@ -182,7 +183,7 @@ public final class TrafficEngine: Sendable {
         to: point, maxDistanceInMeters: radiusInMeters, where: { options.matches($0, now: now) })
     else { return nil }
     return TrafficIncidentDistance(
-      incident: index.incidents[found.position].localized(to: options.languageCode),
+      incident: texts.localized(index.incidents[found.position], to: options.languageCode),
       distanceInMeters: found.distanceInMeters)
   }
 
@@ -228,6 +229,7 @@ public final class TrafficEngine: Sendable {
       guard !batch.isEmpty else { return [] }
       try batch.validate()
       try store.apply(batch)
+      texts.invalidate(batch.upserts.map(\.id))
       let previous = currentSnapshot
       var byId = Dictionary(
         previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })

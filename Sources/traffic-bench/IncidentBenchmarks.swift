@@ -1,0 +1,134 @@
+import Foundation
+import Traffic
+
+/// Sizes of the incident-engine benchmarks.
+struct IncidentBenchmarkSizes {
+  var incidents = 100_000
+  var circleQueries = 1_000
+  var corridorQueries = 200
+  var lookups = 100_000
+
+  static let quick = IncidentBenchmarkSizes(
+    incidents: 5_000, circleQueries: 50, corridorQueries: 10, lookups: 1_000)
+}
+
+/// 100,000 incidents over a country-sized area (Germany's extent): snapshot build, circle
+/// queries of 1 km and 10 km, corridor queries along 50 km routes, lookups. Latencies are
+/// measured per call; each query includes the exact geometry test, filtering, sorting and
+/// localisation, as a user of `TrafficEngine` sees it.
+func runIncidentBenchmarks(
+  _ sizes: IncidentBenchmarkSizes, report: (Measurement) -> Void
+) throws
+  -> Int
+{
+  var random = SplitMix64(seed: 11)
+  func latitude() -> Double { 47.3 + random.nextUnit() * 7.7 }
+  func longitude() -> Double { 5.9 + random.nextUnit() * 9.1 }
+  let now = Date(timeIntervalSince1970: 1_811_851_200)
+  let types = TrafficIncidentType.allCases.filter { $0 != .unknown }
+  let impacts: [TrafficIncidentImpact] = [.critical, .major, .minor, .low]
+
+  var incidents: [TrafficIncident] = []
+  incidents.reserveCapacity(sizes.incidents)
+  for i in 0..<sizes.incidents {
+    let start = GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude())
+    let location: TrafficLocation
+    if i % 10 < 7 {
+      location = TrafficLocation(point: start)
+    } else {
+      var vertices = [start]
+      var bearing = random.nextUnit() * 360
+      for _ in 0..<(1 + Int(random.next() % 5)) {
+        bearing += random.nextUnit() * 60 - 30
+        vertices.append(
+          vertices[vertices.count - 1].destination(
+            bearing: bearing, distanceInMeters: 100 + random.nextUnit() * 400))
+      }
+      location = try TrafficLocation(polyline: GeoPolyline(vertices: vertices))
+    }
+    let details = try TrafficIncidentDetails(countryCode: "DE", roadName: "Straße \(i % 997)")
+    incidents.append(
+      try TrafficIncident(
+        id: "bench-\(i)-v1", originalId: "bench-\(i)", type: types[i % types.count],
+        impact: impacts[i % impacts.count],
+        description: LocalizedText(text: "Incident \(i)", language: .deDE),
+        startTime: now - 3600, endTime: now + 86_400, location: location, details: details))
+  }
+
+  var sink = 0
+  let store = InMemoryTrafficStore()
+  try store.apply(IncidentBatch(upserts: incidents))
+  let clock = ContinuousClock()
+  var engine = try TrafficEngine(store: store, clock: { now })
+  let buildTimes = try (0..<3).map { _ -> Double in
+    let start = clock.now
+    engine = try TrafficEngine(store: store, clock: { now })
+    return milliseconds(clock.now - start)
+  }.sorted()
+  report(
+    Measurement(
+      name: "incidents.snapshot-build", value: buildTimes[1], unit: "ms", n: incidents.count,
+      flatbushMilliseconds: nil))
+
+  func measure(_ name: String, count: Int, _ body: (Int) throws -> Int) rethrows {
+    var latencies: [Double] = []
+    latencies.reserveCapacity(count)
+    let started = clock.now
+    for i in 0..<count {
+      let start = clock.now
+      sink &+= try body(i)
+      latencies.append(microseconds(clock.now - start))
+    }
+    let total = milliseconds(clock.now - started)
+    latencies.sort()
+    report(
+      Measurement(
+        name: "\(name).per-second", value: Double(count) / (total / 1000), unit: "queries/s",
+        n: count, flatbushMilliseconds: nil))
+    report(
+      Measurement(
+        name: "\(name).p50", value: latencies[count / 2], unit: "us", n: count,
+        flatbushMilliseconds: nil))
+    report(
+      Measurement(
+        name: "\(name).p99", value: latencies[min(count - 1, count * 99 / 100)], unit: "us",
+        n: count, flatbushMilliseconds: nil))
+  }
+
+  for radius in [1_000.0, 10_000.0] {
+    let circles = try (0..<sizes.circleQueries).map { _ in
+      try GeoCircle(
+        center: GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude()),
+        radiusInMeters: radius)
+    }
+    try measure("incidents.circle-\(Int(radius / 1000))km", count: circles.count) { i in
+      try engine.incidents(inside: circles[i], options: TrafficIncidentsQueryOptions()).count
+    }
+  }
+
+  let corridors = try (0..<sizes.corridorQueries).map { _ -> GeoCorridor in
+    var vertices = [GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude())]
+    var bearing = random.nextUnit() * 360
+    for _ in 0..<50 {
+      bearing += random.nextUnit() * 20 - 10
+      vertices.append(
+        vertices[vertices.count - 1].destination(bearing: bearing, distanceInMeters: 1_000))
+    }
+    return try GeoCorridor(polyline: vertices, halfWidthInMeters: 30)
+  }
+  try measure("incidents.corridor-50km", count: corridors.count) { i in
+    try engine.incidents(inside: corridors[i], options: TrafficIncidentsQueryOptions()).count
+  }
+
+  let ids = (0..<sizes.lookups).map { _ in "bench-\(Int(random.next() % UInt64(sizes.incidents)))" }
+  try measure("incidents.lookup", count: ids.count) { i in
+    try engine.incident(originalId: ids[i], options: TrafficIncidentLookupOptions()).codes.count
+  }
+  return sink
+}
+
+private func milliseconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+private func microseconds(_ duration: Duration) -> Double { milliseconds(duration) * 1000 }
