@@ -23,6 +23,7 @@ let package = Package(
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
+    .executableTarget(name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .testTarget(
@@ -32,6 +33,7 @@ let package = Package(
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
+    .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
     .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
