@@ -58,6 +58,10 @@ public final class TrafficEngine: Sendable {
   /// The snapshot queries read now.
   package var currentSnapshot: IncidentIndex { snapshot.withLock { $0 } }
 
+  /// When the incidents last changed (HERE v7's `sourceUpdated`): the time of the last
+  /// write, or at start-up the latest entry time of a stored incident.
+  public var lastUpdate: Date? { currentSnapshot.updatedAt }
+
   /// The number of incidents held (ended ones included until purged).
   public var incidentCount: Int { currentSnapshot.count }
 
@@ -243,7 +247,8 @@ public final class TrafficEngine: Sendable {
         let old = byId.updateValue(incident, forKey: incident.originalId)
         changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
       }
-      publish(IncidentIndex(Array(byId.values)), previous: previous, changes: changes)
+      publish(
+        IncidentIndex(Array(byId.values), updatedAt: clock()), previous: previous, changes: changes)
       return changes
     }
   }
@@ -264,7 +269,8 @@ public final class TrafficEngine: Sendable {
       let changes = previous.incidents.filter { gone.contains($0.originalId) }
         .map { IncidentChange(kind: .removed, incident: $0) }
       publish(
-        IncidentIndex(previous.incidents.filter { !gone.contains($0.originalId) }),
+        IncidentIndex(
+          previous.incidents.filter { !gone.contains($0.originalId) }, updatedAt: clock()),
         previous: previous, changes: changes)
       return purged
     }

@@ -10,14 +10,19 @@ package struct IncidentIndex: Sendable {
   /// One entry per polyline (split at the antimeridian), payload = position in `incidents`.
   private let tree: RTree<Int32>
 
+  /// When the data last changed: the latest entry time of an incident at load, then the
+  /// time of each write (HERE v7's `sourceUpdated`).
+  package let updatedAt: Date?
+
   /// An empty snapshot.
   package static let empty = IncidentIndex([])
 
   /// Builds the snapshot (bulk-loads the R-tree).
   ///
   /// - Complexity: O(n log n) for n polylines.
-  package init(_ incidents: [TrafficIncident]) {
+  package init(_ incidents: [TrafficIncident], updatedAt: Date? = nil) {
     self.incidents = incidents
+    self.updatedAt = updatedAt ?? incidents.compactMap(\.entryTime).max()
     var positions: [String: Int] = [:]
     positions.reserveCapacity(incidents.count)
     var entries: [(box: RTreeBox, payload: Int32)] = []
