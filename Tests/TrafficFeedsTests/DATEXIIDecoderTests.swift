@@ -72,7 +72,8 @@ func pairs(_ polyline: GeoPolyline) -> [[Double]] {
 
     let fog = document.incidents[3]
     #expect(fog.details.eventKind == .fog)
-    #expect(pairs(fog.location.polyline) == [[52.0, 5.0], [52.0, 5.0]])  // coordinates beside Alert-C
+    // The coordinates beside the Alert-C location are used.
+    #expect(pairs(fog.location.polyline) == [[52.0, 5.0], [52.0, 5.0]])
 
     #expect(document.problems.count == 1)
     let problem = try #require(document.problems.first)
@@ -273,6 +274,22 @@ func pairs(_ polyline: GeoPolyline) -> [[Double]] {
     #expect(document.flowObservations.isEmpty)
     #expect(document.problems.isEmpty)
     #expect(document.publicationTime == (try utc("2015-04-29T08:39:21Z")).addingTimeInterval(0.023))
+  }
+
+  @Test func fuzzSeedsAreRecognisedAndDecode() throws {
+    let folder = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fuzz/datex2")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(names.count >= 3)
+    var incidents = 0
+    for name in names {
+      let data = try Data(contentsOf: folder.appendingPathComponent(name))
+      #expect(DATEXIIDecoder.recognizes(data), "\(name)")
+      let document = try DATEXIIDecoder.decode(data, options: options)
+      #expect(document.problems.isEmpty, "\(name)")
+      incidents += document.incidents.count
+    }
+    #expect(incidents == 3)
   }
 
   // MARK: Bad input

@@ -63,8 +63,14 @@ extension Open511Decoder {
       let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
       return trimmed.isEmpty ? nil : trimmed
     }
-    if let number = value as? NSNumber, !(value is Bool) { return number.stringValue }
+    if let number = value as? NSNumber, !isBoolean(number) { return number.stringValue }
     return nil
+  }
+
+  /// Whether a JSON number is really `true` or `false` (on Linux `1 is Bool` holds, so the
+  /// number's type code decides).
+  static func isBoolean(_ number: NSNumber) -> Bool {
+    String(cString: number.objCType) == "c"
   }
 
   /// The string member `key`; `nil` when absent or null.
@@ -86,7 +92,7 @@ extension Open511Decoder {
   /// A non-negative integer member, tolerating strings.
   static func count(_ object: [String: Any], _ key: String) throws(RecordProblem) -> Int? {
     guard let value = object[key], !(value is NSNull) else { return nil }
-    if let number = value as? NSNumber, !(value is Bool) {
+    if let number = value as? NSNumber, !isBoolean(number) {
       let double = number.doubleValue
       guard double.isFinite, double >= 0, double <= 1000, double == double.rounded() else {
         throw RecordProblem("\(key): \(number) is not a lane count")
