@@ -1,0 +1,335 @@
+import Foundation
+import Traffic
+
+extension DATEXIIDecoder {
+  /// What a record inherits from its document.
+  struct RecordContext {
+    var options: FeedOptions
+    var language: LanguageCode?
+    var countryCode: String?
+    var publicationTime: Date?
+  }
+
+  /// The incidents of one `situation`, one result per `situationRecord`.
+  static func incidents(
+    fromSituation situation: XMLNode, number: Int, _ context: RecordContext
+  ) -> [Result<TrafficIncident, FeedError>] {
+    let situationId = situation.attributes["id"] ?? "?"
+    let records = situation.children("situationRecord")
+    guard !records.isEmpty else {
+      return [
+        .failure(
+          FeedError(
+            format: format,
+            location: "situation[\(number)] id=\(situationId) (line \(situation.line))",
+            reason: "the situation has no situationRecord"))
+      ]
+    }
+    let overallSeverity = situation.childValue("overallSeverity")
+    return records.map { record in
+      do throws(RecordProblem) {
+        return .success(try incident(from: record, overallSeverity: overallSeverity, context))
+      } catch {
+        let recordId = record.attributes["id"] ?? "?"
+        return .failure(
+          FeedError(
+            format: format,
+            location:
+              "situation[\(number)] id=\(situationId)/situationRecord id=\(recordId) "
+              + "(line \(record.line))",
+            reason: error.reason))
+      }
+    }
+  }
+
+  /// One incident from one `situationRecord`.
+  static func incident(
+    from record: XMLNode, overallSeverity: String?, _ context: RecordContext
+  ) throws(RecordProblem) -> TrafficIncident {
+    guard let recordId = record.attributes["id"]?.trimmingCharacters(in: .whitespaces),
+      !recordId.isEmpty
+    else { throw RecordProblem("the situationRecord has no id") }
+    let version = record.attributes["version"]?.trimmingCharacters(in: .whitespaces) ?? ""
+    let id = version.isEmpty ? recordId : "\(recordId)_\(version)"
+
+    let validity = record.child("validity")
+    let specification = validity?.child("validityTimeSpecification")
+    var startTime = try time(specification, "overallStartTime")
+    var endTime = try time(specification, "overallEndTime")
+    let creationTime = try time(record, "situationRecordCreationTime")
+    let versionTime = try time(record, "situationRecordVersionTime")
+    if let startTime, let endTime, endTime < startTime {
+      throw RecordProblem(
+        "overallEndTime \(endTime) lies before overallStartTime \(startTime)")
+    }
+    let lifeCycle = record.child(path: ["management", "lifeCycleManagement"])
+    let hasEnded =
+      validity?.childValue("validityStatus") == "suspended"
+      || lifeCycle?.childValue("end") == "true" || lifeCycle?.childValue("cancel") == "true"
+    if hasEnded {
+      let endedAt = versionTime ?? context.publicationTime ?? context.options.now
+      if let end = endTime, end <= endedAt {
+      } else {
+        endTime = endedAt
+      }
+      if let start = startTime, start > endedAt { startTime = endedAt }
+    }
+
+    let classification = classify(record)
+    let impact = Self.impact(
+      severity: record.childValue("severity") ?? overallSeverity,
+      probability: record.childValue("probabilityOfOccurrence"))
+    let location = try DATEXIILocationReader(axisOrder: context.options.axisOrder)
+      .location(of: record)
+
+    let recordImpact = record.child("impact")
+    let lanesClosed = recordImpact?.childValue("numberOfLanesRestricted").flatMap { Int($0) }
+      .flatMap { $0 > 0 ? $0 : nil }
+    var totalLanes = recordImpact?.childValue("originalNumberOfLanes").flatMap { Int($0) }
+    if let total = totalLanes, total < 1 || total < (lanesClosed ?? 0) { totalLanes = nil }
+    let delay = recordImpact?.child("delays")?.childValue("delayTimeValue")
+      .flatMap(nonNegative)
+    let queueLength = record.first("queueLength")?.value.flatMap(nonNegative)
+    let sourceCountry = record.first("sourceCountry")?.value.flatMap {
+      isCountryCode($0) ? $0 : nil
+    }
+    let language = context.language ?? .enUS
+
+    let details: TrafficIncidentDetails
+    do {
+      details = try TrafficIncidentDetails(
+        countryCode: sourceCountry ?? context.countryCode,
+        roadName: record.first("roadName").flatMap(text),
+        roadNumber: record.first("roadNumber").flatMap(text),
+        towards: record.first("roadDestination").flatMap(text)
+          ?? record.first("alertCDirectionNamed").flatMap(text),
+        lanesClosed: lanesClosed, totalLanes: totalLanes,
+        queueLengthInMeters: queueLength, delayInSeconds: delay,
+        eventKind: classification.kind)
+    } catch {
+      throw RecordProblem(error.description)
+    }
+    var sourceTexts: [LocalizedText] = []
+    for comment in record.all("generalPublicComment") {
+      sourceTexts += localizedTexts(in: comment, defaultLanguage: language)
+    }
+    do {
+      return try TrafficIncident(
+        id: id, originalId: recordId, type: classification.type, impact: impact,
+        startTime: startTime, endTime: endTime, entryTime: creationTime ?? versionTime,
+        isRoadClosed: classification.isRoadClosed, location: location,
+        vehicleRestrictions: vehicleRestrictions(of: record), details: details,
+        sourceTexts: sourceTexts)
+    } catch {
+      throw RecordProblem(error.description)
+    }
+  }
+
+  /// The date-time in the child `name` of `node`, or `nil` when absent.
+  static func time(_ node: XMLNode?, _ name: String) throws(RecordProblem) -> Date? {
+    guard let text = node?.childValue(name) else { return nil }
+    guard let date = FeedDates.parseISO8601(text) else {
+      throw RecordProblem("\(name) \"\(text)\" is not an ISO 8601 date-time")
+    }
+    return date
+  }
+
+  static func nonNegative(_ text: String) -> Double? {
+    guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
+    return value
+  }
+
+  /// The text of a multilingual string (`values/value`, first value) or a plain element.
+  static func text(_ node: XMLNode) -> String? {
+    node.first("value")?.value ?? node.value
+  }
+
+  /// The texts of a `generalPublicComment` (or any element holding `values/value`), one per
+  /// language in order of first appearance, the values of one language joined by line breaks.
+  static func localizedTexts(in node: XMLNode, defaultLanguage: LanguageCode) -> [LocalizedText] {
+    var order: [LanguageCode] = []
+    var lines: [LanguageCode: [String]] = [:]
+    for value in node.all("value") {
+      guard let text = value.value else { continue }
+      let language = value.attributes["lang"].flatMap { try? LanguageCode($0) } ?? defaultLanguage
+      if lines[language] == nil { order.append(language) }
+      lines[language, default: []].append(text)
+    }
+    return order.map { language in
+      LocalizedText(text: (lines[language] ?? []).joined(separator: "\n"), language: language)
+    }
+  }
+
+  /// The impact for a DATEX II severity, lowered one step for a mere risk.
+  static func impact(severity: String?, probability: String?) -> TrafficIncidentImpact {
+    let impact: TrafficIncidentImpact
+    switch severity {
+    case "highest": impact = .critical
+    case "high": impact = .major
+    case "medium": impact = .minor
+    case "low", "lowest", "none": impact = .low
+    default: impact = .unknown
+    }
+    guard probability == "riskOf" else { return impact }
+    switch impact {
+    case .critical: return .major
+    case .major: return .minor
+    case .minor: return .low
+    case .low, .unknown: return impact
+    }
+  }
+
+  /// The type, event kind and closure of a record, from its `xsi:type` and detail values
+  /// (see the table on `DATEXIIDecoder`).
+  static func classify(
+    _ record: XMLNode
+  ) -> (
+    type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
+  ) {
+    func values(_ name: String) -> [String] { record.children(name).compactMap(\.value) }
+    func any(_ name: String, _ test: (String) -> Bool) -> Bool {
+      values(name).contains(where: test)
+    }
+    let type = record.typeName ?? ""
+    switch type {
+    case "Accident":
+      if any("accidentType", { $0 == "vehicleOnFire" }) { return (.accident, .vehicleFire, false) }
+      let several = any("accidentType") {
+        let lower = $0.lowercased()
+        return lower.contains("multi") || lower.contains("series")
+          || lower.contains("carambolage") || lower.contains("chain")
+      }
+      return (.accident, several ? .multiVehicleAccident : .accident, false)
+    case "AbnormalTraffic":
+      let kind: TrafficEventKind?
+      switch values("abnormalTrafficType").first {
+      case "stationaryTraffic": kind = .stationaryTraffic
+      case "queuingTraffic", "stopAndGo": kind = .queuingTraffic
+      case "slowTraffic", "heavyTraffic": kind = .slowTraffic
+      default: kind = nil
+      }
+      return (.congestion, kind, false)
+    case "MaintenanceWorks":
+      let roadworks = any("roadMaintenanceType") { $0 == "roadworks" }
+      return (.construction, roadworks ? .roadworks : .maintenanceWork, false)
+    case "Roadworks", "ConstructionWorks":
+      return (.construction, .roadworks, false)
+    case "RoadOrCarriagewayOrLaneManagement":
+      let management = values("roadOrCarriagewayOrLaneManagementType")
+      let closures: Set<String> = [
+        "roadClosed", "carriagewayClosures", "closedPermanentlyForTheWinter",
+        "overnightClosures", "intermittentShortTermClosures",
+      ]
+      if management.contains(where: closures.contains) { return (.roadClosure, nil, true) }
+      let laneUse: Set<String> = [
+        "singleAlternateLineTraffic", "contraflow", "hardShoulderRunningInOperation",
+        "newRoadworksLayout", "doNotUseSpecifiedLanesOrCarriageways",
+        "useSpecifiedLanesOrCarriageways", "useOfSpecifiedLanesOrCarriagewaysAllowed",
+      ]
+      if management.contains(where: { laneUse.contains($0) || $0.lowercased().contains("lane") }) {
+        return (.laneRestriction, nil, false)
+      }
+      return (.other, nil, false)
+    case "VehicleObstruction":
+      let kinds = values("vehicleObstructionType")
+      if kinds.contains("vehicleOnFire") { return (.disabledVehicle, .vehicleFire, false) }
+      if kinds.contains(where: { $0 == "vehicleOnWrongCarriageway" || $0 == "wrongWayDriver" }) {
+        return (.roadHazard, .wrongWayDriver, false)
+      }
+      let disabled: Set<String> = [
+        "damagedVehicle", "abandonedVehicle", "vehicleStuck", "vehicleStuckUnderBridge",
+      ]
+      if kinds.contains(where: { disabled.contains($0) || $0.hasPrefix("brokenDown") }) {
+        return (.disabledVehicle, .brokenDownVehicle, false)
+      }
+      return (.roadHazard, nil, false)
+    case "AnimalPresenceObstruction":
+      return (.roadHazard, .animalsOnRoad, false)
+    case "GeneralObstruction", "InfrastructureDamageObstruction",
+      "NonWeatherRelatedRoadConditions":
+      let kinds =
+        values("obstructionType") + values("nonWeatherRelatedRoadConditionType")
+        + values("infrastructureDamageType")
+      if kinds.contains(where: { $0.hasSuffix("OnRoadway") }) {
+        return (.roadHazard, .peopleOnRoad, false)
+      }
+      let objects = ["object", "debris", "shedload", "spillage", "obstruction", "oil"]
+      if kinds.contains(where: { kind in objects.contains { kind.lowercased().contains($0) } }) {
+        return (.roadHazard, .objectOnRoad, false)
+      }
+      return (.roadHazard, nil, false)
+    case "EnvironmentalObstruction":
+      let kinds = values("environmentalObstructionType")
+      if kinds.contains(where: { ["flooding", "flashFloods", "sewerOverflow"].contains($0) }) {
+        return (.weather, .flooding, false)
+      }
+      let falls: Set<String> = [
+        "fallenTrees", "rockfalls", "landslips", "mudSlide", "avalanches", "fallingIce",
+      ]
+      return (.roadHazard, kinds.contains(where: falls.contains) ? .objectOnRoad : nil, false)
+    case "PoorEnvironmentConditions", "WeatherRelatedRoadConditions":
+      let kinds = values("poorEnvironmentType") + values("weatherRelatedRoadConditionType")
+      return (.weather, weatherKind(kinds), false)
+    case "WinterDrivingManagement":
+      return (.weather, nil, false)
+    case "PublicEvent":
+      let marches: Set<String> = ["demonstration", "march", "parade", "procession"]
+      let kinds = values("publicEventType")
+      return (
+        .plannedEvent, kinds.contains(where: marches.contains) ? .demonstration : .majorEvent,
+        false
+      )
+    case "DisturbanceActivity":
+      let kinds = values("disturbanceActivityType")
+      let march = kinds.contains { $0 == "demonstration" || $0 == "march" }
+      return (.other, march ? .demonstration : nil, false)
+    case "TransitInformation", "PublicTransport":
+      return (.massTransit, .transitDisruption, false)
+    default:
+      return (.other, nil, false)
+    }
+  }
+
+  /// The weather event kind named by DATEX II poor-environment and road-condition values.
+  static func weatherKind(_ kinds: [String]) -> TrafficEventKind? {
+    for kind in kinds {
+      let lower = kind.lowercased()
+      if lower.contains("fog") { return .fog }
+      if lower.contains("wind") || lower.contains("gale") || lower.contains("tornado") {
+        return .strongWinds
+      }
+      if lower.contains("snow") || lower.contains("slush") || lower.contains("blizzard")
+        || lower == "whiteout" || lower == "winterstorm"
+      {
+        return .snow
+      }
+      if lower.contains("ice") || lower.contains("icy") || lower.contains("freezing")
+        || lower.contains("frost") || lower == "sleet"
+      {
+        return .ice
+      }
+      if lower.contains("flood") || lower == "surfacewater" { return .flooding }
+    }
+    return nil
+  }
+
+  /// Vehicle restrictions a record imposes: winter equipment for `WinterDrivingManagement`.
+  static func vehicleRestrictions(
+    of record: XMLNode
+  ) -> [RestrictedVehicleCategory: VehicleRestriction] {
+    guard record.typeName == "WinterDrivingManagement" else { return [:] }
+    var restriction = VehicleRestriction()
+    for kind in record.children("winterEquipmentManagementType").compactMap(\.value) {
+      switch kind {
+      case "snowChainsMandatory", "winterEquipmentOnBoardRequired":
+        restriction.isDrivingWithoutSnowChainsRestricted = true
+      case "snowTyresMandatory", "winterTyresMandatory", "snowChainsOrTyresMandatory":
+        // Chains or tyres: winter tyres are the weaker requirement that suffices.
+        restriction.isDrivingWithoutWinterTyresRestricted = true
+      default:
+        break
+      }
+    }
+    return restriction == VehicleRestriction() ? [:] : [.all: restriction]
+  }
+}

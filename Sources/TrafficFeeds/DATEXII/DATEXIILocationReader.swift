@@ -1,0 +1,205 @@
+import Foundation
+import Traffic
+
+/// Reads the geometry of a DATEX II situation record's location (v2 `groupOfLocations`, v3
+/// `locationReference`); see `DATEXIIDecoder` for the order of preference.
+struct DATEXIILocationReader {
+  /// The order of the numbers in a GML `posList`.
+  var axisOrder: FeedOptions.AxisOrder
+
+  /// Names of elements whose coordinates start a linear location.
+  static let startNames = ["from", "linearCoordinatesStartPoint", "startPoint", "fromPoint"]
+  /// Names of elements whose coordinates end a linear location.
+  static let endNames = ["to", "linearCoordinatesEndPoint", "endPoint", "toPoint"]
+
+  /// The location of `record`: the first member with coordinates as the main polyline, the
+  /// others as additional polylines.
+  ///
+  /// - Throws: `RecordProblem` when no member has coordinates (naming Alert-C codes or
+  ///   predefined locations when that is all there is), or when coordinates are invalid.
+  func location(of record: XMLNode) throws(RecordProblem) -> TrafficLocation {
+    let containers = record.children.filter {
+      $0.name == "groupOfLocations" || $0.name == "locationReference"
+    }
+    guard !containers.isEmpty else {
+      throw RecordProblem("the record has no groupOfLocations or locationReference")
+    }
+    var polylines: [GeoPolyline] = []
+    for container in containers {
+      var members: [XMLNode] = []
+      Self.collectMembers(of: container, into: &members)
+      if members.isEmpty { members = [container] }
+      for member in members {
+        polylines += try self.polylines(of: member)
+      }
+    }
+    guard let main = polylines.first else {
+      throw RecordProblem(Self.missingCoordinatesReason(containers))
+    }
+    do {
+      return try TrafficLocation(polyline: main, additionalPolylines: Array(polylines.dropFirst()))
+    } catch {
+      throw RecordProblem(error.description)
+    }
+  }
+
+  /// Members of location groups and itineraries, in document order.
+  static func collectMembers(of node: XMLNode, into members: inout [XMLNode]) {
+    for child in node.children {
+      if child.name == "locationContainedInGroup" || child.name == "locationContainedInItinerary" {
+        members.append(child)
+      } else {
+        collectMembers(of: child, into: &members)
+      }
+    }
+  }
+
+  /// Why a location without coordinates cannot be placed.
+  static func missingCoordinatesReason(_ containers: [XMLNode]) -> String {
+    var alertC: [String] = []
+    var predefined: [String] = []
+    var openLR = false
+    for container in containers {
+      for name in ["specificLocation", "alertCLocationCode"] {
+        alertC += container.all(name).compactMap(\.value)
+      }
+      predefined += container.all("predefinedLocationReference").compactMap {
+        $0.attributes["id"]
+      }
+      openLR =
+        openLR || container.first("binary") != nil
+        || container.first("openlrBinary") != nil
+    }
+    if !alertC.isEmpty {
+      return "the location has no coordinates, only Alert-C (TMC) location codes "
+        + alertC.prefix(4).joined(separator: ", ") + ", which need a TMC location table"
+    }
+    if openLR {
+      return "the location has no coordinates, only binary OpenLR, which is not decoded"
+    }
+    if !predefined.isEmpty {
+      return "the location has no coordinates, only references to predefined locations "
+        + predefined.prefix(4).joined(separator: ", ")
+    }
+    return "the location has no coordinates"
+  }
+
+  /// The polylines of one location member, or none when it has no coordinates.
+  func polylines(of member: XMLNode) throws(RecordProblem) -> [GeoPolyline] {
+    var posLists: [(node: XMLNode, dimension: String?)] = []
+    Self.collectPosLists(of: member, dimension: nil, into: &posLists)
+    if !posLists.isEmpty {
+      var result: [GeoPolyline] = []
+      for (node, dimension) in posLists {
+        result.append(try polyline(posList: node, dimension: dimension))
+      }
+      return result
+    }
+    if let from = try firstCoordinates(in: member, names: Self.startNames),
+      let to = try firstCoordinates(in: member, names: Self.endNames)
+    {
+      return [from == to ? GeoPolyline(point: from) : GeoPolyline(uncheckedVertices: [from, to])]
+    }
+    var referencePoints: [GeoCoordinates] = []
+    for node in member.all("openlrCoordinates") {
+      if let point = try Self.coordinates(in: node) { referencePoints.append(point) }
+    }
+    if referencePoints.count >= 2 { return [GeoPolyline(uncheckedVertices: referencePoints)] }
+    if let point = referencePoints.first { return [GeoPolyline(point: point)] }
+    if let node = member.first("pointCoordinates", excluding: ["locationForDisplay"]),
+      let point = try Self.coordinates(in: node)
+    {
+      return [GeoPolyline(point: point)]
+    }
+    if let node = member.first("locationForDisplay"), let point = try Self.coordinates(in: node) {
+      return [GeoPolyline(point: point)]
+    }
+    return []
+  }
+
+  /// `posList` elements below `node` with the `srsDimension` in force.
+  static func collectPosLists(
+    of node: XMLNode, dimension: String?, into result: inout [(node: XMLNode, dimension: String?)]
+  ) {
+    let dimension = node.attributes["srsDimension"] ?? dimension
+    if node.name == "posList" {
+      result.append((node, dimension))
+      return
+    }
+    for child in node.children {
+      collectPosLists(of: child, dimension: dimension, into: &result)
+    }
+  }
+
+  /// The coordinates in the first element named one of `names`, when it has any.
+  func firstCoordinates(
+    in member: XMLNode, names: [String]
+  ) throws(RecordProblem) -> GeoCoordinates? {
+    for name in names {
+      if let node = member.first(name), let point = try Self.coordinates(in: node) {
+        return point
+      }
+    }
+    return nil
+  }
+
+  /// The first `latitude`/`longitude` pair at or below `node`.
+  static func coordinates(in node: XMLNode) throws(RecordProblem) -> GeoCoordinates? {
+    if let latitudeText = node.childValue("latitude"),
+      let longitudeText = node.childValue("longitude")
+    {
+      guard let latitude = Double(latitudeText), let longitude = Double(longitudeText) else {
+        throw RecordProblem(
+          "coordinates \"\(latitudeText)\", \"\(longitudeText)\" (line \(node.line)) are not "
+            + "numbers")
+      }
+      do {
+        return try GeoCoordinates(latitude: latitude, longitude: longitude)
+      } catch {
+        throw RecordProblem("\(error.description) (line \(node.line))")
+      }
+    }
+    for child in node.children {
+      if let point = try coordinates(in: child) { return point }
+    }
+    return nil
+  }
+
+  /// A polyline from a GML `posList`.
+  func polyline(posList node: XMLNode, dimension: String?) throws(RecordProblem) -> GeoPolyline {
+    let size = dimension.flatMap { Int($0) } ?? 2
+    guard size == 2 || size == 3 else {
+      throw RecordProblem(
+        "posList srsDimension \"\(dimension ?? "")\" (line \(node.line)) is not 2 or 3")
+    }
+    var numbers: [Double] = []
+    for token in node.text.split(whereSeparator: { $0 == " " || $0.isNewline || $0 == "\t" }) {
+      guard let number = Double(token), number.isFinite else {
+        throw RecordProblem(
+          "posList value \"\(token.prefix(40))\" (line \(node.line)) is not a number")
+      }
+      numbers.append(number)
+    }
+    guard !numbers.isEmpty, numbers.count % size == 0 else {
+      throw RecordProblem(
+        "posList (line \(node.line)) has \(numbers.count) numbers, not a multiple of \(size)")
+    }
+    var vertices: [GeoCoordinates] = []
+    vertices.reserveCapacity(numbers.count / size)
+    var index = 0
+    while index < numbers.count {
+      let (latitude, longitude) =
+        axisOrder == .latLon
+        ? (numbers[index], numbers[index + 1]) : (numbers[index + 1], numbers[index])
+      do {
+        vertices.append(try GeoCoordinates(latitude: latitude, longitude: longitude))
+      } catch {
+        throw RecordProblem(
+          "posList position \(index / size + 1) (line \(node.line)): \(error.description)")
+      }
+      index += size
+    }
+    if vertices.count == 1 { return GeoPolyline(point: vertices[0]) }
+    return GeoPolyline(uncheckedVertices: vertices)
+  }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficFeeds
+import TrafficTestSupport
+
+@Suite struct Open511DecoderTests {
+  let options = FeedOptions(
+    sourceName: "test", defaultLanguage: .enCA, now: Date(timeIntervalSince1970: 1_750_000_000))
+
+  func decode(_ name: String) throws -> FeedDocument {
+    try Open511Decoder.decode(ownFixture("open511", name), options: options)
+  }
+
+  @Test func jsonEvents() throws {
+    let document = try decode("events.json")
+    #expect(document.isFullRefresh)
+    #expect(
+      document.incidents.map(\.id) == [
+        "drivebc.ca/DBC-100", "drivebc.ca/DBC-101", "drivebc.ca/DBC-102",
+      ])
+    #expect(document.incidents.map(\.originalId) == document.incidents.map(\.id))
+    #expect(document.incidents.map(\.type) == [.construction, .weather, .accident])
+    #expect(document.incidents.map(\.impact) == [.critical, .minor, .low])
+    #expect(document.incidents.map(\.isRoadClosed) == [true, false, false])
+    #expect(document.incidents.map(\.details.eventKind) == [.maintenanceWork, .ice, .accident])
+
+    let works = document.incidents[0]
+    // Recurring 20:00-05:00 from 10 to 14 February, Vancouver time (UTC-8).
+    #expect(works.startTime == (try utc("2025-02-11T04:00:00Z")))
+    #expect(works.endTime == (try utc("2025-02-15T13:00:00Z")))
+    #expect(works.entryTime == (try utc("2025-02-01T16:00:00Z")))
+    #expect(works.details.roadName == "Highway 1")
+    #expect(works.details.fromJunction == "Exit 10")
+    #expect(works.details.toJunction == "Exit 12")
+    #expect(works.details.area == "Lower Mainland")
+    #expect(works.details.timeZone?.identifier == "America/Vancouver")
+    #expect(
+      pairs(works.location.polyline) == [[49.2, -122.9], [49.21, -122.95], [49.22, -123.0]])
+    #expect(
+      works.sourceTexts == [
+        LocalizedText(text: "Bridge deck repairs", language: .enCA),
+        LocalizedText(
+          text: "Highway 1 closed westbound between Exit 10 and Exit 12.", language: .enCA),
+      ])
+
+    let ice = document.incidents[1]
+    #expect(ice.startTime == (try utc("2025-02-03T06:00:00Z")))
+    #expect(ice.endTime == nil)  // open-ended interval
+    #expect(ice.details.lanesClosed == 1)
+    #expect(ice.details.totalLanes == 3)
+    #expect(pairs(ice.location.polyline) == [[49.7, -123.15], [49.7, -123.15]])  // WKT
+
+    let collision = document.incidents[2]
+    // Naive times at the offset of `updated` (-08:00); archived at its update time.
+    #expect(collision.startTime == (try utc("2025-02-03T01:00:00Z")))
+    #expect(collision.endTime == (try utc("2025-02-03T02:15:00Z")))
+
+    #expect(
+      document.problems.map(\.location) == [
+        "events[3] id=drivebc.ca/DBC-103", "events[4] id=drivebc.ca/DBC-104",
+      ])
+    #expect(
+      document.problems.map(\.reason) == ["the event has no geography", "roads: expected an array"])
+  }
+
+  @Test func xmlEvents() throws {
+    let document = try decode("events.xml")
+    #expect(document.incidents.map(\.id) == ["quebec.ca/Q-1", "quebec.ca/Q-2"])
+    #expect(document.incidents.map(\.type) == [.construction, .weather])
+    #expect(document.incidents.map(\.impact) == [.minor, .major])
+    let works = document.incidents[0]
+    #expect(works.startTime == (try utc("2025-04-07T13:00:00Z")))
+    #expect(works.endTime == (try utc("2025-04-08T19:00:00Z")))
+    #expect(works.entryTime == (try utc("2025-04-01T11:00:00Z")))
+    #expect(pairs(works.location.polyline) == [[45.5, -73.6], [45.51, -73.62]])
+    #expect(works.details.roadName == "Autoroute 40")
+    #expect(works.details.lanesClosed == 1)
+    #expect(works.details.totalLanes == 3)
+    #expect(!works.isRoadClosed)
+    #expect(
+      works.sourceTexts == [
+        LocalizedText(text: "Travaux de réfection", language: try LanguageCode("fr")),
+        LocalizedText(text: "Resurfacing work", language: try LanguageCode("en")),
+        LocalizedText(text: "Une voie fermée en direction nord.", language: try LanguageCode("fr")),
+      ])
+    let snow = document.incidents[1]
+    #expect(snow.details.eventKind == .snow)
+    #expect(snow.startTime == (try utc("2025-01-15T05:00:00Z")))  // midnight in Montreal
+    #expect(snow.endTime == nil)
+    #expect(pairs(snow.location.polyline) == [[46.8, -71.2], [46.8, -71.2]])
+    #expect(document.problems.count == 1)
+    #expect(
+      document.problems.first?.location?.hasPrefix("event[3] id=quebec.ca/Q-3 (line ") == true)
+  }
+
+  @Test(
+    arguments: [
+      ("CONSTRUCTION", [], TrafficIncidentType.construction), ("SPECIAL_EVENT", [], .plannedEvent),
+      ("INCIDENT", ["ACCIDENT"], .accident), ("INCIDENT", ["SPILL"], .roadHazard),
+      ("INCIDENT", [], .other), ("WEATHER_CONDITION", ["STRONG_WINDS"], .weather),
+      ("ROAD_CONDITION", ["PASSABLE_WITH_CARE"], .roadHazard),
+      ("ROAD_CONDITION", ["SURFACE_WATER_HAZARD"], .weather),
+    ] as [(String, [String], TrafficIncidentType)])
+  func typeMapping(eventType: String, subtypes: [String], type: TrafficIncidentType) throws {
+    let event: [String: Any] = [
+      "id": "x.org/1", "event_type": eventType, "event_subtypes": subtypes,
+      "geography": ["type": "Point", "coordinates": [1.0, 2.0]],
+    ]
+    let data = try JSONSerialization.data(withJSONObject: ["events": [event]])
+    #expect(try Open511Decoder.decode(data, options: options).incidents.map(\.type) == [type])
+  }
+
+  // MARK: Real fixtures
+
+  static func shared(_ name: String) throws -> Data {
+    try Data(contentsOf: #require(Fixtures.shared).appendingPathComponent("open511/\(name)"))
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func tmddOutputOne() throws {
+    let data = try Self.shared("tmdd_output_1.json")
+    #expect(Open511Decoder.recognizes(data))
+    let document = try Open511Decoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(
+      document.incidents.map(\.id) == [
+        "example.jurisdiction/1681", "example.jurisdiction/1690", "example.jurisdiction/1699",
+        "example.jurisdiction/1486", "example.jurisdiction/1006",
+      ])
+    #expect(document.incidents.map(\.type) == [.plannedEvent, .other, .other, .other, .other])
+    #expect(document.incidents.allSatisfy { $0.impact == .low })
+    let special = document.incidents[0]
+    // "2012-04-16T09:07/" at the -07:00 of `updated`: open-ended.
+    #expect(special.startTime == (try utc("2012-04-16T16:07:00Z")))
+    #expect(special.endTime == nil)
+    #expect(special.entryTime == (try utc("2012-04-16T16:07:00Z")))
+    #expect(special.details.roadName == "I-1")
+    #expect(special.details.fromJunction == "INTERSECTION HWY")
+    #expect(
+      pairs(special.location.polyline) == [[33.07385, -117.070234], [33.07385, -117.070234]])
+    #expect(special.sourceTexts == [LocalizedText(text: "Special Event on I-1 S", language: .enCA)])
+    let incident = document.incidents[1]
+    #expect(incident.startTime == (try utc("2012-04-16T15:56:00Z")))
+    #expect(incident.endTime == (try utc("2012-04-16T16:41:00Z")))
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func tmddOutputTwo() throws {
+    let document = try Open511Decoder.decode(Self.shared("tmdd_output_2.json"), options: options)
+    #expect(document.problems.isEmpty)
+    let accident = try #require(document.incidents.first)
+    #expect(document.incidents.count == 1)
+    #expect(accident.id == "example.jurisdiction/91")
+    #expect(accident.type == .accident)
+    #expect(accident.impact == .major)
+    #expect(accident.startTime == (try utc("2010-04-21T13:00:00Z")))
+    #expect(accident.endTime == (try utc("2010-04-21T14:20:00Z")))
+    #expect(accident.entryTime == (try utc("2010-04-21T13:21:05Z")))
+    #expect(accident.details.toJunction == "Mile 2")
+    #expect(accident.sourceTexts.map(\.text) == ["Test Incident 1234", "Test -- accident on I-1"])
+    #expect(
+      pairs(accident.location.polyline) == [[34.00963, -111.153118], [34.00963, -111.153118]])
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func montrealServerFixture() throws {
+    let data = try Self.shared("montreal_five.json")
+    #expect(Open511Decoder.recognizes(data))
+    let document = try Open511Decoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.incidents.count == 5)
+    let first = document.incidents[0]
+    #expect(first.id == "converted.ville.montreal.qc.ca/56d67eaf8f8dab047f6f870078229b1e")
+    #expect(first.type == .unknown)  // the draft RoadEvent has no type
+    #expect(first.startTime == (try utc("2012-05-07T00:00:00Z")))
+    #expect(first.endTime == (try utc("2012-06-04T00:00:00Z")))  // EndDate 2012-06-03 inclusive
+    #expect(first.location.polyline.vertices.count == 4)
+    #expect(
+      first.location.polyline.vertices.first
+        == (try GeoCoordinates(latitude: 45.5703130353666026, longitude: -73.6586093902588033)))
+    #expect(
+      first.location.description
+        == "Boulevard Henri-Bourassa (côté nord) entre Papineau et des Prairies")
+    let french = try LanguageCode("fr")
+    #expect(
+      first.sourceTexts.first == LocalizedText(text: "Réfection de la chaussée", language: french))
+    #expect(first.sourceTexts.count == 2)
+    #expect(document.incidents.map { $0.location.polyline.vertices.count } == [4, 2, 14, 2, 2])
+    #expect(document.incidents[1].location.lengthInMeters == 0)  // a POINT
+    #expect(
+      document.incidents[3].sourceTexts.map(\.language) == [french, try LanguageCode("en")])
+    #expect(document.incidents[4].startTime == (try utc("2011-09-26T00:00:00Z")))
+  }
+
+  @Test func fuzzSeedsAreRecognisedAndDecode() throws {
+    let folder = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fuzz/open511")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(names.count >= 3)
+    var incidents = 0
+    for name in names {
+      let data = try Data(contentsOf: folder.appendingPathComponent(name))
+      #expect(Open511Decoder.recognizes(data), "\(name)")
+      incidents += try Open511Decoder.decode(data, options: options).incidents.count
+    }
+    #expect(incidents == 5)  // 1 + 1 + 2 (the XML seed; its third event has no place) + 1
+  }
+
+  // MARK: Bad input
+
+  @Test func recognisesOnlyOpen511() throws {
+    #expect(Open511Decoder.recognizes(try ownFixture("open511", "events.json")))
+    #expect(Open511Decoder.recognizes(try ownFixture("open511", "events.xml")))
+    #expect(!Open511Decoder.recognizes(try ownFixture("datex2", "v3_situation.xml")))
+    #expect(!Open511Decoder.recognizes(Data("{\"features\": []}".utf8)))
+    #expect(!Open511Decoder.recognizes(Data()))
+  }
+
+  @Test func malformedJSONNamesTheCharacter() {
+    #expect {
+      _ = try Open511Decoder.decode(Data("{\"events\": [{\"id\": }]}".utf8), options: options)
+    } throws: { error in
+      guard let error = error as? FeedError else { return false }
+      return error.format == .open511 && error.reason.contains("malformed JSON")
+        && error.reason.contains("character")
+    }
+  }
+
+  @Test func deeplyNestedJSONIsRejected() {
+    let text =
+      "{\"events\": " + String(repeating: "[", count: 10_000)
+      + String(repeating: "]", count: 10_000) + "}"
+    #expect {
+      _ = try Open511Decoder.decode(Data(text.utf8), options: options)
+    } throws: { error in
+      (error as? FeedError)?.reason.contains("nested") == true
+    }
+  }
+
+  @Test func giganticNumbersAndWrongTypesEndInErrorsNotCrashes() throws {
+    #expect(throws: FeedError.self) {
+      _ = try Open511Decoder.decode(Data("{\"events\": [1e999]}".utf8), options: options)
+    }
+    let text = """
+      {"events": [
+        "not an object",
+        {"id": "x.org/1", "geography": {"type": "Point", "coordinates": [1e300, 2]}},
+        {"id": "x.org/2", "roads": [{"lanes_closed": 123456789012345678901234567890}],
+         "geography": {"type": "Point", "coordinates": [1, 2]}},
+        {"id": ["x"], "geography": {"type": "Point", "coordinates": [1, 2]}}
+      ]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(
+      document.problems.map(\.location) == [
+        "events[0]", "events[1] id=x.org/1", "events[2] id=x.org/2", "events[3]",
+      ])
+    #expect(document.problems[0].reason == "expected an object")
+    #expect(document.problems[1].reason.contains("geography"))
+    #expect(document.problems[2].reason.contains("lanes_closed"))
+    #expect(document.problems[3].reason == "id: expected a string")
+  }
+
+  @Test func hostileXMLIsRejected() {
+    let bomb = """
+      <?xml version="1.0"?><!DOCTYPE open511 [<!ENTITY a "aaaaaaaaaa">\
+      <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\
+      <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">\
+      <!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;"><!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;">\
+      <!ENTITY h "&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;">]>\
+      <open511><events><event><headline>&h;</headline></event></events></open511>
+      """
+    #expect {
+      _ = try Open511Decoder.decode(Data(bomb.utf8), options: options)
+    } throws: { error in
+      (error as? FeedError)?.reason.contains("amplification") == true
+    }
+    #expect {
+      _ = try Open511Decoder.decode(Data("<open511><events><event><id>x".utf8), options: options)
+    } throws: { error in
+      (error as? FeedError)?.location?.hasPrefix("line 1") == true
+    }
+    #expect {
+      _ = try Open511Decoder.decode(Data("<rss><channel/></rss>".utf8), options: options)
+    } throws: { error in
+      (error as? FeedError)?.reason.contains("not an Open511 document") == true
+    }
+  }
+
+  @Test func badScheduleSkipsTheEvent() throws {
+    let text = """
+      {"events": [
+        {"id": "x.org/1", "schedule": {"intervals": ["tomorrow/"]},
+         "geography": {"type": "Point", "coordinates": [1, 2]}},
+        {"id": "x.org/2", "schedule": {"intervals": ["2025-01-02T00:00/2025-01-01T00:00"]},
+         "geography": {"type": "Point", "coordinates": [1, 2]}}
+      ]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(document.problems.map(\.reason.isEmpty) == [false, false])
+    #expect(document.problems[0].reason.contains("\"tomorrow\""))
+    #expect(document.problems[1].reason.contains("ends"))
+  }
+}
