@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Geo", targets: ["Geo"]),
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
+    .library(name: "Roads", targets: ["Roads"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -22,6 +23,8 @@ let package = Package(
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
@@ -36,6 +39,8 @@ let package = Package(
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
+    .testTarget(
+      name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )
