@@ -34,7 +34,8 @@ import TrafficTestSupport
     let expected = network.nodes[0].coordinates.distance(to: network.nodes[1].coordinates)
     #expect(abs(network.segments[0].lengthInMeters - expected) < 1e-9)
     #expect(abs(expected - 76.0) < 1)
-    #expect(network.segments[1].geometry.vertices == network.segments[0].geometry.vertices.reversed())
+    #expect(
+      network.segments[1].geometry.vertices == network.segments[0].geometry.vertices.reversed())
   }
 
   @Test("A roundabout is one-way and split where the approach joins and where it closes")
@@ -82,7 +83,8 @@ import TrafficTestSupport
       try OSMImporter.importNetwork(xml: Data(xml.utf8), name: "bad.osm")
     }
     do {
-      _ = try OSMImporter.importNetwork(xml: Data("<osm><way id=\"x\"></osm>".utf8), name: "bad.osm")
+      _ = try OSMImporter.importNetwork(
+        xml: Data("<osm><way id=\"x\"></osm>".utf8), name: "bad.osm")
       Issue.record("expected an error")
     } catch {
       guard case .malformed(let file, let position, _) = error else {
@@ -96,7 +98,9 @@ import TrafficTestSupport
 
   @Test("A missing file is reported with its path")
   func missingFile() {
-    #expect(throws: RoadsError.unreadable(file: "/nonexistent/x.osm.pbf", reason: "no such readable file")) {
+    #expect(
+      throws: RoadsError.unreadable(file: "/nonexistent/x.osm.pbf", reason: "no such readable file")
+    ) {
       try OSMImporter.importNetwork(from: URL(fileURLWithPath: "/nonexistent/x.osm.pbf"))
     }
   }

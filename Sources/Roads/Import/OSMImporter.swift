@@ -97,7 +97,9 @@ public enum OSMImporter {
   }
 
   /// Streams a `.bz2` file through `bzip2 -dc` into the XML reader.
-  private static func importBzip2(_ url: URL, options: OSMImportOptions) throws(RoadsError)
+  private static func importBzip2(
+    _ url: URL, options: OSMImportOptions
+  ) throws(RoadsError)
     -> RoadNetwork
   {
     guard let bzip2 = executable(named: "bzip2") else {
@@ -139,7 +141,8 @@ public enum OSMImporter {
     if case .success = result, process.terminationStatus != 0 {
       throw .malformed(
         file: url.lastPathComponent, position: nil,
-        reason: "bzip2 failed (status \(process.terminationStatus)): \(message.trimmingWhitespace())")
+        reason:
+          "bzip2 failed (status \(process.terminationStatus)): \(message.trimmingWhitespace())")
     }
     if case .failure(let error) = result, process.terminationStatus != 0, !message.isEmpty {
       throw .malformed(

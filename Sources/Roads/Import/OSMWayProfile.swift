@@ -98,7 +98,11 @@ enum OSMWayProfile {
     var forwardLanes = tags["lanes:forward"].flatMap(positiveInt)
     var backwardLanes = tags["lanes:backward"].flatMap(positiveInt)
     if forward != backward {
-      if forward { forwardLanes = forwardLanes ?? lanes } else { backwardLanes = backwardLanes ?? lanes }
+      if forward {
+        forwardLanes = forwardLanes ?? lanes
+      } else {
+        backwardLanes = backwardLanes ?? lanes
+      }
     } else if let lanes, lanes >= 2 {
       forwardLanes = forwardLanes ?? lanes / 2
       backwardLanes = backwardLanes ?? lanes / 2

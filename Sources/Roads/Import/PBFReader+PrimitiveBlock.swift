@@ -41,7 +41,9 @@ extension PBFReader {
   /// Adds the block's road ways to `builder`.
   ///
   /// - Returns: whether the block holds nodes (so that the second pass reads it again).
-  func readWays(_ block: Block, into builder: inout OSMNetworkBuilder) throws(RoadsError)
+  func readWays(
+    _ block: Block, into builder: inout OSMNetworkBuilder
+  ) throws(RoadsError)
     -> Bool
   {
     do {
@@ -106,7 +108,9 @@ extension PBFReader {
   ///
   /// - Parameter cursor: position in `builder.nodeIDs` reached so far; files sorted by id
   ///   (the norm) are then matched in one forward sweep, others by binary search.
-  func readNodes(_ block: Block, into builder: inout OSMNetworkBuilder, cursor: inout Int)
+  func readNodes(
+    _ block: Block, into builder: inout OSMNetworkBuilder, cursor: inout Int
+  )
     throws(RoadsError)
   {
     let ids = builder.nodeIDs
@@ -117,10 +121,13 @@ extension PBFReader {
       return nil
     }
     do {
-      try ProtobufReader.withBytes(block.data) { (bytes: UnsafeRawBufferPointer) throws(ProtobufError) in
+      try ProtobufReader.withBytes(block.data) {
+        (bytes: UnsafeRawBufferPointer) throws(ProtobufError) in
         var reader = ProtobufReader(bytes, range: 0..<bytes.count)
         let layout = try layout(&reader)
-        func record(_ id: Int64, _ rawLatitude: Int64, _ rawLongitude: Int64, at offset: Int)
+        func record(
+          _ id: Int64, _ rawLatitude: Int64, _ rawLongitude: Int64, at offset: Int
+        )
           throws(ProtobufError)
         {
           guard let index = locate(id) else { return }

@@ -104,7 +104,9 @@ struct PBFReader {
     }
   }
 
-  private func read(_ handle: FileHandle, count: Int, offset: Int, index: Int, what: String)
+  private func read(
+    _ handle: FileHandle, count: Int, offset: Int, index: Int, what: String
+  )
     throws(RoadsError) -> Data
   {
     let data: Data
@@ -122,7 +124,9 @@ struct PBFReader {
   }
 
   /// Reads the block at the handle's position, or `nil` at a clean end of file.
-  private func readBlock(_ handle: FileHandle, offset: Int, index: Int) throws(RoadsError)
+  private func readBlock(
+    _ handle: FileHandle, offset: Int, index: Int
+  ) throws(RoadsError)
     -> Block?
   {
     let lengthData: Data
@@ -237,7 +241,8 @@ struct PBFReader {
   private func checkHeader(_ block: Block) throws(RoadsError) {
     var required: [String] = []
     do {
-      try ProtobufReader.withBytes(block.data) { (bytes: UnsafeRawBufferPointer) throws(ProtobufError) in
+      try ProtobufReader.withBytes(block.data) {
+        (bytes: UnsafeRawBufferPointer) throws(ProtobufError) in
         var reader = ProtobufReader(bytes, range: 0..<bytes.count)
         while let (number, wireType) = try reader.field() {
           if number == 4, wireType == 2 {

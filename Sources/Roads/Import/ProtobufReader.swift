@@ -31,7 +31,9 @@ struct ProtobufReader {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
-      guard position < end else { throw ProtobufError(offset: position, reason: "truncated varint") }
+      guard position < end else {
+        throw ProtobufError(offset: position, reason: "truncated varint")
+      }
       let byte = bytes[position]
       position += 1
       guard shift < 64 else { throw ProtobufError(offset: position - 1, reason: "varint too long") }
@@ -86,8 +88,7 @@ struct ProtobufReader {
 
   /// Reads the values of a repeated varint field, packed (wire type 2) or not (wire type 0),
   /// appending them to `values`.
-  mutating func repeatedVarints(wireType: Int, into values: inout [UInt64]) throws(ProtobufError)
-  {
+  mutating func repeatedVarints(wireType: Int, into values: inout [UInt64]) throws(ProtobufError) {
     switch wireType {
     case 0:
       values.append(try varint())
@@ -102,7 +103,9 @@ struct ProtobufReader {
 
   /// Reads a packed (or single) list of zigzag-encoded, delta-coded signed integers and
   /// appends their running sums, using wrapping arithmetic so hostile input cannot trap.
-  mutating func deltaCodedSignedVarints(wireType: Int, into values: inout [Int64])
+  mutating func deltaCodedSignedVarints(
+    wireType: Int, into values: inout [Int64]
+  )
     throws(ProtobufError)
   {
     var raw: [UInt64] = []

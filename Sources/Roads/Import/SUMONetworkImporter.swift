@@ -51,7 +51,9 @@ public enum SUMONetworkImporter {
   /// - Returns: the network.
   /// - Throws: as ``importNetwork(from:)``.
   /// - Complexity: as ``importNetwork(from:)``.
-  public static func importNetwork(xml data: Data, name: String = "SUMO network")
+  public static func importNetwork(
+    xml data: Data, name: String = "SUMO network"
+  )
     throws(RoadsError) -> RoadNetwork
   {
     try SUMONetworkReader(fileName: name).read(XMLParser(data: data))
@@ -61,7 +63,9 @@ public enum SUMONetworkImporter {
   ///
   /// - Throws: ``RoadsError/malformed(file:position:reason:)`` for `"!"`,
   ///   ``RoadsError/unsupported(file:reason:)`` for other projections or ellipsoids.
-  static func projection(_ parameters: String, fileName: String) throws(RoadsError)
+  static func projection(
+    _ parameters: String, fileName: String
+  ) throws(RoadsError)
     -> TransverseMercator
   {
     let text = parameters.trimmingWhitespace()
@@ -225,7 +229,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
       guard function == "normal" else { return }
       guard let id = attributes["id"], let from = attributes["from"], let to = attributes["to"]
       else { return fail(parser, "edge without id, from or to") }
-      var edge = Edge(id: id, from: from, to: to, type: attributes["type"], name: attributes["name"])
+      var edge = Edge(
+        id: id, from: from, to: to, type: attributes["type"], name: attributes["name"])
       if let text = attributes["shape"] {
         guard let points = shape(text), points.count >= 2 else {
           return fail(parser, "edge \(id) has an unreadable shape")

@@ -86,15 +86,15 @@ package struct TransverseMercator: Sendable, Hashable {
   }
 
   /// Projects geographic coordinates (degrees) to easting and northing (meters).
-  package func project(latitude: Double, longitude: Double) -> (easting: Double, northing: Double)
-  {
+  package func project(latitude: Double, longitude: Double) -> (easting: Double, northing: Double) {
     let phi = latitude * .pi / 180
     var lambda = (longitude - centralMeridian) * .pi / 180
     lambda = remainder(lambda, 2 * .pi)
     let tau = tan(phi)
     let tauPrime = Self.conformalTangent(tau, eccentricity: eccentricity)
     let xiPrime = atan2(tauPrime, cos(lambda))
-    let etaPrime = asinh(sin(lambda) / (tauPrime * tauPrime + cos(lambda) * cos(lambda)).squareRoot())
+    let etaPrime = asinh(
+      sin(lambda) / (tauPrime * tauPrime + cos(lambda) * cos(lambda)).squareRoot())
     var xi = xiPrime
     var eta = etaPrime
     for j in 1...6 {

@@ -109,7 +109,8 @@ public struct RoutingGraph: Sendable {
       length += driven
       time += partialCost(id, meters: driven, .travelTime)
     }
-    return Route(segmentIDs: segmentIDs, cost: cost, lengthInMeters: length, travelTimeInSeconds: time)
+    return Route(
+      segmentIDs: segmentIDs, cost: cost, lengthInMeters: length, travelTimeInSeconds: time)
   }
 
   /// The shortest path between two positions on the network.
@@ -139,8 +140,8 @@ public struct RoutingGraph: Sendable {
     let targetCost = partialCost(target.segmentID, meters: target.offsetInMeters, metric)
     var best: (cost: Double, last: Int)?
     var search = Search()
-    search.run(graph: self, starts: [(source.segmentID, start)], metric: metric, limit: .infinity)
-    { segment, cost in
+    search.run(graph: self, starts: [(source.segmentID, start)], metric: metric, limit: .infinity) {
+      segment, cost in
       // Labels only grow and the last part costs >= 0: nothing settled later can do better.
       if let best, cost >= best.cost { return false }
       if successors(of: segment).contains(target.segmentID) {
@@ -164,7 +165,9 @@ public struct RoutingGraph: Sendable {
   /// - Returns: the route (empty for the same node), or `nil` when unreachable.
   /// - Throws: ``RoadsError/invalidArgument(_:)`` for a node that does not exist.
   /// - Complexity: O((m + n) log m) for the m segments and n turns explored.
-  public func shortestPath(fromNode sourceNode: Int, toNode targetNode: Int, metric: Metric = .length)
+  public func shortestPath(
+    fromNode sourceNode: Int, toNode targetNode: Int, metric: Metric = .length
+  )
     throws(RoadsError) -> Route?
   {
     guard network.nodes.indices.contains(sourceNode), network.nodes.indices.contains(targetNode)
@@ -221,7 +224,9 @@ public struct RoutingGraph: Sendable {
     let start = max(0, sourceLength - source.offsetInMeters)
     var search = Search()
     var open = entries.values.reduce(0) { $0 + $1.count }
-    search.run(graph: self, starts: [(source.segmentID, start)], metric: .length, limit: maxCostInMeters) {
+    search.run(
+      graph: self, starts: [(source.segmentID, start)], metric: .length, limit: maxCostInMeters
+    ) {
       segment, cost in
       for next in successors(of: segment) {
         guard let waiting = entries[next] else { continue }
