@@ -15,6 +15,7 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
   /// A value passed by the caller is out of range or inconsistent.
   case invalidArgument(String)
 
+  /// The error in one sentence, naming the file and position.
   public var description: String {
     switch self {
     case .unreadable(let file, let reason):
