@@ -140,4 +140,26 @@ import TrafficTestSupport
           && (9.3...9.8).contains($0.coordinates.longitude)
       })
   }
+
+  @Test(
+    "A truncated bzip2 file fails with an error naming the file",
+    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+  func truncatedBzip2() throws {
+    let base = try #require(RoadsFixtures.liechtenstein)
+    let bytes = try Data(contentsOf: base.appendingPathExtension("osm.bz2"))
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("roads-\(UUID().uuidString)-cut.osm.bz2")
+    try bytes.prefix(bytes.count / 2).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    do {
+      _ = try OSMImporter.importNetwork(from: url)
+      Issue.record("expected an error")
+    } catch {
+      guard case .malformed(let file, _, _) = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(file == url.lastPathComponent)
+    }
+  }
 }
