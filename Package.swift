@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Geo", targets: ["Geo"]),
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
+    .library(name: "Roads", targets: ["Roads"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -22,6 +23,8 @@ let package = Package(
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
@@ -38,6 +41,8 @@ let package = Package(
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),
+    .testTarget(
+      name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,147 @@
+import Geo
+
+/// Collects the kept ways of an OpenStreetMap file and the coordinates of their nodes, then
+/// splits the ways at junctions into directed segments.
+///
+/// Memory model: way node references are kept in one flat `[Int64]` (8 bytes per
+/// reference) with per-way attributes; node coordinates are kept only for the nodes the
+/// kept ways reference, in arrays parallel to their sorted ids (24 bytes per node). A
+/// 500 MB country PBF has in the order of 20 million road-node references, so the import
+/// needs well under 2 GB before the network itself is built.
+struct OSMNetworkBuilder {
+  private var wayIDs: [Int64] = []
+  private var wayAttributes: [OSMWayAttributes] = []
+  /// `refs[refStarts[w]..<refStarts[w + 1]]` are the node ids of way `w`.
+  private var refs: [Int64] = []
+  private var refStarts: [Int] = [0]
+
+  /// Sorted unique ids of the nodes the kept ways reference (valid after `finishWays()`).
+  private(set) var nodeIDs: [Int64] = []
+  private var latitudes: [Double] = []
+  private var longitudes: [Double] = []
+
+  var wayCount: Int { wayIDs.count }
+
+  /// Adds a way if its tags make it a road for motor traffic.
+  mutating func addWay(
+    id: Int64, nodeIDs wayRefs: some Collection<Int64>, tags: [String: String],
+    options: OSMImportOptions
+  ) {
+    guard wayRefs.count >= 2, let attributes = OSMWayProfile.attributes(tags, options: options)
+    else { return }
+    wayIDs.append(id)
+    wayAttributes.append(attributes)
+    refs.append(contentsOf: wayRefs)
+    refStarts.append(refs.count)
+  }
+
+  /// Freezes the set of needed nodes; call after the last way and before `setCoordinates`.
+  mutating func finishWays() {
+    var ids = refs
+    ids.sort()
+    var unique: [Int64] = []
+    unique.reserveCapacity(ids.count / 2)
+    for id in ids where unique.last != id { unique.append(id) }
+    nodeIDs = unique
+    latitudes = [Double](repeating: .nan, count: unique.count)
+    longitudes = [Double](repeating: .nan, count: unique.count)
+  }
+
+  /// Index of `id` in `nodeIDs`, or `nil`.
+  func nodeIndex(of id: Int64) -> Int? {
+    var low = 0
+    var high = nodeIDs.count
+    while low < high {
+      let mid = (low + high) / 2
+      if nodeIDs[mid] < id { low = mid + 1 } else { high = mid }
+    }
+    return low < nodeIDs.count && nodeIDs[low] == id ? low : nil
+  }
+
+  /// Records the coordinates of a needed node by its index in `nodeIDs`.
+  mutating func setCoordinates(index: Int, latitude: Double, longitude: Double) {
+    latitudes[index] = latitude
+    longitudes[index] = longitude
+  }
+
+  /// Splits the ways into segments: a way is cut at every node that two or more kept way
+  /// references share (a junction, or a way that meets itself) and at nodes whose
+  /// coordinates the file lacks (extracts cut at a border); way ends are always nodes.
+  ///
+  /// - Complexity: O(r log n) for r references and n distinct nodes.
+  func build() -> RoadNetwork {
+    var useCount = [UInt8](repeating: 0, count: nodeIDs.count)
+    var refIndex = [Int](repeating: -1, count: refs.count)
+    for (i, id) in refs.enumerated() {
+      guard let index = nodeIndex(of: id) else { continue }
+      refIndex[i] = index
+      if useCount[index] < 255 { useCount[index] += 1 }
+    }
+
+    var nodes: [RoadNode] = []
+    var roadNodeOf = [Int32](repeating: -1, count: nodeIDs.count)
+    func roadNode(_ index: Int) -> Int {
+      if roadNodeOf[index] >= 0 { return Int(roadNodeOf[index]) }
+      let id = nodes.count
+      nodes.append(
+        RoadNode(
+          id: id, sourceID: String(nodeIDs[index]), coordinates: coordinates(index)))
+      roadNodeOf[index] = Int32(id)
+      return id
+    }
+
+    var segments: [RoadSegment] = []
+    var piece: [Int] = []
+    func flush(way w: Int) {
+      defer { piece.removeAll(keepingCapacity: true) }
+      guard piece.count >= 2 else { return }
+      let attributes = wayAttributes[w]
+      let from = roadNode(piece[0])
+      let to = roadNode(piece[piece.count - 1])
+      let vertices = piece.map(coordinates)
+      let sourceID = String(wayIDs[w])
+      let forwardID = attributes.forward ? segments.count : nil
+      let backwardID = attributes.backward ? segments.count + (attributes.forward ? 1 : 0) : nil
+      if let forwardID {
+        segments.append(
+          RoadSegment(
+            id: forwardID, sourceID: sourceID, fromNode: from, toNode: to,
+            geometry: GeoPolyline(uncheckedVertices: vertices), name: attributes.name,
+            ref: attributes.ref, roadClass: attributes.roadClass,
+            speedLimit: attributes.forwardSpeed, laneCount: attributes.forwardLanes,
+            isReversed: false, oppositeID: backwardID))
+      }
+      if let backwardID {
+        segments.append(
+          RoadSegment(
+            id: backwardID, sourceID: sourceID, fromNode: to, toNode: from,
+            geometry: GeoPolyline(uncheckedVertices: vertices.reversed()), name: attributes.name,
+            ref: attributes.ref, roadClass: attributes.roadClass,
+            speedLimit: attributes.backwardSpeed, laneCount: attributes.backwardLanes,
+            isReversed: true, oppositeID: forwardID))
+      }
+    }
+
+    for w in 0..<wayIDs.count {
+      for r in refStarts[w]..<refStarts[w + 1] {
+        let index = refIndex[r]
+        guard index >= 0, !latitudes[index].isNaN else {
+          flush(way: w)
+          continue
+        }
+        if piece.last == index { continue }
+        piece.append(index)
+        if piece.count >= 2, useCount[index] >= 2 {
+          flush(way: w)
+          piece.append(index)
+        }
+      }
+      flush(way: w)
+    }
+    return RoadNetwork(uncheckedNodes: nodes, segments: segments)
+  }
+
+  private func coordinates(_ index: Int) -> GeoCoordinates {
+    GeoCoordinates(uncheckedLatitude: latitudes[index], longitude: longitudes[index])
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// Streams OpenStreetMap XML (API 0.6 format) through Foundation's event-driven `XMLParser`,
+/// feeding ways and node coordinates to an ``OSMNetworkBuilder``.
+///
+/// XML files list all nodes before the ways, so this reader keeps every node's coordinates
+/// (about 40 bytes per node in a dictionary) until the ways are known; PBF files are read in
+/// two passes instead (see ``PBFReader``).
+final class OSMXMLReader: NSObject, XMLParserDelegate {
+  private let fileName: String
+  private let options: OSMImportOptions
+  private var nodeCoordinates: [Int64: (latitude: Double, longitude: Double)] = [:]
+  private(set) var builder = OSMNetworkBuilder()
+  private var wayID: Int64?
+  private var wayRefs: [Int64] = []
+  private var wayTags: [String: String] = [:]
+  private(set) var failure: RoadsError?
+
+  init(fileName: String, options: OSMImportOptions) {
+    self.fileName = fileName
+    self.options = options
+  }
+
+  /// Parses the document and returns the finished network.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column.
+  func read(_ parser: XMLParser) throws(RoadsError) -> RoadNetwork {
+    parser.delegate = self
+    parser.shouldProcessNamespaces = false
+    let succeeded = parser.parse()
+    if let failure { throw failure }
+    if !succeeded {
+      let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "XML parse error"
+      throw .malformed(
+        file: fileName, position: "line \(parser.lineNumber), column \(parser.columnNumber)",
+        reason: reason)
+    }
+    return finish()
+  }
+
+  private func finish() -> RoadNetwork {
+    builder.finishWays()
+    for (index, id) in builder.nodeIDs.enumerated() {
+      if let point = nodeCoordinates[id] {
+        builder.setCoordinates(index: index, latitude: point.latitude, longitude: point.longitude)
+      }
+    }
+    nodeCoordinates = [:]
+    return builder.build()
+  }
+
+  private func fail(_ parser: XMLParser, _ reason: String) {
+    guard failure == nil else { return }
+    failure = .malformed(
+      file: fileName, position: "line \(parser.lineNumber), column \(parser.columnNumber)",
+      reason: reason)
+    parser.abortParsing()
+  }
+
+  func parser(
+    _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+  ) {
+    switch elementName {
+    case "node":
+      guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
+        return fail(parser, "node without a valid id")
+      }
+      // Deleted nodes in change files carry no position; they cannot be used.
+      guard let latText = attributeDict["lat"], let lonText = attributeDict["lon"] else { return }
+      guard let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat),
+        (-180...180).contains(lon)
+      else { return fail(parser, "node \(id) has invalid coordinates \(latText),\(lonText)") }
+      nodeCoordinates[id] = (lat, lon)
+    case "way":
+      guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
+        return fail(parser, "way without a valid id")
+      }
+      wayID = id
+      wayRefs.removeAll(keepingCapacity: true)
+      wayTags.removeAll(keepingCapacity: true)
+    case "nd":
+      guard wayID != nil else { return }
+      guard let ref = attributeDict["ref"].flatMap({ Int64($0) }) else {
+        return fail(parser, "way node reference without a valid ref")
+      }
+      wayRefs.append(ref)
+    case "tag":
+      guard wayID != nil, let key = attributeDict["k"], let value = attributeDict["v"] else {
+        return
+      }
+      wayTags[key] = value
+    default:
+      break
+    }
+  }
+
+  func parser(
+    _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+    qualifiedName qName: String?
+  ) {
+    guard elementName == "way", let id = wayID else { return }
+    builder.addWay(id: id, nodeIDs: wayRefs, tags: wayTags, options: options)
+    wayID = nil
+  }
+}

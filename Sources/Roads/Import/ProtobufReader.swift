@@ -1,0 +1,138 @@
+import Foundation
+
+/// A failure while decoding protocol-buffer bytes: where (offset within the buffer) and why.
+struct ProtobufError: Error, Sendable {
+  let offset: Int
+  let reason: String
+}
+
+/// A bounds-checked reader of protocol-buffer wire format (varints, fixed, and
+/// length-delimited fields), over bytes the caller keeps alive.
+///
+/// Every read checks the remaining length first, so a truncated or corrupt message throws a
+/// ``ProtobufError`` instead of reading out of bounds. Encoding: Protocol Buffers
+/// "Encoding" (developers.google.com/protocol-buffers/docs/encoding).
+struct ProtobufReader {
+  let bytes: UnsafeRawBufferPointer
+  private(set) var position: Int
+  let end: Int
+
+  /// A reader over `bytes[range]`; the range must lie within `bytes`.
+  init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
+    self.bytes = bytes
+    self.position = range.lowerBound
+    self.end = range.upperBound
+  }
+
+  var isAtEnd: Bool { position >= end }
+
+  /// Reads a base-128 varint of at most 10 bytes.
+  mutating func varint() throws(ProtobufError) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      guard position < end else {
+        throw ProtobufError(offset: position, reason: "truncated varint")
+      }
+      let byte = bytes[position]
+      position += 1
+      guard shift < 64 else { throw ProtobufError(offset: position - 1, reason: "varint too long") }
+      result |= UInt64(byte & 0x7F) << shift
+      if byte & 0x80 == 0 { return result }
+      shift += 7
+    }
+  }
+
+  /// Reads a field key: field number and wire type, or `nil` at the end.
+  mutating func field() throws(ProtobufError) -> (number: Int, wireType: Int)? {
+    guard !isAtEnd else { return nil }
+    let start = position
+    let key = try varint()
+    let number = key >> 3
+    guard number > 0, number <= 536_870_911 else {
+      throw ProtobufError(offset: start, reason: "invalid field number \(number)")
+    }
+    return (Int(number), Int(key & 7))
+  }
+
+  /// Reads a length-delimited field's bounds.
+  mutating func lengthDelimited() throws(ProtobufError) -> Range<Int> {
+    let start = position
+    let length = try varint()
+    guard length <= UInt64(end - position) else {
+      throw ProtobufError(offset: start, reason: "length \(length) runs past the end")
+    }
+    let range = position..<(position + Int(length))
+    position = range.upperBound
+    return range
+  }
+
+  /// Skips a field's value of the given wire type.
+  mutating func skip(wireType: Int) throws(ProtobufError) {
+    switch wireType {
+    case 0: _ = try varint()
+    case 1: try advance(8)
+    case 2: _ = try lengthDelimited()
+    case 5: try advance(4)
+    default:
+      throw ProtobufError(offset: position, reason: "unsupported wire type \(wireType)")
+    }
+  }
+
+  private mutating func advance(_ count: Int) throws(ProtobufError) {
+    guard end - position >= count else {
+      throw ProtobufError(offset: position, reason: "truncated fixed-size value")
+    }
+    position += count
+  }
+
+  /// Reads the values of a repeated varint field, packed (wire type 2) or not (wire type 0),
+  /// appending them to `values`.
+  mutating func repeatedVarints(wireType: Int, into values: inout [UInt64]) throws(ProtobufError) {
+    switch wireType {
+    case 0:
+      values.append(try varint())
+    case 2:
+      let range = try lengthDelimited()
+      var inner = ProtobufReader(bytes, range: range)
+      while !inner.isAtEnd { values.append(try inner.varint()) }
+    default:
+      throw ProtobufError(offset: position, reason: "wire type \(wireType) for a varint list")
+    }
+  }
+
+  /// Reads a packed (or single) list of zigzag-encoded, delta-coded signed integers and
+  /// appends their running sums, using wrapping arithmetic so hostile input cannot trap.
+  mutating func deltaCodedSignedVarints(
+    wireType: Int, into values: inout [Int64]
+  )
+    throws(ProtobufError)
+  {
+    var raw: [UInt64] = []
+    try repeatedVarints(wireType: wireType, into: &raw)
+    var sum: Int64 = values.last ?? 0
+    values.reserveCapacity(values.count + raw.count)
+    for value in raw {
+      sum = sum &+ ProtobufReader.zigzag(value)
+      values.append(sum)
+    }
+  }
+
+  /// Decodes a zigzag-encoded signed value (`sint64`).
+  static func zigzag(_ value: UInt64) -> Int64 {
+    Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
+  }
+}
+
+extension ProtobufReader {
+  /// Calls `body` with the bytes of `data`, keeping the typed error (the standard library's
+  /// `withUnsafeBytes` only rethrows untyped errors).
+  static func withBytes<T>(
+    _ data: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws(ProtobufError) -> T
+  ) throws(ProtobufError) -> T {
+    let result: Result<T, ProtobufError> = data.withUnsafeBytes { raw in
+      Result { () throws(ProtobufError) -> T in try body(raw) }
+    }
+    return try result.get()
+  }
+}

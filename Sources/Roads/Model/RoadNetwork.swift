@@ -1,0 +1,146 @@
+import Geo
+
+/// An immutable road network: junction nodes, directed segments between them, and a spatial
+/// index over the segments.
+///
+/// Build one with ``OSMImporter`` (OpenStreetMap XML, bzip2 XML, or PBF), ``SUMONetworkImporter``
+/// (SUMO `.net.xml`), or ``init(nodes:segments:)`` from values you made. Route on it with
+/// ``RoutingGraph``.
+///
+/// Memory: a segment costs about 200 bytes plus 32 bytes per geometry vertex; a two-way road
+/// stores its geometry once per direction, so that each direction reads in travel order
+/// without copying.
+public struct RoadNetwork: Sendable {
+  /// The nodes; `nodes[i].id == i`.
+  public let nodes: [RoadNode]
+  /// The directed segments; `segments[i].id == i`.
+  public let segments: [RoadSegment]
+  /// Segment bounding boxes (x = longitude, y = latitude) -> segment id.
+  let index: RTree<Int>
+
+  /// Creates a network and indexes its segments.
+  ///
+  /// - Parameters:
+  ///   - nodes: nodes whose `id` equals their position.
+  ///   - segments: segments whose `id` equals their position, joining existing nodes, and
+  ///     whose `oppositeID` (if any) names a segment joining the same nodes the other way.
+  /// - Throws: ``RoadsError/invalidArgument(_:)`` when an id or reference is inconsistent.
+  /// - Complexity: O(n log n) for n segments (R-tree bulk load).
+  public init(nodes: [RoadNode], segments: [RoadSegment]) throws(RoadsError) {
+    for (i, node) in nodes.enumerated() where node.id != i {
+      throw .invalidArgument("node at position \(i) has id \(node.id)")
+    }
+    for (i, segment) in segments.enumerated() {
+      guard segment.id == i else {
+        throw .invalidArgument("segment at position \(i) has id \(segment.id)")
+      }
+      guard nodes.indices.contains(segment.fromNode), nodes.indices.contains(segment.toNode)
+      else {
+        throw .invalidArgument("segment \(i) joins a node that does not exist")
+      }
+      if let opposite = segment.oppositeID {
+        guard segments.indices.contains(opposite),
+          segments[opposite].fromNode == segment.toNode,
+          segments[opposite].toNode == segment.fromNode
+        else {
+          throw .invalidArgument("segment \(i) names \(opposite) as opposite, which is not")
+        }
+      }
+    }
+    self.init(uncheckedNodes: nodes, segments: segments)
+  }
+
+  /// Creates a network from values the importers have made consistent.
+  init(uncheckedNodes nodes: [RoadNode], segments: [RoadSegment]) {
+    self.nodes = nodes
+    self.segments = segments
+    self.index = RTree(
+      segments.map { segment in
+        let box = segment.geometry.boundingBox
+        return (
+          RTreeBox(
+            uncheckedMinX: box.west, minY: box.south, maxX: box.east, maxY: box.north),
+          segment.id
+        )
+      })
+  }
+
+  /// Sum of all segment lengths, meters (a two-way road counts once per direction).
+  public var totalLengthInMeters: Double {
+    segments.reduce(0) { $0 + $1.lengthInMeters }
+  }
+
+  /// A segment near a point, with the point of the segment closest to it.
+  public struct Candidate: Hashable, Sendable {
+    /// The segment's id.
+    public let segmentID: Int
+    /// The nearest point of the segment's geometry, its distance, and its offset along the
+    /// segment from its start (``GeoPolyline/ClosestPoint/distanceAlongInMeters``).
+    public let closestPoint: GeoPolyline.ClosestPoint
+
+    /// Geodesic distance from the query point to the segment, meters.
+    public var distanceInMeters: Double { closestPoint.distanceInMeters }
+    /// Distance from the segment's start to its nearest point, meters.
+    public var offsetInMeters: Double { closestPoint.distanceAlongInMeters }
+  }
+
+  /// The segments passing within a distance of a point, nearest first.
+  ///
+  /// Candidate boxes come from the R-tree (the query box is the point grown by the radius),
+  /// then each candidate's true geodesic distance to its geometry is measured with
+  /// ``GeoPolyline/closestPoint(to:)``. Both directions of a two-way road are returned.
+  ///
+  /// - Parameters:
+  ///   - coordinates: the query point.
+  ///   - radiusInMeters: the search radius, meters.
+  /// - Returns: candidates with `distanceInMeters <= radiusInMeters`, sorted by distance,
+  ///   then by segment id.
+  /// - Throws: ``RoadsError/invalidArgument(_:)`` for a negative or non-finite radius.
+  /// - Complexity: O(log n + k·v) for k segments whose boxes meet the query box, each of v
+  ///   vertices.
+  public func segments(
+    near coordinates: GeoCoordinates, withinMeters radiusInMeters: Double
+  ) throws(RoadsError) -> [Candidate] {
+    guard radiusInMeters.isFinite, radiusInMeters >= 0 else {
+      throw .invalidArgument("search radius \(radiusInMeters) must be a finite number >= 0")
+    }
+    let box = GeoBox(
+      uncheckedWest: coordinates.longitude, south: coordinates.latitude,
+      east: coordinates.longitude, north: coordinates.latitude
+    ).expandedUnchecked(byMeters: radiusInMeters)
+    var result: [Candidate] = []
+    for query in RTreeBox.covering(box) {
+      index.visit(intersecting: query) { id, _ in
+        let closest = segments[id].geometry.closestPoint(to: coordinates)
+        if closest.distanceInMeters <= radiusInMeters {
+          result.append(Candidate(segmentID: id, closestPoint: closest))
+        }
+        return true
+      }
+    }
+    result.sort {
+      ($0.distanceInMeters, $0.segmentID) < ($1.distanceInMeters, $1.segmentID)
+    }
+    // A segment crossing the antimeridian can be found through both query boxes.
+    if result.count > 1 {
+      var seen = Set<Int>()
+      result = result.filter { seen.insert($0.segmentID).inserted }
+    }
+    return result
+  }
+
+  /// The segments leaving each node, as a compressed adjacency list: the segments leaving
+  /// node `n` are `outgoing[offsets[n]..<offsets[n + 1]]`.
+  func outgoingAdjacency() -> (offsets: [Int], outgoing: [Int]) {
+    var offsets = [Int](repeating: 0, count: nodes.count + 1)
+    for segment in segments { offsets[segment.fromNode + 1] += 1 }
+    for i in 0..<nodes.count { offsets[i + 1] += offsets[i] }
+    var fill = offsets
+    var outgoing = [Int](repeating: 0, count: segments.count)
+    for segment in segments {
+      outgoing[fill[segment.fromNode]] = segment.id
+      fill[segment.fromNode] += 1
+    }
+    return (offsets, outgoing)
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Geo
+import Roads
+import Testing
+
+@Suite struct SUMONetworkImporterTests {
+  @Test("The hand-written network: kept edges, coordinates, speeds, opposites")
+  func smallNetwork() throws {
+    let network = try SUMONetworkImporter.importNetwork(from: RoadsFixtures.url("small.net.xml"))
+    #expect(network.segments.map(\.sourceID) == ["e1", "-e1", "e2"])
+    #expect(network.nodes.map(\.sourceID) == ["A", "B", "C"])
+    // References from PROJ (see the fixture's comment).
+    let expected = [
+      (47.1341424841, 9.5155929719), (47.1341305837, 9.5182301658),
+      (47.1359302201, 9.5182476501),
+    ]
+    for (node, (lat, lon)) in zip(network.nodes, expected) {
+      #expect(abs(node.coordinates.latitude - lat) < 1e-9)
+      #expect(abs(node.coordinates.longitude - lon) < 1e-9)
+    }
+    let e1 = network.segments[0]
+    #expect(e1.speedLimitInMetersPerSecond == 16.67)
+    #expect(e1.laneCount == 2 && e1.roadClass == .primary && e1.name == "Landstrasse")
+    #expect(e1.geometry.vertices.count == 3)
+    #expect(e1.oppositeID == 1 && network.segments[1].oppositeID == 0)
+    #expect(network.segments[1].isReversed)
+    // e2 has no edge shape: its geometry is the mean of its two lanes (x = 298).
+    let e2 = network.segments[2]
+    #expect(e2.roadClass == .tertiary && e2.oppositeID == nil)
+    #expect(abs(e2.geometry.vertices[1].latitude - 47.1350305213) < 1e-9)
+    #expect(abs(e2.geometry.vertices[1].longitude - 9.5182125353) < 1e-9)
+    #expect(abs(e2.lengthInMeters - 200) < 0.2)
+  }
+
+  @Test("A network that is not geo-referenced is refused")
+  func notGeoReferenced() throws {
+    let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
+      .replacingOccurrences(
+        of: "+proj=utm +zone=32 +ellps=WGS84 +datum=WGS84 +units=m +no_defs", with: "!")
+    #expect(
+      throws: RoadsError.malformed(
+        file: "x.net.xml", position: "<location>",
+        reason: "projParameter \"!\": the network is not geo-referenced")
+    ) { try SUMONetworkImporter.importNetwork(xml: Data(text.utf8), name: "x.net.xml") }
+    let lambert = text.replacingOccurrences(
+      of: "projParameter=\"!\"", with: "projParameter=\"+proj=lcc +lat_1=49\"")
+    #expect(throws: RoadsError.self) {
+      try SUMONetworkImporter.importNetwork(xml: Data(lambert.utf8), name: "x.net.xml")
+    }
+  }
+
+  @Test(
+    "SUMO's A10KW network imports near its declared geographic boundary",
+    .enabled(if: RoadsFixtures.a10kw != nil, "needs Debian sumo-tools (A10KW)"))
+  func a10kw() throws {
+    let url = try #require(RoadsFixtures.a10kw)
+    let network = try SUMONetworkImporter.importNetwork(from: url)
+    print(
+      "A10KW: \(network.nodes.count) nodes, \(network.segments.count) segments, "
+        + "\(network.totalLengthInMeters / 1000) km")
+    // origBoundary="13.576712,52.291597,13.630952,52.319872" in the file's <location>.
+    for node in network.nodes {
+      #expect((52.2906...52.3209).contains(node.coordinates.latitude))
+      #expect((13.5757...13.6320).contains(node.coordinates.longitude))
+    }
+    #expect(network.segments.count > 100)
+    #expect(network.segments.contains { $0.roadClass == .motorway && $0.functionalClass == 1 })
+    #expect(Set(network.segments.map(\.sourceID)).count == network.segments.count)
+  }
+}
