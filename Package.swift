@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Geo", targets: ["Geo"]),
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
+    .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -22,9 +23,16 @@ let package = Package(
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
+    .target(
+      name: "TrafficStoreContract", dependencies: ["Traffic"], path: "Tests/TrafficStoreContract"),
+    .executableTarget(
+      name: "traffic-store-crash-writer", dependencies: ["TrafficSQLite"],
+      path: "Tests/TrafficStoreCrashWriter"),
     .testTarget(
       name: "GeoTests",
       dependencies: ["Geo", "TrafficTestSupport"],
@@ -32,7 +40,14 @@ let package = Package(
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
-    .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
+    .testTarget(
+      name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport", "TrafficStoreContract"]),
+    .testTarget(
+      name: "TrafficSQLiteTests",
+      dependencies: [
+        "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
+        "traffic-store-crash-writer",
+      ]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
