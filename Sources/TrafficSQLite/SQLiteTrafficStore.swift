@@ -132,16 +132,16 @@ public final class SQLiteTrafficStore: TrafficStore {
   ///   body is damaged.
   /// - Complexity: O(n) rows decoded.
   public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
-    try connection.withLock { connection throws(TrafficStoreError) in
-      let coder = IncidentCoder()
-      var incidents: [TrafficIncident] = []
+    // Rows are copied out under the lock; decoding, the bulk of the work, runs after it on
+    // every core.
+    let rows = try connection.withLock { connection throws(TrafficStoreError) in
+      var rows: [(originalId: String, body: Data)] = []
       try connection.query("SELECT original_id, body FROM incidents ORDER BY key") {
-        row throws(TrafficStoreError) in
-        incidents.append(
-          try coder.decode(row.data(1), originalId: row.text(0), path: connection.path))
+        row throws(TrafficStoreError) in rows.append((row.text(0), row.data(1)))
       }
-      return incidents
+      return rows
     }
+    return try IncidentCoder.decodeConcurrently(rows, path: path)
   }
 
   /// Stores the batch in one transaction: deletions first, then the upserts in order.

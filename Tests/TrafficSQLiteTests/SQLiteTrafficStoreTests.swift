@@ -190,4 +190,20 @@ import TrafficStoreContract
       try TrafficEngine(databasePath: directory.path("no/such/dir.sqlite"))
     }
   }
+
+  @Test func incidentsComeBackInTheOrderStoredAndADamagedBodyIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let store = try SQLiteTrafficStore(path: directory.path("order.sqlite"))
+    // More than one decoding chunk, so the concurrent path must keep the order.
+    let incidents = try (0..<9_000).map { try Self.point("p\(8_999 - $0)") }
+    try store.apply(IncidentBatch(upserts: incidents))
+    #expect(try store.currentIncidents() == incidents)
+    try store.execute("UPDATE incidents SET body = '{\"id\": 7}' WHERE original_id = 'p17'")
+    #expect {
+      try store.currentIncidents()
+    } throws: { error in
+      guard case .operationFailed(let detail) = error as? TrafficStoreError else { return false }
+      return detail.contains("p17") && detail.contains(store.path)
+    }
+  }
 }
