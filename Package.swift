@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .library(name: "Roads", targets: ["Roads"]),
+    .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -25,10 +26,17 @@ let package = Package(
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
     .executableTarget(name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
+    .target(
+      name: "TrafficStoreContract", dependencies: ["Traffic"], path: "Tests/TrafficStoreContract"),
+    .executableTarget(
+      name: "traffic-store-crash-writer", dependencies: ["TrafficSQLite"],
+      path: "Tests/TrafficStoreCrashWriter"),
     .testTarget(
       name: "GeoTests",
       dependencies: ["Geo", "TrafficTestSupport"],
@@ -37,7 +45,14 @@ let package = Package(
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
-    .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
+    .testTarget(
+      name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport", "TrafficStoreContract"]),
+    .testTarget(
+      name: "TrafficSQLiteTests",
+      dependencies: [
+        "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
+        "traffic-store-crash-writer",
+      ]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),

@@ -1,0 +1,122 @@
+import Foundation
+import Traffic
+
+/// The store's schema: versioned migrations recorded in `PRAGMA user_version`.
+///
+/// Each migration runs in its own transaction together with the bump of `user_version`, so a
+/// crash during an upgrade leaves the file at the previous version, and the next open
+/// retries. A migration never changes once released; a new schema is a new migration.
+///
+/// - Version 1: `incidents` (the current version per original id, with its JSON body),
+///   `incident_versions` (every version, oldest first) and `feed_state`.
+/// - Version 2: `incident_rtree`, an R*Tree over incident bounding boxes (filled from the
+///   stored bodies on upgrade), `incidents.box_count`, and an index on `end_time` for purges.
+enum SQLiteSchema {
+  /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
+  /// application's SQLite file is refused rather than written into.
+  static let applicationID: Int64 = 0x5452_4146
+
+  /// The newest schema version this build knows.
+  static let latestVersion: Int64 = 2
+
+  /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
+  private static func migration(
+    to target: Int64, _ connection: SQLiteConnection
+  )
+    throws(TrafficStoreError)
+  {
+    switch target {
+    case 1:
+      try connection.execute(script: version1)
+    case 2:
+      try connection.execute(script: version2)
+      try fillBoundingBoxes(connection)
+    default:
+      throw .incompatibleSchema("no migration to schema version \(target)")
+    }
+  }
+
+  /// The first schema, also written by hand in the upgrade test.
+  static let version1 = """
+    PRAGMA application_id = \(applicationID);
+    CREATE TABLE incidents (
+      key INTEGER PRIMARY KEY,
+      original_id TEXT NOT NULL UNIQUE,
+      id TEXT NOT NULL,
+      type TEXT NOT NULL,
+      impact TEXT NOT NULL,
+      start_time INTEGER,
+      end_time INTEGER,
+      body TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE incident_versions (
+      incident_key INTEGER NOT NULL REFERENCES incidents(key) ON DELETE CASCADE,
+      version INTEGER NOT NULL,
+      id TEXT NOT NULL,
+      body TEXT NOT NULL,
+      PRIMARY KEY (incident_key, version)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE feed_state (
+      name TEXT PRIMARY KEY,
+      url TEXT NOT NULL,
+      etag TEXT,
+      last_modified TEXT,
+      last_fetch REAL,
+      last_success REAL,
+      last_error TEXT,
+      fetch_count INTEGER NOT NULL DEFAULT 0,
+      error_count INTEGER NOT NULL DEFAULT 0,
+      incident_count INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    """
+
+  /// The R*Tree and purge index. R*Tree coordinates are 32-bit floats rounded outwards, so
+  /// the exact edges ride along as auxiliary columns for an exact box test.
+  static let version2 = """
+    ALTER TABLE incidents ADD COLUMN box_count INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX incidents_by_end_time ON incidents(end_time);
+    CREATE VIRTUAL TABLE incident_rtree USING rtree(
+      entry, min_lng, max_lng, min_lat, max_lat, +west, +south, +east, +north
+    );
+    """
+
+  /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).
+  static func fillBoundingBoxes(_ connection: SQLiteConnection) throws(TrafficStoreError) {
+    var stored: [(key: Int64, incident: TrafficIncident)] = []
+    let coder = IncidentCoder()
+    try connection.query("SELECT key, original_id, body FROM incidents") {
+      row throws(TrafficStoreError) in
+      stored.append(
+        (
+          row.integer(0),
+          try coder.decode(row.data(2), originalId: row.text(1), path: connection.path)
+        ))
+    }
+    for (key, incident) in stored {
+      try IncidentBoxes.insert(IncidentBoxes.boxes(of: incident), key: key, into: connection)
+    }
+  }
+
+  /// Brings the file to `latestVersion`, one transaction per migration.
+  ///
+  /// The version is read again inside each transaction, so two processes opening a new file
+  /// at once do not both migrate it.
+  /// - Throws: `TrafficStoreError.incompatibleSchema` for a newer file; `.operationFailed`
+  ///   when a migration fails (the file stays at the version before it).
+  static func migrate(_ connection: SQLiteConnection) throws(TrafficStoreError) {
+    var target: Int64 = 1
+    while target <= latestVersion {
+      defer { target += 1 }
+      try connection.transaction { () throws(TrafficStoreError) in
+        let version = try connection.integer("PRAGMA user_version") ?? 0
+        guard version < target else { return }
+        guard version == target - 1 else {
+          throw .incompatibleSchema(
+            "\(connection.path) changed to schema version \(version) while being upgraded")
+        }
+        try migration(to: target, connection)
+        try connection.run("PRAGMA user_version = \(target)")
+      }
+    }
+  }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import Synchronization
+import Traffic
+
+/// The embedded durable `TrafficStore`: one SQLite file, the default behind `TrafficEngine()`.
+///
+/// The file is in WAL mode with foreign keys on and a busy timeout, so several processes
+/// may open it (one writes at a time). Every `apply(_:)` and `purge(endedBefore:)` is one
+/// transaction: after a crash — even `kill -9` in the middle of a large batch — the file
+/// opens, passes `PRAGMA integrity_check`, and holds the whole batch or none of it.
+///
+/// Durability: with `.processCrash` (the default) SQLite runs `synchronous = NORMAL`, which
+/// in WAL mode makes every committed batch survive the death of the process, and keeps the
+/// file consistent after a power loss, which may however take back the last batches committed
+/// before it (they were in the OS cache). `.powerLoss` runs `synchronous = FULL`: every
+/// commit waits for the disk, so nothing acknowledged is lost even then, at the cost of an
+/// fsync per batch. Feeds are re-fetched on start-up anyway, so the default favours speed.
+///
+/// The schema is versioned (`PRAGMA user_version`) and an older file is upgraded in place on
+/// opening; see `SQLiteSchema`. Incidents are stored as JSON bodies beside indexed columns
+/// (type, impact, times) and an R*Tree of their bounding boxes.
+///
+/// The connection is used under a `Mutex`, so the store is `Sendable` and calls from several
+/// threads are serialised.
+public final class SQLiteTrafficStore: TrafficStore {
+  /// How the file is opened.
+  public enum Access: Sendable, Hashable {
+    /// Read and write, creating the file (not its directory) when missing.
+    case readWrite
+    /// Read only: every write fails with `TrafficStoreError.operationFailed` and the file is
+    /// never changed. The file must exist and be of the current schema.
+    case readOnly
+  }
+
+  /// What a committed batch survives.
+  public enum Durability: Sendable, Hashable {
+    /// The crash of the process (`synchronous = NORMAL` in WAL mode); the default.
+    case processCrash
+    /// A power loss or OS crash as well (`synchronous = FULL`): an fsync per commit.
+    case powerLoss
+  }
+
+  /// The database file, as given.
+  public let path: String
+  /// How the file was opened.
+  public let access: Access
+  private let connection: Mutex<SQLiteConnection>
+
+  /// The file used when none is given: `$TRAFFIC_DB` when set and not empty, else
+  /// `./traffic.sqlite` in the current directory.
+  public static var defaultPath: String {
+    if let path = ProcessInfo.processInfo.environment["TRAFFIC_DB"], !path.isEmpty {
+      return path
+    }
+    return "./traffic.sqlite"
+  }
+
+  /// How long a write waits for another process's write lock before failing, milliseconds.
+  static let busyTimeoutInMilliseconds: Int32 = 5_000
+
+  /// Opens the store in `path`, creating the file or upgrading its schema as needed.
+  ///
+  /// Nothing is written to a file that is not a traffic store: a file that is not an SQLite
+  /// database, or an SQLite database of another application, is refused before any write.
+  /// - Parameters:
+  ///   - path: The database file; `defaultPath` by default.
+  ///   - access: `.readWrite` (default) or `.readOnly`.
+  ///   - durability: What a committed batch survives; `.processCrash` by default.
+  /// - Throws: `TrafficStoreError.cannotOpen` naming the path when the file cannot be opened,
+  ///   is not an SQLite database or belongs to another application;
+  ///   `.incompatibleSchema` when the file was written by a newer version of this library
+  ///   (or needs an upgrade but is opened read-only); `.operationFailed` when an upgrade
+  ///   fails (the file keeps its previous version).
+  public init(
+    path: String = SQLiteTrafficStore.defaultPath, access: Access = .readWrite,
+    durability: Durability = .processCrash
+  ) throws(TrafficStoreError) {
+    self.path = path
+    self.access = access
+    let connection = try SQLiteConnection(path: path, readOnly: access == .readOnly)
+    connection.setBusyTimeout(milliseconds: SQLiteTrafficStore.busyTimeoutInMilliseconds)
+    try SQLiteTrafficStore.prepare(connection, access: access, durability: durability)
+    self.connection = Mutex(connection)
+  }
+
+  /// Checks what the file is, sets the connection up and migrates the schema.
+  private static func prepare(
+    _ connection: SQLiteConnection, access: Access, durability: Durability
+  ) throws(TrafficStoreError) {
+    let path = connection.path
+    // The first read: fails on a file that is not a database, before anything is written.
+    let version: Int64, application: Int64, objects: Int64
+    do {
+      version = try connection.integer("PRAGMA user_version") ?? 0
+      application = try connection.integer("PRAGMA application_id") ?? 0
+      objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
+    } catch {
+      throw .cannotOpen("\(path) is not a readable SQLite database (\(error))")
+    }
+    if application != SQLiteSchema.applicationID && (application != 0 || objects > 0) {
+      throw .cannotOpen(
+        "\(path) is an SQLite database of another application (application id \(application)), "
+          + "not a traffic store")
+    }
+    guard version <= SQLiteSchema.latestVersion else {
+      throw .incompatibleSchema(
+        "\(path) has schema version \(version); this version of the library reads up to "
+          + "\(SQLiteSchema.latestVersion)")
+    }
+    try connection.run("PRAGMA foreign_keys = ON")
+    if access == .readOnly {
+      guard version == SQLiteSchema.latestVersion else {
+        throw .incompatibleSchema(
+          "\(path) has schema version \(version) and needs upgrading to "
+            + "\(SQLiteSchema.latestVersion), which a read-only store cannot do")
+      }
+      return
+    }
+    let mode = try connection.texts("PRAGMA journal_mode = WAL").first ?? nil
+    guard mode == "wal" else {
+      throw .cannotOpen("\(path) cannot be switched to WAL mode (journal mode \(mode ?? "?"))")
+    }
+    try connection.run("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
+    try SQLiteSchema.migrate(connection)
+  }
+
+  // MARK: TrafficStore
+
+  /// The latest version of every incident, in the order they were first stored.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read or a stored
+  ///   body is damaged.
+  /// - Complexity: O(n) rows decoded.
+  public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
+    // Rows are copied out under the lock; decoding, the bulk of the work, runs after it on
+    // every core.
+    let rows = try connection.withLock { connection throws(TrafficStoreError) in
+      var rows: [(originalId: String, body: Data)] = []
+      try connection.query("SELECT original_id, body FROM incidents ORDER BY key") {
+        row throws(TrafficStoreError) in rows.append((row.text(0), row.data(1)))
+      }
+      return rows
+    }
+    return try IncidentCoder.decodeConcurrently(rows, path: path)
+  }
+
+  /// Stores the batch in one transaction: deletions first, then the upserts in order.
+  ///
+  /// An upsert whose `id` differs from the stored current version's adds a version to the
+  /// history; the same `id` again replaces that version.
+  /// - Throws: `TrafficStoreError.invalidBatch` for an inconsistent batch,
+  ///   `.operationFailed` when a write fails (a full disk, a read-only file); nothing of
+  ///   the batch is stored then.
+  /// - Complexity: O(b log n) for b changes.
+  public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) {
+    try batch.validate()
+    guard !batch.isEmpty else { return }
+    try checkWritable()
+    let coder = IncidentCoder()
+    // Encoding happens before the lock and can fail without touching the file.
+    var bodies: [Data] = []
+    bodies.reserveCapacity(batch.upserts.count)
+    for incident in batch.upserts { bodies.append(try coder.encode(incident)) }
+    try connection.withLock { connection throws(TrafficStoreError) in
+      try connection.transaction { () throws(TrafficStoreError) in
+        for originalId in batch.deletions {
+          try SQLiteTrafficStore.delete(originalId: originalId, in: connection)
+        }
+        for (incident, body) in zip(batch.upserts, bodies) {
+          try SQLiteTrafficStore.upsert(incident, body: body, in: connection)
+        }
+      }
+    }
+  }
+
+  private static func delete(
+    originalId: String, in connection: SQLiteConnection
+  )
+    throws(TrafficStoreError)
+  {
+    var found: (key: Int64, boxes: Int64)?
+    try connection.query(
+      "SELECT key, box_count FROM incidents WHERE original_id = ?", [.text(originalId)]
+    ) { row throws(TrafficStoreError) in found = (row.integer(0), row.integer(1)) }
+    guard let found else { return }
+    try IncidentBoxes.delete(key: found.key, count: found.boxes, from: connection)
+    // Versions go with it: ON DELETE CASCADE.
+    try connection.run("DELETE FROM incidents WHERE key = ?", [.integer(found.key)])
+  }
+
+  private static func upsert(
+    _ incident: TrafficIncident, body: Data, in connection: SQLiteConnection
+  ) throws(TrafficStoreError) {
+    var stored: (key: Int64, id: String, boxes: Int64)?
+    try connection.query(
+      "SELECT key, id, box_count FROM incidents WHERE original_id = ?", [.text(incident.originalId)]
+    ) { row throws(TrafficStoreError) in stored = (row.integer(0), row.text(1), row.integer(2)) }
+    let columns: [SQLiteValue] = [
+      .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
+      incident.startTime.map { .integer(IncidentCoder.milliseconds($0)) } ?? .null,
+      incident.endTime.map { .integer(IncidentCoder.milliseconds($0)) } ?? .null,
+      .utf8(body),
+    ]
+    let key: Int64
+    if let stored {
+      key = stored.key
+      try connection.run(
+        """
+        UPDATE incidents SET id = ?, type = ?, impact = ?, start_time = ?, end_time = ?, body = ?
+        WHERE key = ?
+        """, columns + [.integer(key)])
+      if stored.id == incident.id {
+        try connection.run(
+          """
+          UPDATE incident_versions SET body = ?1
+          WHERE incident_key = ?2 AND version = (
+            SELECT max(version) FROM incident_versions WHERE incident_key = ?2)
+          """, [.utf8(body), .integer(key)])
+      } else {
+        try connection.run(
+          """
+          INSERT INTO incident_versions (incident_key, version, id, body)
+          SELECT ?1, coalesce(max(version), 0) + 1, ?2, ?3 FROM incident_versions
+          WHERE incident_key = ?1
+          """, [.integer(key), .text(incident.id), .utf8(body)])
+      }
+      try IncidentBoxes.delete(key: key, count: stored.boxes, from: connection)
+    } else {
+      try connection.run(
+        """
+        INSERT INTO incidents (original_id, id, type, impact, start_time, end_time, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """, [.text(incident.originalId)] + columns)
+      key = connection.lastInsertedRowID
+      try connection.run(
+        "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, ?)",
+        [.integer(key), .text(incident.id), .utf8(body)])
+    }
+    try IncidentBoxes.insert(IncidentBoxes.boxes(of: incident), key: key, into: connection)
+  }
+
+  /// Every stored version of the incident, oldest first (empty when unknown).
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read.
+  /// - Complexity: O(log n + v) for v versions.
+  public func history(
+    ofOriginalId originalId: String
+  ) throws(TrafficStoreError) -> [TrafficIncident] {
+    try connection.withLock { connection throws(TrafficStoreError) in
+      let coder = IncidentCoder()
+      var versions: [TrafficIncident] = []
+      try connection.query(
+        """
+        SELECT v.body FROM incident_versions v JOIN incidents i ON i.key = v.incident_key
+        WHERE i.original_id = ? ORDER BY v.version
+        """, [.text(originalId)]
+      ) { row throws(TrafficStoreError) in
+        versions.append(
+          try coder.decode(row.data(0), originalId: originalId, path: connection.path))
+      }
+      return versions
+    }
+  }
+
+  /// Deletes, in one transaction, the incidents (with their history) whose end lies before
+  /// `cutoff`.
+  ///
+  /// - Returns: The original ids removed, sorted.
+  /// - Throws: `TrafficStoreError.operationFailed`; nothing is removed then.
+  /// - Complexity: O(k log n) for k incidents removed (an index on the end time).
+  public func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String] {
+    try checkWritable()
+    let bound = IncidentCoder.milliseconds(cutoff)
+    return try connection.withLock { connection throws(TrafficStoreError) in
+      try connection.transaction { () throws(TrafficStoreError) -> [String] in
+        let coder = IncidentCoder()
+        var ended: [(key: Int64, originalId: String, boxes: Int64)] = []
+        try connection.query(
+          "SELECT key, original_id, box_count, end_time, body FROM incidents WHERE end_time <= ?",
+          [.integer(bound)]
+        ) { row throws(TrafficStoreError) in
+          let originalId = row.text(1)
+          // Rows at the bound ended in the same millisecond as the cutoff: compare exactly.
+          if row.integer(3) == bound {
+            let incident = try coder.decode(
+              row.data(4), originalId: originalId, path: connection.path)
+            guard let end = incident.endTime, end < cutoff else { return }
+          }
+          ended.append((row.integer(0), originalId, row.integer(2)))
+        }
+        for incident in ended {
+          try IncidentBoxes.delete(key: incident.key, count: incident.boxes, from: connection)
+          try connection.run("DELETE FROM incidents WHERE key = ?", [.integer(incident.key)])
+        }
+        return ended.map(\.originalId).sorted()
+      }
+    }
+  }
+
+  /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses
+  /// them too — the file is opened `SQLITE_OPEN_READONLY` — but would accept a transaction
+  /// that happens to change nothing.)
+  private func checkWritable() throws(TrafficStoreError) {
+    guard access == .readWrite else {
+      throw .operationFailed("cannot write to \(path): the store is open read-only")
+    }
+  }
+
+  // MARK: Package API (tests, benchmarks, the feed poller)
+
+  /// Runs `body` on the connection under the store's lock.
+  func withConnection<Result: Sendable>(
+    _ body: (SQLiteConnection) throws(TrafficStoreError) -> Result
+  ) throws(TrafficStoreError) -> Result {
+    try connection.withLock { connection throws(TrafficStoreError) in try body(connection) }
+  }
+
+  /// The first column of every row of `sql`, as text (NULL as `nil`): for tests and
+  /// diagnostics (`PRAGMA integrity_check`, counts).
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message.
+  package func texts(_ sql: String) throws(TrafficStoreError) -> [String?] {
+    try withConnection { connection throws(TrafficStoreError) in try connection.texts(sql) }
+  }
+
+  /// Runs SQL statements (tests use it to make the file full with `PRAGMA max_page_count`).
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message.
+  package func execute(_ sql: String) throws(TrafficStoreError) {
+    try withConnection { connection throws(TrafficStoreError) in
+      try connection.execute(script: sql)
+    }
+  }
+
+  /// `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
+  ///
+  /// - Complexity: O(size of the file).
+  package func integrityCheck() throws(TrafficStoreError) -> [String] {
+    try texts("PRAGMA integrity_check").map { $0 ?? "" }
+  }
+
+  /// The schema version of the file (`PRAGMA user_version`).
+  package func schemaVersion() throws(TrafficStoreError) -> Int {
+    try withConnection { connection throws(TrafficStoreError) in
+      Int(try connection.integer("PRAGMA user_version") ?? 0)
+    }
+  }
+
+  /// The newest schema version this build writes.
+  package static var latestSchemaVersion: Int { Int(SQLiteSchema.latestVersion) }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficTestSupport
+
+@testable import TrafficSQLite
+
+/// The store's crash safety: a child process imports large batches and is killed with
+/// SIGKILL at random moments; after every kill the file must open, pass
+/// `PRAGMA integrity_check`, and hold each batch entirely or not at all, including every
+/// batch the child reported committed.
+@Suite struct SQLiteCrashTests {
+  static let batchSize = 2_000
+  static let iterations = 30
+
+  /// The child executable, `traffic-store-crash-writer`, built beside the test bundle.
+  ///
+  /// SwiftPM puts every product of a build in one directory (`.build/<triple>/debug`): the
+  /// test bundle (`swift-trafficPackageTests.xctest`, on Linux the test executable itself,
+  /// `CommandLine.arguments[0]`) and the executables. The test target depends on the
+  /// writer's target, so `swift build --build-tests` and `swift test` build it. As a last
+  /// resort the path is derived from this file: `<package>/.build/debug`.
+  static func writerURL() -> URL? {
+    let name = "traffic-store-crash-writer"
+    var directories: [URL] = []
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    directories.append(executable.deletingLastPathComponent())
+    // On macOS the bundle is a directory: `.../debug/X.xctest/Contents/MacOS/X`.
+    directories.append(
+      executable.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent())
+    directories.append(Bundle.main.bundleURL)
+    directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    directories.append(Fixtures.repositoryRoot.appendingPathComponent(".build/debug"))
+    return directories.map { $0.appendingPathComponent(name) }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+  }
+
+  /// What one kill left behind, read through the store.
+  struct Survivors {
+    /// Incidents per batch number.
+    var incidents: [Int: Int] = [:]
+    /// History rows per batch number.
+    var versions: [Int: Int] = [:]
+  }
+
+  static func survivors(_ store: SQLiteTrafficStore) throws -> Survivors {
+    func counts(_ sql: String) throws -> [Int: Int] {
+      var result: [Int: Int] = [:]
+      for line in try store.texts(sql) {
+        let parts = (line ?? "").split(separator: ":").compactMap { Int($0) }
+        try #require(parts.count == 2, "unexpected row \(line ?? "NULL")")
+        result[parts[0]] = parts[1]
+      }
+      return result
+    }
+    let batchOf = "CAST(substr(original_id, 2, instr(original_id, '-') - 2) AS INTEGER)"
+    return Survivors(
+      incidents: try counts(
+        "SELECT \(batchOf) || ':' || count(*) FROM incidents GROUP BY \(batchOf)"),
+      versions: try counts(
+        """
+        SELECT \(batchOf) || ':' || count(*) FROM incident_versions v
+        JOIN incidents i ON i.key = v.incident_key GROUP BY \(batchOf)
+        """))
+  }
+
+  @Test(.timeLimit(.minutes(2)))
+  func killingTheWriterAtRandomMomentsLeavesWholeBatchesAndASoundFile() throws {
+    let writer = try #require(
+      Self.writerURL(),
+      "traffic-store-crash-writer not found beside the tests; build with --build-tests")
+    let directory = try TemporaryDirectory()
+    let path = directory.path("crash.sqlite")
+    var generator = SeededGenerator(seed: 0xC0FF_EE00_0009)
+    var nextBatch = 0
+    var acknowledgedTotal = 0
+    var killsInsideABatch = 0
+    for iteration in 0..<Self.iterations {
+      let process = Process()
+      process.executableURL = writer
+      process.arguments = [path, "\(nextBatch)", "\(Self.batchSize)"]
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      let delay = UInt32.random(in: 50_000...1_200_000, using: &generator)
+      usleep(delay)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration) ended early")
+      let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        .split(separator: "\n")
+      let acknowledged = lines.compactMap { line -> Int? in
+        line.hasPrefix("commit ") ? Int(line.dropFirst("commit ".count)) : nil
+      }
+      acknowledgedTotal += acknowledged.count
+      if lines.last?.hasPrefix("begin ") == true { killsInsideABatch += 1 }
+
+      let store = try SQLiteTrafficStore(path: path)
+      #expect(try store.integrityCheck() == ["ok"], "iteration \(iteration)")
+      #expect(try store.texts("PRAGMA foreign_key_check").isEmpty)
+      let found = try Self.survivors(store)
+      let stored = found.incidents.keys.sorted()
+      let newest = stored.last ?? -1
+      // Batch n deletes batch n - 2: at most the two newest batches are held, each whole.
+      #expect(stored == (newest > 0 ? [newest - 1, newest] : newest == 0 ? [0] : []))
+      for batch in stored {
+        #expect(found.incidents[batch] == Self.batchSize, "batch \(batch), iteration \(iteration)")
+        let expectedVersions = batch == newest ? Self.batchSize : 2 * Self.batchSize
+        #expect(found.versions[batch] == expectedVersions, "batch \(batch) history")
+      }
+      #expect(
+        try store.texts("SELECT count(*) FROM incident_rtree")
+          == store.texts("SELECT sum(box_count) FROM incidents").map { $0 ?? "0" })
+      // Nothing acknowledged is lost; at most the batch being acknowledged is extra.
+      if let last = acknowledged.last {
+        #expect(newest == last || newest == last + 1, "acknowledged \(last), stored \(newest)")
+      }
+      #expect(newest >= nextBatch - 1)
+      nextBatch = newest + 1
+    }
+    // The kills really landed inside batches, and the writer really made progress.
+    #expect(killsInsideABatch >= Self.iterations / 3)
+    #expect(acknowledgedTotal >= 5)
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import Traffic
+
+@testable import TrafficSQLite
+
+@Suite struct SQLiteSchemaTests {
+  /// The version-1 schema as released, frozen here: the upgrade must work on files that
+  /// were written by it, whatever `SQLiteSchema` says today.
+  static let version1 = """
+    PRAGMA application_id = 1414676806;
+    CREATE TABLE incidents (
+      key INTEGER PRIMARY KEY, original_id TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
+      type TEXT NOT NULL, impact TEXT NOT NULL, start_time INTEGER, end_time INTEGER,
+      body TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE incident_versions (
+      incident_key INTEGER NOT NULL REFERENCES incidents(key) ON DELETE CASCADE,
+      version INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+      PRIMARY KEY (incident_key, version)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE feed_state (
+      name TEXT PRIMARY KEY, url TEXT NOT NULL, etag TEXT, last_modified TEXT,
+      last_fetch REAL, last_success REAL, last_error TEXT,
+      fetch_count INTEGER NOT NULL DEFAULT 0, error_count INTEGER NOT NULL DEFAULT 0,
+      incident_count INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    PRAGMA user_version = 1;
+    """
+
+  static func incident(
+    _ id: String, version: Int, latitude: Double, longitude: Double, end: Date? = nil
+  ) throws -> TrafficIncident {
+    try TrafficIncident(
+      id: "\(id)-v\(version)", originalId: id, type: .roadClosure, impact: .critical,
+      description: LocalizedText(text: "\(id) closed", language: .enUS), endTime: end,
+      location: TrafficLocation(
+        polyline: GeoPolyline(vertices: [
+          GeoCoordinates(latitude: latitude, longitude: longitude),
+          GeoCoordinates(latitude: latitude + 0.01, longitude: longitude + 0.01),
+        ])))
+  }
+
+  static func sqlText(_ data: Data) -> String {
+    "'" + String(decoding: data, as: UTF8.self).replacingOccurrences(of: "'", with: "''") + "'"
+  }
+
+  @Test func aVersion1FileIsUpgradedInPlaceKeepingItsData() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("v1.sqlite")
+    let encoder = JSONEncoder()
+    let end = Date(timeIntervalSince1970: 1_900_000_000)
+    let a1 = try Self.incident("a", version: 1, latitude: 52.5, longitude: 13.4)
+    let a2 = try Self.incident("a", version: 2, latitude: 52.6, longitude: 13.5, end: end)
+    let b1 = try Self.incident("b", version: 1, latitude: 48.1, longitude: 11.6)
+    let (bodyA1, bodyA2, bodyB1) = (
+      Self.sqlText(try encoder.encode(a1)), Self.sqlText(try encoder.encode(a2)),
+      Self.sqlText(try encoder.encode(b1))
+    )
+    try SQLiteScript.run(
+      Self.version1 + """
+        INSERT INTO incidents VALUES
+          (1, 'a', 'a-v2', 'roadClosure', 'critical', NULL, 1900000000000, \(bodyA2)),
+          (2, 'b', 'b-v1', 'roadClosure', 'critical', NULL, NULL, \(bodyB1));
+        INSERT INTO incident_versions VALUES
+          (1, 1, 'a-v1', \(bodyA1)), (1, 2, 'a-v2', \(bodyA2)), (2, 1, 'b-v1', \(bodyB1));
+        INSERT INTO feed_state (name, url, etag) VALUES ('berlin', 'https://example.org/f', 'W/"7"');
+        """, inFileAt: path)
+    #expect(try SQLiteScript.texts("PRAGMA user_version", inFileAt: path) == ["1"])
+
+    let store = try SQLiteTrafficStore(path: path)
+    #expect(try store.schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
+    #expect(try store.integrityCheck() == ["ok"])
+    #expect(try store.currentIncidents() == [a2, b1])
+    #expect(try store.history(ofOriginalId: "a") == [a1, a2])
+    #expect(try store.feedState(named: "berlin")?.etag == "W/\"7\"")
+    // What version 2 added works on the old rows: the R*Tree was filled from their bodies,
+    // the end-time index exists.
+    #expect(try store.texts("SELECT count(*) FROM incident_rtree") == ["2"])
+    #expect(
+      try store.incidentIds(intersecting: GeoBox(west: 13, south: 52, east: 14, north: 53)) == ["a"]
+    )
+    #expect(
+      try store.texts(
+        "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'incidents'"
+      )
+      .contains("incidents_by_end_time"))
+    #expect(try store.purge(endedBefore: end + 1) == ["a"])
+    try store.apply(
+      IncidentBatch(upserts: [try Self.incident("c", version: 1, latitude: 1, longitude: 2)]))
+    #expect(
+      try store.incidentIds(intersecting: GeoBox(west: 0, south: 0, east: 3, north: 3)) == ["c"])
+    // Opening again migrates nothing more.
+    #expect(try SQLiteTrafficStore(path: path).schemaVersion() == 2)
+  }
+
+  @Test func aReadOnlyStoreDoesNotUpgradeAnOldFile() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("v1.sqlite")
+    try SQLiteScript.run(Self.version1, inFileAt: path)
+    #expect {
+      try SQLiteTrafficStore(path: path, access: .readOnly)
+    } throws: { error in
+      guard case .incompatibleSchema(let detail) = error as? TrafficStoreError else { return false }
+      return detail.contains("read-only")
+    }
+    #expect(try SQLiteScript.texts("PRAGMA user_version", inFileAt: path) == ["1"])
+  }
+}
