@@ -229,12 +229,21 @@ public final class TrafficEngine: Sendable {
   /// - Complexity: O(n log n) to rebuild the snapshot of n incidents.
   @discardableResult
   public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) -> [IncidentChange] {
+    try write { _ in batch }
+  }
+
+  /// Runs one write under the writer lock: `plan` sees the current snapshot and returns the
+  /// batch to store; the batch is stored, the next snapshot published and the changes told.
+  func write(_ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch)
+    throws(TrafficStoreError) -> [IncidentChange]
+  {
     try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in
+      let previous = currentSnapshot
+      let batch = try plan(previous)
       guard !batch.isEmpty else { return [] }
       try batch.validate()
       try store.apply(batch)
       texts.invalidate(batch.upserts.map(\.id))
-      let previous = currentSnapshot
       var byId = Dictionary(
         previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
       var changes: [IncidentChange] = []

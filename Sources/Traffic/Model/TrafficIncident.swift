@@ -48,6 +48,9 @@ public struct TrafficIncident: Hashable, Sendable {
   /// Descriptions as the source wrote them, each in its language; returned unchanged when
   /// their language is asked for.
   public var sourceTexts: [LocalizedText]
+  /// The feeds that reported the incident, with each feed's own id for it (several when
+  /// reports of the same event from different feeds were merged into this incident).
+  public var sources: [TrafficIncidentSource] = []
 
   /// Creates an incident, validating what must hold.
   ///
@@ -166,7 +169,7 @@ extension TrafficIncident: Codable {
   private enum CodingKeys: String, CodingKey {
     case id, originalId, parentId, type, impact, description, summary, startTime, endTime
     case entryTime, isRoadClosed, junctionsTraversability, codes, location
-    case vehicleRestrictions, details, sourceTexts
+    case vehicleRestrictions, details, sourceTexts, sources
   }
 
   /// Decodes an incident (the Swift field names, not the v7 wire format), validating it as
@@ -193,6 +196,7 @@ extension TrafficIncident: Codable {
         [RestrictedVehicleCategory: VehicleRestriction].self, forKey: .vehicleRestrictions) ?? [:],
       details: c.decodeIfPresent(TrafficIncidentDetails.self, forKey: .details) ?? .none,
       sourceTexts: c.decodeIfPresent([LocalizedText].self, forKey: .sourceTexts) ?? [])
+    sources = try c.decodeIfPresent([TrafficIncidentSource].self, forKey: .sources) ?? []
   }
 
   /// Encodes every field under its Swift name.
@@ -215,5 +219,20 @@ extension TrafficIncident: Codable {
     try c.encode(vehicleRestrictions, forKey: .vehicleRestrictions)
     try c.encode(details, forKey: .details)
     try c.encode(sourceTexts, forKey: .sourceTexts)
+    if !sources.isEmpty { try c.encode(sources, forKey: .sources) }
+  }
+}
+
+/// One feed's report of an incident: which feed, and the feed's own id for it.
+public struct TrafficIncidentSource: Hashable, Sendable, Codable {
+  /// The feed's name (as configured, e.g. `"uk-ntis"`).
+  public var feed: String
+  /// The feed's own identifier of the incident.
+  public var id: String
+
+  /// Creates a source reference.
+  public init(feed: String, id: String) {
+    self.feed = feed
+    self.id = id
   }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import Traffic
+
+/// The incident filters of the command line: `--type`, `--impact`, `--lang`, `--sort-from`,
+/// `--limit`, turned into `TrafficIncidentsQueryOptions`.
+enum IncidentOptions {
+  static let usage = """
+      --type T,...          incident types (accident, congestion, construction,
+                            disabledVehicle, massTransit, plannedEvent, roadHazard, weather,
+                            roadClosure, laneRestriction, other)
+      --impact I,...        critical, major, minor, low (or lowImpact)
+      --lang L              BCP 47 language of the texts (e.g. de-DE)
+    """
+
+  /// Takes the filter options from the arguments.
+  static func take(from arguments: inout ArgumentList) throws(UsageError)
+    -> TrafficIncidentsQueryOptions
+  {
+    var options = TrafficIncidentsQueryOptions()
+    if let types = try arguments.option("--type") {
+      options.typeFilter = try list(types, option: "--type") { name throws(UsageError) in
+        guard let type = TrafficIncidentType(wireName: name) else {
+          throw UsageError("--type: unknown incident type '\(name)'")
+        }
+        return type
+      }
+    }
+    if let impacts = try arguments.option("--impact") {
+      options.impactFilter = try list(impacts, option: "--impact") { name throws(UsageError) in
+        if name == "low" { return .low }
+        guard let impact = TrafficIncidentImpact(wireName: name) else {
+          throw UsageError("--impact: unknown impact '\(name)'")
+        }
+        return impact
+      }
+    }
+    options.languageCode = try language(from: &arguments)
+    return options
+  }
+
+  /// `--lang L` parsed as a BCP 47 tag.
+  static func language(from arguments: inout ArgumentList) throws(UsageError) -> LanguageCode? {
+    guard let tag = try arguments.option("--lang") else { return nil }
+    do { return try LanguageCode(tag) } catch { throw UsageError("--lang: \(error)") }
+  }
+
+  private static func list<T>(
+    _ text: String, option: String, _ parse: (String) throws(UsageError) -> T
+  ) throws(UsageError) -> [T] {
+    let names = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+    guard !names.isEmpty, !names.contains("") else {
+      throw UsageError("\(option) expects a comma-separated list, got '\(text)'")
+    }
+    var result: [T] = []
+    for name in names { result.append(try parse(name)) }
+    return result
+  }
+}
