@@ -71,7 +71,7 @@ package enum JSONParser {
     }
 
     func describeHere() -> String {
-      guard position < bytes.count else { return "the end of the text" }
+      guard position < bytes.count else { return "the end of the text (truncated document?)" }
       let byte = bytes[position]
       if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
       return "byte 0x" + String(byte, radix: 16, uppercase: true)
