@@ -35,7 +35,7 @@ let package = Package(
     .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
-      exclude: ["Fixtures"]),
+      exclude: ["Fixtures", "Fuzz"]),
   ],
   swiftLanguageModes: [.v6]
 )

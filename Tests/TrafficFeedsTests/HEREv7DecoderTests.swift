@@ -43,7 +43,8 @@ private let options = FeedOptions(sourceName: "test")
     #expect(closure.vehicleRestrictions == [.truck: truck])
     // The two consecutive links are one path.
     #expect(closure.location.additionalPolylines.isEmpty)
-    #expect(closure.location.polyline.vertices.map(\.longitude) == [13.04771, 13.0479, 13.0481, 13.053])
+    #expect(
+      closure.location.polyline.vertices.map(\.longitude) == [13.04771, 13.0479, 13.0481, 13.053])
     #expect(closure.location.lengthInMeters == 376)
 
     let breakdown = document.incidents[1]

@@ -137,8 +137,22 @@ private let options = FeedOptions(sourceName: "test")
     }
   }
 
+  @Test func everyTruncationOfAFeedIsAnErrorNamingItsPlace() throws {
+    let data = try ownFixture("feed_v40.geojson")
+    let whole = try WZDxDecoder.decode(data, options: options)
+    #expect(whole.incidents.count == 2)
+    let trimmed = data.count - 1  // the trailing newline
+    for length in stride(from: 0, to: trimmed, by: 7) {
+      #expect {
+        try WZDxDecoder.decode(data.prefix(length), options: options)
+      } throws: { error in
+        (error as? FeedError)?.location?.hasPrefix("line ") == true
+      }
+    }
+  }
+
   @Test func rejectsUTF16AndInvalidUTF8() {
-    let utf16 = Data([0xFF, 0xFE]) + "{}".data(using: .utf16LittleEndian)!
+    let utf16 = Data([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00])  // "{}" in UTF-16LE with BOM
     #expect(throws: FeedError.self) { try WZDxDecoder.decode(utf16, options: options) }
     let badUTF8 = Data(#"{"features": [], "x": ""#.utf8) + Data([0xC3, 0x28]) + Data(#""}"#.utf8)
     #expect {
@@ -210,7 +224,9 @@ private let options = FeedOptions(sourceName: "test")
       sharedFixture("colorado_production_2025_08_07.json"), options: options)
     #expect(document.publicationTime == date("2025-08-08T00:04:06Z"))
     var counts: [String: Int] = [:]
-    for incident in document.incidents { counts["\(incident.type)/\(incident.impact)", default: 0] += 1 }
+    for incident in document.incidents {
+      counts["\(incident.type)/\(incident.impact)", default: 0] += 1
+    }
     #expect(
       counts == [
         "laneRestriction/major": 49, "construction/minor": 12, "construction/low": 18,

@@ -20,7 +20,8 @@ private let options = FeedOptions(sourceName: "test")
     let alerts = Array(document.incidents.prefix(5))
     #expect(
       alerts.map(\.originalId) == (1...5).map { "0b2f6a0e-7a1c-4a8e-9d55-31c7f6e1a00\($0)" })
-    #expect(alerts.map(\.type) == [.accident, .roadClosure, .disabledVehicle, .weather, .congestion])
+    #expect(
+      alerts.map(\.type) == [.accident, .roadClosure, .disabledVehicle, .weather, .congestion])
     #expect(alerts.map(\.impact) == [.major, .critical, .minor, .minor, .critical])
     #expect(alerts.map(\.isRoadClosed) == [false, true, false, false, false])
     #expect(
@@ -32,16 +33,18 @@ private let options = FeedOptions(sourceName: "test")
     #expect(accident.startTime == Date(timeIntervalSince1970: 1_714_658_400))
     #expect(accident.entryTime == accident.startTime)
     #expect(accident.endTime == nil)
-    #expect(accident.location.polyline.vertices == [
-      try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
-      try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
-    ])
+    #expect(
+      accident.location.polyline.vertices == [
+        try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
+        try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
+      ])
     #expect(accident.location.description == "I-55 N")
     #expect(accident.details.area == "Springfield, IL")
     #expect(accident.details.roadName == "I-55 N")
     #expect(accident.details.countryCode == "US")
     #expect(
-      accident.sourceTexts == [LocalizedText(text: "Two cars, right lane blocked", language: .enUS)])
+      accident.sourceTexts == [LocalizedText(text: "Two cars, right lane blocked", language: .enUS)]
+    )
     #expect(alerts[1].startTime == Date(timeIntervalSince1970: 1_714_650_000.5))
   }
 
@@ -111,7 +114,10 @@ private let options = FeedOptions(sourceName: "test")
   }
 
   @Test(arguments: [
-    (#"{"jams": [{"uuid": 1, "line": [{"x": 1, "y": 2}], "pubMillis": 1e400}]}"#, "line 1, column 64 (byte 63)"),
+    (
+      #"{"jams": [{"uuid": 1, "line": [{"x": 1, "y": 2}], "pubMillis": 1e400}]}"#,
+      "line 1, column 64 (byte 63)"
+    ),
     (#"{"alerts": 3}"#, "$"),
     (#""jams""#, "$"),
     (#"{"jams": [{"uuid": 1, "#, "line 1, column 23 (byte 22)"),
@@ -125,10 +131,12 @@ private let options = FeedOptions(sourceName: "test")
   }
 
   @Test func reportsWrongTypesInsideItems() throws {
-    let text = #"{"jams": [{"uuid": 1, "line": [{"x": "1", "y": 2}], "pubMillis": 1}, {"line": []}, {"uuid": 3, "line": [{"x": 1, "y": 2}], "pubMillis": "soon"}]}"#
+    let text =
+      #"{"jams": [{"uuid": 1, "line": [{"x": "1", "y": 2}], "pubMillis": 1}, {"line": []}, {"uuid": 3, "line": [{"x": 1, "y": 2}], "pubMillis": "soon"}]}"#
     let document = try WazeDecoder.decode(Data(text.utf8), options: options)
     #expect(document.incidents.isEmpty)
-    #expect(document.problems.map(\.location) == ["jams[0].line[0].x", "jams[1]", "jams[2].pubMillis"])
+    #expect(
+      document.problems.map(\.location) == ["jams[0].line[0].x", "jams[1]", "jams[2].pubMillis"])
   }
 
   // MARK: Shared real-world fixture

@@ -13,11 +13,14 @@ private func randomIncident(
       longitude: Double.random(in: -180...180, using: &generator))
   }
   func polyline(_ count: Int) throws -> GeoPolyline {
-    count == 1 ? GeoPolyline(point: try point()) : try GeoPolyline(vertices: (0..<count).map { _ in try point() })
+    count == 1
+      ? GeoPolyline(point: try point())
+      : try GeoPolyline(vertices: (0..<count).map { _ in try point() })
   }
   let texts = ["Stau", "Unfall \"A1\" \\ Köln\n", "Baustelle\u{2028}Tab\t", "事故 🚗", "\u{01}ctl"]
   let languages: [LanguageCode] = [.deDE, .enUS, .frFR, try LanguageCode("zh-Hans-CN")]
-  let start = Date(timeIntervalSince1970: Double(Int.random(in: 1_600_000_000...1_900_000_000, using: &generator)))
+  let start = Date(
+    timeIntervalSince1970: Double(Int.random(in: 1_600_000_000...1_900_000_000, using: &generator)))
   let hasEnd = Bool.random(using: &generator)
   var restrictions: [RestrictedVehicleCategory: VehicleRestriction] = [:]
   if index % 3 == 0 {
@@ -36,12 +39,16 @@ private func randomIncident(
     impact: TrafficIncidentImpact.allCases[index % TrafficIncidentImpact.allCases.count],
     description: LocalizedText(
       text: texts[index % texts.count] + " \(index)", language: languages[index % languages.count]),
-    summary: LocalizedText(text: texts[(index + 1) % texts.count], language: languages[(index + 1) % languages.count]),
+    summary: LocalizedText(
+      text: texts[(index + 1) % texts.count], language: languages[(index + 1) % languages.count]),
     startTime: index % 7 == 0 ? nil : start,
-    endTime: hasEnd ? start.addingTimeInterval(Double(Int.random(in: 60...86_400, using: &generator)) + 0.125) : nil,
+    endTime: hasEnd
+      ? start.addingTimeInterval(Double(Int.random(in: 60...86_400, using: &generator)) + 0.125)
+      : nil,
     entryTime: index % 4 == 0 ? start.addingTimeInterval(-3600) : nil,
     isRoadClosed: index % 2 == 1,
-    junctionsTraversability: JunctionsTraversability.allCases[index % JunctionsTraversability.allCases.count],
+    junctionsTraversability: JunctionsTraversability.allCases[
+      index % JunctionsTraversability.allCases.count],
     codes: index % 3 == 1 ? [401, index] : [],
     location: TrafficLocation(
       polyline: try polyline(vertices ?? (1 + index % 6)),
@@ -90,7 +97,9 @@ private func expectSameWireFields(
           GeoCoordinates(latitude: 52.5, longitude: 13.26),
         ]), lengthInMeters: 677.5, description: "A1"),
       vehicleRestrictions: [.truck: truck])
-    let text = String(decoding: V7IncidentWire.encode([incident], sourceUpdated: Date(timeIntervalSince1970: 1_714_640_000)), as: UTF8.self)
+    let text = String(
+      decoding: V7IncidentWire.encode(
+        [incident], sourceUpdated: Date(timeIntervalSince1970: 1_714_640_000)), as: UTF8.self)
     // The link length is the 0.01° parallel arc at 52.5° N on WGS84: N·cos φ·Δλ = 679.09 m.
     let expected =
       #"{"sourceUpdated":"2024-05-02T08:53:20Z","results":[{"location":{"length":677.5,"description":"A1","#
@@ -158,7 +167,8 @@ private func expectSameWireFields(
       """
     let incident = try #require(try V7IncidentWire.decode(Data(text.utf8)).incidents.first)
     #expect(incident.location.polyline.vertices.map(\.longitude) == [1, 1.0001, 1.0002])
-    #expect(incident.location.additionalPolylines.map { $0.vertices.map(\.longitude) } == [[2, 2.0001]])
+    #expect(
+      incident.location.additionalPolylines.map { $0.vertices.map(\.longitude) } == [[2, 2.0001]])
     #expect(incident.type == .unknown)
     #expect(incident.impact == .unknown)
     #expect(incident.originalId == "x")
@@ -166,26 +176,46 @@ private func expectSameWireFields(
   }
 
   @Test(arguments: [
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 91, "lng": 0}]}]}}, "incidentDetails": {"id": "a"}}]}"#,
-     "results[0].location.shape.links[0].points[0]"),
-    (#"{"results": [{"location": {"shape": {"links": []}}, "incidentDetails": {"id": "a"}}]}"#,
-     "results[0].location.shape.links"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {}}]}"#,
-     "results[0].incidentDetails"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "criticality": "huge"}}]}"#,
-     "results[0].incidentDetails.criticality"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "startTime": "2024-02-30T00:00:00Z"}}]}"#,
-     "results[0].incidentDetails.startTime"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "description": {"value": "x", "language": "not a tag!"}}}]}"#,
-     "results[0].incidentDetails.description.language"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "vehicleRestrictions": [{"vehicleType": "spaceship"}]}}]}"#,
-     "results[0].incidentDetails.vehicleRestrictions[0].vehicleType"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "codes": [1.5]}}]}"#,
-     "results[0].incidentDetails.codes[0]"),
-    (#"{"results": [{"location": {"length": -1, "shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a"}}]}"#,
-     "results[0].location.length"),
-    (#"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "startTime": "2024-02-02T00:00:00Z", "endTime": "2024-02-01T00:00:00Z"}}]}"#,
-     "results[0].incidentDetails"),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 91, "lng": 0}]}]}}, "incidentDetails": {"id": "a"}}]}"#,
+      "results[0].location.shape.links[0].points[0]"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": []}}, "incidentDetails": {"id": "a"}}]}"#,
+      "results[0].location.shape.links"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {}}]}"#,
+      "results[0].incidentDetails"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "criticality": "huge"}}]}"#,
+      "results[0].incidentDetails.criticality"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "startTime": "2024-02-30T00:00:00Z"}}]}"#,
+      "results[0].incidentDetails.startTime"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "description": {"value": "x", "language": "not a tag!"}}}]}"#,
+      "results[0].incidentDetails.description.language"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "vehicleRestrictions": [{"vehicleType": "spaceship"}]}}]}"#,
+      "results[0].incidentDetails.vehicleRestrictions[0].vehicleType"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "codes": [1.5]}}]}"#,
+      "results[0].incidentDetails.codes[0]"
+    ),
+    (
+      #"{"results": [{"location": {"length": -1, "shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a"}}]}"#,
+      "results[0].location.length"
+    ),
+    (
+      #"{"results": [{"location": {"shape": {"links": [{"points": [{"lat": 1, "lng": 1}]}]}}, "incidentDetails": {"id": "a", "startTime": "2024-02-02T00:00:00Z", "endTime": "2024-02-01T00:00:00Z"}}]}"#,
+      "results[0].incidentDetails"
+    ),
   ])
   func skipsBadResultsNamingThePath(text: String, path: String) throws {
     let response = try V7IncidentWire.decode(Data(text.utf8))

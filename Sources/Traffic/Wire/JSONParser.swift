@@ -37,12 +37,15 @@ package enum JSONParser {
   package static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
     let bytes = [UInt8](data)
     var parser = Parser(bytes: bytes)
-    if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)
-      || (bytes[0] == 0 || bytes[1] == 0)
+    if bytes.count >= 2,
+      (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)
+        || (bytes[0] == 0 || bytes[1] == 0)
     {
       throw parser.failure("the text is UTF-16 or UTF-32 encoded; JSON feeds must be UTF-8")
     }
-    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.position = 3 }
+    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+      parser.position = 3
+    }
     parser.skipWhitespace()
     let value = try parser.readValue(depth: 0)
     parser.skipWhitespace()

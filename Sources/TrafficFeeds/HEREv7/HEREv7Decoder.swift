@@ -28,7 +28,8 @@ public enum HEREv7Decoder: FeedDecoder {
   ///
   /// - Complexity: O(n) byte search, no parsing.
   public static func recognizes(_ data: Data) -> Bool {
-    guard let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
+    guard
+      let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
       first == UInt8(ascii: "{")
     else { return false }
     return data.range(of: Data("\"incidentDetails\"".utf8)) != nil
@@ -42,8 +43,7 @@ public enum HEREv7Decoder: FeedDecoder {
   /// - Returns: The incidents; unreadable results are listed in `problems` with their path.
   /// - Throws: `FeedError` when the text is not JSON or not a v7 response.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
-  {
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
     let response: V7IncidentResponse
     do {
       response = try V7IncidentWire.decode(

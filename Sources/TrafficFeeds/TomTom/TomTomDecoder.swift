@@ -65,8 +65,7 @@ public enum TomTomDecoder: FeedDecoder {
   ///   with their path (`incidents[2].geometry.coordinates[0][1]`).
   /// - Throws: `FeedError` when the text is not JSON or has no `incidents` array.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
-  {
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
     let root = try JSONFeed.parse(data, format: format)
     guard let items = root["incidents"]?.array else {
       throw FeedError(format: format, location: "$", reason: "missing the \"incidents\" array")

@@ -13,7 +13,8 @@ enum JSONFeed {
     do {
       return try JSONParser.parse(data)
     } catch {
-      throw FeedError(format: format, location: error.place, reason: "not valid JSON: \(error.reason)")
+      throw FeedError(
+        format: format, location: error.place, reason: "not valid JSON: \(error.reason)")
     }
   }
 

@@ -76,8 +76,7 @@ public enum WZDxDecoder: FeedDecoder {
   ///   with their path (`features[3].geometry.coordinates[2][1]`).
   /// - Throws: `FeedError` when the text is not JSON or has no `features` array.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
-  {
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
     let root = try JSONFeed.parse(data, format: format)
     guard root.object != nil else {
       throw FeedError(format: format, location: "$", reason: "expected a GeoJSON object")
@@ -127,7 +126,8 @@ public enum WZDxDecoder: FeedDecoder {
     let propertiesPath = path + ".properties"
     let startTime = try JSONFeed.date(properties["start_date"], at: propertiesPath + ".start_date")
     let endTime = try JSONFeed.date(properties["end_date"], at: propertiesPath + ".end_date")
-    let corePath = properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
+    let corePath =
+      properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
     let updated = try JSONFeed.date(core["update_date"], at: corePath + ".update_date")
     let created = try JSONFeed.date(core["creation_date"], at: corePath + ".creation_date")
     let isDetour = JSONFeed.text(core["event_type"]) == "detour"
@@ -279,7 +279,8 @@ public enum WZDxDecoder: FeedDecoder {
         limit(\.restrictedIfGrossWeightMoreThanInKilograms, kilograms(value, unit))
       case "axle-load-limit":
         limit(\.restrictedIfAxleWeightMoreThanInKilograms, kilograms(value, unit))
-      case "no-trucks": restrictions[.truck, default: VehicleRestriction()].isRestrictedAlways = true
+      case "no-trucks":
+        restrictions[.truck, default: VehicleRestriction()].isRestrictedAlways = true
       case "towing-prohibited":
         restrictions[.vehicleWithTrailer, default: VehicleRestriction()].isRestrictedAlways = true
       case "permitted-oversize-loads-prohibited":

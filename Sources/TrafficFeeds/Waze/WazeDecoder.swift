@@ -77,8 +77,7 @@ public enum WazeDecoder: FeedDecoder {
   ///   cannot be read are in `problems` with their path (`jams[4].line[2].y`).
   /// - Throws: `FeedError` when the text is not JSON or has neither `alerts` nor `jams`.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
-  {
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
     let root = try JSONFeed.parse(data, format: format)
     let windows: [(JSONValue, String)]
     switch root {
@@ -252,7 +251,9 @@ public enum WazeDecoder: FeedDecoder {
   }
 
   /// `{"x": longitude, "y": latitude}`.
-  private static func point(_ value: JSONValue, at path: String) throws(JSONFieldError)
+  private static func point(
+    _ value: JSONValue, at path: String
+  ) throws(JSONFieldError)
     -> GeoCoordinates
   {
     let longitude = try value.required("x", at: path).requiredDouble(at: path + ".x")
@@ -308,7 +309,8 @@ public enum WazeDecoder: FeedDecoder {
     case "HAZARD_WEATHER_FLOOD": return (.weather, .major, .flooding)
     case "HAZARD_WEATHER_FREEZING_RAIN": return (.weather, .major, .ice)
     case "HAZARD_WEATHER_MONSOON": return (.weather, .major, nil)
-    case "HAZARD_WEATHER_TORNADO", "HAZARD_WEATHER_HURRICANE": return (.weather, .major, .strongWinds)
+    case "HAZARD_WEATHER_TORNADO", "HAZARD_WEATHER_HURRICANE":
+      return (.weather, .major, .strongWinds)
     default:
       if subtype.hasPrefix("HAZARD_ON_SHOULDER") { return (.roadHazard, .low, nil) }
       return (.roadHazard, .minor, nil)
