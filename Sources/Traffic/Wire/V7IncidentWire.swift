@@ -27,8 +27,8 @@ import Foundation
 /// - Each polyline of the location (main, then additional) is one link; reading, a link
 ///   that begins where the previous one ended continues it (HERE splits one path into many
 ///   links), otherwise it starts an additional polyline. A point incident is a link of two
-///   identical points. Link lengths are written to 0.1 m for clients (equirectangular
-///   approximation); `location.length` is the model's length, written exactly.
+///   identical points. Link lengths are written to 0.1 m for clients (ellipsoidal local-plane
+///   approximation, `fastDistance`); `location.length` is the model's length, written exactly.
 /// - `vehicleRestrictions` is an array, one object per restricted vehicle category:
 ///   `{"vehicleType": "truck", "restrictedIfGrossWeightMoreThanInKilograms": 7500, ...}`
 ///   with the HERE SDK's field names (`VehicleRestriction`), in category order, writing only
