@@ -127,3 +127,25 @@ public protocol FeedDecoder: Sendable {
   /// - Throws: `FeedError` naming the place and the reason.
   static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
 }
+
+extension FeedFormat {
+  /// The decoder of this format.
+  public var decoder: any FeedDecoder.Type {
+    switch self {
+    case .datex2: return DATEXIIDecoder.self
+    case .wzdx: return WZDxDecoder.self
+    case .open511: return Open511Decoder.self
+    case .waze: return WazeDecoder.self
+    case .hereV7: return HEREv7Decoder.self
+    case .tomtom: return TomTomDecoder.self
+    }
+  }
+
+  /// Recognises the format of a document from its content (`--format auto`).
+  ///
+  /// - Parameter data: The whole document (decoders look at a bounded prefix).
+  /// - Returns: The first format whose decoder claims the document, or `nil`.
+  public static func detect(_ data: Data) -> FeedFormat? {
+    allCases.first { $0.decoder.recognizes(data) }
+  }
+}
