@@ -28,8 +28,10 @@ let package = Package(
     .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
-    .executableTarget(name: "traffic", dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds"]),
-    .executableTarget(name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
+    .executableTarget(
+      name: "traffic", dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds"]),
+    .executableTarget(
+      name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .target(

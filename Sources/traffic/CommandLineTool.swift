@@ -1,4 +1,5 @@
 import Foundation
+import Traffic
 
 /// Exit statuses of the `traffic` command (API.md): 0 success, 64 bad usage or input.
 enum CommandStatus: Int32 {
@@ -16,7 +17,11 @@ struct UsageError: Error, CustomStringConvertible {
 /// The `traffic` command: dispatches to its subcommands.
 enum CommandLineTool {
   static var commands: [String: any Subcommand.Type] {
-    [WithinCommand.name: WithinCommand.self]
+    [
+      WithinCommand.name: WithinCommand.self, ImportCommand.name: ImportCommand.self,
+      IncidentsCommand.name: IncidentsCommand.self, LookupCommand.name: LookupCommand.self,
+      NearestCommand.name: NearestCommand.self,
+    ]
   }
 
   static let overview = """
@@ -62,6 +67,9 @@ enum CommandLineTool {
       try command.run(ArgumentList(rest), console: console)
       return .success
     } catch let error as UsageError {
+      console.error("traffic \(command.name): \(error)")
+      return .usage
+    } catch let error as TrafficQueryError where (400..<500).contains(error.httpStatus) {
       console.error("traffic \(command.name): \(error)")
       return .usage
     } catch {

@@ -10,10 +10,14 @@ enum IncidentOptions {
                             roadClosure, laneRestriction, other)
       --impact I,...        critical, major, minor, low (or lowImpact)
       --lang L              BCP 47 language of the texts (e.g. de-DE)
+      --earliest-start T    also incidents active since T (RFC 3339); default: now
+      --latest-end T        also incidents active until T (RFC 3339); default: now
     """
 
   /// Takes the filter options from the arguments.
-  static func take(from arguments: inout ArgumentList) throws(UsageError)
+  static func take(
+    from arguments: inout ArgumentList
+  ) throws(UsageError)
     -> TrafficIncidentsQueryOptions
   {
     var options = TrafficIncidentsQueryOptions()
@@ -35,7 +39,19 @@ enum IncidentOptions {
       }
     }
     options.languageCode = try language(from: &arguments)
+    options.earliestStartTime = try time(from: &arguments, option: "--earliest-start")
+    options.latestEndTime = try time(from: &arguments, option: "--latest-end")
     return options
+  }
+
+  /// An RFC 3339 time option.
+  static func time(from arguments: inout ArgumentList, option: String) throws(UsageError) -> Date? {
+    guard let text = try arguments.option(option) else { return nil }
+    guard let date = try? Date(text, strategy: .iso8601) else {
+      throw UsageError(
+        "\(option) expects an RFC 3339 time such as 2026-11-29T18:00:00Z, got '\(text)'")
+    }
+    return date
   }
 
   /// `--lang L` parsed as a BCP 47 tag.

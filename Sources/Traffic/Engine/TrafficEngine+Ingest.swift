@@ -8,6 +8,8 @@ public struct IngestReport: Hashable, Sendable {
   public var updated = 0
   /// Known incidents that came again unchanged (nothing written).
   public var unchanged = 0
+  /// Versions older (by entry time) than the version held, ignored.
+  public var stale = 0
   /// Reports merged into an incident another feed reported first.
   public var merged = 0
   /// Incidents of this feed that a full-refresh document no longer carries, now ended.
@@ -26,7 +28,7 @@ extension TrafficEngine {
   ///
   /// - An incident whose `originalId` is known gets a new version (a new `id`) when its
   ///   content changed, and nothing when it did not: importing the same document twice
-  ///   changes nothing.
+  ///   changes nothing. A version whose entry time is older than the held one's is ignored.
   /// - An incident of a new id that matches one reported by another feed (same type, time
   ///   intervals overlapping, geometry within 50 m) is merged into it: the existing incident
   ///   gains this feed in `sources` and keeps its `originalId`.
@@ -42,7 +44,9 @@ extension TrafficEngine {
   /// - Complexity: O(n log m) for n incoming and m held incidents, plus rebuilding the
   ///   snapshot.
   @discardableResult
-  public func ingest(_ incidents: [TrafficIncident], from feed: String, isFullRefresh: Bool)
+  public func ingest(
+    _ incidents: [TrafficIncident], from feed: String, isFullRefresh: Bool
+  )
     throws(TrafficStoreError) -> IngestReport
   {
     var report = IngestReport()
@@ -71,6 +75,14 @@ extension TrafficEngine {
           incoming.sources = TrafficEngine.adding(reference, to: existing.sources)
           if TrafficEngine.sameContent(incoming, existing) {
             report.unchanged += 1
+            continue
+          }
+          // An older version than the one held (re-reading an archive, a late duplicate
+          // publication) never replaces a newer one.
+          if let incomingTime = incoming.entryTime, let heldTime = existing.entryTime,
+            incomingTime < heldTime
+          {
+            report.stale += 1
             continue
           }
           if incoming.id == existing.id || incoming.id == incoming.originalId {
@@ -136,14 +148,18 @@ extension TrafficEngine {
       ?? incident
   }
 
-  static func adding(_ reference: TrafficIncidentSource, to sources: [TrafficIncidentSource])
+  static func adding(
+    _ reference: TrafficIncidentSource, to sources: [TrafficIncidentSource]
+  )
     -> [TrafficIncidentSource]
   {
     sources.contains(reference) ? sources : sources + [reference]
   }
 
   /// An incident from another feed that reports the same event as `incoming`.
-  static func duplicate(of incoming: TrafficIncident, from feed: String, in snapshot: IncidentIndex)
+  static func duplicate(
+    of incoming: TrafficIncident, from feed: String, in snapshot: IncidentIndex
+  )
     -> TrafficIncident?
   {
     guard

@@ -158,11 +158,20 @@ public final class TrafficEngine: Sendable {
   )
     throws(TrafficQueryError) -> TrafficIncident
   {
-    let prefix = "here:traffic:incident:"
-    let key = originalId.hasPrefix(prefix) ? String(originalId.dropFirst(prefix.count)) : originalId
-    guard !key.isEmpty else { throw .invalidIncident("the incident id is empty") }
-    guard let incident = currentSnapshot.incident(originalId: key) else {
-      throw .incidentIdNotFound(key)
+    let prefix = V7IncidentWire.idNamespace
+    guard !originalId.isEmpty, originalId != prefix else {
+      throw .invalidIncident("the incident id is empty")
+    }
+    // Ids are stored as their source wrote them, with or without HERE's namespace prefix;
+    // a lookup finds either form.
+    let bare =
+      originalId.hasPrefix(prefix) ? String(originalId.dropFirst(prefix.count)) : originalId
+    let snapshot = currentSnapshot
+    guard
+      let incident = snapshot.incident(originalId: originalId)
+        ?? snapshot.incident(originalId: bare) ?? snapshot.incident(originalId: prefix + bare)
+    else {
+      throw .incidentIdNotFound(bare)
     }
     return texts.localized(incident, to: options.languageCode)
   }
@@ -191,7 +200,7 @@ public final class TrafficEngine: Sendable {
       distanceInMeters: found.distanceInMeters)
   }
 
-  static func distance(from point: GeoCoordinates, to incident: TrafficIncident) -> Double {
+  package static func distance(from point: GeoCoordinates, to incident: TrafficIncident) -> Double {
     var best = incident.location.polyline.distance(to: point)
     for polyline in incident.location.additionalPolylines {
       best = min(best, polyline.distance(to: point))
@@ -234,7 +243,9 @@ public final class TrafficEngine: Sendable {
 
   /// Runs one write under the writer lock: `plan` sees the current snapshot and returns the
   /// batch to store; the batch is stored, the next snapshot published and the changes told.
-  func write(_ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch)
+  func write(
+    _ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch
+  )
     throws(TrafficStoreError) -> [IncidentChange]
   {
     try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in

@@ -1,0 +1,95 @@
+import Foundation
+import Traffic
+import TrafficFeeds
+
+/// `traffic import FILE...`: feed documents into the store.
+enum ImportCommand: Subcommand {
+  static let name = "import"
+  static let summary = "Import feed documents (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
+  static let help = """
+    Usage: traffic import [--db PATH] [--format auto|\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))]
+                          [--feed NAME] [--axis-order lat-lon|lon-lat] FILE...
+
+    Decodes each file and stores its incidents: a new incident is added, a changed one gets
+    a new version, an unchanged one is left alone (importing twice changes nothing), and an
+    incident another feed already reported is merged into it. A full-refresh document ends
+    the incidents of its feed that it no longer carries.
+
+    Options:
+      --format F            the format of every file; auto (default) recognises each one
+      --feed NAME           the feed the files come from (default: one feed per file,
+                            named FORMAT:FILENAME)
+      --axis-order O        coordinate order of DATEX II posList (default lat-lon)
+    \(EngineArguments.usage)
+
+    Broken records are skipped and listed; a file that cannot be read is reported and the
+    other files still import. Exit status 64 when any file failed.
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) throws {
+    var arguments = arguments
+    let formatName = try arguments.option("--format") ?? "auto"
+    let format: FeedFormat?
+    if formatName == "auto" {
+      format = nil
+    } else {
+      guard let named = FeedFormat(rawValue: formatName) else {
+        throw UsageError(
+          "--format: unknown format '\(formatName)'; use auto or one of \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
+      }
+      format = named
+    }
+    let feedName = try arguments.option("--feed")
+    var axisOrder = FeedOptions.AxisOrder.latLon
+    if let order = try arguments.option("--axis-order") {
+      switch order {
+      case "lat-lon": axisOrder = .latLon
+      case "lon-lat": axisOrder = .lonLat
+      default: throw UsageError("--axis-order expects lat-lon or lon-lat, got '\(order)'")
+      }
+    }
+    let engine = try EngineArguments.open(&arguments)
+    let files = try arguments.positionals()
+    guard !files.isEmpty else { throw UsageError("expects at least one FILE") }
+
+    var failures: [String] = []
+    for file in files {
+      let url = URL(fileURLWithPath: file)
+      let data: Data
+      do { data = try Data(contentsOf: url) } catch {
+        failures.append("\(file): cannot read: \(error.localizedDescription)")
+        continue
+      }
+      guard let fileFormat = format ?? FeedFormat.detect(data) else {
+        failures.append("\(file): not a recognised feed format; name it with --format")
+        continue
+      }
+      let options = FeedOptions(
+        sourceName: feedName ?? "\(fileFormat.rawValue):\(url.lastPathComponent)",
+        axisOrder: axisOrder)
+      let document: FeedDocument
+      do {
+        document = try fileFormat.decoder.decode(data, options: options)
+      } catch {
+        failures.append("\(file): \(error)")
+        continue
+      }
+      let report = try engine.ingest(
+        document.incidents, from: options.sourceName, isFullRefresh: document.isFullRefresh)
+      console.print(
+        "\(fileFormat.rawValue) \(url.lastPathComponent): \(document.incidents.count) incidents "
+          + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "
+          + "\(report.merged) merged, \(report.ended) ended), \(document.problems.count) skipped")
+      for problem in document.problems.prefix(20) {
+        console.error("  skipped: \(problem)")
+      }
+      if document.problems.count > 20 {
+        console.error("  ... and \(document.problems.count - 20) more skipped records")
+      }
+    }
+    if !failures.isEmpty {
+      throw UsageError(failures.joined(separator: "\n"))
+    }
+  }
+}
