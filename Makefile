@@ -14,7 +14,11 @@ VECTOR_PACKAGES := python3 python3-geographiclib
 # The query `make run` answers on the bundled sample data.
 RUN_ARGS ?= within --circle 52.4833,13.3600,2000 --sort-from 52.4833,13.3600 Samples/berlin-incidents.geojson
 
-.PHONY: deps deps-test deps-bench run test bench build release format lint vectors clean
+.PHONY: deps deps-test deps-bench run test bench fuzz build release format lint vectors clean
+
+# Seconds each fuzz target runs under `make fuzz`.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson
 
 # Installs the Debian packages that are missing (only those) for the job named in PACKAGES.
 define install_missing
@@ -52,6 +56,19 @@ test: deps-test
 
 bench: deps-bench
 	bench/run.sh
+
+# Builds traffic-fuzz with libFuzzer and runs every target for FUZZ_SECONDS from its seeds.
+fuzz: deps-test
+	$(SWIFT) build --product traffic-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING \
+	  --scratch-path .build/fuzz
+	@for target in $(FUZZ_TARGETS); do \
+	  corpus=.build/fuzz/corpus/$$target; mkdir -p $$corpus; \
+	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); \
+	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  TRAFFIC_FUZZ_TARGET=$$target .build/fuzz/debug/traffic-fuzz $$corpus $$seeds \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 || exit 1; \
+	done
 
 format:
 	$(SWIFT) format -i -r -p Package.swift Sources Tests

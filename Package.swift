@@ -32,6 +32,7 @@ let package = Package(
       name: "traffic", dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds"]),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
+    .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .target(

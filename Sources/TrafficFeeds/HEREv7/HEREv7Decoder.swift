@@ -32,7 +32,11 @@ public enum HEREv7Decoder: FeedDecoder {
       let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
       first == UInt8(ascii: "{")
     else { return false }
+    // A response with results has "incidentDetails"; an empty one still has v7's pair of
+    // top-level members.
     return data.range(of: Data("\"incidentDetails\"".utf8)) != nil
+      || (data.range(of: Data("\"sourceUpdated\"".utf8)) != nil
+        && data.range(of: Data("\"results\"".utf8)) != nil)
   }
 
   /// Decodes a v7 incidents response or lookup answer.

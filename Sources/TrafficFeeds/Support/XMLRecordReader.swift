@@ -132,6 +132,11 @@ struct XMLRecordReader {
     header: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
     record: @escaping (_ node: XMLNode, _ number: Int, _ ancestors: [String]) -> Void
   ) throws(FeedError) {
+    if let offset = XMLEncodingCheck.firstInvalidUTF8Offset(data) {
+      throw FeedError(
+        format: format, location: "byte \(offset)",
+        reason: "the document is not valid UTF-8 (and declares no other encoding)")
+    }
     let parser = XMLParser(data: data)
     parser.shouldProcessNamespaces = true
     parser.shouldReportNamespacePrefixes = false

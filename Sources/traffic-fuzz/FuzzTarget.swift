@@ -1,0 +1,102 @@
+// traffic-fuzz: one libFuzzer target per decoder, chosen with TRAFFIC_FUZZ_TARGET.
+//
+// Built with `-sanitize=fuzzer -DFUZZING` (see `make fuzz`) it is a libFuzzer binary;
+// built normally it replays the seed corpus under Tests/*/Fuzz/<target>/ (or the files given
+// as arguments) through the same entry point, so `make test` exercises every seed.
+import Foundation
+import Geo
+import TrafficFeeds
+
+/// The fuzz targets by name: each takes arbitrary bytes and must return without crashing,
+/// trapping or hanging, whatever the input.
+let fuzzTargets: [String: @Sendable (Data) -> Void] = {
+  var targets: [String: @Sendable (Data) -> Void] = [:]
+  for format in FeedFormat.allCases {
+    targets[format.rawValue] = { data in
+      _ = FeedFormat.detect(data)
+      _ = try? format.decoder.decode(data, options: FeedOptions(sourceName: "fuzz"))
+    }
+  }
+  targets["flexible-polyline"] = { data in
+    _ = try? FlexiblePolyline.decode(String(decoding: data, as: UTF8.self))
+  }
+  targets["wkt"] = { data in _ = try? WKT.parse(String(decoding: data, as: UTF8.self)) }
+  targets["geojson"] = { data in _ = try? GeoJSON.decodeGeometry(from: data) }
+  return targets
+}()
+
+/// The target named by `TRAFFIC_FUZZ_TARGET`.
+func selectedTarget() -> (name: String, run: @Sendable (Data) -> Void)? {
+  guard let name = ProcessInfo.processInfo.environment["TRAFFIC_FUZZ_TARGET"],
+    let run = fuzzTargets[name]
+  else { return nil }
+  return (name, run)
+}
+
+#if FUZZING
+  /// libFuzzer's entry point.
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    guard let target = selectedTarget() else {
+      FileHandle.standardError.write(
+        Data(
+          "set TRAFFIC_FUZZ_TARGET to one of: \(fuzzTargets.keys.sorted().joined(separator: ", "))\n"
+            .utf8))
+      exit(64)
+    }
+    target.run(Data(bytes: bytes, count: count))
+    return 0
+  }
+
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+  ) -> CInt
+
+  /// The package manager links an executable's entry point under this name; hand control to
+  /// libFuzzer's driver from it.
+  @_cdecl("traffic_fuzz_main")
+  public func fuzzMain(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+  ) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { bytes, length in
+      fuzzOneInput(bytes, length)
+    }
+  }
+#else
+  /// Replays seed files through the fuzz entry point (no libFuzzer needed).
+  @main
+  enum Replay {
+    static func main() {
+      let arguments = Array(CommandLine.arguments.dropFirst())
+      guard let target = selectedTarget() else {
+        print("usage: TRAFFIC_FUZZ_TARGET=NAME traffic-fuzz FILE|DIR...")
+        print("targets: \(fuzzTargets.keys.sorted().joined(separator: ", "))")
+        exit(64)
+      }
+      var count = 0
+      for path in arguments {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+          FileHandle.standardError.write(Data("traffic-fuzz: no such file \(path)\n".utf8))
+          exit(64)
+        }
+        let files =
+          isDirectory.boolValue
+          ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map {
+            path + "/" + $0
+          } : [path]
+        for file in files {
+          guard let data = FileManager.default.contents(atPath: file) else { continue }
+          target.run(data)
+          count += 1
+        }
+      }
+      print("\(target.name): replayed \(count) inputs")
+    }
+  }
+#endif
