@@ -62,10 +62,11 @@ fuzz: deps-test
 	$(SWIFT) build --product traffic-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING \
 	  --scratch-path .build/fuzz
 	@for target in $(FUZZ_TARGETS); do \
-	  corpus=.build/fuzz/corpus/$$target; mkdir -p $$corpus; \
+	  corpus=.build/fuzz/corpus/$$target; mkdir -p $$corpus .build/fuzz/artifacts; \
 	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); \
 	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; \
-	  TRAFFIC_FUZZ_TARGET=$$target .build/fuzz/debug/traffic-fuzz $$corpus $$seeds \
+	  SWIFT_BACKTRACE=enable=no TRAFFIC_FUZZ_TARGET=$$target \
+	    .build/fuzz/debug/traffic-fuzz $$corpus $$seeds -artifact_prefix=.build/fuzz/artifacts/ \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 || exit 1; \
 	done

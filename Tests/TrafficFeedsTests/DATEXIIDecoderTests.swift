@@ -380,7 +380,8 @@ func pairs(_ polyline: GeoPolyline) -> [[Double]] {
     #expect {
       _ = try DATEXIIDecoder.decode(data, options: options)
     } throws: { error in
-      (error as? FeedError)?.reason.contains("encoding") == true
+      let error = error as? FeedError
+      return error?.reason.contains("not valid UTF-8") == true && error?.location == "byte 105"
     }
   }
 

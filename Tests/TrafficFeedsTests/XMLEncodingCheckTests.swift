@@ -21,24 +21,50 @@ import TrafficTestSupport
     }
   }
 
-  @Test(arguments: [
-    ([0x61, 0x62], nil),
-    ([0xC3, 0xA9], nil),
-    ([0xE2, 0x82, 0xAC], nil),
-    ([0xF0, 0x9F, 0x9A, 0x97], nil),
-    ([0x61, 0xFF], 1),
-    ([0xC0, 0x80], 0),
-    ([0xE0, 0x80, 0x80], 0),
-    ([0xED, 0xA0, 0x80], 0),
-    ([0xF4, 0x90, 0x80, 0x80], 0),
-    ([0x61, 0xE2, 0x82], 1),
-  ] as [([UInt8], Int?)])
+  @Test func aBrokenEncodingDeclarationDoesNotSkipTheCheck() throws {
+    // Found by `make fuzz`: `encodingncing"` once passed for a non-UTF-8 declaration.
+    let url = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/datex2/bad-invalid-utf8-with-broken-declaration.xml")
+    #expect(XMLEncodingCheck.problem(in: try Data(contentsOf: url))?.offset == 39)
+    let sneaky = Data("<?xml version=\"1.0\" encoding=\"utf-8\"?><a>".utf8) + Data([0xFF])
+    #expect(XMLEncodingCheck.problem(in: sneaky)?.offset == 41)
+    // Found by `make fuzz`: libxml2 passes raw bytes through for encodings it does not know.
+    let unknown = Data("<?xml version=\"1.0\" encoding=\"-TF-8\"?><a>".utf8) + Data([0xC9, 0x41])
+    #expect(XMLEncodingCheck.problem(in: unknown)?.reason.contains("unsupported encoding") == true)
+  }
+
+  @Test func aProcessingInstructionWithoutDataIsRefused() {
+    // Found by `make fuzz`: XMLParser dereferences the missing data as a null string.
+    let document = Data("<?xml version=\"1.0\"?>\n<a><?x?></a>".utf8)
+    #expect(XMLEncodingCheck.problem(in: document)?.offset == 25)
+    #expect(throws: FeedError.self) {
+      try DATEXIIDecoder.decode(document, options: FeedOptions(sourceName: "t"))
+    }
+    let stylesheet = Data("<?xml version=\"1.0\"?><?xml-stylesheet href=\"a.xsl\"?><a/>".utf8)
+    #expect(XMLEncodingCheck.problem(in: stylesheet) == nil)
+  }
+
+  @Test(
+    arguments: [
+      ([0x61, 0x62], nil),
+      ([0xC3, 0xA9], nil),
+      ([0xE2, 0x82, 0xAC], nil),
+      ([0xF0, 0x9F, 0x9A, 0x97], nil),
+      ([0x61, 0xFF], 1),
+      ([0xC0, 0x80], 0),
+      ([0xE0, 0x80, 0x80], 0),
+      ([0xED, 0xA0, 0x80], 0),
+      ([0xF4, 0x90, 0x80, 0x80], 0),
+      ([0x61, 0xE2, 0x82], 1),
+    ] as [([UInt8], Int?)])
   func findsTheFirstInvalidSequence(bytes: [UInt8], offset: Int?) {
     #expect(XMLEncodingCheck.firstInvalidUTF8Offset(Data(bytes)) == offset)
   }
 
   @Test func aDeclaredLatin1DocumentIsLeftToTheParser() {
     let latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>".utf8) + Data([0xE9])
-    #expect(XMLEncodingCheck.firstInvalidUTF8Offset(latin1) == nil)
+    #expect(XMLEncodingCheck.problem(in: latin1) == nil)
+    let ascii = Data("<?xml version='1.0' encoding='US-ASCII'?><a>".utf8) + Data([0xE9])
+    #expect(XMLEncodingCheck.problem(in: ascii)?.offset == 44)
   }
 }

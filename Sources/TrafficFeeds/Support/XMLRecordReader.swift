@@ -132,10 +132,9 @@ struct XMLRecordReader {
     header: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
     record: @escaping (_ node: XMLNode, _ number: Int, _ ancestors: [String]) -> Void
   ) throws(FeedError) {
-    if let offset = XMLEncodingCheck.firstInvalidUTF8Offset(data) {
+    if let problem = XMLEncodingCheck.problem(in: data) {
       throw FeedError(
-        format: format, location: "byte \(offset)",
-        reason: "the document is not valid UTF-8 (and declares no other encoding)")
+        format: format, location: problem.offset.map { "byte \($0)" }, reason: problem.reason)
     }
     let parser = XMLParser(data: data)
     parser.shouldProcessNamespaces = true
