@@ -1,0 +1,61 @@
+import Foundation
+import Traffic
+
+/// Reads HERE Traffic API v7 incidents responses (`GET /v7/incidents`) and lookup answers
+/// (`GET /v7/incidents/{id}`), with the `Traffic` module's wire codec (`V7IncidentWire`).
+///
+/// The format is the model's own, so the mapping is one to one:
+///
+/// | v7 | model |
+/// |---|---|
+/// | `type` (`accident` ... `other`) | the `TrafficIncidentType` of that name; absent or unknown names: `.unknown` |
+/// | `criticality` `critical` / `major` / `minor` / `lowImpact` | `.critical` / `.major` / `.minor` / `.low`; absent: `.unknown` |
+/// | `id`, `originalId`, `parentId` | the same |
+/// | `startTime`, `endTime`, `entryTime` (RFC 3339) | the same |
+/// | `roadClosed`, `codes`, `junctionTraversability`, `vehicleRestrictions` | the same |
+/// | `description` | `description` and the one source text |
+/// | `location.shape.links` | the polylines (consecutive links joined) |
+///
+/// `sourceUpdated` becomes the document's publication time. A v7 response is a full
+/// picture of its area, so documents are full refreshes. Results without a shape (requested
+/// with `locationReferencing=none`, `tmc` or `olr` only) are skipped with a problem each.
+public enum HEREv7Decoder: FeedDecoder {
+  /// `.hereV7`.
+  public static let format = FeedFormat.hereV7
+
+  /// Whether the text looks like a v7 incidents response: JSON whose `results` items carry
+  /// `incidentDetails`, or a single lookup result.
+  ///
+  /// - Complexity: O(n) byte search, no parsing.
+  public static func recognizes(_ data: Data) -> Bool {
+    guard
+      let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
+      first == UInt8(ascii: "{")
+    else { return false }
+    return data.range(of: Data("\"incidentDetails\"".utf8)) != nil
+  }
+
+  /// Decodes a v7 incidents response or lookup answer.
+  ///
+  /// - Parameters:
+  ///   - data: UTF-8 JSON text.
+  ///   - options: `defaultLanguage` is used for texts without a language (else en-US).
+  /// - Returns: The incidents; unreadable results are listed in `problems` with their path.
+  /// - Throws: `FeedError` when the text is not JSON or not a v7 response.
+  /// - Complexity: O(n) in the size of `data`.
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
+    let response: V7IncidentResponse
+    do {
+      response = try V7IncidentWire.decode(
+        data, defaultLanguage: options.defaultLanguage ?? .enUS)
+    } catch {
+      throw FeedError(format: format, location: error.location, reason: error.reason)
+    }
+    return FeedDocument(
+      incidents: response.incidents,
+      problems: response.problems.map {
+        FeedError(format: format, location: $0.location, reason: $0.reason)
+      },
+      isFullRefresh: true, publicationTime: response.sourceUpdated)
+  }
+}

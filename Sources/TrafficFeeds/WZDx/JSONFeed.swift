@@ -1,0 +1,75 @@
+import Foundation
+import Traffic
+
+/// Helpers the JSON feed decoders share: parsing with errors that name the place, and
+/// reading optional members leniently (a member of the wrong type is treated as absent
+/// rather than losing the record; the members a record cannot do without are checked with
+/// `JSONValue.required`).
+enum JSONFeed {
+  /// Parses a whole document.
+  ///
+  /// - Throws: `FeedError` with the line, column and byte of the syntax error.
+  static func parse(_ data: Data, format: FeedFormat) throws(FeedError) -> JSONValue {
+    do {
+      return try JSONParser.parse(data)
+    } catch {
+      throw FeedError(
+        format: format, location: error.place, reason: "not valid JSON: \(error.reason)")
+    }
+  }
+
+  /// The first non-whitespace byte (after a UTF-8 byte-order mark), for cheap sniffing.
+  static func firstSignificantByte(_ data: Data) -> UInt8? {
+    data.prefix(4096).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+  }
+
+  /// Whether `data` contains `needle` (as UTF-8).
+  static func contains(_ data: Data, _ needle: String) -> Bool {
+    data.range(of: Data(needle.utf8)) != nil
+  }
+
+  /// A `FeedError` from a field error.
+  static func error(_ error: JSONFieldError, format: FeedFormat) -> FeedError {
+    FeedError(format: format, location: error.path, reason: error.reason)
+  }
+
+  /// A trimmed, non-empty string member; `nil` when absent, empty or not a string.
+  static func text(_ value: JSONValue?) -> String? {
+    guard let text = value?.string?.trimmingCharacters(in: .whitespacesAndNewlines),
+      !text.isEmpty
+    else { return nil }
+    return text
+  }
+
+  /// A date member (RFC 3339 text); `nil` when absent; an error when present but unreadable.
+  static func date(_ value: JSONValue?, at path: String) throws(JSONFieldError) -> Date? {
+    guard let value, !value.isNull else { return nil }
+    guard let text = value.string else {
+      throw JSONFieldError(path: path, reason: "expected a date-time, found \(value.kindName)")
+    }
+    if text.isEmpty { return nil }
+    guard let date = FeedDates.parseISO8601(text) else {
+      throw JSONFieldError(path: path, reason: "\"\(text)\" is not an ISO 8601 date-time")
+    }
+    return date
+  }
+
+  /// Builds an incident, turning model errors into a field error at `path`.
+  static func incident(
+    at path: String, _ make: () throws(TrafficModelError) -> TrafficIncident
+  ) throws(JSONFieldError) -> TrafficIncident {
+    do {
+      return try make()
+    } catch {
+      throw JSONFieldError(path: path, reason: error.description)
+    }
+  }
+
+  /// A country code when it is two ASCII letters, else `fallback`.
+  static func countryCode(_ code: String?, fallback: String?) -> String? {
+    guard let code, code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+      return fallback
+    }
+    return code
+  }
+}

@@ -1,0 +1,305 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficTestSupport
+
+@testable import TrafficFeeds
+
+private func ownFixture(_ name: String) throws -> Data {
+  try Data(
+    contentsOf: Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/wzdx/\(name)"))
+}
+
+private func sharedFixture(_ name: String) throws -> Data {
+  let root = try #require(Fixtures.shared)
+  return try Data(contentsOf: root.appendingPathComponent("wzdx/\(name)"))
+}
+
+private func date(_ text: String) -> Date? { FeedDates.parseISO8601(text) }
+
+private let options = FeedOptions(sourceName: "test")
+
+@Suite struct WZDxDecoderTests {
+  @Test func decodesClosureDetourAndLaneClosureOfA42Feed() throws {
+    let document = try WZDxDecoder.decode(ownFixture("feed_v42.geojson"), options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
+    #expect(document.publicationTime == date("2024-05-02T14:30:00Z"))
+    try #require(document.incidents.count == 3)
+
+    let closure = document.incidents[0]
+    #expect(closure.originalId == "wz-bridge-closure")
+    #expect(closure.id == "wz-bridge-closure_1714564800")
+    #expect(closure.type == .roadClosure)
+    #expect(closure.impact == .critical)
+    #expect(closure.isRoadClosed)
+    #expect(closure.startTime == date("2024-05-06T05:00:00Z"))
+    #expect(closure.endTime == date("2024-08-31T03:00:00Z"))
+    #expect(closure.entryTime == date("2024-04-20T08:00:00Z"))
+    #expect(closure.location.polyline.vertices.count == 3)
+    #expect(closure.location.polyline.vertices[0].longitude == -93.5402)
+    #expect(closure.location.polyline.vertices[0].latitude == 42.0105)
+    #expect(closure.location.description == "US 30 / Lincoln Highway eastbound")
+    #expect(closure.details.roadNumber == "US 30")
+    #expect(closure.details.roadName == "Lincoln Highway")
+    #expect(closure.details.fromJunction == "S 500th Ave")
+    #expect(closure.details.toJunction == "Dayton Ave")
+    #expect(closure.details.lanesClosed == 2)
+    #expect(closure.details.totalLanes == 2)
+    #expect(closure.details.countryCode == "US")
+    #expect(closure.details.eventKind == .roadworks)
+    #expect(
+      closure.sourceTexts == [
+        LocalizedText(
+          text: "US 30 eastbound closed at the Skunk River bridge for deck replacement.",
+          language: .enUS)
+      ])
+    #expect(closure.description.text.hasPrefix("US 30 eastbound closed"))
+    var all = VehicleRestriction()
+    all.restrictedIfHigherThanInCentimeters = 411  // 13.5 ft
+    all.restrictedIfAxleWeightMoreThanInKilograms = 9072  // 20,000 lb
+    #expect(closure.vehicleRestrictions == [.all: all, .truck: .always])
+
+    let detour = document.incidents[1]
+    #expect(detour.id == "detour-1")
+    #expect(detour.parentId == "wz-bridge-closure")
+    #expect(detour.type == .construction)
+    #expect(detour.impact == .low)
+    #expect(!detour.isRoadClosed)
+    #expect(detour.details.roadNumber == "E41")
+    #expect(detour.endTime == date("2024-08-31T03:00:00Z"))
+
+    let lanes = document.incidents[2]
+    #expect(lanes.id == "wz-lane-closure_1714641330")
+    #expect(lanes.type == .laneRestriction)
+    #expect(lanes.impact == .major)
+    #expect(lanes.entryTime == date("2024-05-02T09:15:30Z"))
+    #expect(lanes.details.lanesClosed == 1)
+    #expect(lanes.details.totalLanes == 2)  // the bike lane is not a driving lane
+    #expect(lanes.details.roadName == "Grand Avenue")
+    #expect(lanes.details.eventKind == .maintenanceWork)
+    #expect(lanes.location.polyline.vertices.count == 2)  // MultiPoint start and end
+    var width = VehicleRestriction()
+    width.restrictedIfWiderThanInCentimeters = 320  // the open lane's 3.2 m, not the closed one's
+    #expect(lanes.vehicleRestrictions == [.all: width])
+  }
+
+  @Test func readsA40FeedAndReportsBrokenRecordsByPlace() throws {
+    let document = try WZDxDecoder.decode(ownFixture("feed_v40.geojson"), options: options)
+    #expect(document.publicationTime == date("2021-03-10T17:00:00Z"))
+    #expect(document.incidents.map(\.id) == ["evt-100", "evt-101"])
+    let workZone = document.incidents[0]
+    #expect(workZone.type == .laneRestriction)  // "unknown" impact, one of two lanes closed
+    #expect(workZone.impact == .major)
+    var all = VehicleRestriction()
+    all.isThroughTrafficRestricted = true
+    var car = VehicleRestriction()
+    car.restrictedIfOccupantsFewerThan = 2
+    #expect(workZone.vehicleRestrictions == [.all: all, .car: car])
+    let detour = document.incidents[1]
+    #expect(detour.parentId == "evt-100")
+    #expect(detour.location.polyline.vertices.count == 2)
+    #expect(detour.location.lengthInMeters == 0)
+    #expect(detour.location.polyline.vertices[0].latitude == 39.7401)
+
+    #expect(document.problems.count == 2)
+    #expect(document.problems[0].format == .wzdx)
+    #expect(document.problems[0].location == "features[2] (id evt-102)")
+    #expect(document.problems[0].reason.contains("end time"))
+    #expect(document.problems[1].location == "features[3].geometry.coordinates[1]")
+    #expect(document.problems[1].reason.contains("latitude 95"))
+  }
+
+  @Test func recognizesWZDxAndNotOtherFormats() throws {
+    #expect(WZDxDecoder.recognizes(try ownFixture("feed_v42.geojson")))
+    #expect(WZDxDecoder.recognizes(try ownFixture("feed_v40.geojson")))
+    #expect(!WZDxDecoder.recognizes(Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)))
+    #expect(!WZDxDecoder.recognizes(Data(#"{"jams":[],"pubMillis":1}"#.utf8)))
+    #expect(!WZDxDecoder.recognizes(Data("<xml/>".utf8)))
+  }
+
+  @Test(arguments: [
+    ("", "line 1, column 1 (byte 0)", "end of the text"),
+    (#"{"feed_info": {}, "features": [{"id": 1,"#, "line 1, column 41 (byte 40)", "truncated"),
+    ("{\"features\": [\n  {\"id\": \"a\" \"x\"}]}", "line 2, column 14 (byte 28)", "expected ','"),
+    (#"{"features": 1e999}"#, "line 1, column 14 (byte 13)", "out of range"),
+    (String(repeating: "[", count: 300), "line 1, column 257 (byte 256)", "nesting"),
+    (#"{"feed_info": {}}"#, "features", "missing"),
+    (#"[1, 2]"#, "$", "expected a GeoJSON object"),
+  ])
+  func rejectsBadDocumentsNamingThePlace(text: String, location: String, reason: String) {
+    #expect {
+      try WZDxDecoder.decode(Data(text.utf8), options: options)
+    } throws: { error in
+      guard let error = error as? FeedError else { return false }
+      return error.format == .wzdx && error.location == location && error.reason.contains(reason)
+    }
+  }
+
+  @Test func everyTruncationOfAFeedIsAnErrorNamingItsPlace() throws {
+    let data = try ownFixture("feed_v40.geojson")
+    let whole = try WZDxDecoder.decode(data, options: options)
+    #expect(whole.incidents.count == 2)
+    let trimmed = data.count - 1  // the trailing newline
+    for length in stride(from: 0, to: trimmed, by: 7) {
+      #expect {
+        try WZDxDecoder.decode(data.prefix(length), options: options)
+      } throws: { error in
+        (error as? FeedError)?.location?.hasPrefix("line ") == true
+      }
+    }
+  }
+
+  @Test func rejectsUTF16AndInvalidUTF8() {
+    let utf16 = Data([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00])  // "{}" in UTF-16LE with BOM
+    #expect(throws: FeedError.self) { try WZDxDecoder.decode(utf16, options: options) }
+    let badUTF8 = Data(#"{"features": [], "x": ""#.utf8) + Data([0xC3, 0x28]) + Data(#""}"#.utf8)
+    #expect {
+      try WZDxDecoder.decode(badUTF8, options: options)
+    } throws: { error in
+      (error as? FeedError)?.reason.contains("UTF-8") == true
+    }
+  }
+
+  @Test func skipsFeaturesWithWrongTypesAndKeepsTheRest() throws {
+    let text = """
+      {"feed_info": {"version": "4.2"}, "features": [
+        {"id": "ok", "properties": {"core_details": {"event_type": "work-zone"},
+          "start_date": "2024-01-01T00:00:00Z", "vehicle_impact": "all-lanes-open"},
+         "geometry": {"type": "LineString", "coordinates": [[1, 2], [1.5, 2.5]]}},
+        {"id": "bad-date", "properties": {"start_date": "tomorrow"},
+         "geometry": {"type": "LineString", "coordinates": [[1, 2], [1.5, 2.5]]}},
+        {"id": "no-geometry", "properties": {}},
+        {"properties": {}, "geometry": {"type": "Point", "coordinates": [1, 2]}},
+        {"id": "bad-type", "properties": {}, "geometry": {"type": "Circle", "coordinates": []}},
+        "not an object"
+      ]}
+      """
+    let document = try WZDxDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.map(\.id) == ["ok"])
+    #expect(
+      document.problems.map { $0.location ?? "" } == [
+        "features[1].properties.start_date", "features[2] (id no-geometry)", "features[3]",
+        "features[4].geometry.type", "features[5]",
+      ])
+  }
+
+  // MARK: Shared real-world fixtures
+
+  @Test(
+    .enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"),
+    arguments: [
+      ("colorado_i70_noise_wall.json", 1), ("colorado_production_2025_08_07.json", 85),
+      ("scenario1_simple_linestring_example.geojson", 5),
+      ("scenario1_simple_multipoint_example.geojson", 5),
+      ("scenario2_laneshift_linestring_example.geojson", 1),
+      ("scenario3_shoulder_bidirectional_linestring_example.geojson", 2),
+      ("scenario4_detour_linestring_example.geojson", 4),
+      ("scenario5_recurring_linestring_example.geojson", 4),
+      ("scenario6_multi_lane_closure_linestring_example.geojson", 1),
+      ("scenario7_mobileoperation_linestring_example.geojson", 2),
+      ("scenario8_local_access_only_bidirectional_linestring_example.geojson", 2),
+    ])
+  func decodesEverySharedFixture(name: String, count: Int) throws {
+    let data = try sharedFixture(name)
+    #expect(WZDxDecoder.recognizes(data))
+    let document = try WZDxDecoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.incidents.count == count)
+    for incident in document.incidents {
+      #expect(incident.startTime != nil)
+      #expect(incident.endTime != nil)
+      #expect(incident.details.countryCode == "US")
+      #expect(incident.sourceTexts.allSatisfy { $0.language == .enUS })
+      let box = incident.location.polyline.boundingBox
+      #expect(box.south > 36.5 && box.north < 43.5)  // Colorado and Iowa
+      #expect(box.west > -109.5 && box.east < -90)
+    }
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func mapsTheColoradoProductionFeed() throws {
+    let document = try WZDxDecoder.decode(
+      sharedFixture("colorado_production_2025_08_07.json"), options: options)
+    #expect(document.publicationTime == date("2025-08-08T00:04:06Z"))
+    var counts: [String: Int] = [:]
+    for incident in document.incidents {
+      counts["\(incident.type)/\(incident.impact)", default: 0] += 1
+    }
+    #expect(
+      counts == [
+        "laneRestriction/major": 49, "construction/minor": 12, "construction/low": 18,
+        "roadClosure/critical": 6,
+      ])
+    let first = document.incidents[0]
+    #expect(first.originalId == "67d57954-bdbb-5272-89ad-164f53e987aa")
+    #expect(first.id == "67d57954-bdbb-5272-89ad-164f53e987aa_1754263359")  // 2025-08-03T23:22:39Z
+    #expect(first.type == .construction)  // only the right shoulder is closed
+    #expect(first.impact == .minor)
+    #expect(first.startTime == date("2025-08-08T06:00:00Z"))
+    #expect(first.endTime == date("2025-08-09T05:59:00Z"))
+    #expect(first.location.polyline.vertices[0].longitude == -107.87297450499995)
+    #expect(first.location.polyline.vertices[0].latitude == 37.254471343000034)
+    #expect(first.details.roadNumber == "CO-3")
+    #expect(first.location.description == "CO-3 northbound")
+
+    let closure = try #require(
+      document.incidents.first { $0.originalId == "f2ed522f-a4f8-53e9-b7e3-a670535fa7d3" })
+    #expect(closure.type == .roadClosure)
+    #expect(closure.isRoadClosed)
+    #expect(closure.startTime == date("2025-08-07T13:00:00Z"))
+    #expect(closure.endTime == date("2025-08-08T01:00:00Z"))
+    #expect(closure.details.fromJunction == "Trinchera Ranch Road")
+    #expect(closure.location.polyline.vertices.count == 7)
+    #expect(closure.location.polyline.vertices[6].longitude == -105.35357355899998)
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func linksTheDetoursOfScenario4ToTheirWorkZone() throws {
+    let document = try WZDxDecoder.decode(
+      sharedFixture("scenario4_detour_linestring_example.geojson"), options: options)
+    let workZone = document.incidents[0]
+    #expect(workZone.originalId == "a15f7570-b7e6-4367-8ad9-3a462eea65dd")
+    #expect(workZone.type == .laneRestriction)
+    #expect(workZone.details.lanesClosed == 1)
+    #expect(workZone.details.totalLanes == 2)
+    #expect(workZone.location.polyline.vertices.count == 41)
+    #expect(workZone.vehicleRestrictions[.all]?.restrictedIfWiderThanInCentimeters == 335)  // 11 ft
+    let detours = document.incidents.dropFirst()
+    #expect(detours.count == 3)
+    for detour in detours {
+      #expect(detour.type == .construction)
+      #expect(detour.parentId == workZone.originalId)
+    }
+    #expect(detours.map { $0.location.polyline.vertices.count } == [11, 85, 13])
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func convertsScenario6RestrictionUnits() throws {
+    let document = try WZDxDecoder.decode(
+      sharedFixture("scenario6_multi_lane_closure_linestring_example.geojson"), options: options)
+    let incident = try #require(document.incidents.first)
+    #expect(incident.details.lanesClosed == 2)
+    #expect(incident.details.totalLanes == 3)
+    var all = VehicleRestriction()
+    all.restrictedIfWiderThanInCentimeters = 488  // 16 ft
+    all.restrictedIfGrossWeightMoreThanInKilograms = 70_760  // 156,000 lb
+    #expect(incident.vehicleRestrictions == [.all: all])
+  }
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func readsMultiPointAsStartAndEnd() throws {
+    let lines = try WZDxDecoder.decode(
+      sharedFixture("scenario1_simple_linestring_example.geojson"), options: options)
+    let points = try WZDxDecoder.decode(
+      sharedFixture("scenario1_simple_multipoint_example.geojson"), options: options)
+    #expect(points.incidents.map(\.originalId) == lines.incidents.map(\.originalId))
+    for (point, line) in zip(points.incidents, lines.incidents) {
+      #expect(point.location.polyline.vertices.count == 2)
+      #expect(point.type == line.type)
+      #expect(point.startTime == line.startTime)
+    }
+    #expect(points.incidents[0].location.polyline.vertices[0].longitude == -93.77668405099996)
+  }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficTestSupport
+
+@testable import TrafficFeeds
+
+private func ownFixture(_ name: String) throws -> Data {
+  try Data(
+    contentsOf: Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/waze/\(name)"))
+}
+
+private let options = FeedOptions(sourceName: "test")
+
+@Suite struct WazeDecoderTests {
+  @Test func mapsAlertsOfEachKind() throws {
+    let document = try WazeDecoder.decode(ownFixture("alerts_and_jams.json"), options: options)
+    #expect(document.publicationTime == Date(timeIntervalSince1970: 1_714_659_060))
+    let alerts = Array(document.incidents.prefix(5))
+    #expect(
+      alerts.map(\.originalId) == (1...5).map { "0b2f6a0e-7a1c-4a8e-9d55-31c7f6e1a00\($0)" })
+    #expect(
+      alerts.map(\.type) == [.accident, .roadClosure, .disabledVehicle, .weather, .congestion])
+    #expect(alerts.map(\.impact) == [.major, .critical, .minor, .minor, .critical])
+    #expect(alerts.map(\.isRoadClosed) == [false, true, false, false, false])
+    #expect(
+      alerts.map(\.details.eventKind) == [
+        .accident, .majorEvent, .brokenDownVehicle, .fog, .stationaryTraffic,
+      ])
+    let accident = alerts[0]
+    #expect(accident.id == accident.originalId)
+    #expect(accident.startTime == Date(timeIntervalSince1970: 1_714_658_400))
+    #expect(accident.entryTime == accident.startTime)
+    #expect(accident.endTime == nil)
+    #expect(
+      accident.location.polyline.vertices == [
+        try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
+        try GeoCoordinates(latitude: 39.7817, longitude: -89.6501),
+      ])
+    #expect(accident.location.description == "I-55 N")
+    #expect(accident.details.area == "Springfield, IL")
+    #expect(accident.details.roadName == "I-55 N")
+    #expect(accident.details.countryCode == "US")
+    #expect(
+      accident.sourceTexts == [LocalizedText(text: "Two cars, right lane blocked", language: .enUS)]
+    )
+    #expect(alerts[1].startTime == Date(timeIntervalSince1970: 1_714_650_000.5))
+  }
+
+  @Test func turnsJamsIntoCongestionAndFlowObservations() throws {
+    let document = try WazeDecoder.decode(ownFixture("alerts_and_jams.json"), options: options)
+    let jams = Array(document.incidents.dropFirst(5))
+    #expect(jams.map(\.originalId) == ["987654321", "jam-closed-2", "jam-single-point"])
+    #expect(jams.map(\.type) == [.congestion, .congestion, .congestion])
+    #expect(jams.map(\.impact) == [.major, .critical, .minor])
+    #expect(jams.map(\.isRoadClosed) == [false, true, false])
+    let heavy = jams[0]
+    #expect(heavy.parentId == "0b2f6a0e-7a1c-4a8e-9d55-31c7f6e1a001")
+    #expect(heavy.details.queueLengthInMeters == 450)
+    #expect(heavy.details.delayInSeconds == 120)
+    #expect(heavy.details.toJunction == "Clear Lake Ave")
+    #expect(heavy.details.eventKind == .queuingTraffic)
+    #expect(heavy.location.polyline.vertices.count == 3)
+    #expect(heavy.location.polyline.vertices[2].latitude == 39.7817)
+    #expect(jams[1].details.delayInSeconds == nil)  // Waze's -1 for a blocked road
+    #expect(jams[2].location.lengthInMeters == 0)
+
+    let flow = document.flowObservations
+    #expect(flow.count == 3)
+    let time = Date(timeIntervalSince1970: 1_714_659_060)
+    #expect(
+      flow[0]
+        == FlowObservation(
+          polyline: heavy.location.polyline, speedInMetersPerSecond: 2.5,
+          freeFlowSpeedInMetersPerSecond: 7.5,  // 450 m in 180 s - 120 s delay
+          jamFactor: 6, delayInSeconds: 120, time: time, sourceId: "987654321"))
+    #expect(flow[1].jamFactor == 10)
+    #expect(flow[1].speedInMetersPerSecond == 0)
+    #expect(flow[1].delayInSeconds == nil)
+    #expect(flow[1].freeFlowSpeedInMetersPerSecond == nil)
+    #expect(flow[2].speedInMetersPerSecond == 5)  // 18 km/h
+    #expect(flow[2].jamFactor == 4)
+  }
+
+  @Test func skipsPoliceAndReportsBrokenItemsByPath() throws {
+    let document = try WazeDecoder.decode(ownFixture("alerts_and_jams.json"), options: options)
+    #expect(document.incidents.count == 8)
+    #expect(!document.incidents.contains { $0.originalId.hasSuffix("a006") })
+    #expect(document.problems.map(\.location) == ["alerts[6].location", "jams[3].line"])
+    #expect(document.problems[0].reason.contains("longitude -189.5"))
+  }
+
+  @Test func readsArraysOfWindowsAndNumericIds() throws {
+    let text = """
+      [{"alerts": [{"type": "ACCIDENT", "uuid": 17, "location": {"x": 10, "y": 50},
+                    "pubMillis": 1700000000000, "country": "UK"}]},
+       {"jams": [{"uuid": 18, "level": 0, "line": [{"x": 10, "y": 50}, {"x": 10.1, "y": 50}],
+                  "pubMillis": 1700000000000}], "endTimeMillis": 1700000060000}]
+      """
+    let document = try WazeDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.map(\.id) == ["17", "18"])
+    #expect(document.incidents[0].details.countryCode == "GB")
+    #expect(document.incidents[0].impact == .minor)
+    #expect(document.incidents[1].impact == .low)
+    #expect(document.flowObservations.first?.time == Date(timeIntervalSince1970: 1_700_000_060))
+    #expect(document.flowObservations.first?.jamFactor == 0)
+  }
+
+  @Test func recognizesWazeOnly() throws {
+    #expect(WazeDecoder.recognizes(try ownFixture("alerts_and_jams.json")))
+    #expect(!WazeDecoder.recognizes(Data(#"{"incidents": [], "iconCategory": 1}"#.utf8)))
+    #expect(!WazeDecoder.recognizes(Data(#"{"jams": []}"#.utf8)))
+  }
+
+  @Test(arguments: [
+    (
+      #"{"jams": [{"uuid": 1, "line": [{"x": 1, "y": 2}], "pubMillis": 1e400}]}"#,
+      "line 1, column 64 (byte 63)"
+    ),
+    (#"{"alerts": 3}"#, "$"),
+    (#""jams""#, "$"),
+    (#"{"jams": [{"uuid": 1, "#, "line 1, column 23 (byte 22)"),
+  ])
+  func rejectsBadDocumentsNamingThePlace(text: String, location: String) {
+    #expect {
+      try WazeDecoder.decode(Data(text.utf8), options: options)
+    } throws: { error in
+      (error as? FeedError)?.location == location && (error as? FeedError)?.format == .waze
+    }
+  }
+
+  @Test func reportsWrongTypesInsideItems() throws {
+    let text =
+      #"{"jams": [{"uuid": 1, "line": [{"x": "1", "y": 2}], "pubMillis": 1}, {"line": []}, {"uuid": 3, "line": [{"x": 1, "y": 2}], "pubMillis": "soon"}]}"#
+    let document = try WazeDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(
+      document.problems.map(\.location) == ["jams[0].line[0].x", "jams[1]", "jams[2].pubMillis"])
+  }
+
+  // MARK: Shared real-world fixture
+
+  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  func decodesTheLouisvilleJams() throws {
+    let root = try #require(Fixtures.shared)
+    let data = try Data(contentsOf: root.appendingPathComponent("waze/louisville_jams_sample.json"))
+    #expect(WazeDecoder.recognizes(data))
+    let document = try WazeDecoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.incidents.count == 50)
+    #expect(document.flowObservations.count == 50)
+    #expect(document.publicationTime == Date(timeIntervalSince1970: 1_550_675_520))
+    #expect(document.incidents.allSatisfy { $0.type == .congestion })
+    #expect(document.incidents.filter { $0.impact == .critical }.count == 41)
+    #expect(document.incidents.filter { $0.impact == .major }.count == 7)
+    #expect(document.incidents.filter { $0.impact == .minor }.count == 2)
+    #expect(document.incidents.filter(\.isRoadClosed).count == 38)  // level 5, blocked
+
+    let first = document.incidents[0]
+    #expect(first.id == "1125557715")
+    #expect(first.parentId == "49c8c8b4-f3b0-39e0-9a5d-3f1e9847c820")
+    #expect(first.startTime == Date(timeIntervalSince1970: 1_550_646_620.425))
+    #expect(first.details.roadName == "S Brook St")
+    #expect(first.details.area == "Louisville, KY")
+    #expect(first.location.polyline.vertices.count == 3)
+    #expect(first.location.polyline.vertices[0].longitude == -85.757742)
+    #expect(first.location.polyline.vertices[0].latitude == 38.212001)
+
+    let fern = document.flowObservations[2]
+    #expect(fern.sourceId == "1113087877")
+    #expect(fern.speedInMetersPerSecond == 1.825)
+    #expect(fern.delayInSeconds == 165)
+    #expect(fern.jamFactor == 8)  // level 4
+    #expect(fern.time == Date(timeIntervalSince1970: 1_550_675_520))
+    let freeFlow = try #require(fern.freeFlowSpeedInMetersPerSecond)
+    #expect(abs(freeFlow - 392 / (392 / 1.825 - 165)) < 1e-9)
+    #expect(fern.polyline.vertices.count == 11)
+    #expect(document.incidents[2].details.toJunction == "Preston Hwy")
+  }
+}
