@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Geo", targets: ["Geo"]),
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
+    .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -22,8 +23,18 @@ let package = Package(
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
+    .systemLibrary(
+      name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "Zlib", dependencies: ["CZlib"]),
+    .target(
+      name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+    .executableTarget(
+      name: "traffic-load-server", dependencies: ["TrafficServer"],
+      path: "bench/traffic-load-server"),
     .executableTarget(name: "traffic", dependencies: ["Geo"]),
-    .executableTarget(name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
+    .executableTarget(
+      name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .testTarget(
@@ -38,6 +49,9 @@ let package = Package(
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),
+    .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
+    .testTarget(
+      name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
