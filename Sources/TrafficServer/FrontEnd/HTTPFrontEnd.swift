@@ -141,7 +141,7 @@ final class HTTPFrontEnd: Sendable {
       context.remoteAddress = String(
         decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if let length = context.headers["Content-Length"].flatMap(Int.init), length > limit {
-        return reject(connection, context: context, limit: limit)
+        return reject(connection, context: context)
       }
       return TRAFFIC_MHD_YES
     }
@@ -150,7 +150,7 @@ final class HTTPFrontEnd: Sendable {
       uploadSize.pointee = 0
       guard !context.responded else { return TRAFFIC_MHD_YES }
       guard context.body.count + count <= limit else {
-        return reject(connection, context: context, limit: limit)
+        return reject(connection, context: context)
       }
       if let upload {
         upload.withMemoryRebound(to: UInt8.self, capacity: count) {
@@ -169,14 +169,14 @@ final class HTTPFrontEnd: Sendable {
     return queue(response, on: connection)
   }
 
-  private func reject(
-    _ connection: OpaquePointer, context: RequestContext, limit: Int
-  ) -> MHD_Result {
+  /// Answers 413 before the whole body arrived; libmicrohttpd then discards the rest.
+  private func reject(_ connection: OpaquePointer, context: RequestContext) -> MHD_Result {
     context.responded = true
     context.body = []
-    let request = HTTPRequest(
+    var request = HTTPRequest(
       method: context.method, target: context.target, headers: context.headers,
-      body: Data(count: limit + 1), remoteAddress: context.remoteAddress)
+      remoteAddress: context.remoteAddress)
+    request.bodyExceedsLimit = true
     return queue(server.handle(request), on: connection)
   }
 

@@ -16,6 +16,8 @@ public struct HTTPRequest: Sendable, Hashable {
   /// The client's address (`"127.0.0.1"`), when known; rate limits of servers without keys
   /// count per address.
   public var remoteAddress: String?
+  /// Set by the socket layer when the body was cut off at `maxBodyBytes`; answered with 413.
+  var bodyExceedsLimit = false
 
   /// Creates a request.
   ///

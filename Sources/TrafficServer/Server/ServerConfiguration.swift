@@ -28,7 +28,10 @@ public struct ServerConfiguration: Sendable {
   public var maxRequestTargetBytes: Int
   /// Memory per connection for the request line and headers, bytes (libmicrohttpd's
   /// connection memory limit); a request whose head does not fit is refused by the socket
-  /// layer with 414 or 431.
+  /// layer with 414 or 431. libmicrohttpd clears this memory between the requests of a
+  /// connection, so larger values cost time on every request; the default, 128 KiB, holds a
+  /// request target of `maxRequestTargetBytes` with room to spare, so that such targets get
+  /// this server's JSON answer.
   public var connectionMemoryBytes: Int
   /// Seconds a connection may stay idle (or trickle bytes) before it is closed.
   public var connectionTimeoutSeconds: Int
@@ -66,7 +69,7 @@ public struct ServerConfiguration: Sendable {
     rateLimit: RateLimit? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
     maxConnections: Int = 1024, maxBodyBytes: Int = 10 << 20,
     maxDecompressedBodyBytes: Int = 64 << 20, maxRequestTargetBytes: Int = 64 << 10,
-    connectionMemoryBytes: Int = 256 << 10, connectionTimeoutSeconds: Int = 30,
+    connectionMemoryBytes: Int = 128 << 10, connectionTimeoutSeconds: Int = 30,
     heartbeatIntervalSeconds: Double = 15, shutdownGracePeriodSeconds: Double = 10,
     minimumGzipBytes: Int = 1024, accessLog: AccessLogSink = .standardError
   ) {
