@@ -9,31 +9,48 @@ let package = Package(
   name: "swift-traffic",
   products: [
     .library(name: "Geo", targets: ["Geo"]),
+    .library(name: "Roads", targets: ["Roads"]),
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
-    .library(name: "Roads", targets: ["Roads"]),
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
+    .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
   targets: [
+    // C libraries from Debian packages, each imported by exactly one Swift module.
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(
+      name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+
+    // Libraries, from the bottom up.
     .target(name: "Geo", swiftSettings: invariantChecks),
+    .target(name: "Zlib", dependencies: ["CZlib"]),
+    .target(name: "Roads", dependencies: ["Geo", "Zlib"]),
     .target(
       name: "Traffic",
       dependencies: ["Geo"],
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
-    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-    .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
-    .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
+    .target(
+      name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+
+    // Executables: argument handling and a call into the libraries.
     .executableTarget(
-      name: "traffic", dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds"]),
+      name: "traffic",
+      dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds", "TrafficServer"]),
+    .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
+    .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
+    .executableTarget(
+      name: "traffic-load-server", dependencies: ["TrafficServer"],
+      path: "bench/traffic-load-server"),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
-    .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
-    .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
+
+    // Test support and tests.
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .target(
       name: "TrafficStoreContract", dependencies: ["Traffic"], path: "Tests/TrafficStoreContract"),
@@ -46,10 +63,14 @@ let package = Package(
       exclude: ["Vectors"],
       swiftSettings: invariantChecks
     ),
-    .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
-    .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
+    .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
+    .testTarget(
+      name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport", "TrafficStoreContract"]),
+    .testTarget(
+      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
+      exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",
       dependencies: [
@@ -57,10 +78,9 @@ let package = Package(
         "traffic-store-crash-writer",
       ]),
     .testTarget(
-      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
-      exclude: ["Fixtures", "Fuzz"]),
-    .testTarget(
-      name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
+      name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
+    .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
+    .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
   ],
   swiftLanguageModes: [.v6]
 )

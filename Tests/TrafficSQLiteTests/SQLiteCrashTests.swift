@@ -66,7 +66,7 @@ import TrafficTestSupport
   }
 
   @Test(.timeLimit(.minutes(2)))
-  func killingTheWriterAtRandomMomentsLeavesWholeBatchesAndASoundFile() throws {
+  func killingTheWriterAtRandomMomentsLeavesWholeBatchesAndASoundFile() async throws {
     let writer = try #require(
       Self.writerURL(),
       "traffic-store-crash-writer not found beside the tests; build with --build-tests")
@@ -82,11 +82,17 @@ import TrafficTestSupport
       process.arguments = [path, "\(nextBatch)", "\(Self.batchSize)"]
       let output = Pipe()
       process.standardOutput = output
+      // Waits suspend rather than block, so other suites keep the (two-thread) pool.
+      let exited = AsyncStream<Void>.makeStream()
+      process.terminationHandler = { _ in
+        exited.continuation.yield()
+        exited.continuation.finish()
+      }
       try process.run()
       let delay = UInt32.random(in: 50_000...1_200_000, using: &generator)
-      usleep(delay)
+      try await Task.sleep(for: .microseconds(delay))
       kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      for await _ in exited.stream {}
       #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration) ended early")
       let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         .split(separator: "\n")

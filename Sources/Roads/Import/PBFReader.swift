@@ -1,4 +1,4 @@
-import CZlib
+import Zlib
 import Foundation
 
 /// Reads OpenStreetMap PBF files block by block (OpenStreetMap wiki, "PBF Format";

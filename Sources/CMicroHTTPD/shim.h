@@ -1,0 +1,119 @@
+// libmicrohttpd for the TrafficServer module. Debian package: libmicrohttpd-dev.
+//
+// Swift cannot call C variadic functions, so the few variadic entry points the server needs
+// (MHD_start_daemon, MHD_get_daemon_info, MHD_get_connection_info,
+// MHD_set_connection_option) are wrapped here with fixed arguments.
+#ifndef TRAFFIC_CMICROHTTPD_SHIM_H
+#define TRAFFIC_CMICROHTTPD_SHIM_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+/// The settings of a daemon started by traffic_mhd_start.
+struct traffic_mhd_settings {
+  /// MHD_USE_* flags.
+  unsigned int flags;
+  /// The address to listen on: a struct sockaddr_in, or sockaddr_in6 with MHD_USE_IPv6.
+  const struct sockaddr *address;
+  /// Port, used only when address is NULL.
+  uint16_t port;
+  /// Threads polling connections; 0 or 1 for a single internal thread.
+  unsigned int thread_pool_size;
+  /// Most concurrent connections.
+  unsigned int connection_limit;
+  /// Memory per connection for the request line, headers and buffers, bytes.
+  size_t connection_memory_limit;
+  /// Seconds of inactivity after which a connection is closed; 0 for never.
+  unsigned int connection_timeout_seconds;
+  /// Length of the listen queue.
+  unsigned int listen_backlog;
+};
+
+/// The callback that sees the raw request target before it is parsed; its result becomes
+/// the request's context pointer.
+typedef void *(*traffic_mhd_uri_logger)(void *cls, const char *uri,
+                                        struct MHD_Connection *connection);
+
+/// MHD_start_daemon with the options the server uses.
+static inline struct MHD_Daemon *
+traffic_mhd_start(const struct traffic_mhd_settings *settings,
+                  MHD_AccessHandlerCallback handler, void *handler_cls,
+                  traffic_mhd_uri_logger uri_logger, void *uri_logger_cls,
+                  MHD_RequestCompletedCallback completed, void *completed_cls) {
+  unsigned int pool = settings->thread_pool_size > 1 ? settings->thread_pool_size : 0;
+  if (settings->address != NULL) {
+    return MHD_start_daemon(
+        settings->flags, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_THREAD_POOL_SIZE, pool,
+        MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout_seconds,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, settings->listen_backlog,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_SOCK_ADDR, settings->address,
+        MHD_OPTION_END);
+  }
+  return MHD_start_daemon(
+      settings->flags, settings->port, NULL, NULL, handler, handler_cls,
+      MHD_OPTION_THREAD_POOL_SIZE, pool,
+      MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout_seconds,
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, settings->listen_backlog,
+      MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+      MHD_OPTION_END);
+}
+
+/// The port the daemon listens on (useful after binding port 0); 0 when unknown.
+static inline uint16_t traffic_mhd_bind_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+/// Writes the client's address as text ("203.0.113.7" or "2001:db8::1") into buffer;
+/// an empty string when unknown.
+static inline void traffic_mhd_client_address(struct MHD_Connection *connection, char *buffer,
+                                              size_t size) {
+  if (size == 0) return;
+  buffer[0] = 0;
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL) return;
+  const struct sockaddr *address = info->client_addr;
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer,
+              (socklen_t)size);
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer,
+              (socklen_t)size);
+  }
+}
+
+/// Sets the inactivity timeout of one connection, seconds (0 for none).
+static inline void traffic_mhd_set_connection_timeout(struct MHD_Connection *connection,
+                                                      unsigned int seconds) {
+  MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
+// libmicrohttpd's closed enums import into Swift under shortened case names; these
+// constants give the server the C names it reads in the documentation.
+static const enum MHD_Result TRAFFIC_MHD_YES = MHD_YES;
+static const enum MHD_Result TRAFFIC_MHD_NO = MHD_NO;
+static const enum MHD_ValueKind TRAFFIC_MHD_HEADER_KIND = MHD_HEADER_KIND;
+static const enum MHD_ResponseMemoryMode TRAFFIC_MHD_RESPMEM_MUST_COPY = MHD_RESPMEM_MUST_COPY;
+
+/// MHD_CONTENT_READER_END_OF_STREAM as a plain value (the macro casts).
+static inline ssize_t traffic_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+
+/// MHD_SIZE_UNKNOWN as a plain value.
+static inline uint64_t traffic_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+#endif

@@ -1,0 +1,332 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The socket layer: a libmicrohttpd daemon whose threads hand each complete request to
+/// `TrafficServer.handle(_:)` and queue its response.
+///
+/// libmicrohttpd calls the access handler several times per request: first to announce it
+/// (headers known), then once per piece of body, then a last time with no body left, when
+/// the response is queued. Queuing on the first call would make libmicrohttpd close the
+/// connection after every response (no keep-alive): a twentyfold loss measured here.
+final class HTTPFrontEnd: Sendable {
+  /// The daemon, as a bit pattern (OpaquePointer is not Sendable); set once by `listen()`.
+  private let daemonBits = Atomic<UInt>(0)
+  private let boundPort = Atomic<Int>(0)
+  let server: TrafficServer
+  private let inFlightCount = Atomic<Int>(0)
+  private let streams = Mutex([ObjectIdentifier: EventStream]())
+  private let quiescedSocket = Mutex<Int32>(-1)
+  /// The retain of `self` handed to libmicrohttpd as the callbacks' context; released after
+  /// the daemon stopped.
+  private let selfBits = Mutex<UInt>(0)
+
+  var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
+
+  /// The port bound.
+  var port: Int { boundPort.load(ordering: .relaxed) }
+
+  /// Starts a daemon for `server`.
+  ///
+  /// - Throws: `ServerError.cannotListen` when the address cannot be bound.
+  init(server: TrafficServer) throws(ServerError) {
+    self.server = server
+    try listen()
+  }
+
+  private func listen() throws(ServerError) {
+    let configuration = server.configuration
+    var flags =
+      MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+      | MHD_ALLOW_SUSPEND_RESUME.rawValue
+    var settings = traffic_mhd_settings()
+    settings.thread_pool_size = UInt32(clamping: configuration.threads)
+    settings.connection_limit = UInt32(clamping: configuration.maxConnections)
+    settings.connection_memory_limit = configuration.connectionMemoryBytes
+    settings.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
+    settings.listen_backlog = 1024
+    var v4 = sockaddr_in()
+    var v6 = sockaddr_in6()
+    let port = UInt16(clamping: configuration.port)
+    if inet_pton(AF_INET, configuration.host, &v4.sin_addr) == 1 {
+      v4.sin_family = sa_family_t(AF_INET)
+      v4.sin_port = port.bigEndian
+    } else if inet_pton(AF_INET6, configuration.host, &v6.sin6_addr) == 1 {
+      v6.sin6_family = sa_family_t(AF_INET6)
+      v6.sin6_port = port.bigEndian
+      flags |= MHD_USE_IPv6.rawValue
+    } else {
+      throw .cannotListen("host \(configuration.host) is not an IPv4 or IPv6 address")
+    }
+    settings.flags = flags
+    // The context pointer outlives every callback: released only after MHD_stop_daemon.
+    let context = Unmanaged.passUnretained(self)
+    let daemon: OpaquePointer? = withUnsafePointer(to: &v4) { v4Pointer in
+      withUnsafePointer(to: &v6) { v6Pointer in
+        settings.address =
+          flags & MHD_USE_IPv6.rawValue != 0
+          ? UnsafeRawPointer(v6Pointer).assumingMemoryBound(to: sockaddr.self)
+          : UnsafeRawPointer(v4Pointer).assumingMemoryBound(to: sockaddr.self)
+        return traffic_mhd_start(
+          &settings, accessHandler, context.toOpaque(), uriLogger, context.toOpaque(),
+          requestCompleted, context.toOpaque())
+      }
+    }
+    guard let daemon else {
+      throw .cannotListen(
+        "libmicrohttpd could not listen on \(configuration.host) port \(configuration.port) "
+          + "(port taken or address not local)")
+    }
+    daemonBits.store(
+      UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon))), ordering: .releasing)
+    boundPort.store(Int(traffic_mhd_bind_port(daemon)), ordering: .releasing)
+    selfBits.withLock { $0 = UInt(bitPattern: Int(bitPattern: context.retain().toOpaque())) }
+  }
+
+  private var daemon: OpaquePointer? {
+    OpaquePointer(bitPattern: daemonBits.load(ordering: .acquiring))
+  }
+
+  /// Stops accepting, ends event streams, waits for requests in flight (at most
+  /// `gracePeriodSeconds`), then stops the daemon, closing every connection.
+  func shutdown(gracePeriodSeconds: Double) {
+    guard let daemon else { return }
+    let listening = MHD_quiesce_daemon(daemon)
+    quiescedSocket.withLock { $0 = listening }
+    for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
+    let deadline = ContinuousClock.now + .milliseconds(Int64(gracePeriodSeconds * 1000))
+    while inFlight > 0, ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    // Suspended connections must be resumed before the daemon stops (libmicrohttpd's
+    // rule); finished streams resume theirs, so wait briefly for them to drain.
+    let drain = ContinuousClock.now + .seconds(1)
+    while !streams.withLock({ $0.isEmpty }), ContinuousClock.now < drain {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    MHD_stop_daemon(daemon)
+    if listening >= 0 { close(listening) }
+    let bits = selfBits.withLock { bits -> UInt in
+      defer { bits = 0 }
+      return bits
+    }
+    if let pointer = UnsafeMutableRawPointer(bitPattern: bits) {
+      Unmanaged<HTTPFrontEnd>.fromOpaque(pointer).release()
+    }
+  }
+
+  // MARK: Called from the C callbacks
+
+  func begin(target: String) -> RequestContext {
+    inFlightCount.add(1, ordering: .relaxed)
+    return RequestContext(target: target)
+  }
+
+  func end() {
+    inFlightCount.subtract(1, ordering: .relaxed)
+  }
+
+  /// Handles the access handler's calls for one request.
+  func access(
+    connection: OpaquePointer, context: RequestContext, method: String,
+    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+  ) -> MHD_Result {
+    let limit = server.configuration.maxBodyBytes
+    if !context.announced {
+      context.announced = true
+      context.method = method
+      context.headers = Self.headers(of: connection)
+      var address = [CChar](repeating: 0, count: 64)
+      traffic_mhd_client_address(connection, &address, address.count)
+      context.remoteAddress = String(
+        decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if let length = context.headers["Content-Length"].flatMap(Int.init), length > limit {
+        return reject(connection, context: context)
+      }
+      return TRAFFIC_MHD_YES
+    }
+    if uploadSize.pointee > 0 {
+      let count = uploadSize.pointee
+      uploadSize.pointee = 0
+      guard !context.responded else { return TRAFFIC_MHD_YES }
+      guard context.body.count + count <= limit else {
+        return reject(connection, context: context)
+      }
+      if let upload {
+        upload.withMemoryRebound(to: UInt8.self, capacity: count) {
+          context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+        }
+      }
+      return TRAFFIC_MHD_YES
+    }
+    guard !context.responded else { return TRAFFIC_MHD_YES }
+    context.responded = true
+    let request = HTTPRequest(
+      method: context.method, target: context.target, headers: context.headers,
+      body: Data(context.body), remoteAddress: context.remoteAddress)
+    context.body = []
+    let response = server.handle(request)
+    return queue(response, on: connection)
+  }
+
+  /// Answers 413 before the whole body arrived; libmicrohttpd then discards the rest.
+  private func reject(_ connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+    context.responded = true
+    context.body = []
+    var request = HTTPRequest(
+      method: context.method, target: context.target, headers: context.headers,
+      remoteAddress: context.remoteAddress)
+    request.bodyExceedsLimit = true
+    return queue(server.handle(request), on: connection)
+  }
+
+  private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let mhdResponse: OpaquePointer?
+    if let stream = response.eventStream {
+      let binding = StreamBinding(stream: stream, connection: connection, frontEnd: self)
+      streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+      server.eventStreamOpened()
+      let bindingPointer = Unmanaged.passRetained(binding).toOpaque()
+      stream.setOnReadable { [connectionBits = binding.connectionBits] in
+        if let connection = OpaquePointer(bitPattern: connectionBits) {
+          MHD_resume_connection(connection)
+        }
+      }
+      mhdResponse = MHD_create_response_from_callback(
+        traffic_mhd_size_unknown(), 16 * 1024, streamReader, bindingPointer, streamFreed)
+    } else {
+      mhdResponse = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+          bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+          TRAFFIC_MHD_RESPMEM_MUST_COPY)
+      }
+    }
+    guard let mhdResponse else { return TRAFFIC_MHD_NO }
+    defer { MHD_destroy_response(mhdResponse) }
+    for field in response.headers {
+      _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+    }
+    return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+  }
+
+  func streamClosed(_ stream: EventStream) {
+    stream.finish()
+    streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
+    server.eventStreamClosed()
+  }
+
+  private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+    final class Collector {
+      var headers = HTTPHeaders()
+    }
+    let collector = Collector()
+    let pointer = Unmanaged.passUnretained(collector).toOpaque()
+    _ = MHD_get_connection_values(
+      connection, TRAFFIC_MHD_HEADER_KIND,
+      { cls, _, key, value in
+        guard let cls, let key else { return TRAFFIC_MHD_YES }
+        let collector = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
+        collector.headers.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+        return TRAFFIC_MHD_YES
+      }, pointer)
+    return collector.headers
+  }
+}
+
+/// The state of one request across the access handler's calls. Only the connection's
+/// thread touches it (libmicrohttpd serves a connection on one thread at a time).
+final class RequestContext {
+  let target: String
+  var announced = false
+  var responded = false
+  var method = "GET"
+  var headers = HTTPHeaders()
+  var body: [UInt8] = []
+  var remoteAddress: String?
+
+  init(target: String) {
+    self.target = target
+  }
+}
+
+/// Ties an event stream to its connection for the content reader callback.
+final class StreamBinding: Sendable {
+  let stream: EventStream
+  let connectionBits: UInt
+  let frontEnd: HTTPFrontEnd
+
+  init(stream: EventStream, connection: OpaquePointer, frontEnd: HTTPFrontEnd) {
+    self.stream = stream
+    connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    self.frontEnd = frontEnd
+  }
+}
+
+// MARK: C callbacks (plain functions: no captures, context through `cls`)
+
+private func uriLogger(
+  cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+  guard let cls else { return nil }
+  let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
+  let context = frontEnd.begin(target: uri.map { String(cString: $0) } ?? "/")
+  return Unmanaged.passRetained(context).toOpaque()
+}
+
+private func accessHandler(
+  cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+  method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+  uploadData: UnsafePointer<CChar>?, uploadDataSize: UnsafeMutablePointer<Int>?,
+  contextSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+  guard let cls, let connection, let uploadDataSize, let contextSlot else { return TRAFFIC_MHD_NO }
+  let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
+  let context: RequestContext
+  if let pointer = contextSlot.pointee {
+    context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+  } else {
+    // No URI callback ran (should not happen); start the request here.
+    context = frontEnd.begin(target: url.map { String(cString: $0) } ?? "/")
+    contextSlot.pointee = Unmanaged.passRetained(context).toOpaque()
+  }
+  return frontEnd.access(
+    connection: connection, context: context,
+    method: method.map { String(cString: $0) } ?? "GET", upload: uploadData,
+    uploadSize: uploadDataSize)
+}
+
+private func requestCompleted(
+  cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  contextSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+  reason: MHD_RequestTerminationCode
+) {
+  guard let cls, let contextSlot, let pointer = contextSlot.pointee else { return }
+  contextSlot.pointee = nil
+  Unmanaged<RequestContext>.fromOpaque(pointer).release()
+  Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().end()
+}
+
+private func streamReader(
+  cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?,
+  max: Int
+) -> Int {
+  guard let cls, let buffer else { return traffic_mhd_end_of_stream() }
+  let binding = Unmanaged<StreamBinding>.fromOpaque(cls).takeUnretainedValue()
+  let result = binding.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
+    if let connection = OpaquePointer(bitPattern: binding.connectionBits) {
+      MHD_suspend_connection(connection)
+    }
+  }
+  switch result {
+  case .bytes(let count): return count
+  case .wait: return 0
+  case .end: return traffic_mhd_end_of_stream()
+  }
+}
+
+private func streamFreed(cls: UnsafeMutableRawPointer?) {
+  guard let cls else { return }
+  let binding = Unmanaged<StreamBinding>.takeRetainedValue(
+    Unmanaged<StreamBinding>.fromOpaque(cls))()
+  binding.frontEnd.streamClosed(binding.stream)
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// One HTTP response: a status, header fields and a body, or an open event stream.
+public struct HTTPResponse: Sendable {
+  /// The status code.
+  public var status: Int
+  /// The header fields (the socket layer adds `Date`, `Content-Length` and `Connection`).
+  public var headers: HTTPHeaders
+  /// The body; empty for 204 and 304.
+  public var body: Data
+  /// For `text/event-stream` responses, the stream that produces the body over time.
+  package var eventStream: EventStream?
+
+  /// Creates a response.
+  ///
+  /// - Parameters:
+  ///   - status: The status code.
+  ///   - headers: The header fields.
+  ///   - body: The body.
+  public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// A JSON response.
+  static func json(_ body: Data, status: Int = 200) -> HTTPResponse {
+    HTTPResponse(
+      status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+  }
+
+  /// The body as UTF-8 text (for tests and logs).
+  public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

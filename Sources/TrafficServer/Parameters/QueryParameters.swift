@@ -1,0 +1,122 @@
+import Foundation
+import Traffic
+
+/// The parameters of a request: the query string's name/value pairs, percent-decoded, in
+/// order, with repeated names kept so that duplicates can be refused.
+struct QueryParameters: Sendable {
+  /// The pairs in order.
+  private(set) var pairs: [(name: String, value: String)]
+
+  init(_ pairs: [(name: String, value: String)] = []) {
+    self.pairs = pairs
+  }
+
+  /// Parses a raw query string (`in=circle:52.5,13.4;r=500&lang=de-DE`).
+  ///
+  /// `%XX` escapes are decoded; `+` stays a plus sign (RFC 3986 gives it no meaning in a
+  /// query, and RFC 3339 offsets such as `+02:00` are often sent unescaped). A pair without
+  /// `=` has an empty value; empty pairs (`&&`) are skipped.
+  /// - Throws: `TrafficQueryError.badRequest` for a broken escape or text that is not UTF-8,
+  ///   naming the parameter.
+  /// - Complexity: O(n) in the length of the query.
+  static func parse(_ raw: Substring) throws(TrafficQueryError) -> QueryParameters {
+    var pairs: [(name: String, value: String)] = []
+    for piece in raw.split(separator: "&", omittingEmptySubsequences: true) {
+      let rawName: Substring
+      let rawValue: Substring
+      if let equals = piece.firstIndex(of: "=") {
+        rawName = piece[..<equals]
+        rawValue = piece[piece.index(after: equals)...]
+      } else {
+        rawName = piece
+        rawValue = ""
+      }
+      guard let name = percentDecoded(rawName) else {
+        throw .badRequest("a query parameter name is not valid percent-encoded UTF-8")
+      }
+      guard let value = percentDecoded(rawValue) else {
+        throw .badRequest("the value of \(name) is not valid percent-encoded UTF-8")
+      }
+      pairs.append((name: name, value: value))
+    }
+    return QueryParameters(pairs)
+  }
+
+  /// Decodes `%XX` escapes; `nil` for a broken escape or bytes that are not UTF-8.
+  static func percentDecoded(_ text: Substring) -> String? {
+    guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
+    var iterator = text.utf8.makeIterator()
+    while let byte = iterator.next() {
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard let high = iterator.next().flatMap(hexValue),
+        let low = iterator.next().flatMap(hexValue)
+      else { return nil }
+      bytes.append(high << 4 | low)
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+
+  /// Appends a pair.
+  mutating func append(_ name: String, _ value: String) {
+    pairs.append((name: name, value: value))
+  }
+
+  /// Whether a parameter is present.
+  func contains(_ name: String) -> Bool {
+    pairs.contains { $0.name == name }
+  }
+
+  /// The value of a parameter that may appear at most once.
+  ///
+  /// - Parameters:
+  ///   - name: The parameter name (exact case, as v7 names are).
+  ///   - error: The error case for this parameter, given a detail.
+  /// - Returns: The value, or `nil` when the parameter is absent.
+  /// - Throws: `error` when the parameter is given more than once.
+  func single(
+    _ name: String, error: (String) -> TrafficQueryError
+  ) throws(TrafficQueryError) -> String? {
+    var found: String?
+    var count = 0
+    for pair in pairs where pair.name == name {
+      count += 1
+      if found == nil { found = pair.value }
+    }
+    guard count <= 1 else {
+      throw error("parameter \(name) is given \(count) times; give it once")
+    }
+    return found
+  }
+
+  /// The items of a comma-separated list parameter that may appear at most once (empty
+  /// items are refused).
+  ///
+  /// - Returns: The items, or `nil` when the parameter is absent.
+  /// - Throws: `error` for a duplicate parameter or an empty item.
+  func list(
+    _ name: String, error: (String) -> TrafficQueryError
+  ) throws(TrafficQueryError) -> [String]? {
+    guard let value = try single(name, error: error) else { return nil }
+    let items = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    guard !items.contains(where: \.isEmpty) else {
+      throw error(
+        "\(name) \"\(AreaParameter.excerpt(value))\" has an empty item; give a comma-separated list"
+      )
+    }
+    return items
+  }
+}

@@ -1,0 +1,65 @@
+/// The routes of the server, matched on the raw path.
+enum Route: Equatable {
+  case index
+  case health
+  case metrics
+  case incidents
+  case incidentStream
+  case incidentLookup(rawId: Substring)
+  case flow
+  case feeds
+  case feedPush(rawFormat: Substring)
+
+  /// The route of a raw path, or `nil` when none matches.
+  init?(rawPath: Substring) {
+    switch rawPath {
+    case "/": self = .index
+    case "/healthz": self = .health
+    case "/metrics": self = .metrics
+    case "/v7/incidents": self = .incidents
+    case "/v7/incidents/stream": self = .incidentStream
+    case "/v7/flow": self = .flow
+    case "/v1/feeds": self = .feeds
+    default:
+      if rawPath.hasPrefix("/v7/incidents/") {
+        self = .incidentLookup(rawId: rawPath.dropFirst("/v7/incidents/".count))
+      } else if rawPath.hasPrefix("/v1/feeds/"), !rawPath.dropFirst(10).contains("/") {
+        self = .feedPush(rawFormat: rawPath.dropFirst("/v1/feeds/".count))
+      } else {
+        return nil
+      }
+    }
+  }
+
+  /// The route pattern, used as the metrics label (a bounded set).
+  var label: String {
+    switch self {
+    case .index: return "/"
+    case .health: return "/healthz"
+    case .metrics: return "/metrics"
+    case .incidents: return "/v7/incidents"
+    case .incidentStream: return "/v7/incidents/stream"
+    case .incidentLookup: return "/v7/incidents/{originalId}"
+    case .flow: return "/v7/flow"
+    case .feeds: return "/v1/feeds"
+    case .feedPush: return "/v1/feeds/{format}"
+    }
+  }
+
+  /// The methods the route answers (besides `OPTIONS`, answered for every route).
+  var allowedMethods: [String] {
+    switch self {
+    case .incidents, .flow: return ["GET", "HEAD", "POST"]
+    case .feedPush: return ["POST"]
+    default: return ["GET", "HEAD"]
+    }
+  }
+
+  /// Whether the route needs an API key when keys are configured.
+  var needsKey: Bool {
+    switch self {
+    case .index, .health: return false
+    default: return true
+    }
+  }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import Traffic
+import TrafficFeeds
+import Zlib
+
+extension TrafficServer {
+  /// Answers one request in-process: the whole server except the socket.
+  ///
+  /// Never fails: bad input is a 4xx with a JSON error body `{"status", "title", "code",
+  /// "detail", "correlationId"}` whose `code` is a `TrafficQueryError` case name and whose
+  /// detail names the parameter. Adds CORS, caching (`ETag`, `If-None-Match` -> 304) and
+  /// gzip as the request allows, records metrics and writes one access log line.
+  /// - Parameter request: The request.
+  /// - Returns: The response.
+  /// - Complexity: That of the route; queries are O(log n + k) on the engine's snapshot.
+  public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    let started = ContinuousClock.now
+    let correlationId = nextCorrelationId()
+    let route = Route(rawPath: request.rawPath)
+    var response: HTTPResponse
+    do {
+      response = try respond(to: request, route: route)
+    } catch {
+      response = errorResponse(error)
+    }
+    response = finish(response, for: request, correlationId: correlationId)
+    let elapsed = started.duration(to: .now).components
+    let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+    metrics.record(route: route?.label ?? "unmatched", status: response.status, seconds: seconds)
+    if let write = configuration.accessLog.write {
+      write(
+        "method=\(request.method) path=\(AccessLogSink.quoted(AccessLogSink.redacted(request.target)))"
+          + " status=\(response.status) bytes=\(response.body.count)"
+          + " us=\(Int(seconds * 1_000_000)) route=\(route?.label ?? "unmatched")"
+          + " correlation=\(correlationId)")
+    }
+    return response
+  }
+
+  /// The route's answer before the finishing touches; throws the errors that become 4xx.
+  private func respond(
+    to request: HTTPRequest, route: Route?
+  ) throws(TrafficQueryError)
+    -> HTTPResponse
+  {
+    guard request.target.utf8.count <= configuration.maxRequestTargetBytes else {
+      throw .httpError(
+        status: 414,
+        "the request target has \(request.target.utf8.count) bytes, more than the limit of "
+          + "\(configuration.maxRequestTargetBytes); send long corridors by POST")
+    }
+    guard let route else {
+      throw .httpError(
+        status: 404,
+        "no route \(AreaParameter.excerpt(String(request.rawPath))); see / for the API")
+    }
+    if request.method == "OPTIONS" {
+      var response = HTTPResponse(status: 204)
+      response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
+      response.headers.add(
+        "Access-Control-Allow-Methods", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", ")
+      )
+      response.headers.add(
+        "Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding")
+      response.headers.add("Access-Control-Max-Age", "86400")
+      return response
+    }
+    guard route.allowedMethods.contains(request.method) else {
+      var response = errorResponse(
+        .httpError(
+          status: 405,
+          "method \(AreaParameter.excerpt(request.method)) is not allowed on \(route.label)"))
+      response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
+      return response
+    }
+    let query = try QueryParameters.parse(request.rawQuery)
+    let client = try authenticate(request, query: query, route: route)
+    if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
+      var response = errorResponse(.tooManyRequests)
+      response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+      return response
+    }
+    guard request.body.count <= configuration.maxBodyBytes, !request.bodyExceedsLimit else {
+      throw .httpError(
+        status: 413, "the body is larger than the limit of \(configuration.maxBodyBytes) bytes")
+    }
+    switch route {
+    case .index: return indexPage()
+    case .health: return health()
+    case .metrics: return metricsPage()
+    case .incidents:
+      return try incidents(request, query: try RequestParameters.of(decoded(request), query: query))
+    case .incidentLookup(let rawId): return try lookup(rawId: rawId, query: query)
+    case .incidentStream: return try stream(query: query)
+    case .flow:
+      return try flow(try RequestParameters.of(decoded(request), query: query))
+    case .feeds: return feedList()
+    case .feedPush(let rawFormat):
+      return try feedPush(rawFormat: rawFormat, query: query, request: try decoded(request))
+    }
+  }
+
+  /// The client's identity for rate limiting, after checking its key.
+  private func authenticate(
+    _ request: HTTPRequest, query: QueryParameters, route: Route
+  ) throws(TrafficQueryError) -> String {
+    let queryKey = try query.single("apiKey", error: TrafficQueryError.badRequest)
+    var key = queryKey
+    if key == nil, let authorization = request.headers["Authorization"] {
+      let parts = authorization.split(separator: " ", maxSplits: 1)
+      if parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") {
+        key = parts[1].trimmingCharacters(in: .whitespaces)
+      }
+    }
+    guard !configuration.apiKeys.isEmpty else {
+      return request.remoteAddress ?? "anonymous"
+    }
+    guard route.needsKey else { return key ?? request.remoteAddress ?? "anonymous" }
+    guard let key, configuration.apiKeys.contains(key) else { throw .authenticationFailed }
+    return "key:" + key
+  }
+
+  /// The request with its body decompressed as `Content-Encoding` says.
+  private func decoded(_ request: HTTPRequest) throws(TrafficQueryError) -> HTTPRequest {
+    guard let encoding = request.headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces),
+      !encoding.isEmpty, !encoding.caseInsensitiveEquals("identity")
+    else { return request }
+    guard
+      encoding.caseInsensitiveEquals("gzip") || encoding.caseInsensitiveEquals("x-gzip")
+        || encoding.caseInsensitiveEquals("deflate")
+    else {
+      throw .httpError(
+        status: 415,
+        "Content-Encoding \(AreaParameter.excerpt(encoding)) is not supported; use gzip")
+    }
+    var copy = request
+    do {
+      copy.body = try Gzip.decompress(
+        request.body, maxOutputBytes: configuration.maxDecompressedBodyBytes)
+    } catch .tooLarge(let limit) {
+      throw .httpError(status: 413, "the decompressed body exceeds \(limit) bytes")
+    } catch {
+      throw .badRequest("the \(encoding) body cannot be decompressed: \(error)")
+    }
+    copy.headers.remove("Content-Encoding")
+    return copy
+  }
+
+  // MARK: Finishing
+
+  /// The JSON error answer of `error`.
+  func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
+    var writer = JSONWriter(capacity: 256)
+    writer.raw("{\"status\":")
+    writer.integer(error.httpStatus)
+    writer.raw(",\"title\":")
+    writer.string(error.title)
+    writer.raw(",\"code\":")
+    writer.string(error.name)
+    if let detail = error.detail {
+      writer.raw(",\"detail\":")
+      writer.string(detail)
+    }
+    writer.raw(",\"correlationId\":\"\"}")
+    var response = HTTPResponse.json(Data(writer.bytes), status: error.httpStatus)
+    response.headers.add("Cache-Control", "no-store")
+    if case .authenticationFailed = error {
+      response.headers.add("WWW-Authenticate", "Bearer realm=\"traffic\"")
+    }
+    return response
+  }
+
+  /// Adds the correlation id, CORS headers, `ETag` (answering `If-None-Match` with 304) and
+  /// gzip.
+  private func finish(
+    _ response: HTTPResponse, for request: HTTPRequest, correlationId: String
+  ) -> HTTPResponse {
+    var response = response
+    response.headers.add("X-Correlation-Id", correlationId)
+    response.headers.add("Access-Control-Allow-Origin", "*")
+    response.headers.add(
+      "Access-Control-Expose-Headers", "ETag, Retry-After, X-Correlation-Id, Content-Encoding")
+    if response.status >= 400 {
+      // The error body was written with an empty correlation id; fill it in.
+      let placeholder = Data("\"correlationId\":\"\"}".utf8)
+      if response.body.suffix(placeholder.count) == placeholder {
+        response.body = response.body.dropLast(2) + Data("\(correlationId)\"}".utf8)
+      }
+    }
+    guard response.eventStream == nil, response.status == 200, !response.body.isEmpty else {
+      return response
+    }
+    let gzip = response.body.count >= configuration.minimumGzipBytes && Self.acceptsGzip(request)
+    let tag = "\"" + Self.fingerprint(response.body) + (gzip ? "-gz\"" : "\"")
+    response.headers.add("ETag", tag)
+    response.headers.add("Vary", "Accept-Encoding")
+    if let condition = request.headers["If-None-Match"], Self.matches(condition, tag: tag) {
+      var notModified = HTTPResponse(status: 304)
+      for field in response.headers where !field.name.caseInsensitiveEquals("Content-Type") {
+        notModified.headers.add(field.name, field.value)
+      }
+      return notModified
+    }
+    if gzip {
+      response.body = Gzip.compress(response.body, level: 5)
+      response.headers.add("Content-Encoding", "gzip")
+    }
+    return response
+  }
+
+  /// Whether `Accept-Encoding` allows gzip (RFC 9110 §12.5.3: a token or `*` with q > 0).
+  static func acceptsGzip(_ request: HTTPRequest) -> Bool {
+    guard let header = request.headers["Accept-Encoding"] else { return false }
+    for item in header.split(separator: ",") {
+      let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+      guard let coding = parts.first,
+        coding.caseInsensitiveEquals("gzip") || coding.caseInsensitiveEquals("x-gzip")
+          || coding == "*"
+      else { continue }
+      let quality = parts.dropFirst().first { $0.lowercased().hasPrefix("q=") }
+        .flatMap { Double($0.dropFirst(2)) }
+      if let quality, quality <= 0 { continue }
+      return true
+    }
+    return false
+  }
+
+  /// Whether an `If-None-Match` list names `tag` (weak comparison, RFC 9110 §13.1.2).
+  static func matches(_ condition: String, tag: String) -> Bool {
+    if condition.trimmingCharacters(in: .whitespaces) == "*" { return true }
+    return condition.split(separator: ",").contains { item in
+      var candidate = item.trimmingCharacters(in: .whitespaces)
+      if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+      return candidate == tag
+    }
+  }
+
+  /// A strong validator of a body: a 64-bit hash of the bytes (eight at a time, each word
+  /// mixed by a multiply and a xor-shift as in Steele et al.'s SplitMix64 finaliser) and the
+  /// length, in hex.
+  static func fingerprint(_ body: Data) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    body.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset + 8 <= bytes.count {
+        let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        hash = (hash ^ word) &* 0xbf58_476d_1ce4_e5b9
+        hash ^= hash >> 31
+        offset += 8
+      }
+      while offset < bytes.count {
+        hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
+        offset += 1
+      }
+    }
+    hash = (hash ^ (hash >> 30)) &* 0x94d0_49bb_1331_11eb
+    hash ^= hash >> 31
+    return String(hash, radix: 16) + "-" + String(body.count, radix: 16)
+  }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import Geo
+import Traffic
+import TrafficFeeds
+
+extension TrafficServer {
+  /// `GET`/`POST /v7/incidents`.
+  func incidents(
+    _ request: HTTPRequest, query: QueryParameters
+  ) throws(TrafficQueryError)
+    -> HTTPResponse
+  {
+    let parameters = try IncidentQueryParameters(query, limits: engine.limits)
+    let sourceUpdated = engine.lastUpdate
+    let results = try Self.incidents(
+      in: engine, inside: parameters.area, options: parameters.options)
+    var response = HTTPResponse.json(
+      V7IncidentWire.encode(results, sourceUpdated: sourceUpdated))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+
+  /// The engine's query on an area of any of the three kinds (the generic method does not
+  /// take the existential directly).
+  private static func incidents(
+    in engine: TrafficEngine, inside area: any GeoArea, options: TrafficIncidentsQueryOptions
+  ) throws(TrafficQueryError) -> [TrafficIncident] {
+    if let circle = area as? GeoCircle {
+      return try engine.incidents(inside: circle, options: options)
+    }
+    if let box = area as? GeoBox { return try engine.incidents(inside: box, options: options) }
+    if let corridor = area as? GeoCorridor {
+      return try engine.incidents(inside: corridor, options: options)
+    }
+    throw .invalidIn("unsupported area; use a circle, a box or a corridor")
+  }
+
+  /// `GET /v7/incidents/{originalId}`.
+  func lookup(
+    rawId: Substring, query: QueryParameters
+  ) throws(TrafficQueryError)
+    -> HTTPResponse
+  {
+    guard let id = QueryParameters.percentDecoded(rawId) else {
+      throw .invalidIncident("the incident id is not valid percent-encoded UTF-8")
+    }
+    try IncidentQueryParameters.checkCommon(query)
+    let language = try IncidentQueryParameters.language(query)
+    let incident = try engine.incident(
+      originalId: id, options: TrafficIncidentLookupOptions(languageCode: language))
+    var response = HTTPResponse.json(V7IncidentWire.encodeLookup(incident))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+
+  /// `GET /v7/incidents/stream`: Server-Sent Events of the changes in `in`.
+  func stream(query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
+    guard let text = try query.single("in", error: TrafficQueryError.invalidIn) else {
+      throw .invalidIn("parameter in is missing; give the area to watch")
+    }
+    // Watching is not limited in size; only the syntax and coordinates are checked.
+    let area = try AreaParameter.parse(text, limits: .unlimited)
+    let language = try IncidentQueryParameters.language(query)
+    var response = HTTPResponse(
+      status: 200,
+      headers: [
+        "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      ])
+    response.eventStream = EventStream(
+      engine: engine, area: area, heartbeatSeconds: configuration.heartbeatIntervalSeconds,
+      language: language)
+    return response
+  }
+
+  /// `GET`/`POST /v7/flow`: validated, and empty until the flow store exists.
+  func flow(_ query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
+    _ = try FlowQueryParameters(query, limits: engine.limits)
+    var response = HTTPResponse.json(Data("{\"sourceUpdated\":null,\"results\":[]}".utf8))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+
+  /// `POST /v1/feeds/{format}`: one feed document applied as one batch.
+  ///
+  /// Query parameters: `source` (the source's name, the format's name by default),
+  /// `lang` and `country` (defaults for documents that do not say), `axisOrder`
+  /// (`latLon` or `lonLat`, for DATEX II position lists).
+  func feedPush(
+    rawFormat: Substring, query: QueryParameters, request: HTTPRequest
+  ) throws(TrafficQueryError) -> HTTPResponse {
+    guard let name = QueryParameters.percentDecoded(rawFormat),
+      let format = FeedFormat(rawValue: name)
+    else {
+      throw .httpError(
+        status: 404,
+        "feed format \(AreaParameter.excerpt(String(rawFormat))) is unknown; use "
+          + FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    guard !request.body.isEmpty else {
+      throw .badRequest("the body is empty; send one \(format) document")
+    }
+    let source = try query.single("source", error: TrafficQueryError.invalidParameter) ?? name
+    guard !source.isEmpty, source.count <= 100 else {
+      throw .invalidParameter("source must have 1 to 100 characters")
+    }
+    var options = FeedOptions(sourceName: source, now: Date())
+    options.defaultLanguage = try IncidentQueryParameters.language(query)
+    if let country = try query.single("country", error: TrafficQueryError.invalidParameter) {
+      guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        throw .invalidParameter(
+          "country \"\(AreaParameter.excerpt(country))\" must be an ISO 3166-1 alpha-2 code")
+      }
+      options.defaultCountryCode = country.uppercased()
+    }
+    if let order = try query.single("axisOrder", error: TrafficQueryError.invalidParameter) {
+      guard let axisOrder = FeedOptions.AxisOrder(rawValue: order) else {
+        throw .invalidParameter(
+          "axisOrder \"\(AreaParameter.excerpt(order))\" is unknown; use latLon or lonLat")
+      }
+      options.axisOrder = axisOrder
+    }
+    let outcome = try feeds.push(request.body, format: format, options: options, now: Date())
+    var writer = JSONWriter(capacity: 512)
+    writer.raw("{\"format\":")
+    writer.string(format.rawValue)
+    writer.raw(",\"source\":")
+    writer.string(source)
+    writer.raw(",\"incidents\":")
+    writer.integer(outcome.document.incidents.count)
+    for (name, count) in [
+      ("added", outcome.report.added), ("updated", outcome.report.updated),
+      ("unchanged", outcome.report.unchanged), ("stale", outcome.report.stale),
+      ("merged", outcome.report.merged), ("ended", outcome.report.ended),
+    ] {
+      writer.byte(UInt8(ascii: ","))
+      writer.string(name)
+      writer.byte(UInt8(ascii: ":"))
+      writer.integer(count)
+    }
+    writer.raw(",\"fullRefresh\":")
+    writer.bool(outcome.document.isFullRefresh)
+    writer.raw(",\"publicationTime\":")
+    if let time = outcome.document.publicationTime { writer.date(time) } else { writer.null() }
+    writer.raw(",\"problemCount\":")
+    writer.integer(outcome.document.problems.count)
+    writer.raw(",\"problems\":[")
+    for (index, problem) in outcome.document.problems.prefix(100).enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.raw("{\"location\":")
+      if let location = problem.location { writer.string(location) } else { writer.null() }
+      writer.raw(",\"reason\":")
+      writer.string(problem.reason)
+      writer.byte(UInt8(ascii: "}"))
+    }
+    writer.raw("]}")
+    var response = HTTPResponse.json(Data(writer.bytes))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// `GET /v1/feeds`: the status of every source that pushed.
+  func feedList() -> HTTPResponse {
+    var writer = JSONWriter(capacity: 512)
+    writer.raw("{\"feeds\":[")
+    for (index, status) in feeds.statusList().enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.raw("{\"format\":")
+      writer.string(status.format.rawValue)
+      writer.raw(",\"source\":")
+      writer.string(status.source)
+      writer.raw(",\"pushes\":")
+      writer.integer(status.pushes)
+      writer.raw(",\"lastPushTime\":")
+      if let time = status.lastPushTime { writer.date(time) } else { writer.null() }
+      writer.raw(",\"lastPublicationTime\":")
+      if let time = status.lastPublicationTime { writer.date(time) } else { writer.null() }
+      writer.raw(",\"incidents\":")
+      writer.integer(status.lastIncidentCount)
+      writer.raw(",\"problems\":")
+      writer.integer(status.lastProblemCount)
+      writer.raw(",\"lastError\":")
+      if let error = status.lastError { writer.string(error) } else { writer.null() }
+      writer.raw(",\"lastErrorTime\":")
+      if let time = status.lastErrorTime { writer.date(time) } else { writer.null() }
+      writer.byte(UInt8(ascii: "}"))
+    }
+    writer.raw("]}")
+    var response = HTTPResponse.json(Data(writer.bytes))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// `GET /healthz`.
+  func health() -> HTTPResponse {
+    var writer = JSONWriter(capacity: 128)
+    writer.raw("{\"status\":\"ok\",\"incidents\":")
+    writer.integer(engine.incidentCount)
+    writer.raw(",\"sourceUpdated\":")
+    if let time = engine.lastUpdate { writer.date(time) } else { writer.null() }
+    writer.raw("}")
+    var response = HTTPResponse.json(Data(writer.bytes))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// `GET /metrics` in the Prometheus text format.
+  func metricsPage() -> HTTPResponse {
+    var text = metrics.exposition()
+    let now = Date()
+    text += "# HELP traffic_incidents Incidents held by the engine.\n"
+    text += "# TYPE traffic_incidents gauge\ntraffic_incidents \(engine.incidentCount)\n"
+    if let updated = engine.lastUpdate {
+      text += "# HELP traffic_incidents_updated_timestamp_seconds When incidents last changed.\n"
+      text += "# TYPE traffic_incidents_updated_timestamp_seconds gauge\n"
+      text += "traffic_incidents_updated_timestamp_seconds \(updated.timeIntervalSince1970)\n"
+    }
+    text += "# HELP traffic_event_streams Open incident event streams.\n"
+    text += "# TYPE traffic_event_streams gauge\ntraffic_event_streams \(openEventStreams)\n"
+    text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
+    text += "# TYPE traffic_http_requests_in_flight gauge\n"
+    text += "traffic_http_requests_in_flight \(requestsInFlight)\n"
+    let statuses = feeds.statusList()
+    text += "# HELP traffic_feed_pushes_total Feed documents pushed, by format and source.\n"
+    text += "# TYPE traffic_feed_pushes_total counter\n"
+    for status in statuses {
+      text += "traffic_feed_pushes_total\(Self.feedLabels(status)) \(status.pushes)\n"
+    }
+    text += "# HELP traffic_feed_incidents Incidents in the last document of a source.\n"
+    text += "# TYPE traffic_feed_incidents gauge\n"
+    for status in statuses {
+      text += "traffic_feed_incidents\(Self.feedLabels(status)) \(status.lastIncidentCount)\n"
+    }
+    text += "# HELP traffic_feed_last_push_age_seconds Seconds since a source's last good push.\n"
+    text += "# TYPE traffic_feed_last_push_age_seconds gauge\n"
+    for status in statuses {
+      if let time = status.lastPushTime {
+        text +=
+          "traffic_feed_last_push_age_seconds\(Self.feedLabels(status)) "
+          + "\(now.timeIntervalSince(time))\n"
+      }
+    }
+    text +=
+      "# HELP traffic_feed_ingest_lag_seconds Push time minus the document's publication time.\n"
+    text += "# TYPE traffic_feed_ingest_lag_seconds gauge\n"
+    for status in statuses {
+      if let pushed = status.lastPushTime, let published = status.lastPublicationTime {
+        text +=
+          "traffic_feed_ingest_lag_seconds\(Self.feedLabels(status)) "
+          + "\(pushed.timeIntervalSince(published))\n"
+      }
+    }
+    text +=
+      "# HELP traffic_feed_failing Whether a source's last push had an error (1) or not (0).\n"
+    text += "# TYPE traffic_feed_failing gauge\n"
+    for status in statuses {
+      let failing = (status.lastErrorTime ?? .distantPast) > (status.lastPushTime ?? .distantPast)
+      text += "traffic_feed_failing\(Self.feedLabels(status)) \(failing ? 1 : 0)\n"
+    }
+    var response = HTTPResponse(
+      status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+      body: Data(text.utf8))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  private static func feedLabels(_ status: FeedIngest.Status) -> String {
+    "{format=\(ServerMetrics.label(status.format.rawValue)),"
+      + "source=\(ServerMetrics.label(status.source))}"
+  }
+
+  /// `GET /`: a short page stating the API.
+  func indexPage() -> HTTPResponse {
+    let page = """
+      <!doctype html>
+      <html lang="en"><head><meta charset="utf-8"><title>swift-traffic</title></head>
+      <body>
+      <h1>swift-traffic</h1>
+      <p>A HERE Traffic API v7 compatible service. Incidents now: \(engine.incidentCount).</p>
+      <ul>
+      <li><code>GET|POST /v7/incidents?in=circle:LAT,LNG;r=M</code> (or <code>bbox:W,S,E,N</code>,
+        <code>corridor:POLYLINE;r=M</code>); <code>lang</code>, <code>criticality</code>,
+        <code>type</code>, <code>earliestStartTime</code>, <code>latestEndTime</code>,
+        <code>locationReferencing=shape</code>, <code>sort=distance&amp;from=LAT,LNG</code>,
+        <code>limit</code></li>
+      <li><code>GET /v7/incidents/{originalId}</code></li>
+      <li><code>GET /v7/incidents/stream?in=...</code> (Server-Sent Events)</li>
+      <li><code>GET|POST /v7/flow?in=...</code></li>
+      <li><code>POST /v1/feeds/{datex2|wzdx|open511|waze|here-v7|tomtom}</code>,
+        <code>GET /v1/feeds</code></li>
+      <li><code>GET /healthz</code>, <code>GET /metrics</code></li>
+      </ul>
+      <p>Authentication: <code>apiKey=</code> or <code>Authorization: Bearer</code> when keys
+      are configured.</p>
+      </body></html>
+
+      """
+    var response = HTTPResponse(
+      status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(page.utf8))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// How a `TrafficServer` listens, whom it lets in and how much it accepts.
+///
+/// The defaults suit one machine: loopback only, no keys, HERE's area limits (set on the
+/// engine), 10 MB feed documents.
+public struct ServerConfiguration: Sendable {
+  /// The address to listen on: an IPv4 or IPv6 literal (`"0.0.0.0"`, `"::"`). Without API
+  /// keys the default, `127.0.0.1`, keeps the open server private to this machine.
+  public var host: String
+  /// The TCP port; 0 picks a free one (see `TrafficServer.port` after `start()`).
+  public var port: Int
+  /// The API keys accepted as `apiKey=` or `Authorization: Bearer`; empty leaves the
+  /// server open.
+  public var apiKeys: Set<String>
+  /// Requests each key (or, on an open server, each client address) may make; `nil` for no
+  /// limit.
+  public var rateLimit: RateLimit?
+  /// Threads serving connections; the number of cores by default.
+  public var threads: Int
+  /// The most connections open at once.
+  public var maxConnections: Int
+  /// The largest request body, bytes (feed documents, `POST` queries); 413 beyond.
+  public var maxBodyBytes: Int
+  /// The largest body after `Content-Encoding: gzip` is undone, bytes.
+  public var maxDecompressedBodyBytes: Int
+  /// The longest request target (path and query), bytes; 414 beyond.
+  public var maxRequestTargetBytes: Int
+  /// Memory per connection for the request line and headers, bytes (libmicrohttpd's
+  /// connection memory limit); a request whose head does not fit is refused by the socket
+  /// layer with 414 or 431. libmicrohttpd clears this memory between the requests of a
+  /// connection, so larger values cost time on every request; the default, 128 KiB, holds a
+  /// request target of `maxRequestTargetBytes` with room to spare, so that such targets get
+  /// this server's JSON answer.
+  public var connectionMemoryBytes: Int
+  /// Seconds a connection may stay idle (or trickle bytes) before it is closed.
+  public var connectionTimeoutSeconds: Int
+  /// Seconds between heartbeat comments on an event stream.
+  public var heartbeatIntervalSeconds: Double
+  /// Seconds `stop()` waits for requests in flight before closing connections.
+  public var shutdownGracePeriodSeconds: Double
+  /// Bodies smaller than this are sent uncompressed even when the client accepts gzip.
+  public var minimumGzipBytes: Int
+  /// Where the access log goes.
+  public var accessLog: AccessLogSink
+
+  /// How many requests a client may make: a token bucket refilled at
+  /// `requestsPerSecond` holding at most `burst` tokens.
+  public struct RateLimit: Sendable, Hashable {
+    /// Tokens added per second.
+    public var requestsPerSecond: Double
+    /// The most tokens saved up, so the largest burst of requests.
+    public var burst: Double
+
+    /// Creates a limit.
+    ///
+    /// - Parameters:
+    ///   - requestsPerSecond: The sustained rate, > 0.
+    ///   - burst: The largest burst; `requestsPerSecond` (one second's worth) by default.
+    public init(requestsPerSecond: Double, burst: Double? = nil) {
+      self.requestsPerSecond = requestsPerSecond
+      self.burst = burst ?? max(1, requestsPerSecond)
+    }
+  }
+
+  /// Creates a configuration; every argument has the default described on its property.
+  public init(
+    host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [],
+    rateLimit: RateLimit? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+    maxConnections: Int = 1024, maxBodyBytes: Int = 10 << 20,
+    maxDecompressedBodyBytes: Int = 64 << 20, maxRequestTargetBytes: Int = 64 << 10,
+    connectionMemoryBytes: Int = 128 << 10, connectionTimeoutSeconds: Int = 30,
+    heartbeatIntervalSeconds: Double = 15, shutdownGracePeriodSeconds: Double = 10,
+    minimumGzipBytes: Int = 1024, accessLog: AccessLogSink = .standardError
+  ) {
+    self.host = host
+    self.port = port
+    self.apiKeys = apiKeys
+    self.rateLimit = rateLimit
+    self.threads = threads
+    self.maxConnections = maxConnections
+    self.maxBodyBytes = maxBodyBytes
+    self.maxDecompressedBodyBytes = maxDecompressedBodyBytes
+    self.maxRequestTargetBytes = maxRequestTargetBytes
+    self.connectionMemoryBytes = connectionMemoryBytes
+    self.connectionTimeoutSeconds = connectionTimeoutSeconds
+    self.heartbeatIntervalSeconds = heartbeatIntervalSeconds
+    self.shutdownGracePeriodSeconds = shutdownGracePeriodSeconds
+    self.minimumGzipBytes = minimumGzipBytes
+    self.accessLog = accessLog
+  }
+
+  /// Reads API keys from a file: one key per line; blank lines and lines starting with `#`
+  /// are skipped, surrounding white space is trimmed.
+  ///
+  /// - Parameter path: The file.
+  /// - Returns: The keys.
+  /// - Throws: `ServerError.invalidConfiguration` when the file cannot be read or holds no
+  ///   key.
+  public static func apiKeys(fromFile path: String) throws(ServerError) -> Set<String> {
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw .invalidConfiguration("cannot read the API keys file \(path): \(error)")
+    }
+    let keys = Set(
+      text.split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty && !$0.hasPrefix("#") })
+    guard !keys.isEmpty else {
+      throw .invalidConfiguration("the API keys file \(path) holds no key")
+    }
+    return keys
+  }
+
+  /// Checks the values that can be wrong by themselves.
+  ///
+  /// - Throws: `ServerError.invalidConfiguration` naming the setting.
+  public func validate() throws(ServerError) {
+    func fail(_ text: String) -> ServerError { .invalidConfiguration(text) }
+    guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
+    guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
+    guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
+    guard maxBodyBytes >= 0, maxDecompressedBodyBytes >= 0 else {
+      throw fail("body limits must be >= 0")
+    }
+    guard maxRequestTargetBytes >= 1 else { throw fail("maxRequestTargetBytes must be >= 1") }
+    guard connectionMemoryBytes >= 4096 else {
+      throw fail("connectionMemoryBytes must be >= 4096")
+    }
+    guard connectionTimeoutSeconds >= 0 else { throw fail("connectionTimeoutSeconds must be >= 0") }
+    guard heartbeatIntervalSeconds > 0, heartbeatIntervalSeconds.isFinite else {
+      throw fail("heartbeatIntervalSeconds must be > 0")
+    }
+    guard shutdownGracePeriodSeconds >= 0, shutdownGracePeriodSeconds.isFinite else {
+      throw fail("shutdownGracePeriodSeconds must be >= 0")
+    }
+    if let rateLimit {
+      guard rateLimit.requestsPerSecond > 0, rateLimit.requestsPerSecond.isFinite,
+        rateLimit.burst >= 1, rateLimit.burst.isFinite
+      else { throw fail("rate limit must have requestsPerSecond > 0 and burst >= 1") }
+    }
+    guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
+  }
+}
+
+/// Why the server could not be configured or started.
+public enum ServerError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// A setting is invalid; the detail names it.
+  case invalidConfiguration(String)
+  /// The socket layer could not start (the port is taken, the address is not local...).
+  case cannotListen(String)
+
+  /// A sentence saying what is wrong.
+  public var description: String {
+    switch self {
+    case .invalidConfiguration(let detail): return "invalid server configuration: \(detail)"
+    case .cannotListen(let detail): return "cannot listen: \(detail)"
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Traffic
+
+/// A HERE Traffic API v7 compatible HTTP service on a `TrafficEngine`.
+///
+/// `handle(_:)` answers one request in-process (the router, parameters, errors, access
+/// control, compression and caching headers); `start()` puts it on a socket with
+/// libmicrohttpd, `stop()` shuts down gracefully and `run()` serves until SIGINT or
+/// SIGTERM. Routes and parameters are those of the project's `API.md`.
+public final class TrafficServer: Sendable {
+  /// The engine answering queries.
+  public let engine: TrafficEngine
+  /// How the server listens and whom it lets in.
+  public let configuration: ServerConfiguration
+
+  let metrics = ServerMetrics()
+  let feeds: FeedIngest
+  let rateLimiter: RateLimiter?
+  private let correlationPrefix: String
+  private let correlationCounter = Atomic<Int>(0)
+  private let frontEnd = Mutex<HTTPFrontEnd?>(nil)
+  private let openStreams = Atomic<Int>(0)
+  /// The time base of rate limiting and latency measurement.
+  let startInstant = ContinuousClock.now
+
+  /// Creates a server; nothing listens until `start()`.
+  ///
+  /// - Parameters:
+  ///   - engine: The engine answering queries and taking feed pushes.
+  ///   - configuration: Address, keys, limits; the defaults listen on 127.0.0.1:8080.
+  /// - Throws: `ServerError.invalidConfiguration` for a bad setting.
+  public init(
+    engine: TrafficEngine, configuration: ServerConfiguration = ServerConfiguration()
+  ) throws(ServerError) {
+    try configuration.validate()
+    self.engine = engine
+    self.configuration = configuration
+    feeds = FeedIngest(engine: engine)
+    rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    correlationPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+  }
+
+  // MARK: Lifecycle
+
+  /// The port the server listens on, once started (useful with port 0); `nil` before.
+  public var port: Int? {
+    frontEnd.withLock { $0?.port }
+  }
+
+  /// Starts listening; requests are served on libmicrohttpd's threads.
+  ///
+  /// - Throws: `ServerError.cannotListen` when the address cannot be bound (port taken,
+  ///   unknown address) or the server already runs.
+  public func start() throws(ServerError) {
+    try frontEnd.withLock { frontEnd throws(ServerError) in
+      guard frontEnd == nil else { throw .cannotListen("the server is already running") }
+      frontEnd = try HTTPFrontEnd(server: self)
+    }
+  }
+
+  /// Stops gracefully: stops accepting connections, ends event streams, waits up to
+  /// `shutdownGracePeriodSeconds` for requests in flight, then closes every connection.
+  /// Does nothing when the server is not running.
+  public func stop() {
+    let running = frontEnd.withLock { frontEnd -> HTTPFrontEnd? in
+      defer { frontEnd = nil }
+      return frontEnd
+    }
+    running?.shutdown(gracePeriodSeconds: configuration.shutdownGracePeriodSeconds)
+  }
+
+  /// Starts the server (unless `start()` already did) and serves until the process receives
+  /// SIGINT or SIGTERM, then stops gracefully and returns.
+  ///
+  /// - Throws: `ServerError.cannotListen` when the server cannot start.
+  public func run() throws(ServerError) {
+    if port == nil { try start() }
+    let done = DispatchSemaphore(value: 0)
+    let queue = DispatchQueue(label: "traffic.server.signals")
+    var sources: [DispatchSourceSignal] = []
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler { done.signal() }
+      source.resume()
+      sources.append(source)
+    }
+    done.wait()
+    for source in sources { source.cancel() }
+    stop()
+  }
+
+  // MARK: Bookkeeping for the socket layer
+
+  /// The number of event streams open now.
+  var openEventStreams: Int { openStreams.load(ordering: .relaxed) }
+
+  func eventStreamOpened() { openStreams.add(1, ordering: .relaxed) }
+
+  func eventStreamClosed() { openStreams.subtract(1, ordering: .relaxed) }
+
+  /// The number of requests being handled by the socket layer now.
+  var requestsInFlight: Int { frontEnd.withLock { $0?.inFlight } ?? 0 }
+
+  func nextCorrelationId() -> String {
+    let number = correlationCounter.add(1, ordering: .relaxed).newValue
+    return correlationPrefix + "-" + String(number, radix: 16)
+  }
+
+  /// Seconds since the server was created, on a monotonic clock.
+  func monotonicSeconds() -> Double {
+    let elapsed = startInstant.duration(to: .now).components
+    return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+  }
+}

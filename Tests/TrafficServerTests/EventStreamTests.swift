@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import Traffic
+
+@testable import TrafficServer
+
+@Suite struct EventStreamTests {
+  @Test func streamsChangesInTheAreaAsServerSentEvents() async throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(
+      ServerFixtures.get("/v7/incidents/stream?in=bbox:13.3,52.4,13.5,52.6"))
+    #expect(response.status == 200)
+    #expect(response.headers["Content-Type"] == "text/event-stream; charset=utf-8")
+    let stream = try #require(response.eventStream)
+    defer { stream.finish() }
+    let greeting = try #require(await stream.next(timeoutSeconds: 2))
+    #expect(String(decoding: greeting, as: UTF8.self).hasPrefix(": traffic incident changes\n"))
+    // A change elsewhere is not seen; one inside is.
+    _ = server.handle(
+      ServerFixtures.post("/v1/feeds/open511", FeedIngestTests.open511(["far"], latitude: 40)))
+    _ = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=x", FeedIngestTests.open511(["near"])))
+    let event = String(decoding: try #require(await stream.next(timeoutSeconds: 5)), as: UTF8.self)
+    #expect(event.hasPrefix("event: added\nid: 1\ndata: {"))
+    #expect(event.contains(#""originalId":"near""#))
+    #expect(!event.contains("far"))
+    #expect(event.hasSuffix("\n\n"))
+    stream.finish()
+    #expect(await stream.next(timeoutSeconds: 1) == nil)
+  }
+
+  @Test func heartbeatsWhenQuiet() async throws {
+    let server = try ServerFixtures.server(
+      ServerConfiguration(heartbeatIntervalSeconds: 0.05, accessLog: .none))
+    let stream = try #require(
+      server.handle(ServerFixtures.get("/v7/incidents/stream?in=circle:52.5,13.4;r=10"))
+        .eventStream)
+    defer { stream.finish() }
+    _ = await stream.next(timeoutSeconds: 1)
+    let beat = try #require(await stream.next(timeoutSeconds: 2))
+    #expect(String(decoding: beat, as: UTF8.self) == ": heartbeat\n\n")
+  }
+
+  @Test(arguments: [
+    ("", "invalidIn", "in"), ("?in=circle:1,2", "invalidIn", "in"),
+    ("?in=bbox:1,2,3,4&in=bbox:1,2,3,4", "invalidIn", "in"),
+    ("?in=bbox:1,2,3,4&lang=--", "invalidParameter", "lang"),
+  ])
+  func badStreamParameters(suffix: String, code: String, mentions: String) throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(ServerFixtures.get("/v7/incidents/stream" + suffix))
+    ServerFixtures.expectError(response, status: 400, code: code, mentions: mentions)
+    #expect(response.eventStream == nil)
+  }
+
+  @Test func watchingIsNotLimitedInSize() throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(ServerFixtures.get("/v7/incidents/stream?in=bbox:-10,40,30,60"))
+    #expect(response.status == 200)
+    response.eventStream?.finish()
+  }
+}

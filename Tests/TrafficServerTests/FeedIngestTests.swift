@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficFeeds
+import Zlib
+
+@testable import TrafficServer
+
+@Suite struct FeedIngestTests {
+  static func open511(
+    _ ids: [String], latitude: Double = 52.52, longitude: Double = 13.41
+  )
+    -> String
+  {
+    let events = ids.map { id in
+      #"{"id":"\#(id)","status":"ACTIVE","headline":"CONSTRUCTION","event_type":"CONSTRUCTION","#
+        + #""severity":"MAJOR","geography":{"type":"Point","coordinates":[\#(longitude),\#(latitude)]},"#
+        + #""schedule":{"intervals":["2020-01-01T00:00/"]}}"#
+    }
+    return #"{"events":[\#(events.joined(separator: ","))]}"#
+  }
+
+  @Test func pushesAreAppliedAsOneBatchAndCounted() throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1", "e2"])))
+    #expect(response.status == 200, "\(response.bodyText)")
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["format"] as? String == "open511")
+    #expect(body["source"] as? String == "bc")
+    #expect(body["incidents"] as? Int == 2)
+    #expect(body["added"] as? Int == 2)
+    #expect(body["problemCount"] as? Int == 0)
+    #expect(server.engine.incidentCount == 6)
+    let found = try ServerFixtures.resultIds(
+      server.handle(ServerFixtures.get("/v7/incidents?in=circle:52.52,13.41;r=50")))
+    #expect(Set(found) == ["e1", "e2"])
+  }
+
+  @Test func fullRefreshesEndWhatTheSourceNoLongerCarries() throws {
+    let server = try ServerFixtures.server()
+    _ = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1", "e2"])))
+    let second = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e2", "e3"])))
+    let body = try ServerFixtures.object(second.body)
+    #expect(body["added"] as? Int == 1)
+    #expect(body["unchanged"] as? Int == 1)
+    #expect(body["updated"] as? Int == 0)
+    #expect(body["ended"] as? Int == 1)
+    // e1 has ended: gone from queries, still found by lookup until purged.
+    #expect(server.handle(ServerFixtures.get("/v7/incidents/e1")).status == 200)
+    #expect(server.handle(ServerFixtures.get("/v7/incidents/e3")).status == 200)
+    let active = try ServerFixtures.resultIds(
+      server.handle(ServerFixtures.get("/v7/incidents?in=circle:52.52,13.41;r=50")))
+    #expect(Set(active) == ["e2", "e3"])
+    // Another source's refresh does not touch these.
+    _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=other", Self.open511(["o1"])))
+    #expect(server.handle(ServerFixtures.get("/v7/incidents/e2")).status == 200)
+  }
+
+  @Test func hereV7DocumentsRoundTripThroughThePush() throws {
+    let server = try ServerFixtures.server()
+    let source = try ServerFixtures.incidents().map {
+      try TrafficIncident(
+        id: $0.id + "-copy", originalId: $0.originalId + "-copy", type: $0.type,
+        impact: $0.impact, startTime: $0.startTime, endTime: $0.endTime, location: $0.location)
+    }
+    let document = V7IncidentWire.encode(source, sourceUpdated: ServerFixtures.now)
+    let response = server.handle(
+      HTTPRequest(
+        method: "POST", target: "/v1/feeds/here-v7", headers: ["Content-Encoding": "gzip"],
+        body: Gzip.compress(document)))
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["added"] as? Int == 4, "\(response.bodyText)")
+    #expect(server.handle(ServerFixtures.get("/v7/incidents/A-copy")).status == 200)
+  }
+
+  @Test func badPushesAnswer4xxAndShowInTheStatus() throws {
+    let server = try ServerFixtures.server()
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v1/feeds/open511", "{\"events\": 12")), status: 400,
+      code: "badRequest", mentions: "open511")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v1/feeds/datex2", "<notDatex/>")), status: 400,
+      code: "badRequest", mentions: "datex2")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v1/feeds/gtfs-rt", "x")), status: 404,
+      code: "httpError", mentions: "gtfs-rt")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v1/feeds/open511", "")), status: 400,
+      code: "badRequest", mentions: "empty")
+    for (suffix, name) in [
+      ("?source=", "source"), ("?source=a&source=b", "source"), ("?lang=??", "lang"),
+      ("?country=Germany", "country"), ("?axisOrder=up", "axisOrder"),
+    ] {
+      ServerFixtures.expectError(
+        server.handle(ServerFixtures.post("/v1/feeds/open511" + suffix, Self.open511(["x"]))),
+        status: 400, code: "invalidParameter", mentions: name)
+    }
+    let list = try ServerFixtures.object(server.handle(ServerFixtures.get("/v1/feeds")).body)
+    let feeds = try #require(list["feeds"] as? [[String: Any]])
+    let open511 = try #require(feeds.first { $0["format"] as? String == "open511" })
+    #expect(open511["pushes"] as? Int == 1)
+    #expect((open511["lastError"] as? String)?.contains("open511") == true)
+    #expect(open511["lastPushTime"] is NSNull)
+  }
+
+  @Test func feedStatusAndMetricsAfterAGoodPush() throws {
+    let server = try ServerFixtures.server()
+    _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1"])))
+    let list = try ServerFixtures.object(server.handle(ServerFixtures.get("/v1/feeds")).body)
+    let feed = try #require((list["feeds"] as? [[String: Any]])?.first)
+    #expect(feed["source"] as? String == "bc")
+    #expect(feed["incidents"] as? Int == 1)
+    #expect(feed["lastPushTime"] is String)
+    #expect(feed["lastError"] is NSNull)
+    let metrics = server.handle(ServerFixtures.get("/metrics")).bodyText
+    #expect(metrics.contains(#"traffic_feed_pushes_total{format="open511",source="bc"} 1"#))
+    #expect(metrics.contains(#"traffic_feed_failing{format="open511",source="bc"} 0"#))
+  }
+
+  @Test func everyFormatHasADecoder() {
+    for format in FeedFormat.allCases {
+      #expect(format.decoder.format == format)
+    }
+  }
+}

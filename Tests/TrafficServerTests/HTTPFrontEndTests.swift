@@ -1,0 +1,233 @@
+import Foundation
+import Synchronization
+import Testing
+import Traffic
+
+@testable import TrafficServer
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The server on a real loopback socket, queried with URLSession.
+@Suite(.serialized) struct HTTPFrontEndTests {
+  struct Answer {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+
+    func header(_ name: String) -> String? {
+      headers.first { $0.key.caseInsensitiveEquals(name) }?.value
+    }
+  }
+
+  static func fetch(
+    _ port: Int, _ target: String, method: String = "GET", headers: [String: String] = [:],
+    body: Data? = nil
+  ) async throws -> Answer {
+    let url = try #require(URL(string: "http://127.0.0.1:\(port)\(target)"))
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.httpBody = body
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let http = try #require(response as? HTTPURLResponse)
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String { fields[name] = value }
+    }
+    return Answer(status: http.statusCode, headers: fields, body: data)
+  }
+
+  static func started(
+    _ configuration: ServerConfiguration = quietLoopback()
+  ) throws
+    -> (TrafficServer, Int)
+  {
+    let server = try ServerFixtures.server(configuration)
+    try server.start()
+    return (server, try #require(server.port))
+  }
+
+  static func quietLoopback() -> ServerConfiguration {
+    ServerConfiguration(port: 0, threads: 2, heartbeatIntervalSeconds: 0.1, accessLog: .none)
+  }
+
+  @Test func everyRouteOverTheSocket() async throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    #expect(port > 0)
+
+    let incidents = try await Self.fetch(
+      port, "/v7/incidents?in=circle:52.52,13.40;r=2000&sort=distance&from=52.53,13.4")
+    #expect(incidents.status == 200)
+    #expect(incidents.header("Access-Control-Allow-Origin") == "*")
+    #expect(incidents.header("ETag") != nil)
+    #expect(
+      try ServerFixtures.resultIds(HTTPResponse(status: 200, body: incidents.body)) == ["B", "A"])
+
+    let posted = try await Self.fetch(
+      port, "/v7/incidents", method: "POST", headers: ["Content-Type": "application/json"],
+      body: Data(
+        #"{"in": {"type": "bbox", "west": 11, "south": 48, "east": 12, "north": 48.5}}"#.utf8))
+    #expect(
+      try ServerFixtures.resultIds(HTTPResponse(status: posted.status, body: posted.body)) == ["C"])
+
+    let lookup = try await Self.fetch(port, "/v7/incidents/here%3Atraffic%3Aincident%3AA")
+    #expect(lookup.status == 200)
+    let details = try ServerFixtures.object(lookup.body)["incidentDetails"] as? [String: Any]
+    #expect(details?["originalId"] as? String == "A")
+
+    let flow = try await Self.fetch(port, "/v7/flow?in=circle:52.5,13.4;r=100&maxJamFactor=4")
+    #expect(flow.status == 200)
+    #expect(String(decoding: flow.body, as: UTF8.self) == #"{"sourceUpdated":null,"results":[]}"#)
+
+    let push = try await Self.fetch(
+      port, "/v1/feeds/open511?source=loop", method: "POST",
+      body: Data(FeedIngestTests.open511(["L1"]).utf8))
+    #expect(push.status == 200)
+    #expect(try ServerFixtures.object(push.body)["added"] as? Int == 1)
+    #expect(try await Self.fetch(port, "/v7/incidents/L1").status == 200)
+
+    let feeds = try await Self.fetch(port, "/v1/feeds")
+    #expect(String(decoding: feeds.body, as: UTF8.self).contains(#""source":"loop""#))
+    #expect(try await Self.fetch(port, "/healthz").status == 200)
+    let metrics = try await Self.fetch(port, "/metrics")
+    #expect(String(decoding: metrics.body, as: UTF8.self).contains("traffic_incidents 5"))
+    let index = try await Self.fetch(port, "/")
+    #expect(index.header("Content-Type") == "text/html; charset=utf-8")
+    let options = try await Self.fetch(port, "/v7/incidents", method: "OPTIONS")
+    #expect(options.status == 204)
+    #expect(options.header("Access-Control-Allow-Methods")?.contains("POST") == true)
+
+    let bad = try await Self.fetch(port, "/v7/incidents?in=circle:52.5,13.4;r=500&limit=0")
+    ServerFixtures.expectError(
+      HTTPResponse(
+        status: bad.status,
+        headers: [
+          "Content-Type": bad.header("Content-Type") ?? "",
+          "X-Correlation-Id": bad.header("X-Correlation-Id") ?? "",
+        ], body: bad.body),
+      status: 400, code: "invalidParameter", mentions: "limit")
+    #expect(try await Self.fetch(port, "/nowhere").status == 404)
+    let wrongMethod = try await Self.fetch(port, "/healthz", method: "POST", body: Data("x".utf8))
+    #expect(wrongMethod.status == 405)
+    #expect(wrongMethod.header("Allow") == "GET, HEAD, OPTIONS")
+  }
+
+  @Test func conditionalRequestsAndGzipOverTheSocket() async throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    let target = "/v7/incidents?in=circle:52.52,13.40;r=2000"
+    let first = try await Self.fetch(port, target, headers: ["Accept-Encoding": "identity"])
+    let tag = try #require(first.header("ETag"))
+    let second = try await Self.fetch(
+      port, target, headers: ["If-None-Match": tag, "Accept-Encoding": "identity"])
+    #expect(second.status == 304)
+    #expect(second.body.isEmpty)
+  }
+
+  @Test func oversizedBodiesAndTargetsOverTheSocket() async throws {
+    var configuration = Self.quietLoopback()
+    configuration.maxBodyBytes = 10_000
+    let (server, port) = try Self.started(configuration)
+    defer { server.stop() }
+    let big = try await Self.fetch(
+      port, "/v1/feeds/open511", method: "POST", body: Data(repeating: 32, count: 50_000))
+    #expect(big.status == 413)
+    #expect(String(decoding: big.body, as: UTF8.self).contains("\"code\":\"httpError\""))
+    let long = try await Self.fetch(
+      port, "/v7/incidents?in=circle:52.5,13.4;r=500&x=" + String(repeating: "y", count: 100_000))
+    #expect(long.status == 414)
+    #expect(String(decoding: long.body, as: UTF8.self).contains("\"code\":\"httpError\""))
+    // A head beyond the connection memory is refused by libmicrohttpd itself, still a 4xx,
+    // and the request's context is released.
+    let huge = try await Self.fetch(
+      port, "/healthz", headers: ["X-Padding": String(repeating: "z", count: 400_000)])
+    #expect((400..<500).contains(huge.status))
+    try await Self.eventually { server.requestsInFlight == 0 }
+    #expect(try await Self.fetch(port, "/healthz").status == 200)
+  }
+
+  @Test func eventStreamOverTheSocketEndsWhenTheClientGoes() async throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    let collector = StreamCollector()
+    let session = URLSession(configuration: .default, delegate: collector, delegateQueue: nil)
+    let url = try #require(
+      URL(string: "http://127.0.0.1:\(port)/v7/incidents/stream?in=bbox:13.3,52.4,13.5,52.6"))
+    let task = session.dataTask(with: url)
+    task.resume()
+    try await Self.eventually { collector.text.contains("retry: 5000") }
+    #expect(server.openEventStreams == 1)
+    let push = try await Self.fetch(
+      port, "/v1/feeds/open511?source=sse", method: "POST",
+      body: Data(FeedIngestTests.open511(["S1"]).utf8))
+    #expect(push.status == 200)
+    try await Self.eventually { collector.text.contains(#""originalId":"S1""#) }
+    #expect(collector.text.contains("event: added\nid: 1\ndata: "))
+    try await Self.eventually { collector.text.contains(": heartbeat") }
+    task.cancel()
+    session.invalidateAndCancel()
+    // The next heartbeat meets the closed socket; the stream is then released.
+    try await Self.eventually { server.openEventStreams == 0 }
+  }
+
+  @Test func stopEndsStreamsAndRefusesNewConnections() async throws {
+    let (server, port) = try Self.started()
+    let collector = StreamCollector()
+    let session = URLSession(configuration: .default, delegate: collector, delegateQueue: nil)
+    defer { session.invalidateAndCancel() }
+    let url = try #require(
+      URL(string: "http://127.0.0.1:\(port)/v7/incidents/stream?in=bbox:1,1,2,2"))
+    session.dataTask(with: url).resume()
+    try await Self.eventually { server.openEventStreams == 1 }
+    let started = ContinuousClock.now
+    server.stop()
+    #expect(started.duration(to: .now) < .seconds(3))
+    #expect(server.openEventStreams == 0)
+    #expect(server.port == nil)
+    await #expect(throws: (any Error).self) { try await Self.fetch(port, "/healthz") }
+    // It can start again.
+    try server.start()
+    #expect(try await Self.fetch(try #require(server.port), "/healthz").status == 200)
+    server.stop()
+  }
+
+  @Test func refusesAPortInUse() throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    var configuration = Self.quietLoopback()
+    configuration.port = port
+    let second = try ServerFixtures.server(configuration)
+    #expect(throws: ServerError.self) { try second.start() }
+    var bad = Self.quietLoopback()
+    bad.host = "not-an-address"
+    #expect(throws: ServerError.self) { try ServerFixtures.server(bad).start() }
+  }
+
+  /// Waits up to five seconds for `condition`.
+  static func eventually(
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+  ) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !condition() {
+      guard ContinuousClock.now < deadline else {
+        Issue.record("condition not met in 5 s", sourceLocation: sourceLocation)
+        return
+      }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+}
+
+/// Collects the bytes of a streaming response.
+final class StreamCollector: NSObject, URLSessionDataDelegate, Sendable {
+  private let received = Mutex(Data())
+
+  var text: String { String(decoding: received.withLock { $0 }, as: UTF8.self) }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    received.withLock { $0.append(data) }
+  }
+}

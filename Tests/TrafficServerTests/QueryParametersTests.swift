@@ -1,0 +1,41 @@
+import Testing
+import Traffic
+
+@testable import TrafficServer
+
+@Suite struct QueryParametersTests {
+  @Test func decodesPairsInOrderKeepingPlusSigns() throws {
+    let query = try QueryParameters.parse(
+      "in=circle:52.5,13.4;r=500&lang=de%2DDE&&flag&earliestStartTime=2028-02-20T12:00:00+01:00")
+    #expect(query.pairs.map(\.name) == ["in", "lang", "flag", "earliestStartTime"])
+    #expect(
+      query.pairs.map(\.value) == [
+        "circle:52.5,13.4;r=500", "de-DE", "", "2028-02-20T12:00:00+01:00",
+      ])
+  }
+
+  @Test(arguments: ["a=%", "a=%4", "a=%zz", "a=%C3%28", "%ZZ=1"])
+  func refusesBrokenEscapes(raw: String) {
+    #expect(throws: TrafficQueryError.self) { try QueryParameters.parse(raw[...]) }
+  }
+
+  @Test func singleRefusesDuplicatesWithTheGivenCase() throws {
+    let query = try QueryParameters.parse("in=a&in=b&lang=x")
+    #expect(throws: TrafficQueryError.invalidIn("parameter in is given 2 times; give it once")) {
+      try query.single("in", error: TrafficQueryError.invalidIn)
+    }
+    #expect(try query.single("lang", error: TrafficQueryError.invalidParameter) == "x")
+    #expect(try query.single("missing", error: TrafficQueryError.invalidParameter) == nil)
+  }
+
+  @Test func listsRefuseEmptyItems() throws {
+    let query = try QueryParameters.parse("type=accident,,weather&criticality=major,minor")
+    #expect(throws: TrafficQueryError.self) {
+      try query.list("type", error: TrafficQueryError.invalidIncident)
+    }
+    #expect(
+      try query.list("criticality", error: TrafficQueryError.invalidParameter) == [
+        "major", "minor",
+      ])
+  }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+import Testing
+import Traffic
+import Zlib
+
+@testable import TrafficServer
+
+@Suite struct TrafficServerHandlingTests {
+  let query = "/v7/incidents?in=circle:52.52,13.40;r=2000"
+
+  @Test func apiKeysAsParameterOrBearer() throws {
+    let server = try ServerFixtures.server(
+      ServerConfiguration(apiKeys: ["k1", "k2"], accessLog: .none))
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(query)), status: 401, code: "authenticationFailed")
+    let wrong = server.handle(ServerFixtures.get(query + "&apiKey=nope"))
+    ServerFixtures.expectError(wrong, status: 401, code: "authenticationFailed")
+    #expect(wrong.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
+    #expect(server.handle(ServerFixtures.get(query + "&apiKey=k1")).status == 200)
+    #expect(
+      server.handle(ServerFixtures.get(query, headers: ["Authorization": "Bearer k2"])).status
+        == 200)
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(query, headers: ["Authorization": "Basic k2"])),
+      status: 401, code: "authenticationFailed")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(query + "&apiKey=k1&apiKey=k2")), status: 400,
+      code: "badRequest", mentions: "apiKey")
+    // Health and the index page stay open; OPTIONS preflights need no key.
+    #expect(server.handle(ServerFixtures.get("/healthz")).status == 200)
+    #expect(server.handle(HTTPRequest(method: "OPTIONS", target: query)).status == 204)
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get("/metrics")), status: 401, code: "authenticationFailed")
+  }
+
+  @Test func keysFileSkipsCommentsAndBlankLines() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "keys-\(UUID().uuidString)")
+    try "# keys\n\n  alpha  \nbeta\n".write(to: url, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: url) }
+    #expect(try ServerConfiguration.apiKeys(fromFile: url.path) == ["alpha", "beta"])
+    #expect(throws: ServerError.self) { try ServerConfiguration.apiKeys(fromFile: "/nonexistent") }
+  }
+
+  @Test func rateLimitAnswers429WithRetryAfterPerKey() throws {
+    let server = try ServerFixtures.server(
+      ServerConfiguration(
+        apiKeys: ["a", "b"], rateLimit: .init(requestsPerSecond: 0.5, burst: 2),
+        accessLog: .none))
+    #expect(server.handle(ServerFixtures.get(query + "&apiKey=a")).status == 200)
+    #expect(server.handle(ServerFixtures.get(query + "&apiKey=a")).status == 200)
+    let limited = server.handle(ServerFixtures.get(query + "&apiKey=a"))
+    ServerFixtures.expectError(limited, status: 429, code: "tooManyRequests")
+    let retryAfter = try #require(limited.headers["Retry-After"].flatMap(Int.init))
+    #expect((1...2).contains(retryAfter))
+    // Another key has its own bucket.
+    #expect(server.handle(ServerFixtures.get(query + "&apiKey=b")).status == 200)
+  }
+
+  @Test func tokenBucketRefillsAtTheConfiguredRate() {
+    let limiter = RateLimiter(limit: .init(requestsPerSecond: 2, burst: 3))
+    #expect(limiter.take(for: "x", now: 0) == nil)
+    #expect(limiter.take(for: "x", now: 0) == nil)
+    #expect(limiter.take(for: "x", now: 0) == nil)
+    #expect(limiter.take(for: "x", now: 0) == 0.5)
+    #expect(limiter.take(for: "x", now: 0.25) == 0.25)
+    #expect(limiter.take(for: "x", now: 0.5) == nil)
+    #expect(limiter.take(for: "x", now: 100) == nil)
+    #expect(limiter.take(for: "y", now: 0.5) == nil)
+  }
+
+  @Test func etagAndIfNoneMatch() throws {
+    let server = try ServerFixtures.server()
+    let first = server.handle(ServerFixtures.get(query))
+    let tag = try #require(first.headers["ETag"])
+    #expect(tag.hasPrefix("\"") && tag.hasSuffix("\""))
+    #expect(server.handle(ServerFixtures.get(query)).headers["ETag"] == tag)
+    let again = server.handle(ServerFixtures.get(query, headers: ["If-None-Match": tag]))
+    #expect(again.status == 304)
+    #expect(again.body.isEmpty)
+    #expect(again.headers["ETag"] == tag)
+    let weak = server.handle(
+      ServerFixtures.get(query, headers: ["If-None-Match": "\"other\", W/\(tag)"]))
+    #expect(weak.status == 304)
+    let other = server.handle(ServerFixtures.get(query, headers: ["If-None-Match": "\"x\""]))
+    #expect(other.status == 200)
+    // A different answer has a different tag.
+    let smaller = server.handle(ServerFixtures.get(query + "&limit=1"))
+    #expect(smaller.headers["ETag"] != tag)
+  }
+
+  @Test func gzipWhenAcceptedAndLargeEnough() throws {
+    let server = try ServerFixtures.server(
+      ServerConfiguration(minimumGzipBytes: 100, accessLog: .none))
+    let plain = server.handle(ServerFixtures.get(query))
+    let zipped = server.handle(
+      ServerFixtures.get(query, headers: ["Accept-Encoding": "br;q=1, gzip;q=0.8"]))
+    #expect(zipped.headers["Content-Encoding"] == "gzip")
+    #expect(zipped.headers["Vary"] == "Accept-Encoding")
+    #expect(try Gzip.decompress(zipped.body, maxOutputBytes: 1 << 20) == plain.body)
+    #expect(zipped.headers["ETag"] != plain.headers["ETag"])
+    let refused = server.handle(ServerFixtures.get(query, headers: ["Accept-Encoding": "gzip;q=0"]))
+    #expect(refused.headers["Content-Encoding"] == nil)
+    #expect(refused.body == plain.body)
+    let small = server.handle(ServerFixtures.get("/healthz", headers: ["Accept-Encoding": "gzip"]))
+    #expect(small.headers["Content-Encoding"] == nil)
+  }
+
+  @Test func corsHeadersAndPreflight() throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(ServerFixtures.get(query))
+    #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+    #expect(response.headers["Cache-Control"] == "no-cache")
+    let preflight = server.handle(
+      HTTPRequest(
+        method: "OPTIONS", target: "/v7/incidents",
+        headers: ["Origin": "https://example.org", "Access-Control-Request-Method": "POST"]))
+    #expect(preflight.status == 204)
+    #expect(preflight.headers["Access-Control-Allow-Methods"] == "GET, HEAD, POST, OPTIONS")
+    #expect(preflight.headers["Access-Control-Allow-Headers"]?.contains("Authorization") == true)
+    #expect(preflight.headers["Access-Control-Allow-Origin"] == "*")
+  }
+
+  @Test func oversizedTargetsAndBodies() throws {
+    let server = try ServerFixtures.server(
+      ServerConfiguration(maxBodyBytes: 1000, maxDecompressedBodyBytes: 5000, accessLog: .none))
+    let long =
+      "/v7/incidents?in=circle:52.5,13.4;r=500&pad=" + String(repeating: "x", count: 100_000)
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(long)), status: 414, code: "httpError", mentions: "limit")
+    let big = server.handle(
+      ServerFixtures.post("/v7/incidents", String(repeating: " ", count: 1001)))
+    ServerFixtures.expectError(big, status: 413, code: "httpError", mentions: "1000")
+    let bomb = HTTPRequest(
+      method: "POST", target: "/v1/feeds/open511", headers: ["Content-Encoding": "gzip"],
+      body: Gzip.compress(Data(repeating: 32, count: 100_000)))
+    ServerFixtures.expectError(server.handle(bomb), status: 413, code: "httpError")
+    let brotli = HTTPRequest(
+      method: "POST", target: "/v1/feeds/open511", headers: ["Content-Encoding": "br"],
+      body: Data("x".utf8))
+    ServerFixtures.expectError(server.handle(brotli), status: 415, code: "httpError")
+    let broken = HTTPRequest(
+      method: "POST", target: "/v1/feeds/open511", headers: ["Content-Encoding": "gzip"],
+      body: Data("not gzip".utf8))
+    ServerFixtures.expectError(server.handle(broken), status: 400, code: "badRequest")
+  }
+
+  @Test func gzipRequestBodies() throws {
+    let server = try ServerFixtures.server()
+    let body = #"{"in": "circle:52.52,13.40;r=500"}"#
+    let response = server.handle(
+      HTTPRequest(
+        method: "POST", target: "/v7/incidents", headers: ["Content-Encoding": "gzip"],
+        body: Gzip.compress(Data(body.utf8))))
+    #expect(try ServerFixtures.resultIds(response) == ["A"])
+  }
+
+  @Test func accessLogHasOneLinePerRequestWithoutKeys() throws {
+    let lines = Mutex([String]())
+    let server = try ServerFixtures.server(
+      ServerConfiguration(
+        apiKeys: ["secret-key"],
+        accessLog: .custom { line in lines.withLock { $0.append(line) } }))
+    _ = server.handle(ServerFixtures.get(query + "&apiKey=secret-key"))
+    _ = server.handle(ServerFixtures.get("/healthz?APIKEY=secret-key"))
+    _ = server.handle(ServerFixtures.get(query, headers: ["Authorization": "Bearer secret-key"]))
+    let logged = lines.withLock { $0 }
+    #expect(logged.count == 3)
+    #expect(!logged.contains { $0.contains("secret-key") })
+    #expect(
+      logged[0].hasPrefix(
+        "method=GET path=\"/v7/incidents?in=circle:52.52,13.40;r=2000&apiKey=REDACTED\" status=200 bytes="
+      ))
+    #expect(logged[0].contains(" us="))
+    #expect(logged[1].contains("APIKEY=REDACTED"))
+  }
+
+  @Test func configurationIsValidated() throws {
+    let engine = try ServerFixtures.engine()
+    #expect(throws: ServerError.self) {
+      try TrafficServer(engine: engine, configuration: ServerConfiguration(port: 70_000))
+    }
+    #expect(throws: ServerError.self) {
+      try TrafficServer(engine: engine, configuration: ServerConfiguration(threads: 0))
+    }
+    #expect(throws: ServerError.self) {
+      try TrafficServer(
+        engine: engine,
+        configuration: ServerConfiguration(rateLimit: .init(requestsPerSecond: 0)))
+    }
+    #expect(throws: ServerError.self) {
+      try TrafficServer(engine: engine, configuration: ServerConfiguration(apiKeys: [""]))
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TrafficTestSupport
+import Zlib
+
+@Suite struct GzipTests {
+  @Test(arguments: [0, 1, 100, 70_000, 300_000])
+  func roundTrip(size: Int) throws {
+    var generator = SeededGenerator(seed: UInt64(size))
+    // Text-like bytes so that compression has something to find, plus random noise.
+    let data = Data((0..<size).map { _ in UInt8.random(in: 97...104, using: &generator) })
+    let compressed = Gzip.compress(data)
+    #expect(compressed.prefix(2) == Data([0x1f, 0x8b]))
+    if size >= 1000 { #expect(compressed.count < data.count) }
+    #expect(try Gzip.decompress(compressed, maxOutputBytes: size) == data)
+  }
+
+  /// `printf 'hello traffic\n' | gzip -n | xxd -i`, made by the gzip program.
+  @Test func readsGzipOutput() throws {
+    let fromGzip = Data([
+      0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd, 0xc9,
+      0xc9, 0x57, 0x28, 0x29, 0x4a, 0x4c, 0x4b, 0xcb, 0x4c, 0xe6, 0x02, 0x00, 0xcd, 0xf0,
+      0x11, 0xd9, 0x0e, 0x00, 0x00, 0x00,
+    ])
+    #expect(try Gzip.decompress(fromGzip, maxOutputBytes: 100) == Data("hello traffic\n".utf8))
+  }
+
+  /// The zlib (RFC 1950) stream of "abc": header 78 9c, DEFLATE data, Adler-32 trailer.
+  @Test func readsZlibStreams() throws {
+    let zlibStream = Data([0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06, 0x00, 0x02, 0x4d, 0x01, 0x27])
+    #expect(try Gzip.decompress(zlibStream, maxOutputBytes: 10) == Data("abc".utf8))
+  }
+
+  @Test func rejectsBombsBeyondTheLimit() {
+    let compressed = Gzip.compress(Data(repeating: 0, count: 1_000_000))
+    #expect(compressed.count < 5_000)
+    #expect(throws: ZlibError.tooLarge(limit: 999_999)) {
+      try Gzip.decompress(compressed, maxOutputBytes: 999_999)
+    }
+  }
+
+  @Test func rejectsTruncatedAndCorruptData() {
+    let compressed = Gzip.compress(Data("some text that is long enough".utf8))
+    #expect(throws: ZlibError.truncated) {
+      try Gzip.decompress(compressed.prefix(compressed.count - 6), maxOutputBytes: 1000)
+    }
+    var corrupt = compressed
+    corrupt[corrupt.count - 3] ^= 0xff  // the CRC-32 of the trailer
+    #expect(throws: ZlibError.self) { try Gzip.decompress(corrupt, maxOutputBytes: 1000) }
+    #expect(throws: ZlibError.self) {
+      try Gzip.decompress(Data("not compressed".utf8), maxOutputBytes: 1000)
+    }
+    #expect(throws: ZlibError.self) {
+      try Gzip.decompress(compressed + Data([1, 2, 3]), maxOutputBytes: 1000)
+    }
+  }
+}
