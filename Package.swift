@@ -19,7 +19,7 @@ let package = Package(
     .target(name: "Geo", swiftSettings: invariantChecks),
     .target(
       name: "Traffic",
-      dependencies: ["Geo"],
+      dependencies: ["Geo", "Roads"],
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
@@ -37,7 +37,9 @@ let package = Package(
     ),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
-    .testTarget(name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport"]),
+    .testTarget(name: "TrafficTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
+    .testTarget(
+      name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),
