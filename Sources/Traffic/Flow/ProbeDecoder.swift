@@ -315,49 +315,80 @@ public struct ProbeDecoder: Sendable {
 
   func decodeNDJSON(_ data: Data, into sink: inout Sink) {
     var lineNumber = 0
+    let reader = JSONDecoder()
     for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
       lineNumber += 1
       guard line.contains(where: { !ProbeDecoder.isBlank($0) }) else { continue }
-      guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-      else {
+      let row: NDJSONRow
+      do {
+        row = try reader.decode(NDJSONRow.self, from: Data(line))
+      } catch let error as NDJSONRow.BadValue {
+        sink.reject(lineNumber, .unparseable, "\(error.key) is not a number")
+        continue
+      } catch {
         sink.reject(lineNumber, .unparseable, "not a JSON object")
         continue
       }
-      var unreadable: String?
-      func value(_ keys: [String]) -> Any? {
-        for key in keys { if let value = object[key], !(value is NSNull) { return value } }
-        return nil
-      }
-      func number(_ keys: [String]) -> Double? {
-        guard let raw = value(keys) else { return nil }
-        if let number = raw as? NSNumber, !(raw is Bool) { return number.doubleValue }
-        if let text = raw as? String, let number = Double(text) { return number }
-        unreadable = "\(keys[0]) is not a number"
-        return nil
-      }
-      let id: String? = value(["id", "vehicleId", "vehicle"]).flatMap { raw in
-        if let text = raw as? String { return text }
-        if let number = raw as? NSNumber, !(raw is Bool) { return number.stringValue }
-        return nil
-      }
-      var time: Date?
-      if let raw = value(["time", "timestamp"]) {
-        if let number = raw as? NSNumber, !(raw is Bool) {
-          time = ProbeDecoder.parseTime(Substring(number.stringValue))
-        } else if let text = raw as? String {
-          time = ProbeDecoder.parseTime(Substring(text))
-        }
-      }
-      let latitude = number(["lat", "latitude"]), longitude = number(["lng", "lon", "longitude"])
-      let speed = number(["speed"]), heading = number(["heading", "bearing"])
-      let accuracy = number(["accuracy"])
-      if let unreadable {
-        sink.reject(lineNumber, .unparseable, unreadable)
-        continue
-      }
       sink.add(
-        line: lineNumber, id: id, time: time, latitude: latitude, longitude: longitude,
-        speed: speed, heading: heading, accuracy: accuracy)
+        line: lineNumber, id: row.id,
+        time: row.time.flatMap { ProbeDecoder.parseTime(Substring($0)) },
+        latitude: row.lat, longitude: row.lng, speed: row.speed, heading: row.heading,
+        accuracy: row.accuracy)
+    }
+  }
+
+  /// One NDJSON object; numbers may also be given as strings, the id as a number.
+  struct NDJSONRow: Decodable {
+    var id: String?
+    var time: String?
+    var lat: Double?
+    var lng: Double?
+    var speed: Double?
+    var heading: Double?
+    var accuracy: Double?
+
+    struct BadValue: Error { let key: String }
+
+    struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: Key.self)
+      func text(_ keys: [String]) -> String? {
+        for name in keys {
+          let key = Key(stringValue: name)
+          if let value = try? container.decode(String.self, forKey: key) { return value }
+          if let value = try? container.decode(Int64.self, forKey: key) { return String(value) }
+          if let value = try? container.decode(Double.self, forKey: key) { return String(value) }
+        }
+        return nil
+      }
+      func number(_ keys: [String]) throws -> Double? {
+        for name in keys {
+          let key = Key(stringValue: name)
+          guard container.contains(key), (try? container.decodeNil(forKey: key)) != true else {
+            continue
+          }
+          if let value = try? container.decode(Double.self, forKey: key) { return value }
+          if let value = try? container.decode(String.self, forKey: key), let number = Double(value)
+          {
+            return number
+          }
+          throw BadValue(key: keys[0])
+        }
+        return nil
+      }
+      id = text(["id", "vehicleId", "vehicle"])
+      time = text(["time", "timestamp"])
+      lat = try number(["lat", "latitude"])
+      lng = try number(["lng", "lon", "longitude"])
+      speed = try number(["speed"])
+      heading = try number(["heading", "bearing"])
+      accuracy = try number(["accuracy"])
     }
   }
 

@@ -27,9 +27,10 @@ struct SpeedAggregator: Sendable {
 
   struct SegmentState: Sendable {
     var contributions: [Contribution] = []
-    var bucket = Int.min
-    var bucketMeters = 0.0
-    var bucketSeconds = 0.0
+    /// Meters and seconds of the history buckets still open, by bucket index.
+    var openBuckets: [Int: (meters: Double, seconds: Double)] = [:]
+    /// The newest bucket moved into the history; later data for it is not history.
+    var lastClosedBucket = Int.min
     /// Speeds of past buckets, oldest first, at most ``FlowConfiguration/historyCapacity``.
     var history: [Double] = []
     var learnedFreeFlow: Double?
@@ -123,12 +124,10 @@ struct SpeedAggregator: Sendable {
   ) {
     var state = segments.removeValue(forKey: segment) ?? SegmentState()
     let bucket = bucketIndex(time)
-    if bucket != state.bucket {
-      closeBucket(&state)
-      state.bucket = bucket
+    if bucket > state.lastClosedBucket {
+      state.openBuckets[bucket, default: (0, 0)].meters += meters
+      state.openBuckets[bucket, default: (0, 0)].seconds += seconds
     }
-    state.bucketMeters += meters
-    state.bucketSeconds += seconds
     state.contributions.append(
       Contribution(time: time, vehicleID: vehicleID, meters: meters, seconds: seconds))
     segments[segment] = state
@@ -140,14 +139,12 @@ struct SpeedAggregator: Sendable {
     return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
   }
 
-  /// Moves the current bucket's speed into the history and relearns free flow.
-  private func closeBucket(_ state: inout SegmentState) {
-    defer {
-      state.bucketMeters = 0
-      state.bucketSeconds = 0
-    }
-    guard state.bucketSeconds > 0, state.bucketMeters > 0 else { return }
-    state.history.append(state.bucketMeters / state.bucketSeconds)
+  /// Moves a finished bucket's speed into the history and relearns free flow.
+  private func closeBucket(_ bucket: Int, of state: inout SegmentState) {
+    guard let sums = state.openBuckets.removeValue(forKey: bucket) else { return }
+    state.lastClosedBucket = max(state.lastClosedBucket, bucket)
+    guard sums.seconds > 0, sums.meters > 0 else { return }
+    state.history.append(sums.meters / sums.seconds)
     if state.history.count > configuration.historyCapacity {
       state.history.removeFirst(state.history.count - configuration.historyCapacity)
     }
@@ -168,17 +165,17 @@ struct SpeedAggregator: Sendable {
   /// forgets vehicles idle for longer than the matcher's timeout.
   mutating func prune(now: Date) {
     let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
-    let bucket = bucketIndex(now)
+    // A bucket is final once map matching has decided its last probes (a minute or two).
+    let finished = bucketIndex(now.addingTimeInterval(-120))
     for key in Array(segments.keys) {
       guard var state = segments[key] else { continue }
       if let oldest = state.contributions.first, oldest.time <= cutoff {
         state.contributions.removeAll { $0.time <= cutoff }
       }
-      if state.bucket < bucket, state.bucketSeconds > 0 {
-        closeBucket(&state)
-        state.bucket = bucket
+      for bucket in state.openBuckets.keys.sorted() where bucket < finished {
+        closeBucket(bucket, of: &state)
       }
-      if state.contributions.isEmpty, state.history.isEmpty {
+      if state.contributions.isEmpty, state.history.isEmpty, state.openBuckets.isEmpty {
         segments[key] = nil
       } else {
         segments[key] = state
@@ -225,10 +222,17 @@ struct SpeedAggregator: Sendable {
       configuration.outlierFactor * max(limit, state.percentile95 ?? 0),
       configuration.maxPlausibleSpeedInMetersPerSecond)
     var kept: Set<String> = []
+    var counted = 0
+    // A vehicle counts as a probe of the segment when it drove a good part of it or stood on
+    // it; one seen only across a few meters at an end (GPS noise at a junction) still adds
+    // its few meters and seconds but is not counted.
+    let substantial = min(20, 0.25 * network.segments[segment].lengthInMeters)
     for (vehicle, sums) in byVehicle where sums.seconds > 0 {
-      if sums.meters / sums.seconds <= ceiling { kept.insert(vehicle) }
+      guard sums.meters / sums.seconds <= ceiling else { continue }
+      kept.insert(vehicle)
+      if sums.meters >= substantial || sums.seconds >= 10 { counted += 1 }
     }
-    guard kept.count >= configuration.minimumVehicles else { return nil }
+    guard counted >= configuration.minimumVehicles else { return nil }
     var meters = 0.0, seconds = 0.0
     var older = (meters: 0.0, seconds: 0.0), newer = (meters: 0.0, seconds: 0.0)
     for c in state.contributions where c.time > start && c.time <= now && kept.contains(c.vehicleID)
@@ -245,7 +249,7 @@ struct SpeedAggregator: Sendable {
     }
     guard seconds > 0 else { return nil }
     return Estimate(
-      speedInMetersPerSecond: meters / seconds, vehicles: kept.count,
+      speedInMetersPerSecond: meters / seconds, vehicles: counted,
       olderSpeed: older.seconds > 0 ? older.meters / older.seconds : nil,
       newerSpeed: newer.seconds > 0 ? newer.meters / newer.seconds : nil)
   }
