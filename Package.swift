@@ -30,7 +30,7 @@ let package = Package(
     .target(name: "Roads", dependencies: ["Geo", "Zlib"]),
     .target(
       name: "Traffic",
-      dependencies: ["Geo"],
+      dependencies: ["Geo", "Roads"],
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
@@ -67,7 +67,10 @@ let package = Package(
     .testTarget(
       name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
     .testTarget(
-      name: "TrafficTests", dependencies: ["Traffic", "TrafficTestSupport", "TrafficStoreContract"]),
+      name: "TrafficTests",
+      dependencies: ["Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
+    .testTarget(
+      name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Synchronization
 
 /// Finds traffic incidents: in a circle, a box or a corridor along a route, by original id,
@@ -17,6 +18,8 @@ public final class TrafficEngine: Sendable {
   public let retentionInSeconds: TimeInterval
 
   let clock: @Sendable () -> Date
+  /// Flow on the road network (probes, feeds, live values); `nil` without a network.
+  let flowState: FlowState?
   private let snapshot: Mutex<IncidentIndex>
   /// Serialises writers; readers only take `snapshot`.
   private let writer = Mutex(())
@@ -36,12 +39,14 @@ public final class TrafficEngine: Sendable {
   ///   - limits: The largest query areas; HERE's by default.
   ///   - retentionInSeconds: How long ended incidents are kept; one day by default.
   ///   - clock: The current time; tests pass a fixed clock.
+  ///   - network: The road network flow is computed on; without one the engine serves
+  ///     incidents only.
   /// - Throws: `TrafficEngineError.storeUnavailable` when the store cannot be read,
   ///   `.invalidConfiguration` for a negative retention.
   public init(
     store: any TrafficStore, limits: TrafficQueryLimits = .here,
     retentionInSeconds: TimeInterval = 86_400,
-    clock: @escaping @Sendable () -> Date = { Date() }
+    clock: @escaping @Sendable () -> Date = { Date() }, network: RoadNetwork? = nil
   ) throws(TrafficEngineError) {
     guard retentionInSeconds.isFinite, retentionInSeconds >= 0 else {
       throw .invalidConfiguration("retention \(retentionInSeconds) s must be >= 0")
@@ -50,6 +55,7 @@ public final class TrafficEngine: Sendable {
     self.limits = limits
     self.retentionInSeconds = retentionInSeconds
     self.clock = clock
+    flowState = network.map(FlowState.init(network:))
     let incidents: [TrafficIncident]
     do { incidents = try store.currentIncidents() } catch { throw .storeUnavailable(error) }
     snapshot = Mutex(IncidentIndex(incidents))

@@ -1,0 +1,222 @@
+import Foundation
+import Roads
+
+extension TrafficEngine {
+  // MARK: Flow queries
+
+  /// The traffic flow on the road segments that meet `area`, as HERE's
+  /// `queryForFlow(inside:queryOptions:)`.
+  ///
+  /// Every directed segment of the engine's network that meets the area is reported: with
+  /// live values when probes or feeds cover it (confidence > 0.7), else at free flow — the
+  /// segment's learned free flow (confidence 0.6) or its speed limit (0.5), as providers do.
+  /// An engine without a network returns no flow.
+  ///
+  /// - Parameters:
+  ///   - area: A `GeoCircle`, `GeoBox` or `GeoCorridor` within `limits`.
+  ///   - queryOptions: Jam factor and functional class filters.
+  /// - Returns: One flow per directed segment, ordered by segment id.
+  /// - Throws: `TrafficQueryError.invalidGeometry` beyond a limit, `.invalidFilterOptions`
+  ///   for bad filters, `.operationCancelled` when the task is cancelled.
+  /// - Complexity: O(log n + k·v) for k segments of v vertices meeting the area's box.
+  public func queryForFlow(
+    inside area: some GeoArea,
+    queryOptions: TrafficFlowQueryOptions = TrafficFlowQueryOptions()
+  ) async throws(TrafficQueryError) -> [TrafficFlow] {
+    guard !Task.isCancelled else { throw .operationCancelled }
+    return try flow(inside: area, options: queryOptions)
+  }
+
+  /// `queryForFlow(inside:queryOptions:)` with a completion handler, as in the HERE SDK.
+  ///
+  /// - Parameter completion: Called exactly once, from a background task: with the flows,
+  ///   or with the error (`operationCancelled` after `TaskHandle.cancel()`).
+  /// - Returns: A handle to cancel the query.
+  @discardableResult
+  public func queryForFlow(
+    inside area: some GeoArea,
+    queryOptions: TrafficFlowQueryOptions = TrafficFlowQueryOptions(),
+    completion: @escaping @Sendable (TrafficQueryError?, [TrafficFlow]?) -> Void
+  ) -> TaskHandle {
+    let handle = TaskHandle(onCancel: { completion(.operationCancelled, nil) })
+    handle.attach(
+      Task.detached {
+        let outcome: Result<[TrafficFlow], TrafficQueryError>
+        do throws(TrafficQueryError) {
+          outcome = .success(try self.flow(inside: area, options: queryOptions))
+        } catch {
+          outcome = .failure(error)
+        }
+        guard handle.finish() else { return }
+        switch outcome {
+        case .success(let value): completion(nil, value)
+        case .failure(let error): completion(error, nil)
+        }
+      })
+    return handle
+  }
+
+  /// `queryForFlow` without the async wrapper (the HTTP server calls this).
+  ///
+  /// - Throws: as ``queryForFlow(inside:queryOptions:)``.
+  /// - Complexity: as ``queryForFlow(inside:queryOptions:)``.
+  package func flow(
+    inside area: some GeoArea, options: TrafficFlowQueryOptions
+  ) throws(TrafficQueryError) -> [TrafficFlow] {
+    try limits.check(area)
+    try options.validate()
+    guard let flowState else { return [] }
+    let snapshot = flowState.snapshot(now: clock(), incidents: currentSnapshot)
+    let network = flowState.index.network
+    return flowState.index.segments(meeting: area).lazy
+      .map { snapshot.flow(of: network.segments[$0]) }
+      .filter { options.matches($0) }
+  }
+
+  /// When the flow data last changed (HERE v7's `sourceUpdated` of flow responses): the time
+  /// of the newest probe or feed observation held, or `nil`.
+  public var flowLastUpdate: Date? {
+    guard let flowState else { return nil }
+    return flowState.snapshot(now: clock(), incidents: currentSnapshot).sourceUpdated
+  }
+
+  /// The road network flow is computed on, when the engine has one.
+  public var roadNetwork: RoadNetwork? { flowState?.index.network }
+
+  // MARK: Ingest
+
+  /// Feeds vehicle probes to the flow pipeline: map matching, then aggregation per segment.
+  ///
+  /// Probes of one vehicle must come in time order across calls (within a call they are
+  /// sorted). A probe's position is decided a few probes later (fixed-lag matching) or when
+  /// its vehicle goes quiet; ``flushProbes()`` decides all pending positions at once.
+  ///
+  /// - Parameter probes: The probes.
+  /// - Returns: What happened to them, or an empty report when the engine has no network.
+  /// - Complexity: O(p·k·s log s) for p probes, k candidates each, s segments per route
+  ///   search; then O(a) to publish the a segments with live data.
+  @discardableResult
+  public func ingest(probes: [Probe]) -> ProbeIngestReport {
+    guard let flowState else { return ProbeIngestReport() }
+    return flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
+  }
+
+  /// Decides every pending matched position (for example at the end of a file import) and
+  /// publishes the values.
+  ///
+  /// - Returns: The number of positions decided.
+  @discardableResult
+  public func flushProbes() -> Int {
+    guard let flowState else { return 0 }
+    return flowState.flush(now: clock(), incidents: currentSnapshot)
+  }
+
+  /// Blends flow observations from feeds (Waze jams, HERE v7 flow) into the segments their
+  /// polylines cover (matched to the network); an observation counts for
+  /// ``FlowConfiguration/observationLifetimeInSeconds``.
+  ///
+  /// - Parameter observations: The observations.
+  /// - Returns: The number of segments that received an observation.
+  @discardableResult
+  public func ingest(observations: [FlowObservation]) -> Int {
+    guard let flowState else { return 0 }
+    return flowState.ingest(observations, now: clock(), incidents: currentSnapshot)
+  }
+
+  /// The flow configuration (matching, window, free flow learning).
+  public var flowConfiguration: FlowConfiguration {
+    flowState?.configuration ?? FlowConfiguration()
+  }
+
+  /// Replaces the flow configuration; probes and observations received so far are dropped.
+  ///
+  /// - Throws: `TrafficEngineError.invalidConfiguration` for a value out of range.
+  public func configureFlow(_ configuration: FlowConfiguration) throws(TrafficEngineError) {
+    try configuration.validate()
+    try flowState?.configure(configuration)
+  }
+
+  // MARK: Traffic on a route
+
+  /// The traffic along a route: spans with their speeds, jam factors and delays, and the
+  /// incidents on the route with their offsets.
+  ///
+  /// The route polyline is sampled every 15 m and map matched to the network; each segment
+  /// stretch driven is a span, valued from the current flow. Delay per span is `length /
+  /// traffic speed − length / free flow`. Incidents are those active now whose geometry
+  /// meets the corridor of `corridorHalfWidthInMeters` around the route; their offset is
+  /// where their first point within the corridor projects onto the route.
+  ///
+  /// - Parameters:
+  ///   - route: The route, in driving order.
+  ///   - corridorHalfWidthInMeters: How far from the route an incident may be, meters.
+  /// - Returns: The spans (none when the engine has no network), incidents and totals.
+  /// - Throws: `TrafficQueryError.invalidGeometry` for a negative or non-finite half width.
+  /// - Complexity: O(p·k·s log s) to match p samples, plus O(log n + m) for the incidents.
+  public func trafficOnRoute(
+    _ route: GeoPolyline, corridorHalfWidthInMeters: Double = 30
+  ) throws(TrafficQueryError) -> TrafficOnRoute {
+    guard corridorHalfWidthInMeters.isFinite, corridorHalfWidthInMeters >= 0 else {
+      throw .invalidGeometry("corridor half width \(corridorHalfWidthInMeters) must be >= 0")
+    }
+    let now = clock()
+    let incidentIndex = currentSnapshot
+    var spans: [TrafficOnRoute.Span] = []
+    var base = 0.0, traffic = 0.0, delay = 0.0
+    var blocked = false
+    if let flowState {
+      let snapshot = flowState.snapshot(now: now, incidents: incidentIndex)
+      let network = flowState.index.network
+      var offset = 0.0
+      for piece in flowState.index.pieces(along: route) {
+        let segment = network.segments[piece.segmentID]
+        let flow = snapshot.flow(of: segment)
+        let length = piece.lengthInMeters
+        let free = flow.freeFlowSpeedInMetersPerSecond
+        let speed = flow.speedUncappedInMetersPerSecond
+        let closed = flow.traversability == .closed || flow.jamFactor >= 10 || speed <= 0
+        let baseTime = free > 0 ? length / free : 0
+        var spanDelay: Double?
+        if closed {
+          blocked = true
+        } else {
+          let time = length / speed
+          spanDelay = time - baseTime
+          traffic += time
+          delay += time - baseTime
+        }
+        base += baseTime
+        spans.append(
+          TrafficOnRoute.Span(
+            offsetInMeters: offset, lengthInMeters: length, segmentID: segment.id,
+            roadName: flow.roadName, baseSpeedInMetersPerSecond: free,
+            trafficSpeedInMetersPerSecond: closed ? 0 : speed, jamFactor: flow.jamFactor,
+            confidence: flow.confidence, traversability: closed ? .closed : flow.traversability,
+            delayInSeconds: spanDelay))
+        offset += length
+      }
+    }
+    var onRoute: [TrafficOnRoute.IncidentOnRoute] = []
+    if let corridor = try? GeoCorridor(
+      polyline: route.vertices, halfWidthInMeters: corridorHalfWidthInMeters)
+    {
+      for position in incidentIndex.positions(meeting: corridor) {
+        let incident = incidentIndex.incidents[position]
+        guard incident.isActive(at: now) else { continue }
+        let vertices = incident.location.allPolylines.flatMap(\.vertices)
+        let inside = vertices.first { corridor.contains($0) } ?? vertices[0]
+        onRoute.append(
+          TrafficOnRoute.IncidentOnRoute(
+            incident: incident,
+            offsetInMeters: route.closestPoint(to: inside).distanceAlongInMeters))
+      }
+    }
+    onRoute.sort {
+      ($0.offsetInMeters, $0.incident.originalId) < ($1.offsetInMeters, $1.incident.originalId)
+    }
+    return TrafficOnRoute(
+      spans: spans, incidents: onRoute, lengthInMeters: route.lengthInMeters,
+      baseDurationInSeconds: base, trafficDurationInSeconds: traffic,
+      totalDelayInSeconds: delay, isBlocked: blocked)
+  }
+}

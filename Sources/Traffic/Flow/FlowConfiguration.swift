@@ -1,0 +1,64 @@
+import Roads
+
+/// How the engine turns probes into flow: map matching, the aggregation window, and how
+/// free flow and confidence are judged.
+public struct FlowConfiguration: Hashable, Sendable {
+  /// Map matching parameters.
+  public var matching = MapMatchingOptions()
+  /// Probe speeds older than this no longer count, seconds (a sliding window).
+  public var windowInSeconds: Double = 300
+  /// The length of the history buckets a segment's free flow is learned from, seconds.
+  public var historyBucketInSeconds: Double = 300
+  /// The number of history buckets kept per segment (288 × 5 min = one day).
+  public var historyCapacity: Int = 288
+  /// A segment learns its free flow once it has this many history buckets; before, its
+  /// free flow is the speed limit.
+  public var minimumHistoryBuckets: Int = 6
+  /// The percentile of history speeds taken as free flow (the segment's fast periods).
+  public var freeFlowPercentile: Double = 0.85
+  /// Probe vehicles needed in the window for a real-time value.
+  public var minimumVehicles: Int = 1
+  /// A vehicle faster than this times max(speed limit, the segment's 95th percentile) on a
+  /// segment is dropped as an outlier.
+  public var outlierFactor: Double = 1.5
+  /// Speeds above this are physically implausible for road vehicles and dropped, m/s.
+  public var maxPlausibleSpeedInMetersPerSecond: Double = 70
+  /// A feed observation counts for this long, seconds.
+  public var observationLifetimeInSeconds: Double = 600
+  /// A feed observation weighs as much as this many probe vehicles when blended.
+  public var observationWeight: Double = 2
+  /// Queries rebuild the live values when they are older than this, seconds.
+  public var refreshIntervalInSeconds: Double = 30
+  /// A road-closure incident closes segments whose midpoint lies within this distance of
+  /// its geometry (and run its way), meters.
+  public var closureMatchDistanceInMeters: Double = 20
+
+  /// The default configuration.
+  public init() {}
+
+  /// Checks the values.
+  ///
+  /// - Throws: `TrafficEngineError.invalidConfiguration` naming the first bad value.
+  public func validate() throws(TrafficEngineError) {
+    do { try matching.validate() } catch { throw .invalidConfiguration(error.description) }
+    let positives: [(String, Double)] = [
+      ("windowInSeconds", windowInSeconds), ("historyBucketInSeconds", historyBucketInSeconds),
+      ("outlierFactor", outlierFactor),
+      ("maxPlausibleSpeedInMetersPerSecond", maxPlausibleSpeedInMetersPerSecond),
+      ("observationLifetimeInSeconds", observationLifetimeInSeconds),
+      ("observationWeight", observationWeight),
+      ("refreshIntervalInSeconds", refreshIntervalInSeconds),
+      ("closureMatchDistanceInMeters", closureMatchDistanceInMeters),
+    ]
+    for (name, value) in positives where !(value.isFinite && value > 0) {
+      throw .invalidConfiguration("\(name) \(value) must be a finite number > 0")
+    }
+    guard historyCapacity >= 1, minimumHistoryBuckets >= 1, minimumVehicles >= 1 else {
+      throw .invalidConfiguration(
+        "historyCapacity, minimumHistoryBuckets and minimumVehicles must be >= 1")
+    }
+    guard freeFlowPercentile > 0, freeFlowPercentile <= 1 else {
+      throw .invalidConfiguration("freeFlowPercentile \(freeFlowPercentile) must be in (0, 1]")
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Roads
+
+/// The live values of flow at one moment: what every flow query reads. Immutable; the
+/// engine builds the next one and swaps it in.
+///
+/// Values, per directed segment:
+/// - `speedUncapped`: the window's space-mean speed from probes (see ``SpeedAggregator``),
+///   blended with fresh feed observations; without either, the free flow.
+/// - `speed`: `speedUncapped` capped at the segment's speed limit.
+/// - `freeFlow`: the 85th percentile of the segment's own history bucket speeds once it has
+///   enough of them, else the speed limit.
+/// - `jamFactor` (see ``FlowSnapshot/jamFactor(speed:freeFlow:)``): `10 × (1 − speed /
+///   freeFlow)`, clamped to 0...9.9; exactly 10 only when the road is closed or blocked.
+/// - `confidence`: `0.7 + 0.3 × min(1, vehicles / 10)` (0.73...1) from probes, at least 0.8
+///   from a fresh feed observation; 0.6 without live data when free flow is learned
+///   (historical); 0.5 from the speed limit only.
+/// - `jamTendency`: from the jam factors of the older and newer halves of the window.
+package struct FlowSnapshot: Sendable {
+  /// Live values of the segments with current probe or feed data.
+  package struct Live: Hashable, Sendable {
+    package var speedUncapped: Double
+    package var confidence: Double
+    package var tendency: JamTendency?
+    package var blocked: Bool
+  }
+
+  package var live: [Int: Live] = [:]
+  /// Learned free flows.
+  package var freeFlow: [Int: Double] = [:]
+  /// Segments closed by road-closure incidents.
+  package var closed: Set<Int> = []
+  /// The time of the newest data, HERE v7's `sourceUpdated`.
+  package var sourceUpdated: Date?
+  /// When the snapshot was built.
+  package var builtAt: Date = .distantPast
+  /// The incident snapshot the closures were computed from (its update time and count).
+  package var incidentsKey: IncidentsKey?
+
+  package struct IncidentsKey: Hashable, Sendable {
+    var updatedAt: Date?
+    var count: Int
+  }
+
+  /// An empty snapshot: every segment at free flow.
+  package init() {}
+
+  /// HERE's jam factor from speed and free flow: `10 × (1 − speed / freeFlow)` clamped to
+  /// 0...9.9 (10 is kept for blocked roads).
+  package static func jamFactor(speed: Double, freeFlow: Double) -> Double {
+    guard freeFlow > 0, speed.isFinite else { return 0 }
+    let value = 10 * (1 - speed / freeFlow)
+    return min(max(value, 0), 9.9)
+  }
+
+  /// The confidence of a real-time value from `vehicles` probe vehicles: 0.73...1.
+  package static func realTimeConfidence(vehicles: Int) -> Double {
+    0.7 + 0.3 * min(1, Double(max(vehicles, 1)) / 10)
+  }
+
+  /// The flow of one segment.
+  package func flow(of segment: RoadSegment) -> TrafficFlow {
+    let limit = segment.speedLimitInMetersPerSecond
+    let learned = freeFlow[segment.id]
+    let free = learned ?? limit
+    var speedUncapped = free
+    var confidence = learned == nil ? 0.5 : 0.6
+    var tendency: JamTendency?
+    var jam = 0.0
+    var traversability = Traversability.open
+    if let live = live[segment.id] {
+      speedUncapped = live.speedUncapped
+      confidence = live.confidence
+      tendency = live.tendency
+      jam = FlowSnapshot.jamFactor(speed: speedUncapped, freeFlow: free)
+      if live.blocked {
+        jam = 10
+        speedUncapped = 0
+        traversability = .closed
+      }
+    }
+    if closed.contains(segment.id) {
+      jam = 10
+      speedUncapped = 0
+      traversability = .closed
+      confidence = max(confidence, 0.8)
+    }
+    return TrafficFlow(
+      location: segment.geometry, lengthInMeters: segment.lengthInMeters,
+      roadName: segment.name ?? segment.ref, functionalClass: segment.functionalClass,
+      speedInMetersPerSecond: min(speedUncapped, limit > 0 ? limit : speedUncapped),
+      speedUncappedInMetersPerSecond: speedUncapped, freeFlowSpeedInMetersPerSecond: free,
+      jamFactor: jam, confidence: confidence, traversability: traversability,
+      jamTendency: tendency, segmentID: segment.id, sourceID: segment.sourceID)
+  }
+}

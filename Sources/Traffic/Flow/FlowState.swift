@@ -1,0 +1,286 @@
+import Foundation
+import Roads
+import Synchronization
+
+/// The flow side of a `TrafficEngine`: the static index, the probe pipeline (matching and
+/// aggregation) behind a mutex, and the published snapshot that queries read.
+package final class FlowState: Sendable {
+  /// Segment geometry, indexed once.
+  package let index: FlowIndex
+  private let pipeline: Mutex<FlowPipeline>
+  private let published = Mutex(FlowSnapshot())
+
+  /// Creates the flow state of a network with the default configuration.
+  package init(network: RoadNetwork) {
+    index = FlowIndex(network: network)
+    pipeline = Mutex(FlowPipeline(network: network, configuration: FlowConfiguration()))
+  }
+
+  /// The configuration in use.
+  package var configuration: FlowConfiguration { pipeline.withLock { $0.configuration } }
+
+  /// Replaces the configuration; probes and observations received so far are dropped.
+  package func configure(_ configuration: FlowConfiguration) throws(TrafficEngineError) {
+    try configuration.validate()
+    let network = index.network
+    pipeline.withLock { $0 = FlowPipeline(network: network, configuration: configuration) }
+    published.withLock { $0 = FlowSnapshot() }
+  }
+
+  /// The snapshot to read at `now`: the published one, rebuilt first when it is older than
+  /// the refresh interval or the incidents changed.
+  package func snapshot(now: Date, incidents: IncidentIndex) -> FlowSnapshot {
+    let current = published.withLock { $0 }
+    let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
+    let refresh = pipeline.withLock { $0.configuration.refreshIntervalInSeconds }
+    if abs(now.timeIntervalSince(current.builtAt)) <= refresh, current.incidentsKey == key {
+      return current
+    }
+    return rebuild(now: now, incidents: incidents)
+  }
+
+  @discardableResult
+  private func rebuild(now: Date, incidents: IncidentIndex) -> FlowSnapshot {
+    let index = self.index
+    let next = pipeline.withLock { $0.snapshot(now: now, incidents: incidents, index: index) }
+    published.withLock { $0 = next }
+    return next
+  }
+
+  /// Matches and aggregates a batch of probes, then publishes new values.
+  package func ingest(_ probes: [Probe], now: Date, incidents: IncidentIndex) -> ProbeIngestReport {
+    let report = pipeline.withLock { $0.ingest(probes, now: now) }
+    rebuild(now: now, incidents: incidents)
+    return report
+  }
+
+  /// Decides every vehicle's pending positions (the end of an import), then publishes.
+  package func flush(now: Date, incidents: IncidentIndex) -> Int {
+    let decided = pipeline.withLock { $0.flush(now: now) }
+    rebuild(now: now, incidents: incidents)
+    return decided
+  }
+
+  /// Matches feed observations to segments, then publishes new values.
+  package func ingest(
+    _ observations: [FlowObservation], now: Date, incidents: IncidentIndex
+  ) -> Int {
+    let index = self.index
+    var matched: [(Int, FlowPipeline.Observed)] = []
+    for observation in observations {
+      for piece in index.pieces(along: observation.polyline) {
+        let length = index.network.segments[piece.segmentID].lengthInMeters
+        // A segment counts as observed when the observation covers most of it (or 30 m).
+        guard piece.lengthInMeters >= min(30, 0.5 * length) else { continue }
+        matched.append(
+          (
+            piece.segmentID,
+            FlowPipeline.Observed(
+              time: observation.time, speed: observation.speedInMetersPerSecond,
+              jamFactor: observation.jamFactor, freeFlow: observation.freeFlowSpeedInMetersPerSecond
+            )
+          ))
+      }
+    }
+    pipeline.withLock { pipeline in
+      for (segment, observed) in matched {
+        if let existing = pipeline.observations[segment], existing.time > observed.time { continue }
+        pipeline.observations[segment] = observed
+      }
+    }
+    rebuild(now: now, incidents: incidents)
+    return Set(matched.map(\.0)).count
+  }
+}
+
+/// What happened to a batch of probes.
+public struct ProbeIngestReport: Hashable, Sendable {
+  /// Probes that joined their vehicle's trace.
+  public var accepted = 0
+  /// Probes skipped because the vehicle stood still or crawled within GPS noise.
+  public var skippedStationary = 0
+  /// Probes with no road within the search radius.
+  public var unmatched = 0
+  /// Probes not later than their vehicle's previous probe.
+  public var outOfOrder = 0
+  /// Matched positions decided during this call (of this batch or of earlier ones).
+  public var decided = 0
+  /// Vehicles tracked after the batch.
+  public var vehicles = 0
+
+  /// An empty report.
+  public init() {}
+}
+
+/// The mutable probe pipeline: streaming matcher, aggregator, feed observations, closures.
+struct FlowPipeline: Sendable {
+  struct Observed: Sendable {
+    var time: Date
+    var speed: Double?
+    var jamFactor: Double?
+    var freeFlow: Double?
+  }
+
+  let configuration: FlowConfiguration
+  var stream: StreamingMapMatcher
+  var aggregator: SpeedAggregator
+  var observations: [Int: Observed] = [:]
+  var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>)?
+
+  init(network: RoadNetwork, configuration: FlowConfiguration) {
+    self.configuration = configuration
+    stream = StreamingMapMatcher(
+      matcher: MapMatcher(network: network, validatedOptions: configuration.matching))
+    aggregator = SpeedAggregator(network: network, configuration: configuration)
+  }
+
+  mutating func ingest(_ probes: [Probe], now: Date) -> ProbeIngestReport {
+    var report = ProbeIngestReport()
+    var decided: [MatchedPoint] = []
+    // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
+    let order = probes.indices.sorted { (probes[$0].time, $0) < (probes[$1].time, $1) }
+    for i in order {
+      let probe = probes[i]
+      switch stream.add(probe.point, vehicleID: probe.vehicleID, into: &decided) {
+      case .accepted: report.accepted += 1
+      case .skippedStationary: report.skippedStationary += 1
+      case .noCandidates: report.unmatched += 1
+      case .outOfOrder: report.outOfOrder += 1
+      }
+    }
+    decided += stream.expire(now: now)
+    for point in decided { aggregator.add(point) }
+    aggregator.prune(now: now)
+    report.decided = decided.count
+    report.vehicles = stream.vehicleCount
+    return report
+  }
+
+  mutating func flush(now: Date) -> Int {
+    let decided = stream.flushAll()
+    for point in decided { aggregator.add(point) }
+    aggregator.prune(now: now)
+    return decided.count
+  }
+
+  mutating func snapshot(now: Date, incidents: IncidentIndex, index: FlowIndex) -> FlowSnapshot {
+    aggregator.prune(now: now)
+    aggregator.setPendingStanding(stream.standingVehicles)
+    var snapshot = FlowSnapshot()
+    snapshot.builtAt = now
+    let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
+    snapshot.incidentsKey = key
+    let minute = Int((now.timeIntervalSince1970 / 60).rounded(.down))
+    if let closures, closures.key == key, closures.minute == minute {
+      snapshot.closed = closures.closed
+    } else {
+      let closed = FlowPipeline.closedSegments(
+        incidents: incidents, now: now, index: index,
+        distance: configuration.closureMatchDistanceInMeters)
+      closures = (key, minute, closed)
+      snapshot.closed = closed
+    }
+    for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
+    let network = index.network
+    var segments = Set(aggregator.activeSegments)
+    defer { aggregator.pendingStanding = [:] }
+    let lifetime = configuration.observationLifetimeInSeconds
+    observations = observations.filter { now.timeIntervalSince($0.value.time) <= lifetime }
+    segments.formUnion(observations.keys)
+    var newest = aggregator.latestTime
+    for segment in segments {
+      let free = snapshot.freeFlow[segment] ?? network.segments[segment].speedLimitInMetersPerSecond
+      let estimate = aggregator.estimate(segment, now: now)
+      var observedSpeed: Double?
+      var blocked = false
+      if let observed = observations[segment], observed.time <= now.addingTimeInterval(60) {
+        if let jam = observed.jamFactor, jam >= 10 { blocked = true }
+        observedSpeed =
+          observed.speed
+          ?? observed.jamFactor.map { max(0, (observed.freeFlow ?? free) * (1 - $0 / 10)) }
+        if newest.map({ observed.time > $0 }) ?? true { newest = observed.time }
+      }
+      var live: FlowSnapshot.Live
+      switch (estimate, observedSpeed) {
+      case (let estimate?, let observed?):
+        let n = Double(estimate.vehicles), w = configuration.observationWeight
+        let probe = estimate.speedInMetersPerSecond
+        // Weighted harmonic mean (space-mean); arithmetic when a speed is 0.
+        let speed =
+          probe > 0 && observed > 0
+          ? (n + w) / (n / probe + w / observed) : (n * probe + w * observed) / (n + w)
+        live = FlowSnapshot.Live(
+          speedUncapped: speed,
+          confidence: max(0.8, FlowSnapshot.realTimeConfidence(vehicles: estimate.vehicles)),
+          tendency: FlowPipeline.tendency(estimate, freeFlow: free), blocked: blocked)
+      case (let estimate?, nil):
+        live = FlowSnapshot.Live(
+          speedUncapped: estimate.speedInMetersPerSecond,
+          confidence: FlowSnapshot.realTimeConfidence(vehicles: estimate.vehicles),
+          tendency: FlowPipeline.tendency(estimate, freeFlow: free), blocked: blocked)
+      case (nil, let observed?):
+        live = FlowSnapshot.Live(
+          speedUncapped: observed, confidence: 0.8, tendency: nil, blocked: blocked)
+      case (nil, nil):
+        if blocked {
+          live = FlowSnapshot.Live(speedUncapped: 0, confidence: 0.8, tendency: nil, blocked: true)
+        } else {
+          continue
+        }
+      }
+      snapshot.live[segment] = live
+    }
+    snapshot.sourceUpdated = newest
+    return snapshot
+  }
+
+  /// Rising when the jam factor of the newer half of the window exceeds the older half's by
+  /// more than one point, falling when it is more than one point lower.
+  static func tendency(_ estimate: SpeedAggregator.Estimate, freeFlow: Double) -> JamTendency? {
+    guard let older = estimate.olderSpeed, let newer = estimate.newerSpeed else { return nil }
+    let change =
+      FlowSnapshot.jamFactor(speed: newer, freeFlow: freeFlow)
+      - FlowSnapshot.jamFactor(speed: older, freeFlow: freeFlow)
+    if change > 1 { return .rising }
+    if change < -1 { return .falling }
+    return .stable
+  }
+
+  /// The segments covered by active road-closure incidents: a segment's midpoint within
+  /// `distance` of the incident's geometry, running its way (within 60°; any way for an
+  /// incident at a point).
+  static func closedSegments(
+    incidents: IncidentIndex, now: Date, index: FlowIndex, distance: Double
+  ) -> Set<Int> {
+    var closed: Set<Int> = []
+    let network = index.network
+    for incident in incidents.incidents
+    where (incident.isRoadClosed || incident.type == .roadClosure) && incident.isActive(at: now) {
+      for polyline in incident.location.allPolylines {
+        let isPoint = polyline.lengthInMeters < 1
+        let box = polyline.boundingBox.expandedUnchecked(byMeters: distance)
+        for id in index.segments(inBox: box) {
+          let segment = network.segments[id]
+          let middle = segment.geometry.coordinates(atDistance: segment.lengthInMeters / 2)
+          let nearest = polyline.closestPoint(to: middle)
+          guard nearest.distanceInMeters <= distance else { continue }
+          if isPoint {
+            closed.insert(id)
+            continue
+          }
+          let i = min(nearest.segmentIndex, polyline.vertices.count - 2)
+          let incidentBearing = polyline.vertices[i].bearing(to: polyline.vertices[i + 1])
+          let onSegment = segment.geometry.closestPoint(to: middle)
+          let k = min(onSegment.segmentIndex, segment.geometry.vertices.count - 2)
+          let segmentBearing = segment.geometry.vertices[k].bearing(
+            to: segment.geometry.vertices[k + 1])
+          var difference = abs(incidentBearing - segmentBearing).truncatingRemainder(
+            dividingBy: 360)
+          if difference > 180 { difference = 360 - difference }
+          if difference <= 60 { closed.insert(id) }
+        }
+      }
+    }
+    return closed
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Why a probe row was not accepted.
+public enum ProbeRejectionReason: String, CaseIterable, Hashable, Sendable, Codable {
+  /// The row could not be read: a missing field, a number or time that does not parse.
+  case unparseable
+  /// A value is outside its range: latitude beyond ±90, longitude beyond ±180, a negative
+  /// or impossible speed, a heading outside 0...360, a negative accuracy.
+  case outOfRange
+  /// The time lies further in the future than the allowed clock skew.
+  case timeInFuture
+  /// The same vehicle already reported a position at the same time.
+  case duplicate
+}
+
+/// One rejected row, for messages.
+public struct ProbeRejection: Hashable, Sendable {
+  /// The 1-based line of the row in the document.
+  public let line: Int
+  /// Why it was rejected.
+  public let reason: ProbeRejectionReason
+  /// What was wrong, for people.
+  public let detail: String
+}
+
+/// The probes read from one document, with what was rejected and why.
+public struct ProbeBatch: Sendable {
+  /// The accepted probes, in document order.
+  public var probes: [Probe]
+  /// The number of rejected rows per reason (reasons with none are absent).
+  public var rejectedCounts: [ProbeRejectionReason: Int]
+  /// The first rejected rows (at most ``ProbeDecoder/maxRejectionDetails``), for messages.
+  public var rejections: [ProbeRejection]
+
+  /// Creates a batch.
+  public init(
+    probes: [Probe] = [], rejectedCounts: [ProbeRejectionReason: Int] = [:],
+    rejections: [ProbeRejection] = []
+  ) {
+    self.probes = probes
+    self.rejectedCounts = rejectedCounts
+    self.rejections = rejections
+  }
+
+  /// The number of accepted probes.
+  public var acceptedCount: Int { probes.count }
+
+  /// The number of rejected rows.
+  public var rejectedCount: Int { rejectedCounts.values.reduce(0, +) }
+}
+
+/// Why a probe document could not be read at all (single bad rows are rejected instead).
+public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The format could not be recognised from the content.
+  case unknownFormat
+  /// A CSV header lacks required columns; the names are listed.
+  case missingColumns([String])
+  /// The document's structure is broken at a line (XML that is not well formed).
+  case malformed(line: Int, reason: String)
+
+  /// The error in one sentence.
+  public var description: String {
+    switch self {
+    case .unknownFormat:
+      return "unknown probe format: expected CSV with a header, NDJSON or SUMO FCD XML"
+    case .missingColumns(let names):
+      return "the CSV header lacks the column(s) \(names.joined(separator: ", "))"
+    case .malformed(let line, let reason):
+      return "malformed probe document at line \(line): \(reason)"
+    }
+  }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Roads
+
+/// Travel speeds per directed segment over a sliding window, from consecutive matched
+/// probes, and the per-segment history that free flow is learned from.
+///
+/// Each pair of consecutive matched points of a vehicle contributes, to every segment on
+/// the route between them, the meters driven on it and the time spent there (the pair's
+/// time shared in proportion to each piece's travel time at the speed limit; time the
+/// vehicle stood still at a point counts on that point's segment at 0 m). A segment's speed is then Σ meters / Σ seconds
+/// over the window: the distance-weighted harmonic mean of the vehicles' speeds, i.e. the
+/// space-mean speed that loop detectors and SUMO's edge data report. Summing before dividing
+/// also cancels most of the GPS noise of single positions, whose errors telescope along a
+/// vehicle's trace.
+///
+/// Outliers: a pair implying more than ``FlowConfiguration/maxPlausibleSpeedInMetersPerSecond``
+/// is dropped (a matching error); per segment, a vehicle faster than
+/// ``FlowConfiguration/outlierFactor`` × max(speed limit, the segment's 95th percentile of
+/// history) is left out.
+struct SpeedAggregator: Sendable {
+  struct Contribution: Sendable {
+    var time: Date
+    var vehicleID: String
+    var meters: Double
+    var seconds: Double
+  }
+
+  struct SegmentState: Sendable {
+    var contributions: [Contribution] = []
+    /// Meters and seconds of the history buckets still open, by bucket index.
+    var openBuckets: [Int: (meters: Double, seconds: Double)] = [:]
+    /// The newest bucket moved into the history; later data for it is not history.
+    var lastClosedBucket = Int.min
+    /// Speeds of past buckets, oldest first, at most ``FlowConfiguration/historyCapacity``.
+    var history: [Double] = []
+    var learnedFreeFlow: Double?
+    var percentile95: Double?
+  }
+
+  /// A segment's speed over the window.
+  struct Estimate: Hashable, Sendable {
+    var speedInMetersPerSecond: Double
+    var vehicles: Int
+    /// Speeds over the older and the newer half of the window, when both have data.
+    var olderSpeed: Double?
+    var newerSpeed: Double?
+  }
+
+  let network: RoadNetwork
+  var configuration: FlowConfiguration
+  private(set) var segments: [Int: SegmentState] = [:]
+  private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
+  /// The latest time of any contribution.
+  private(set) var latestTime: Date?
+
+  init(network: RoadNetwork, configuration: FlowConfiguration) {
+    self.network = network
+    self.configuration = configuration
+  }
+
+  /// Adds a matched point: the travel from the vehicle's previous matched point.
+  mutating func add(_ point: MatchedPoint) {
+    defer {
+      // Time the vehicle then stood here (stationary probes) counts at 0 m/s.
+      if let until = point.standingUntil, until > point.probe.time {
+        // Queues stand before junctions: a stop just past the start of the segment entered
+        // last is most likely GPS noise around the end of the segment before it.
+        let path = point.pathFromPrevious
+        let segment =
+          point.position.offsetInMeters < 10 && path.count >= 2
+          ? path[path.count - 2] : point.position.segmentID
+        record(segment, until, point.vehicleID, 0, until.timeIntervalSince(point.probe.time))
+      }
+    }
+    let previous = lastPoints[point.vehicleID]
+    lastPoints[point.vehicleID] = (point.position, point.probe.time)
+    guard let previous, let route = point.routeDistanceFromPreviousInMeters,
+      let first = point.pathFromPrevious.first, first == previous.position.segmentID
+    else { return }
+    // The standing part of the interval was recorded with the previous point.
+    let seconds =
+      point.probe.time.timeIntervalSince(previous.time) - max(0, point.secondsStoppedAtPrevious)
+    guard seconds > 0, route / seconds <= configuration.maxPlausibleSpeedInMetersPerSecond
+    else { return }
+    var pieces: [(segment: Int, meters: Double)] = []
+    let path = point.pathFromPrevious
+    if path.count == 1 {
+      pieces.append((first, max(0, route)))
+    } else {
+      for (k, segment) in path.enumerated() {
+        let length = network.segments[segment].lengthInMeters
+        let meters: Double
+        if k == 0 {
+          meters = length - previous.position.offsetInMeters
+        } else if k == path.count - 1 {
+          meters = point.position.offsetInMeters
+        } else {
+          meters = length
+        }
+        pieces.append((segment, max(0, meters)))
+      }
+    }
+    let total = pieces.reduce(0) { $0 + $1.meters }
+    if total <= 0 {
+      // Standing still: all the time was spent where the vehicle is.
+      record(point.position.segmentID, point.probe.time, point.vehicleID, 0, seconds)
+      return
+    }
+    // The time is shared by free-flow travel time (meters / speed limit), so that a slow
+    // ramp or street driven together with a fast road in one interval gets the larger share.
+    func weight(_ piece: (segment: Int, meters: Double)) -> Double {
+      piece.meters / max(network.segments[piece.segment].speedLimitInMetersPerSecond, 1)
+    }
+    let totalWeight = pieces.reduce(0) { $0 + weight($1) }
+    for piece in pieces where piece.meters > 0 {
+      record(
+        piece.segment, point.probe.time, point.vehicleID, piece.meters,
+        seconds * weight(piece) / totalWeight)
+    }
+  }
+
+  private mutating func record(
+    _ segment: Int, _ time: Date, _ vehicleID: String, _ meters: Double, _ seconds: Double
+  ) {
+    var state = segments.removeValue(forKey: segment) ?? SegmentState()
+    let bucket = bucketIndex(time)
+    if bucket > state.lastClosedBucket {
+      state.openBuckets[bucket, default: (0, 0)].meters += meters
+      state.openBuckets[bucket, default: (0, 0)].seconds += seconds
+    }
+    state.contributions.append(
+      Contribution(time: time, vehicleID: vehicleID, meters: meters, seconds: seconds))
+    segments[segment] = state
+    if latestTime.map({ time > $0 }) ?? true { latestTime = time }
+  }
+
+  private func bucketIndex(_ time: Date) -> Int {
+    let value = (time.timeIntervalSince1970 / configuration.historyBucketInSeconds).rounded(.down)
+    return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
+  }
+
+  /// Moves a finished bucket's speed into the history and relearns free flow.
+  private func closeBucket(_ bucket: Int, of state: inout SegmentState) {
+    guard let sums = state.openBuckets.removeValue(forKey: bucket) else { return }
+    state.lastClosedBucket = max(state.lastClosedBucket, bucket)
+    guard sums.seconds > 0, sums.meters > 0 else { return }
+    state.history.append(sums.meters / sums.seconds)
+    if state.history.count > configuration.historyCapacity {
+      state.history.removeFirst(state.history.count - configuration.historyCapacity)
+    }
+    guard state.history.count >= configuration.minimumHistoryBuckets else { return }
+    let sorted = state.history.sorted()
+    state.learnedFreeFlow = SpeedAggregator.percentile(sorted, configuration.freeFlowPercentile)
+    state.percentile95 = SpeedAggregator.percentile(sorted, 0.95)
+  }
+
+  /// The value at fraction `p` of sorted values (nearest rank).
+  static func percentile(_ sorted: [Double], _ p: Double) -> Double? {
+    guard !sorted.isEmpty else { return nil }
+    let rank = Int((p * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+  }
+
+  /// Drops contributions older than the window, closes finished history buckets and
+  /// forgets vehicles idle for longer than the matcher's timeout.
+  mutating func prune(now: Date) {
+    let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
+    // A bucket is final once map matching has decided its last probes (a minute or two).
+    let finished = bucketIndex(now.addingTimeInterval(-120))
+    for key in Array(segments.keys) {
+      guard var state = segments[key] else { continue }
+      if let oldest = state.contributions.first, oldest.time <= cutoff {
+        state.contributions.removeAll { $0.time <= cutoff }
+      }
+      for bucket in state.openBuckets.keys.sorted() where bucket < finished {
+        closeBucket(bucket, of: &state)
+      }
+      if state.contributions.isEmpty, state.history.isEmpty, state.openBuckets.isEmpty {
+        segments[key] = nil
+      } else {
+        segments[key] = state
+      }
+    }
+    let idle = now.addingTimeInterval(-configuration.matching.vehicleTimeoutInSeconds)
+    lastPoints = lastPoints.filter { $0.value.time >= idle }
+  }
+
+  /// The learned free flow of a segment, when it has enough history.
+  func learnedFreeFlow(_ segment: Int) -> Double? { segments[segment]?.learnedFreeFlow }
+
+  /// Vehicles standing still whose positions are not decided yet, by provisional segment
+  /// (set before estimating; they count at 0 m/s for the time they stood).
+  var pendingStanding: [Int: [Contribution]] = [:]
+
+  /// Sets ``pendingStanding`` from the matcher's standing vehicles.
+  mutating func setPendingStanding(
+    _ vehicles: [(vehicleID: String, position: RoadPosition, since: Date, until: Date)]
+  ) {
+    pendingStanding = [:]
+    for vehicle in vehicles where vehicle.until > vehicle.since {
+      pendingStanding[vehicle.position.segmentID, default: []].append(
+        Contribution(
+          time: vehicle.until, vehicleID: vehicle.vehicleID, meters: 0,
+          seconds: vehicle.until.timeIntervalSince(vehicle.since)))
+    }
+  }
+
+  /// The segment's speed over the window ending at `now`, or `nil` without enough data.
+  func estimate(_ segment: Int, now: Date) -> Estimate? {
+    var state = segments[segment] ?? SegmentState()
+    if let pending = pendingStanding[segment] { state.contributions += pending }
+    guard !state.contributions.isEmpty else { return nil }
+    let start = now.addingTimeInterval(-configuration.windowInSeconds)
+    let middle = now.addingTimeInterval(-configuration.windowInSeconds / 2)
+    var byVehicle: [String: (meters: Double, seconds: Double)] = [:]
+    for c in state.contributions where c.time > start && c.time <= now {
+      byVehicle[c.vehicleID, default: (0, 0)].meters += c.meters
+      byVehicle[c.vehicleID, default: (0, 0)].seconds += c.seconds
+    }
+    let limit = network.segments[segment].speedLimitInMetersPerSecond
+    let ceiling = min(
+      configuration.outlierFactor * max(limit, state.percentile95 ?? 0),
+      configuration.maxPlausibleSpeedInMetersPerSecond)
+    var kept: Set<String> = []
+    var counted = 0
+    // A vehicle counts as a probe of the segment when it drove a good part of it or stood on
+    // it; one seen only across a few meters at an end (GPS noise at a junction) still adds
+    // its few meters and seconds but is not counted.
+    let substantial = min(20, 0.25 * network.segments[segment].lengthInMeters)
+    for (vehicle, sums) in byVehicle where sums.seconds > 0 {
+      guard sums.meters / sums.seconds <= ceiling else { continue }
+      kept.insert(vehicle)
+      if sums.meters >= substantial || sums.seconds >= 10 { counted += 1 }
+    }
+    guard counted >= configuration.minimumVehicles else { return nil }
+    var meters = 0.0, seconds = 0.0
+    var older = (meters: 0.0, seconds: 0.0), newer = (meters: 0.0, seconds: 0.0)
+    for c in state.contributions where c.time > start && c.time <= now && kept.contains(c.vehicleID)
+    {
+      meters += c.meters
+      seconds += c.seconds
+      if c.time <= middle {
+        older.meters += c.meters
+        older.seconds += c.seconds
+      } else {
+        newer.meters += c.meters
+        newer.seconds += c.seconds
+      }
+    }
+    guard seconds > 0 else { return nil }
+    return Estimate(
+      speedInMetersPerSecond: meters / seconds, vehicles: counted,
+      olderSpeed: older.seconds > 0 ? older.meters / older.seconds : nil,
+      newerSpeed: newer.seconds > 0 ? newer.meters / newer.seconds : nil)
+  }
+
+  /// The segments holding contributions.
+  var activeSegments: [Int] {
+    segments.compactMap { $0.value.contributions.isEmpty ? nil : $0.key }
+      + pendingStanding.keys
+  }
+
+  /// The segments holding a learned free flow.
+  var learnedSegments: [(Int, Double)] {
+    segments.compactMap { entry in entry.value.learnedFreeFlow.map { (entry.key, $0) } }
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Traffic along a route: how fast each stretch flows, the delay it causes, and the
+/// incidents on the way — the guide's "indicate the traffic along a Route".
+public struct TrafficOnRoute: Hashable, Sendable {
+  /// One stretch of the route on one road segment.
+  public struct Span: Hashable, Sendable {
+    /// Distance from the route's start to the span's start, meters (along the network).
+    public var offsetInMeters: Double
+    /// The span's length, meters.
+    public var lengthInMeters: Double
+    /// The network segment driven.
+    public var segmentID: Int
+    /// The road's name or number, when known.
+    public var roadName: String?
+    /// The speed without congestion (free flow), meters per second.
+    public var baseSpeedInMetersPerSecond: Double
+    /// The current speed (uncapped), meters per second; 0 on a closed road.
+    public var trafficSpeedInMetersPerSecond: Double
+    /// Congestion 0...10 (10: closed or blocked).
+    public var jamFactor: Double
+    /// The confidence of the flow value (see ``TrafficFlow/confidence``).
+    public var confidence: Double
+    /// Whether the span can be driven.
+    public var traversability: Traversability
+    /// Extra time over free flow, seconds: negative when traffic is faster than free flow;
+    /// `nil` on a closed or blocked span (it cannot be driven).
+    public var delayInSeconds: Double?
+  }
+
+  /// An incident on the route.
+  public struct IncidentOnRoute: Hashable, Sendable {
+    /// The incident.
+    public var incident: TrafficIncident
+    /// Distance from the route's start to where the incident begins on it, meters along the
+    /// route polyline.
+    public var offsetInMeters: Double
+  }
+
+  /// The stretches, in route order; parts of the route away from the network have none.
+  public var spans: [Span]
+  /// The incidents within the corridor of the route, by offset.
+  public var incidents: [IncidentOnRoute]
+  /// The length of the route polyline, meters.
+  public var lengthInMeters: Double
+  /// Travel time over the spans at free flow, seconds.
+  public var baseDurationInSeconds: Double
+  /// Travel time over the open spans at current speeds, seconds.
+  public var trafficDurationInSeconds: Double
+  /// The sum of the spans' delays, seconds (closed spans excluded).
+  public var totalDelayInSeconds: Double
+  /// Whether a span is closed or blocked.
+  public var isBlocked: Bool
+}

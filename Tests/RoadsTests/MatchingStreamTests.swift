@@ -1,0 +1,93 @@
+import Foundation
+import Geo
+import Roads
+import Testing
+
+@Suite struct MatchingStreamTests {
+  static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+  func stream(
+    _ configure: (inout MapMatchingOptions) -> Void = { _ in }
+  ) throws
+    -> StreamingMapMatcher
+  {
+    var options = MapMatchingOptions()
+    configure(&options)
+    return StreamingMapMatcher(
+      matcher: try MapMatcher(network: try MatchingFixtures.network(), options: options))
+  }
+
+  @Test("positions are decided a fixed number of probes later; the window stays bounded")
+  func fixedLag() throws {
+    var stream = try stream { $0.decisionLag = 3 }
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0, 2], speed: 12, interval: 5)
+    var output: [MatchedPoint] = []
+    for (k, item) in drive.prefix(10).enumerated() {
+      #expect(stream.add(item.probe, vehicleID: "a", into: &output) == .accepted)
+      #expect(output.count == max(0, k + 1 - 3))
+    }
+    output += stream.flushAll()
+    #expect(output.count == 10)
+    #expect(output.map(\.probe.time) == drive.prefix(10).map(\.probe.time))
+    // The streamed result equals matching the whole trace at once.
+    let whole = stream.matcher.match(drive.prefix(10).map(\.probe), vehicleID: "a")
+    #expect(output.map(\.position) == whole.map(\.position))
+  }
+
+  @Test("outcomes: far away, out of order, standing still")
+  func outcomes() throws {
+    var stream = try stream()
+    var output: [MatchedPoint] = []
+    let far = ProbePoint(
+      coordinates: try GeoCoordinates(latitude: 52.1, longitude: 13.2), time: Self.start)
+    #expect(stream.add(far, vehicleID: "x", into: &output) == .noCandidates)
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0], speed: 10, interval: 5)
+    #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .accepted)
+    #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .outOfOrder)
+    var still = drive[0].probe
+    for second in [10.0, 20, 30] {
+      still.time = drive[0].probe.time + second
+      still.speedInMetersPerSecond = 0
+      #expect(stream.add(still, vehicleID: "a", into: &output) == .skippedStationary)
+    }
+    output += stream.flushAll()
+    let point = try #require(output.first)
+    #expect(point.standingUntil == drive[0].probe.time + 30)
+  }
+
+  @Test("a time gap breaks the trace")
+  func timeGap() throws {
+    var stream = try stream { $0.maxTimeGapInSeconds = 60 }
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0], speed: 10, interval: 5)
+    var output: [MatchedPoint] = []
+    stream.add(drive[0].probe, vehicleID: "a", into: &output)
+    var late = drive[3].probe
+    late.time = drive[0].probe.time + 120
+    stream.add(late, vehicleID: "a", into: &output)
+    output += stream.flushAll()
+    #expect(output.count == 2)
+    #expect(output.allSatisfy { $0.startsTrace })
+  }
+
+  @Test("idle vehicles expire; the vehicle table never exceeds its bound")
+  func memoryBounds() throws {
+    var stream = try stream { $0.maxVehicles = 8 }
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0], speed: 10, interval: 5)
+    var output: [MatchedPoint] = []
+    for vehicle in 0..<20 {
+      var probe = drive[0].probe
+      probe.time += Double(vehicle)
+      stream.add(probe, vehicleID: "v\(vehicle)", into: &output)
+      #expect(stream.vehicleCount <= 8)
+    }
+    // Evicted vehicles were flushed, not lost.
+    #expect(output.count + stream.vehicleCount == 20)
+    let expired = stream.expire(now: drive[0].probe.time + 20 + 301)
+    #expect(stream.vehicleCount == 0)
+    #expect(output.count + expired.count == 20)
+  }
+}
