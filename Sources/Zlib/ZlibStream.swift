@@ -12,7 +12,9 @@ public enum ZlibStream {
   /// - Throws: `ZlibError.malformed` for corrupt data or a size other than declared,
   ///   `.truncated` when the stream ends early or inflates beyond the declared size.
   /// - Complexity: O(expectedSize).
-  public static func inflate(_ compressed: some Collection<UInt8>, expectedSize: Int)
+  public static func inflate(
+    _ compressed: some Collection<UInt8>, expectedSize: Int
+  )
     throws(ZlibError) -> [UInt8]
   {
     let source = Array(compressed)

@@ -66,7 +66,11 @@ final class Tally: Sendable {
           let answer = try await HTTPFrontEndTests.fetch(
             port, "/v1/feeds/open511?source=soak-\(index)", method: "POST",
             body: Data(FeedIngestTests.open511([id], latitude: latitude).utf8))
-          if answer.status == 200, (try? ServerFixtures.object(answer.body))?["added"] as? Int == 1
+          // A report near an earlier one of the same type from another source is merged
+          // into it (and found by its own id through the merged incident's sources).
+          let body = try? ServerFixtures.object(answer.body)
+          if answer.status == 200,
+            (body?["added"] as? Int ?? 0) + (body?["merged"] as? Int ?? 0) == 1
           {
             ids.append(id)
           } else {
@@ -83,10 +87,7 @@ final class Tally: Sendable {
     #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0.prefix(5) })")
     #expect(tally.queries.load(ordering: .relaxed) > 50)
     #expect(acknowledged.count > 10)
-    let visible = try ServerFixtures.resultIds(
-      server.handle(ServerFixtures.get("/v7/incidents?in=bbox:13.0,52.0,13.9,52.9")))
-    #expect(Set(acknowledged).isSubset(of: Set(visible)))
-    for id in acknowledged.suffix(20) {
+    for id in acknowledged {
       #expect(try await HTTPFrontEndTests.fetch(port, "/v7/incidents/\(id)").status == 200)
     }
     try await HTTPFrontEndTests.eventually { server.requestsInFlight == 0 }

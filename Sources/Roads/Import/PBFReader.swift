@@ -1,5 +1,5 @@
-import Zlib
 import Foundation
+import Zlib
 
 /// Reads OpenStreetMap PBF files block by block (OpenStreetMap wiki, "PBF Format";
 /// `fileformat.proto` and `osmformat.proto` of the OSM-binary project).

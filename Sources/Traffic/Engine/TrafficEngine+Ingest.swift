@@ -69,7 +69,7 @@ extension TrafficEngine {
       for var incoming in incidents {
         let reference = TrafficIncidentSource(feed: feed, id: incoming.originalId)
         if let existing = upserts[incoming.originalId]
-          ?? snapshot.incident(originalId: incoming.originalId)
+          ?? snapshot.incident(exactOriginalId: incoming.originalId)
         {
           seen.insert(existing.originalId)
           incoming.sources = TrafficEngine.adding(reference, to: existing.sources)
@@ -90,6 +90,12 @@ extension TrafficEngine {
           }
           stage(incoming)
           report.updated += 1
+        } else if let host = snapshot.incident(originalId: incoming.originalId),
+          host.sources.contains(reference)
+        {
+          // A report merged into another feed's incident before: that incident stands for it.
+          seen.insert(host.originalId)
+          report.unchanged += 1
         } else if let duplicate = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot) {
           seen.insert(duplicate.originalId)
           if duplicate.sources.contains(reference) {

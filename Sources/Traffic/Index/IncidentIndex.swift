@@ -5,7 +5,7 @@ import Foundation
 package struct IncidentIndex: Sendable {
   /// The incidents, in the order they were given.
   package let incidents: [TrafficIncident]
-  /// Position in `incidents` by original id.
+  /// Position in `incidents` by original id, and by the feed ids of merged reports.
   package let positions: [String: Int]
   /// One entry per polyline (split at the antimeridian), payload = position in `incidents`.
   private let tree: RTree<Int32>
@@ -35,6 +35,13 @@ package struct IncidentIndex: Sendable {
         }
       }
     }
+    // The feeds' own ids of merged reports find the incident they were merged into, unless
+    // an incident holds that id itself.
+    for (position, incident) in incidents.enumerated() {
+      for source in incident.sources where positions[source.id] == nil {
+        positions[source.id] = position
+      }
+    }
     self.positions = positions
     tree = RTree(entries)
   }
@@ -47,6 +54,16 @@ package struct IncidentIndex: Sendable {
   /// - Complexity: O(1).
   package func incident(originalId: String) -> TrafficIncident? {
     positions[originalId].map { incidents[$0] }
+  }
+
+  /// The incident whose own original id is `originalId` (not one that merged a report of
+  /// that id).
+  ///
+  /// - Complexity: O(1).
+  package func incident(exactOriginalId originalId: String) -> TrafficIncident? {
+    guard let position = positions[originalId], incidents[position].originalId == originalId
+    else { return nil }
+    return incidents[position]
   }
 
   /// Positions of the incidents whose geometry really meets `area` (an R-tree search on
