@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev
-TEST_PACKAGES := $(RUN_PACKAGES)
+TEST_PACKAGES := $(RUN_PACKAGES) sumo
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl
 VECTOR_PACKAGES := python3 python3-geographiclib
 
