@@ -141,21 +141,26 @@ public final class TrafficEngine: Sendable {
     try options.validate()
     let index = currentSnapshot
     let now = clock()
-    var matches = index.positions(meeting: area).map { index.incidents[$0] }
-      .filter { options.matches($0, now: now) }
+    // Work on positions, not incidents: an incident is a large value and sorting moved it.
+    var matches = index.positions(meeting: area).filter {
+      options.matches(index.incidents[$0], now: now)
+    }
     if let origin = options.sortOrigin {
-      let distances = matches.map { TrafficEngine.distance(from: origin, to: $0) }
-      let order = matches.indices.sorted {
-        (distances[$0], matches[$0].originalId) < (distances[$1], matches[$1].originalId)
+      let distances = Dictionary(
+        uniqueKeysWithValues: matches.map {
+          ($0, TrafficEngine.distance(from: origin, to: index.incidents[$0]))
+        })
+      matches.sort {
+        let a = distances[$0] ?? 0, b = distances[$1] ?? 0
+        return a != b ? a < b : index.incidents[$0].originalId < index.incidents[$1].originalId
       }
-      matches = order.map { matches[$0] }
     } else {
-      matches.sort(by: TrafficEngine.severityOrder)
+      matches.sort { TrafficEngine.severityOrder(index.incidents[$0], index.incidents[$1]) }
     }
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
     }
-    return matches.map { texts.localized($0, to: options.languageCode) }
+    return matches.map { texts.localized(index.incidents[$0], to: options.languageCode) }
   }
 
   /// `lookupIncident` without the async wrapper.
