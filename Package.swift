@@ -82,6 +82,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
+    .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
   ],

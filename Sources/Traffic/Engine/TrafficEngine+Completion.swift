@@ -10,8 +10,8 @@ extension TrafficEngine {
     queryOptions: TrafficIncidentsQueryOptions = TrafficIncidentsQueryOptions(),
     completion: @escaping @Sendable (TrafficQueryError?, [TrafficIncident]?) -> Void
   ) -> TaskHandle {
-    run(completion) { () throws(TrafficQueryError) in
-      try self.incidents(inside: area, options: queryOptions)
+    run(completion) { () async throws(TrafficQueryError) in
+      try await self.queryForIncidents(inside: area, queryOptions: queryOptions)
     }
   }
 
@@ -25,21 +25,21 @@ extension TrafficEngine {
     lookupOptions: TrafficIncidentLookupOptions = TrafficIncidentLookupOptions(),
     completion: @escaping @Sendable (TrafficQueryError?, TrafficIncident?) -> Void
   ) -> TaskHandle {
-    run(completion) { () throws(TrafficQueryError) in
-      try self.incident(originalId: originalId, options: lookupOptions)
+    run(completion) { () async throws(TrafficQueryError) in
+      try await self.lookupIncident(with: originalId, lookupOptions: lookupOptions)
     }
   }
 
   private func run<Result: Sendable>(
     _ completion: @escaping @Sendable (TrafficQueryError?, Result?) -> Void,
-    _ work: @escaping @Sendable () throws(TrafficQueryError) -> Result
+    _ work: @escaping @Sendable () async throws(TrafficQueryError) -> Result
   ) -> TaskHandle {
     let handle = TaskHandle(onCancel: { completion(.operationCancelled, nil) })
     handle.attach(
       Task.detached {
         let outcome: Swift.Result<Result, TrafficQueryError>
         do throws(TrafficQueryError) {
-          outcome = .success(try work())
+          outcome = .success(try await work())
         } catch {
           outcome = .failure(error)
         }

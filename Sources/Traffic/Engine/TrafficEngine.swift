@@ -20,6 +20,8 @@ public final class TrafficEngine: Sendable {
   let clock: @Sendable () -> Date
   /// Flow on the road network (probes, feeds, live values); `nil` without a network.
   let flowState: FlowState?
+  /// The server a remote engine asks; `nil` for an embedded engine.
+  let remote: RemoteTrafficClient?
   private let snapshot: Mutex<IncidentIndex>
   /// Serialises writers; readers only take `snapshot`.
   private let writer = Mutex(())
@@ -43,10 +45,19 @@ public final class TrafficEngine: Sendable {
   ///     incidents only.
   /// - Throws: `TrafficEngineError.storeUnavailable` when the store cannot be read,
   ///   `.invalidConfiguration` for a negative retention.
-  public init(
+  public convenience init(
     store: any TrafficStore, limits: TrafficQueryLimits = .here,
     retentionInSeconds: TimeInterval = 86_400,
     clock: @escaping @Sendable () -> Date = { Date() }, network: RoadNetwork? = nil
+  ) throws(TrafficEngineError) {
+    try self.init(
+      store: store, limits: limits, retentionInSeconds: retentionInSeconds, clock: clock,
+      network: network, remote: nil)
+  }
+
+  init(
+    store: any TrafficStore, limits: TrafficQueryLimits, retentionInSeconds: TimeInterval,
+    clock: @escaping @Sendable () -> Date, network: RoadNetwork?, remote: RemoteTrafficClient?
   ) throws(TrafficEngineError) {
     guard retentionInSeconds.isFinite, retentionInSeconds >= 0 else {
       throw .invalidConfiguration("retention \(retentionInSeconds) s must be >= 0")
@@ -55,6 +66,7 @@ public final class TrafficEngine: Sendable {
     self.limits = limits
     self.retentionInSeconds = retentionInSeconds
     self.clock = clock
+    self.remote = remote
     flowState = network.map(FlowState.init(network:))
     let incidents: [TrafficIncident]
     do { incidents = try store.currentIncidents() } catch { throw .storeUnavailable(error) }
@@ -92,6 +104,11 @@ public final class TrafficEngine: Sendable {
     queryOptions: TrafficIncidentsQueryOptions = TrafficIncidentsQueryOptions()
   ) async throws(TrafficQueryError) -> [TrafficIncident] {
     guard !Task.isCancelled else { throw .operationCancelled }
+    if let remote {
+      try limits.check(area)
+      try queryOptions.validate()
+      return try await remote.incidents(inside: area, options: queryOptions).incidents
+    }
     return try incidents(inside: area, options: queryOptions)
   }
 
@@ -108,6 +125,10 @@ public final class TrafficEngine: Sendable {
     lookupOptions: TrafficIncidentLookupOptions = TrafficIncidentLookupOptions()
   ) async throws(TrafficQueryError) -> TrafficIncident {
     guard !Task.isCancelled else { throw .operationCancelled }
+    if let remote {
+      guard !originalId.isEmpty else { throw .invalidIncident("the incident id is empty") }
+      return try await remote.incident(originalId: originalId, options: lookupOptions)
+    }
     return try incident(originalId: originalId, options: lookupOptions)
   }
 
@@ -126,6 +147,10 @@ public final class TrafficEngine: Sendable {
     queryOptions: TrafficIncidentsQueryOptions = TrafficIncidentsQueryOptions()
   ) async throws(TrafficQueryError) -> TrafficIncidentDistance? {
     guard !Task.isCancelled else { throw .operationCancelled }
+    if let remote {
+      return try await remote.nearest(
+        to: point, within: radiusInMeters, options: queryOptions, limits: limits)
+    }
     return try nearest(to: point, within: radiusInMeters, options: queryOptions)
   }
 

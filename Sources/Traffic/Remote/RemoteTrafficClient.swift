@@ -1,0 +1,233 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The HTTP side of a remote `TrafficEngine`: HERE Traffic API v7 requests to a
+/// `traffic serve` (or any v7-compatible) server, and their answers decoded back into the
+/// SDK's values, with transport failures mapped to HERE's error cases.
+final class RemoteTrafficClient: Sendable {
+  /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+  let baseURL: URL
+  private let apiKey: String?
+  private let session: URLSession
+  /// Requests whose URL would exceed this many bytes are sent as `POST` with a JSON body
+  /// (long corridors).
+  static let maximumURLLength = 2_000
+
+  init(baseURL: URL, apiKey: String?, timeoutInSeconds: Double) {
+    self.baseURL = baseURL
+    self.apiKey = apiKey
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeoutInSeconds
+    configuration.timeoutIntervalForResource = timeoutInSeconds
+    configuration.httpAdditionalHeaders = ["Accept-Encoding": "gzip"]
+    session = URLSession(configuration: configuration)
+  }
+
+  // MARK: Incidents
+
+  func incidents(
+    inside area: some GeoArea, options: TrafficIncidentsQueryOptions
+  )
+    async throws(TrafficQueryError) -> (incidents: [TrafficIncident], sourceUpdated: Date?)
+  {
+    var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
+    parameters += Self.incidentParameters(options)
+    let data = try await send(path: "/v7/incidents", parameters: parameters)
+    do {
+      let response = try V7IncidentWire.decode(data, defaultLanguage: .enUS)
+      return (response.incidents, response.sourceUpdated)
+    } catch {
+      throw .failedToRetrieveResult("the server's incident list cannot be read: \(error)")
+    }
+  }
+
+  func incident(
+    originalId: String, options: TrafficIncidentLookupOptions
+  )
+    async throws(TrafficQueryError) -> TrafficIncident
+  {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "/?#")
+    let escaped = originalId.addingPercentEncoding(withAllowedCharacters: allowed) ?? originalId
+    var parameters: [(String, String)] = []
+    if let language = options.languageCode { parameters.append(("lang", language.identifier)) }
+    let data = try await send(path: "/v7/incidents/\(escaped)", parameters: parameters)
+    do {
+      return try V7IncidentWire.decodeLookup(data, defaultLanguage: .enUS)
+    } catch {
+      throw .failedToRetrieveResult("the server's incident cannot be read: \(error)")
+    }
+  }
+
+  // MARK: Parameters
+
+  /// The `in=` parameter of an area.
+  static func inParameter(_ area: some GeoArea) throws(TrafficQueryError) -> String {
+    switch area {
+    case let circle as GeoCircle:
+      return
+        "circle:\(circle.center.latitude),\(circle.center.longitude);r=\(circle.radiusInMeters)"
+    case let box as GeoBox:
+      return "bbox:\(box.west),\(box.south),\(box.east),\(box.north)"
+    case let corridor as GeoCorridor:
+      do {
+        let encoded = try FlexiblePolyline.encode(corridor.polyline, precision: 6)
+        return "corridor:\(encoded);r=\(corridor.halfWidthInMeters)"
+      } catch {
+        throw .invalidGeometry("the corridor cannot be encoded: \(error)")
+      }
+    default:
+      throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")
+    }
+  }
+
+  /// The v7 parameters (and this project's extensions) of incident query options.
+  static func incidentParameters(_ options: TrafficIncidentsQueryOptions) -> [(String, String)] {
+    var parameters: [(String, String)] = []
+    if let language = options.languageCode { parameters.append(("lang", language.identifier)) }
+    let types = options.typeFilter.compactMap(\.wireName)
+    if !types.isEmpty { parameters.append(("type", types.joined(separator: ","))) }
+    let impacts = options.impactFilter.compactMap(\.wireName)
+    if !impacts.isEmpty { parameters.append(("criticality", impacts.joined(separator: ","))) }
+    if let start = options.earliestStartTime {
+      parameters.append(("earliestStartTime", RFC3339.format(start)))
+    }
+    if let end = options.latestEndTime {
+      parameters.append(("latestEndTime", RFC3339.format(end)))
+    }
+    if let origin = options.sortOrigin {
+      parameters.append(("sort", "distance"))
+      parameters.append(("from", "\(origin.latitude),\(origin.longitude)"))
+    }
+    if let limit = options.limit { parameters.append(("limit", String(limit))) }
+    return parameters
+  }
+
+  // MARK: Transport
+
+  /// Sends a `GET`, or a `POST` with the parameters as a JSON object when the URL would be
+  /// too long, and returns the body of a 200 answer.
+  func send(path: String, parameters: [(String, String)]) async throws(TrafficQueryError) -> Data {
+    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+      throw .invalidParameter("the server URL \(baseURL) is not usable")
+    }
+    let basePath = components.percentEncodedPath
+    components.percentEncodedPath =
+      (basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath) + path
+    var query = URLQueryItem.encoded(parameters)
+    if let apiKey { query.append(URLQueryItem(name: "apiKey", value: apiKey)) }
+    components.queryItems = query.isEmpty ? nil : query
+    // `+` is a space in query strings; the v7 parameters never mean a space by it.
+    components.percentEncodedQuery = components.percentEncodedQuery?
+      .replacingOccurrences(of: "+", with: "%2B")
+    guard let url = components.url else {
+      throw .invalidParameter("cannot build a request URL for \(path)")
+    }
+    var request: URLRequest
+    if url.absoluteString.utf8.count > Self.maximumURLLength {
+      components.queryItems = apiKey.map { [URLQueryItem(name: "apiKey", value: $0)] }
+      guard let postURL = components.url else {
+        throw .invalidParameter("cannot build a request URL for \(path)")
+      }
+      request = URLRequest(url: postURL)
+      request.httpMethod = "POST"
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      var writer = JSONWriter(capacity: 256)
+      writer.byte(UInt8(ascii: "{"))
+      for (index, (name, value)) in parameters.enumerated() {
+        if index > 0 { writer.byte(UInt8(ascii: ",")) }
+        writer.string(name)
+        writer.byte(UInt8(ascii: ":"))
+        writer.string(value)
+      }
+      writer.byte(UInt8(ascii: "}"))
+      request.httpBody = Data(writer.bytes)
+    } else {
+      request = URLRequest(url: url)
+    }
+    if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+    return try await perform(request)
+  }
+
+  private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
+    let data: Data
+    let response: URLResponse
+    do {
+      (data, response) = try await session.data(for: request)
+    } catch let error as URLError {
+      throw Self.map(error)
+    } catch is CancellationError {
+      throw .operationCancelled
+    } catch {
+      throw .serverUnreachable
+    }
+    guard let http = response as? HTTPURLResponse else {
+      throw .failedToRetrieveResult("the server's answer is not HTTP")
+    }
+    if http.statusCode == 200 { return data }
+    throw Self.error(status: http.statusCode, body: data)
+  }
+
+  /// The error an HTTP answer other than 200 stands for: the `code` of its v7 error body
+  /// when it has one, else the status.
+  static func error(status: Int, body: Data) -> TrafficQueryError {
+    if let root = try? JSONParser.parse(body), case .object(let members) = root,
+      case .string(let code)? = members["code"]
+    {
+      var detail: String?
+      if case .string(let text)? = members["detail"] { detail = text }
+      return TrafficQueryError(code: code, detail: detail, status: status)
+    }
+    switch status {
+    case 401: return .authenticationFailed
+    case 403: return .forbidden
+    case 404: return .httpError(status: 404, "not found")
+    case 407: return .proxyAuthenticationFailed
+    case 429: return .tooManyRequests
+    case 504: return .timedOut
+    default:
+      return .httpError(status: status, String(decoding: body.prefix(200), as: UTF8.self))
+    }
+  }
+
+  static func map(_ error: URLError) -> TrafficQueryError {
+    switch error.code {
+    case .timedOut: return .timedOut
+    case .notConnectedToInternet, .networkConnectionLost, .dataNotAllowed: return .offline
+    case .cancelled: return .operationCancelled
+    case .userAuthenticationRequired: return .authenticationFailed
+    default: return .serverUnreachable
+    }
+  }
+}
+
+extension URLQueryItem {
+  /// Query items of name/value pairs.
+  static func encoded(_ pairs: [(String, String)]) -> [URLQueryItem] {
+    pairs.map { URLQueryItem(name: $0.0, value: $0.1) }
+  }
+}
+
+extension RemoteTrafficClient {
+  /// The nearest incident, asked as a circle query sorted by distance (measured to the
+  /// segments by the server) with a limit of one.
+  func nearest(
+    to point: GeoCoordinates, within radiusInMeters: Double,
+    options: TrafficIncidentsQueryOptions, limits: TrafficQueryLimits
+  ) async throws(TrafficQueryError) -> TrafficIncidentDistance? {
+    let circle: GeoCircle
+    do { circle = try GeoCircle(center: point, radiusInMeters: radiusInMeters) } catch {
+      throw .invalidGeometry("radius \(radiusInMeters) must be a finite number >= 0")
+    }
+    try limits.check(circle)
+    var sorted = options.sortedByDistance(from: point)
+    sorted.limit = 1
+    guard let incident = try await incidents(inside: circle, options: sorted).incidents.first
+    else { return nil }
+    return TrafficIncidentDistance(
+      incident: incident, distanceInMeters: TrafficEngine.distance(from: point, to: incident))
+  }
+}
