@@ -82,6 +82,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
+    .testTarget(
+      name: "FeedPollerTests",
+      dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),

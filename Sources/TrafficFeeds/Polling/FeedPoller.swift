@@ -1,0 +1,248 @@
+import Foundation
+import Synchronization
+import Traffic
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Polls feeds over HTTP and ingests what they publish: one independent loop per feed, so a
+/// broken or slow feed never holds up the others.
+///
+/// Each fetch is a conditional GET (`If-None-Match` with the last `ETag`,
+/// `If-Modified-Since` with the last `Last-Modified`), bounded by a timeout; a `304` changes
+/// nothing. A document is decoded with its feed's decoder and ingested with
+/// `TrafficEngine.ingest(_:from:isFullRefresh:)`. After a failure the next attempt waits
+/// twice as long as the last (from the feed's interval up to one hour), and the first success
+/// returns to the interval.
+public final class FeedPoller: Sendable {
+  /// One feed to poll.
+  public struct Feed: Sendable {
+    /// The name its incidents are ingested under (their `sources`).
+    public var name: String
+    /// The format, or `nil` to recognise each document.
+    public var format: FeedFormat?
+    /// Where to fetch it.
+    public var url: URL
+    /// Seconds between fetches while it works.
+    public var intervalInSeconds: Double
+    /// Decoder settings (axis order, language, country).
+    public var options: FeedOptions
+
+    /// Creates a feed; the name defaults to the URL's host and path.
+    public init(
+      format: FeedFormat?, url: URL, intervalInSeconds: Double = 60, name: String? = nil,
+      options: FeedOptions? = nil
+    ) {
+      let defaultName = name ?? "\(url.host ?? "feed")\(url.path)"
+      self.name = defaultName
+      self.format = format
+      self.url = url
+      self.intervalInSeconds = intervalInSeconds
+      self.options = options ?? FeedOptions(sourceName: defaultName)
+    }
+
+    /// Parses the command line's `FORMAT:URL[@SECONDS]` (`auto` for the format recognises
+    /// each document).
+    ///
+    /// - Throws: `FeedError` naming what is wrong.
+    public static func parse(_ text: String) throws(FeedError) -> Feed {
+      guard let colon = text.firstIndex(of: ":") else {
+        throw FeedError(format: .hereV7, reason: "expected FORMAT:URL[@SECONDS], got '\(text)'")
+      }
+      let formatName = String(text[..<colon])
+      var rest = String(text[text.index(after: colon)...])
+      var interval = 60.0
+      if let at = rest.lastIndex(of: "@"), let seconds = Double(rest[rest.index(after: at)...]) {
+        guard seconds.isFinite, seconds >= 1 else {
+          throw FeedError(format: .hereV7, reason: "the interval \(seconds) s must be >= 1")
+        }
+        interval = seconds
+        rest = String(rest[..<at])
+      }
+      let format: FeedFormat?
+      if formatName == "auto" {
+        format = nil
+      } else if let named = FeedFormat(rawValue: formatName) {
+        format = named
+      } else {
+        throw FeedError(
+          format: .hereV7,
+          reason: "unknown feed format '\(formatName)'; use auto or "
+            + FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
+      }
+      guard let url = URL(string: rest), let scheme = url.scheme?.lowercased(),
+        ["http", "https", "file"].contains(scheme)
+      else {
+        throw FeedError(format: format ?? .hereV7, reason: "'\(rest)' is not an http(s) or file URL")
+      }
+      return Feed(format: format, url: url, intervalInSeconds: interval)
+    }
+  }
+
+  /// What is known about one feed (the `GET /v1/feeds` answer).
+  public struct Status: Sendable {
+    /// The feed.
+    public var feed: Feed
+    /// When the last fetch started.
+    public var lastFetch: Date?
+    /// When a fetch last succeeded (a document ingested, or `304`).
+    public var lastSuccess: Date?
+    /// What went wrong last, when the last fetch failed.
+    public var lastError: String?
+    /// Failures since the last success.
+    public var consecutiveFailures = 0
+    /// Fetches so far.
+    public var fetches = 0
+    /// Incidents in the last document ingested.
+    public var incidentCount = 0
+    /// Records skipped in the last document.
+    public var problemCount = 0
+    /// What the last ingest changed.
+    public var lastReport: IngestReport?
+    /// The validators of the last document.
+    public var etag: String?
+    /// The `Last-Modified` of the last document.
+    public var lastModified: String?
+    /// When the next fetch is due.
+    public var nextFetch: Date?
+  }
+
+  private let engine: TrafficEngine
+  private let session: URLSession
+  private let statuses: Mutex<[String: Status]>
+  private let tasks = Mutex<[Task<Void, Never>]>([])
+  /// Largest document accepted, bytes.
+  public let maximumDocumentBytes: Int
+
+  /// Creates a poller; nothing is fetched until `start()`.
+  ///
+  /// - Parameters:
+  ///   - feeds: The feeds (names must be unique; a later one of the same name replaces).
+  ///   - engine: Where incidents go.
+  ///   - timeoutInSeconds: The longest one fetch may take.
+  ///   - maximumDocumentBytes: Larger documents are refused.
+  public init(
+    feeds: [Feed], engine: TrafficEngine, timeoutInSeconds: Double = 30,
+    maximumDocumentBytes: Int = 100 << 20
+  ) {
+    self.engine = engine
+    self.maximumDocumentBytes = maximumDocumentBytes
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeoutInSeconds
+    configuration.timeoutIntervalForResource = timeoutInSeconds
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    session = URLSession(configuration: configuration)
+    statuses = Mutex(Dictionary(feeds.map { ($0.name, Status(feed: $0)) }, uniquingKeysWith: { $1 }))
+  }
+
+  /// The feeds' statuses, by name.
+  public var status: [Status] {
+    statuses.withLock { Array($0.values) }.sorted { $0.feed.name < $1.feed.name }
+  }
+
+  /// Starts one polling loop per feed.
+  public func start() {
+    let feeds = statuses.withLock { $0.values.map(\.feed) }
+    let started = feeds.map { feed in
+      Task.detached { [self] in
+        while !Task.isCancelled {
+          let delay = await poll(feed.name)
+          try? await Task.sleep(for: .seconds(delay))
+        }
+      }
+    }
+    tasks.withLock { $0 += started }
+  }
+
+  /// Stops every loop (a fetch under way is cancelled).
+  public func stop() {
+    for task in tasks.withLock({ $0 }) { task.cancel() }
+    tasks.withLock { $0 = [] }
+  }
+
+  /// Fetches and ingests one feed once.
+  ///
+  /// - Returns: Seconds to wait before the next fetch (the interval, or the backoff).
+  @discardableResult
+  public func poll(_ name: String) async -> Double {
+    guard var status = statuses.withLock({ $0[name] }) else { return 3600 }
+    let feed = status.feed
+    let started = Date()
+    status.lastFetch = started
+    status.fetches += 1
+    do {
+      try await fetch(&status)
+      status.lastSuccess = Date()
+      status.lastError = nil
+      status.consecutiveFailures = 0
+    } catch {
+      status.lastError = error.description
+      status.consecutiveFailures += 1
+    }
+    let delay =
+      status.consecutiveFailures == 0
+      ? feed.intervalInSeconds
+      : min(3600, feed.intervalInSeconds * pow(2, Double(min(status.consecutiveFailures, 20))))
+    status.nextFetch = Date().addingTimeInterval(delay)
+    let final = status
+    statuses.withLock { $0[name] = final }
+    return delay
+  }
+
+  private func fetch(_ status: inout Status) async throws(FeedError) {
+    let feed = status.feed
+    var request = URLRequest(url: feed.url)
+    if let etag = status.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+    if let modified = status.lastModified {
+      request.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
+    }
+    let data: Data
+    var response: URLResponse?
+    do {
+      if feed.url.isFileURL {
+        // A local file (a mounted share, a file another process refreshes): read it.
+        data = try Data(contentsOf: feed.url)
+      } else {
+        (data, response) = try await session.data(for: request)
+      }
+    } catch {
+      throw FeedError(
+        format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+        reason: "fetch failed: \(error.localizedDescription)")
+    }
+    if let http = response as? HTTPURLResponse {
+      if http.statusCode == 304 { return }
+      guard http.statusCode == 200 else {
+        throw FeedError(
+          format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+          reason: "HTTP status \(http.statusCode)")
+      }
+      status.etag = http.value(forHTTPHeaderField: "ETag")
+      status.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
+    }
+    guard data.count <= maximumDocumentBytes else {
+      throw FeedError(
+        format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+        reason: "the document has \(data.count) bytes, more than the limit \(maximumDocumentBytes)")
+    }
+    guard let format = feed.format ?? FeedFormat.detect(data) else {
+      throw FeedError(
+        format: .hereV7, location: feed.url.absoluteString,
+        reason: "the document is not a recognised feed format")
+    }
+    var options = feed.options
+    options.now = Date()
+    let document = try format.decoder.decode(data, options: options)
+    let report: IngestReport
+    do {
+      report = try engine.ingest(
+        document.incidents, from: feed.name, isFullRefresh: document.isFullRefresh)
+    } catch {
+      throw FeedError(format: format, location: feed.url.absoluteString, reason: "\(error)")
+    }
+    status.incidentCount = document.incidents.count
+    status.problemCount = document.problems.count
+    status.lastReport = report
+  }
+}
