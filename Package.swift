@@ -86,7 +86,9 @@ let package = Package(
       name: "FeedPollerTests",
       dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
-    .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
+    .testTarget(
+      name: "TrafficCLITests",
+      dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
   ],
   swiftLanguageModes: [.v6]

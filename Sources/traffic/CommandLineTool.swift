@@ -20,7 +20,7 @@ enum CommandLineTool {
     [
       WithinCommand.name: WithinCommand.self, ImportCommand.name: ImportCommand.self,
       IncidentsCommand.name: IncidentsCommand.self, LookupCommand.name: LookupCommand.self,
-      NearestCommand.name: NearestCommand.self,
+      NearestCommand.name: NearestCommand.self, ServeCommand.name: ServeCommand.self,
     ]
   }
 
@@ -37,7 +37,7 @@ enum CommandLineTool {
     """
 
   /// Runs one invocation and returns its exit status; output and messages go to `console`.
-  static func run(_ arguments: [String], console: Console = .standard) -> CommandStatus {
+  static func run(_ arguments: [String], console: Console = .standard) async -> CommandStatus {
     guard let first = arguments.first else {
       console.error(overview)
       return .usage
@@ -64,7 +64,7 @@ enum CommandLineTool {
       return .success
     }
     do {
-      try command.run(ArgumentList(rest), console: console)
+      try await command.run(ArgumentList(rest), console: console)
       return .success
     } catch let error as UsageError {
       console.error("traffic \(command.name): \(error)")
@@ -85,7 +85,7 @@ protocol Subcommand {
   static var name: String { get }
   static var summary: String { get }
   static var help: String { get }
-  static func run(_ arguments: ArgumentList, console: Console) throws
+  static func run(_ arguments: ArgumentList, console: Console) async throws
 }
 
 /// Where a command writes: standard output and error, or buffers in tests.

@@ -7,6 +7,8 @@ import TrafficSQLite
 enum EngineArguments {
   static let usage = """
       --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
+      --server URL          ask a traffic server (traffic serve, or any HERE v7 service)
+      --api-key KEY         the server's API key
     """
 
   /// The database path the arguments (or the environment) name.
@@ -19,6 +21,19 @@ enum EngineArguments {
   /// - Throws: `UsageError` when the store cannot be opened (a bad path, not a traffic
   ///   database), since that is the user's input.
   static func open(_ arguments: inout ArgumentList) throws(UsageError) -> TrafficEngine {
+    let key = try arguments.option("--api-key")
+    if let server = try arguments.option("--server") {
+      if try arguments.option("--db") != nil {
+        throw UsageError("give --db or --server, not both")
+      }
+      guard let url = URL(string: server) else {
+        throw UsageError("--server: '\(server)' is not a URL")
+      }
+      do { return try TrafficEngine(server: url, apiKey: key) } catch {
+        throw UsageError("--server: \(error)")
+      }
+    }
+    guard key == nil else { throw UsageError("--api-key needs --server") }
     let path = try databasePath(from: &arguments)
     do {
       return try TrafficEngine(databasePath: path)

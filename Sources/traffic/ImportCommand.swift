@@ -26,7 +26,7 @@ enum ImportCommand: Subcommand {
     other files still import. Exit status 64 when any file failed.
     """
 
-  static func run(_ arguments: ArgumentList, console: Console) throws {
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     let formatName = try arguments.option("--format") ?? "auto"
     let format: FeedFormat?

@@ -20,7 +20,7 @@ enum IncidentsCommand: Subcommand {
       --json                HERE Traffic API v7 JSON
     """
 
-  static func run(_ arguments: ArgumentList, console: Console) throws {
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     let area = try AreaArgument.take(from: &arguments)
     var options = try IncidentOptions.take(from: &arguments)
@@ -38,7 +38,7 @@ enum IncidentsCommand: Subcommand {
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help incidents")
     }
-    let incidents = try engine.incidents(inside: area, options: options)
+    let incidents = try await engine.queryForIncidents(inside: area, queryOptions: options)
     if json {
       console.print(IncidentOutput.v7JSON(incidents, sourceUpdated: engine.lastUpdate))
       return
@@ -69,7 +69,7 @@ enum LookupCommand: Subcommand {
       --json                HERE Traffic API v7 JSON
     """
 
-  static func run(_ arguments: ArgumentList, console: Console) throws {
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     let language = try IncidentOptions.language(from: &arguments)
     let json = arguments.flag("--json")
@@ -78,8 +78,8 @@ enum LookupCommand: Subcommand {
     guard ids.count == 1 else { throw UsageError("expects exactly one ORIGINAL_ID") }
     let incident: TrafficIncident
     do {
-      incident = try engine.incident(
-        originalId: ids[0], options: TrafficIncidentLookupOptions(languageCode: language))
+      incident = try await engine.lookupIncident(
+        with: ids[0], lookupOptions: TrafficIncidentLookupOptions(languageCode: language))
     } catch .incidentIdNotFound(let id) {
       throw UsageError("no incident has the original id '\(id)'")
     }
@@ -109,7 +109,7 @@ enum NearestCommand: Subcommand {
       --json                HERE Traffic API v7 JSON
     """
 
-  static func run(_ arguments: ArgumentList, console: Console) throws {
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     var radius = 5_000.0
     if let text = try arguments.option("--radius") {
@@ -124,7 +124,8 @@ enum NearestCommand: Subcommand {
     let places = try arguments.positionals()
     guard places.count == 1 else { throw UsageError("expects exactly one LAT,LNG") }
     let place = try AreaArgument.coordinates(places[0], option: "LAT,LNG")
-    let nearest = try engine.nearest(to: place, within: radius, options: options)
+    let nearest = try await engine.nearestIncident(
+      to: place, within: radius, queryOptions: options)
     if json {
       console.print(
         IncidentOutput.v7JSON(nearest.map { [$0.incident] } ?? [], sourceUpdated: engine.lastUpdate)

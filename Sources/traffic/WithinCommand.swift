@@ -17,7 +17,7 @@ enum WithinCommand: Subcommand {
       --json                print the matching features as a GeoJSON FeatureCollection
     """
 
-  static func run(_ arguments: ArgumentList, console: Console) throws {
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     let area = try AreaArgument.take(from: &arguments)
     let sortFrom = try arguments.option("--sort-from").map { text throws(UsageError) in

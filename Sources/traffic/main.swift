@@ -1,5 +1,5 @@
 import Foundation
 
 // Argument handling only; the work happens in the libraries.
-let status = CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
+let status = await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
 exit(status.rawValue)

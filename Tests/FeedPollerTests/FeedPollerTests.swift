@@ -27,7 +27,8 @@ import TrafficTestSupport
   @Test func pollsAV7ServerAndAsksConditionally() async throws {
     // The source: a traffic server whose /v7/incidents is a HERE v7 feed with an ETag.
     let sourceStore = InMemoryTrafficStore()
-    let data = try Data(contentsOf: Self.ownFixtures.appendingPathComponent("here-v7/incidents.json"))
+    let data = try Data(
+      contentsOf: Self.ownFixtures.appendingPathComponent("here-v7/incidents.json"))
     let decoded = try HEREv7Decoder.decode(data, options: FeedOptions(sourceName: "seed"))
     try sourceStore.apply(IncidentBatch(upserts: decoded.incidents))
     let server = try TrafficServer(
@@ -37,7 +38,10 @@ import TrafficTestSupport
     defer { server.stop() }
     let port = try #require(server.port)
     let url = try #require(
-      URL(string: "http://127.0.0.1:\(port)/v7/incidents?in=bbox:12.9,53.7,13.2,54.0&earliestStartTime=2024-01-01T00:00:00Z&latestEndTime=2024-12-31T00:00:00Z"))
+      URL(
+        string:
+          "http://127.0.0.1:\(port)/v7/incidents?in=bbox:12.9,53.7,13.2,54.0&earliestStartTime=2024-01-01T00:00:00Z&latestEndTime=2024-12-31T00:00:00Z"
+      ))
 
     let engine = try Self.engine()
     let poller = FeedPoller(
@@ -78,7 +82,8 @@ import TrafficTestSupport
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID()).json")
     try Data("{\"nothing\": true}".utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let poller = FeedPoller(feeds: [FeedPoller.Feed(format: nil, url: file, name: "junk")], engine: engine)
+    let poller = FeedPoller(
+      feeds: [FeedPoller.Feed(format: nil, url: file, name: "junk")], engine: engine)
     await poller.poll("junk")
     let status = try #require(poller.status.first)
     #expect(status.lastError?.contains("not a recognised feed format") == true)

@@ -24,25 +24,25 @@ import TrafficTestSupport
     }
   }
 
-  @Test func importReportsCountsAndIsIdempotent() throws {
+  @Test func importReportsCountsAndIsIdempotent() async throws {
     defer { cleanUp() }
     let files = [fixture("here-v7/incidents.json"), fixture("wzdx/feed_v42.geojson")]
-    let first = runTraffic(["import", "--db", database] + files)
+    let first = await runTraffic(["import", "--db", database] + files)
     #expect(first.status == .success, "\(first.errors)")
     #expect(first.output.contains("here-v7 incidents.json: 2 incidents (2 added, 0 updated"))
     #expect(first.output.contains("wzdx feed_v42.geojson: 3 incidents (3 added"))
     #expect(first.errors.contains("skipped: here-v7: results[2].location"))
-    let second = runTraffic(["import", "--db", database] + files)
+    let second = await runTraffic(["import", "--db", database] + files)
     #expect(second.output.contains("2 incidents (0 added, 0 updated, 2 unchanged"))
     #expect(second.output.contains("3 incidents (0 added, 0 updated, 3 unchanged"))
   }
 
-  @Test func aBrokenFileIsReportedAndTheOthersStillImport() throws {
+  @Test func aBrokenFileIsReportedAndTheOthersStillImport() async throws {
     defer { cleanUp() }
     let junk = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID()).json")
     try Data("{\"hello\": 1}".utf8).write(to: junk)
     defer { try? FileManager.default.removeItem(at: junk) }
-    let result = runTraffic([
+    let result = await runTraffic([
       "import", "--db", database, junk.path, "/nonexistent/feed.xml",
       fixture("here-v7/incidents.json"),
     ])
@@ -50,28 +50,29 @@ import TrafficTestSupport
     #expect(result.errors.contains("not a recognised feed format"))
     #expect(result.errors.contains("/nonexistent/feed.xml: cannot read"))
     #expect(result.output.contains("here-v7 incidents.json: 2 incidents (2 added"))
-    let lookup = runTraffic(["lookup", "--db", database, "555"])
+    let lookup = await runTraffic(["lookup", "--db", database, "555"])
     #expect(lookup.status == .success)
   }
 
-  @Test func incidentsLookupAndNearestAnswerOverImportedData() throws {
+  @Test func incidentsLookupAndNearestAnswerOverImportedData() async throws {
     defer { cleanUp() }
-    _ = runTraffic(["import", "--db", database, fixture("here-v7/incidents.json")])
+    _ = await runTraffic(["import", "--db", database, fixture("here-v7/incidents.json")])
     let since = [
       "--earliest-start", "2024-05-01T00:00:00Z", "--latest-end", "2024-06-30T00:00:00Z",
     ]
-    let found = runTraffic(["incidents", "--db", database, "--circle", "53.9,13.05,5000"] + since)
+    let found = await runTraffic(
+      ["incidents", "--db", database, "--circle", "53.9,13.05,5000"] + since)
     #expect(found.status == .success, "\(found.errors)")
     #expect(found.output.hasPrefix("1 incident\n"))
     #expect(
       found.output.contains("[roadClosure, critical] here:traffic:incident:3879526487457467809"))
     // Only active now by default: both fixture incidents lie in 2024.
-    let now = runTraffic([
+    let now = await runTraffic([
       "incidents", "--db", database, "--circle", "53.9,13.05,5000", "--type", "roadClosure",
     ])
     #expect(now.output.hasPrefix("0 incidents"))
 
-    let json = runTraffic(
+    let json = await runTraffic(
       ["incidents", "--db", database, "--box", "12.9,53.7,13.2,54.0", "--json"] + since)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
@@ -79,15 +80,17 @@ import TrafficTestSupport
     #expect(results.count == 2)
     #expect(object.keys.contains("sourceUpdated"))
 
-    let lookup = runTraffic(["lookup", "--db", database, "--lang", "de-DE", "3879526487457467809"])
+    let lookup = await runTraffic([
+      "lookup", "--db", database, "--lang", "de-DE", "3879526487457467809",
+    ])
     #expect(lookup.output.hasPrefix("here:traffic:incident:3879526487457467809"))
     #expect(lookup.output.contains("type:        roadClosure"))
-    let lookupJSON = runTraffic(["lookup", "--db", database, "555", "--json"])
+    let lookupJSON = await runTraffic(["lookup", "--db", database, "555", "--json"])
     let one = try #require(
       try JSONSerialization.jsonObject(with: Data(lookupJSON.output.utf8)) as? [String: Any])
     #expect((one["incidentDetails"] as? [String: Any])?["originalId"] as? String == "555")
 
-    let nearest = runTraffic(
+    let nearest = await runTraffic(
       ["nearest", "--db", database, "53.8,13.1001", "--radius", "1000"] + since)
     #expect(nearest.output.contains("555"), "\(nearest.output) \(nearest.errors)")
   }
@@ -107,21 +110,21 @@ import TrafficTestSupport
     (["nearest", "91,13"], "latitude 91.0"),
     (["nearest", "52,13", "--radius", "-5"], "--radius expects"),
   ])
-  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) {
+  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) async {
     defer { cleanUp() }
     var withDatabase = arguments
     withDatabase.insert(contentsOf: ["--db", database], at: 1)
-    let result = runTraffic(withDatabase)
+    let result = await runTraffic(withDatabase)
     #expect(result.status == .usage, "\(result)")
     #expect(result.errors.contains(message), "stderr was: \(result.errors)")
   }
 
-  @Test func aFileThatIsNotATrafficDatabaseIsAUsageError() throws {
+  @Test func aFileThatIsNotATrafficDatabaseIsAUsageError() async throws {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
       "not-db-\(UUID()).sqlite")
     try Data("definitely not sqlite".utf8).write(to: path)
     defer { try? FileManager.default.removeItem(at: path) }
-    let result = runTraffic(["incidents", "--db", path.path, "--circle", "52,13,100"])
+    let result = await runTraffic(["incidents", "--db", path.path, "--circle", "52,13,100"])
     #expect(result.status == .usage)
     #expect(result.errors.contains(path.path))
   }

@@ -6,12 +6,14 @@ import TrafficTestSupport
 @testable import traffic
 
 /// Runs the command line in-process and captures what it prints.
-func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String, errors: String) {
+func runTraffic(
+  _ arguments: [String]
+) async -> (status: CommandStatus, output: String, errors: String) {
   let output = Mutex(""), errors = Mutex("")
   let console = Console(
     write: { text in output.withLock { $0 += text } },
     writeError: { text in errors.withLock { $0 += text } })
-  let status = CommandLineTool.run(arguments, console: console)
+  let status = await CommandLineTool.run(arguments, console: console)
   return (status, output.withLock { $0 }, errors.withLock { $0 })
 }
 
@@ -20,8 +22,8 @@ func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String
     "Samples/berlin-incidents.geojson"
   ).path
 
-  @Test func makeRunQueryListsTheNearbySamplesNearestFirst() throws {
-    let result = runTraffic([
+  @Test func makeRunQueryListsTheNearbySamplesNearestFirst() async throws {
+    let result = await runTraffic([
       "within", "--circle", "52.4833,13.3600,2000", "--sort-from", "52.4833,13.3600", samplePath,
     ])
     #expect(result.status == .success)
@@ -34,17 +36,19 @@ func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String
     #expect(result.output.hasPrefix("3 of 5 features"))
   }
 
-  @Test func aCircleBetweenTheVerticesOfALongSegmentFindsIt() throws {
+  @Test func aCircleBetweenTheVerticesOfALongSegmentFindsIt() async throws {
     // The A10 sample's vertices are ~5 km apart; a 300 m circle on its middle segment holds
     // no vertex, yet the road passes through it.
-    let result = runTraffic(["within", "--circle", "52.3542,12.9606,300", samplePath])
+    let result = await runTraffic(["within", "--circle", "52.3542,12.9606,300", samplePath])
     #expect(result.status == .success)
     #expect(result.output.contains("sample-4"))
     #expect(result.output.hasPrefix("1 of 5"))
   }
 
-  @Test func jsonOutputIsAFeatureCollection() throws {
-    let result = runTraffic(["within", "--box", "13.34,52.47,13.39,52.49", "--json", samplePath])
+  @Test func jsonOutputIsAFeatureCollection() async throws {
+    let result = await runTraffic([
+      "within", "--box", "13.34,52.47,13.39,52.49", "--json", samplePath,
+    ])
     #expect(result.status == .success)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
@@ -64,13 +68,13 @@ func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String
     (["within", "--corridor", "not-a-polyline!,30", sample()], "invalid area"),
     (["nonsense"], "unknown command"),
   ])
-  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) {
-    let result = runTraffic(arguments)
+  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) async {
+    let result = await runTraffic(arguments)
     #expect(result.status == .usage)
     #expect(result.errors.contains(message), "stderr was: \(result.errors)")
   }
 
-  @Test func malformedGeoJSONIsRejectedWithThePlace() throws {
+  @Test func malformedGeoJSONIsRejectedWithThePlace() async throws {
     let file = FileManager.default.temporaryDirectory
       .appendingPathComponent("bad-\(UUID().uuidString).geojson")
     try Data(
@@ -78,16 +82,16 @@ func runTraffic(_ arguments: [String]) -> (status: CommandStatus, output: String
         .utf8
     ).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let result = runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
+    let result = await runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
     #expect(result.status == .usage)
     #expect(result.errors.contains("features[0]"))
     #expect(result.errors.contains("latitude 99"))
   }
 
-  @Test func helpIsPrintedWithStatusZero() {
-    #expect(runTraffic(["help"]).output.contains("within"))
-    #expect(runTraffic(["help", "within"]).output.contains("--sort-from"))
-    #expect(runTraffic(["within", "--help"]).status == .success)
+  @Test func helpIsPrintedWithStatusZero() async {
+    #expect(await runTraffic(["help"]).output.contains("within"))
+    #expect(await runTraffic(["help", "within"]).output.contains("--sort-from"))
+    #expect(await runTraffic(["within", "--help"]).status == .success)
   }
 }
 

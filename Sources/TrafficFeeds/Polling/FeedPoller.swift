@@ -74,7 +74,8 @@ public final class FeedPoller: Sendable {
       guard let url = URL(string: rest), let scheme = url.scheme?.lowercased(),
         ["http", "https", "file"].contains(scheme)
       else {
-        throw FeedError(format: format ?? .hereV7, reason: "'\(rest)' is not an http(s) or file URL")
+        throw FeedError(
+          format: format ?? .hereV7, reason: "'\(rest)' is not an http(s) or file URL")
       }
       return Feed(format: format, url: url, intervalInSeconds: interval)
     }
@@ -133,7 +134,8 @@ public final class FeedPoller: Sendable {
     configuration.timeoutIntervalForResource = timeoutInSeconds
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     session = URLSession(configuration: configuration)
-    statuses = Mutex(Dictionary(feeds.map { ($0.name, Status(feed: $0)) }, uniquingKeysWith: { $1 }))
+    statuses = Mutex(
+      Dictionary(feeds.map { ($0.name, Status(feed: $0)) }, uniquingKeysWith: { $1 }))
   }
 
   /// The feeds' statuses, by name.

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficServer
+import TrafficTestSupport
+
+@testable import traffic
+
+/// The command line against a server (`--server`), and `traffic serve`'s argument checks.
+@Suite(.serialized) struct ServerCommandsTests {
+  @Test func queriesGoToTheServerWithServer() async throws {
+    let store = InMemoryTrafficStore()
+    let incident = try TrafficIncident(
+      id: "x-1", originalId: "x", type: .roadClosure, impact: .critical,
+      startTime: Date() - 60, endTime: Date() + 3600,
+      location: TrafficLocation(point: try GeoCoordinates(latitude: 52.5, longitude: 13.4)))
+    try store.apply(IncidentBatch(upserts: [incident]))
+    let server = try TrafficServer(
+      engine: try TrafficEngine(store: store),
+      configuration: ServerConfiguration(port: 0, apiKeys: ["k1"], accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let url = "http://127.0.0.1:\(try #require(server.port))"
+
+    let found = await runTraffic([
+      "incidents", "--server", url, "--api-key", "k1", "--circle", "52.5,13.4,100",
+    ])
+    #expect(found.status == .success, "\(found.errors)")
+    #expect(found.output.contains("[roadClosure, critical] x"))
+    let lookup = await runTraffic(["lookup", "--server", url, "--api-key", "k1", "x", "--json"])
+    #expect(lookup.output.contains("\"originalId\":\"x\""))
+    let nearest = await runTraffic(["nearest", "--server", url, "--api-key", "k1", "52.5001,13.4"])
+    #expect(nearest.output.contains("] x 11 m"), "\(nearest.output)")
+    let refused = await runTraffic(["lookup", "--server", url, "--api-key", "wrong", "x"])
+    #expect(refused.status == .usage)
+    #expect(refused.errors.contains("Authentication failed"))
+  }
+
+  @Test(arguments: [
+    (["incidents", "--server", "not a url", "--circle", "52,13,100"], "--server"),
+    (
+      ["incidents", "--server", "http://127.0.0.1:1", "--db", "x", "--circle", "52,13,100"],
+      "not both"
+    ),
+    (["incidents", "--api-key", "k", "--circle", "52,13,100"], "--api-key needs --server"),
+    (["serve", "--port", "99999"], "--port expects"),
+    (["serve", "--threads", "0"], "--threads expects"),
+    (["serve", "--feed", "gtfs:http://x/y"], "unknown feed format 'gtfs'"),
+    (["serve", "--feed", "datex2:http://x/y@0"], "must be >= 1"),
+    (["serve", "--network", "/nonexistent.osm.pbf"], "/nonexistent.osm.pbf"),
+    (["serve", "--keys-file", "/nonexistent-keys"], "--keys-file"),
+  ])
+  func badServerArgumentsExitWith64(arguments: [String], message: String) async {
+    let result = await runTraffic(arguments)
+    #expect(result.status == .usage, "\(result)")
+    #expect(result.errors.contains(message), "stderr was: \(result.errors)")
+  }
+}
