@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .library(name: "Roads", targets: ["Roads"]),
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
+    .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -28,6 +29,8 @@ let package = Package(
     .target(name: "Roads", dependencies: ["Geo", "CZlib"]),
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
+    .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
+    .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .executableTarget(
       name: "traffic", dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds"]),
     .executableTarget(
@@ -56,6 +59,9 @@ let package = Package(
         "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
         "traffic-store-crash-writer",
       ]),
+    .testTarget(
+      name: "TrafficPostgresTests",
+      dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
       exclude: ["Fixtures", "Fuzz"]),
