@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "Traffic", targets: ["Traffic"]),
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
+    .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
@@ -21,6 +22,7 @@ let package = Package(
     // C libraries from Debian packages, each imported by exactly one Swift module.
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 
@@ -35,13 +37,16 @@ let package = Package(
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
+    .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
       name: "traffic",
-      dependencies: ["Geo", "Traffic", "TrafficSQLite", "TrafficFeeds", "TrafficServer"]),
+      dependencies: [
+        "Geo", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds", "TrafficServer",
+      ]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
     .executableTarget(
@@ -80,6 +85,9 @@ let package = Package(
         "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
         "traffic-store-crash-writer",
       ]),
+    .testTarget(
+      name: "TrafficPostgresTests",
+      dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
     .testTarget(

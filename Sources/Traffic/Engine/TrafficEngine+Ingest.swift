@@ -51,7 +51,7 @@ extension TrafficEngine {
   {
     var report = IngestReport()
     let now = clock()
-    try write { snapshot in
+    _ = try write { snapshot in
       var upserts: [String: TrafficIncident] = [:]
       var order: [String] = []
       var seen = Set<String>()

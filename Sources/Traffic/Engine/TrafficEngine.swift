@@ -24,9 +24,9 @@ public final class TrafficEngine: Sendable {
   let remote: RemoteTrafficClient?
   private let snapshot: Mutex<IncidentIndex>
   /// Serialises writers; readers only take `snapshot`.
-  private let writer = Mutex(())
+  let writer = Mutex(())
   private let subscriptions = Mutex(Subscriptions())
-  private let texts = LocalizationCache()
+  let texts = LocalizationCache()
 
   private struct Subscriptions {
     var nextKey = 0
@@ -332,7 +332,7 @@ public final class TrafficEngine: Sendable {
     }
   }
 
-  private func publish(_ next: IncidentIndex, previous: IncidentIndex, changes: [IncidentChange]) {
+  func publish(_ next: IncidentIndex, previous: IncidentIndex, changes: [IncidentChange]) {
     snapshot.withLock { $0 = next }
     guard !changes.isEmpty else { return }
     let watchers = subscriptions.withLock { Array($0.byKey.values) }

@@ -1,0 +1,58 @@
+import Foundation
+
+extension TrafficEngine {
+  /// Takes changes that another node already stored into this engine's snapshot, without
+  /// writing them to the store: how the nodes of a deployment on one shared database keep
+  /// each other current.
+  ///
+  /// Builds the next snapshot and tells the change streams exactly as `apply(_:)` does. An
+  /// upsert equal to the incident held and a deletion of an id not held change nothing and
+  /// are not told.
+  /// - Parameters:
+  ///   - upserts: Current versions of incidents added or changed elsewhere.
+  ///   - deletions: Original ids of incidents deleted or purged elsewhere.
+  /// - Returns: The changes as seen from everywhere (added, updated, removed).
+  /// - Complexity: O(n log n) to rebuild the snapshot of n incidents when anything changed.
+  @discardableResult
+  public func applyExternalChanges(
+    upserts: [TrafficIncident], deletions: [String]
+  ) -> [IncidentChange] {
+    applyExternalChanges { _ throws(Never) in (upserts, deletions) }
+  }
+
+  /// `applyExternalChanges(upserts:deletions:)` with the changes read under the writer lock:
+  /// `fetch` sees the snapshot and returns what changed elsewhere.
+  ///
+  /// Reading under the lock matters: a read made before one of this engine's own writes and
+  /// applied after it would take the snapshot back to an older version. Under the lock, every
+  /// own write is both committed and in the snapshot, so what `fetch` reads is never older.
+  /// - Throws: What `fetch` throws; the snapshot is unchanged then.
+  @discardableResult
+  package func applyExternalChanges<Failure: Error>(
+    _ fetch: (IncidentIndex) throws(Failure) -> (upserts: [TrafficIncident], deletions: [String])
+  ) throws(Failure) -> [IncidentChange] {
+    try writer.withLock { _ throws(Failure) -> [IncidentChange] in
+      let previous = currentSnapshot
+      let (upserts, deletions) = try fetch(previous)
+      var byId = Dictionary(
+        previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
+      var changes: [IncidentChange] = []
+      for originalId in deletions {
+        if let removed = byId.removeValue(forKey: originalId) {
+          changes.append(IncidentChange(kind: .removed, incident: removed))
+        }
+      }
+      for incident in upserts {
+        let old = byId[incident.originalId]
+        guard old != incident else { continue }
+        byId[incident.originalId] = incident
+        changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
+      }
+      guard !changes.isEmpty else { return [] }
+      texts.invalidate(upserts.map(\.id))
+      publish(
+        IncidentIndex(Array(byId.values), updatedAt: clock()), previous: previous, changes: changes)
+      return changes
+    }
+  }
+}

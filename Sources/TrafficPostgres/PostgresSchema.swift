@@ -1,0 +1,119 @@
+import Foundation
+import Traffic
+
+/// The store's schema: versioned migrations recorded in the `schema_migrations` table.
+///
+/// Several nodes may start at once on a new database, so each migration runs in its own
+/// transaction under a transaction-level advisory lock (`pg_advisory_xact_lock`): the first
+/// node migrates, the others wait, then find the version recorded and skip it. A migration
+/// never changes once released; a new schema is a new migration. Tables are created in the
+/// first schema of the connection's `search_path`.
+///
+/// - Version 1: `incidents` (the current version per original id: indexed columns, a PostGIS
+///   `geom` with a GiST index, the `jsonb` body), `incident_versions` (every version, oldest
+///   first), `feed_state`, and the change log `incident_changes` that LISTEN/NOTIFY
+///   listeners read (see `PostgresTrafficStore.changes(since:)`).
+enum PostgresSchema {
+  /// The newest schema version this build knows.
+  static let latestVersion = 1
+
+  /// The advisory lock key that serialises migrations and batch writes: "TRAF" in ASCII.
+  static let lockKey = "1414676806"
+
+  /// The change-log rows kept; older ones are pruned, and a listener further behind
+  /// reloads everything.
+  static let retainedChanges: Int64 = 10_000
+
+  /// The SQL of each migration, by target version.
+  static func migration(to version: Int) -> String? {
+    switch version {
+    case 1: return version1
+    default: return nil
+    }
+  }
+
+  static let version1 = """
+    CREATE EXTENSION IF NOT EXISTS postgis;
+    CREATE TABLE incidents (
+      key bigserial PRIMARY KEY,
+      original_id text NOT NULL UNIQUE,
+      id text NOT NULL,
+      type text NOT NULL,
+      impact text NOT NULL,
+      start_time bigint,
+      end_time bigint,
+      geom geometry(MultiLineString, 4326) NOT NULL,
+      body jsonb NOT NULL
+    );
+    COMMENT ON COLUMN incidents.start_time IS 'milliseconds since 1970 UTC, rounded down';
+    COMMENT ON COLUMN incidents.end_time IS 'milliseconds since 1970 UTC, rounded down';
+    COMMENT ON COLUMN incidents.geom IS
+      'one line per polyline, longitudes unwrapped across the antimeridian';
+    CREATE INDEX incidents_geom ON incidents USING gist (geom);
+    CREATE INDEX incidents_end_time ON incidents (end_time);
+    CREATE TABLE incident_versions (
+      original_id text NOT NULL REFERENCES incidents (original_id) ON DELETE CASCADE,
+      version integer NOT NULL,
+      id text NOT NULL,
+      body jsonb NOT NULL,
+      PRIMARY KEY (original_id, version)
+    );
+    CREATE TABLE feed_state (
+      name text PRIMARY KEY,
+      url text NOT NULL,
+      etag text,
+      last_modified text,
+      last_fetch double precision,
+      last_success double precision,
+      last_error text,
+      fetch_count bigint NOT NULL DEFAULT 0,
+      error_count bigint NOT NULL DEFAULT 0,
+      incident_count bigint NOT NULL DEFAULT 0
+    );
+    CREATE TABLE incident_changes (
+      sequence bigserial PRIMARY KEY,
+      batch_id uuid NOT NULL UNIQUE,
+      upserted text[] NOT NULL,
+      deleted text[] NOT NULL,
+      committed_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE incident_changes_pruned (through bigint NOT NULL);
+    INSERT INTO incident_changes_pruned VALUES (0);
+    """
+
+  /// Brings the database to `latestVersion`, one transaction per migration.
+  ///
+  /// - Throws: `TrafficStoreError.incompatibleSchema` for a database of a newer version;
+  ///   `.operationFailed` when a migration fails (the database stays at the version before
+  ///   it), e.g. when PostGIS is missing and the user may not create extensions.
+  static func migrate(_ connection: PostgresConnection) throws(TrafficStoreError) {
+    var target = 1
+    while target <= latestVersion {
+      defer { target += 1 }
+      try connection.transaction { () throws(TrafficStoreError) in
+        try connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
+        try connection.execute(
+          """
+          CREATE TABLE IF NOT EXISTS schema_migrations (
+            version integer PRIMARY KEY,
+            applied_at timestamptz NOT NULL DEFAULT now()
+          )
+          """)
+        let rows = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
+        let version = Int(rows.integer(0, 0) ?? 0)
+        guard version <= latestVersion else {
+          throw .incompatibleSchema(
+            "\(connection.target.displayName) has schema version \(version); this version of "
+              + "the library reads up to \(latestVersion)")
+        }
+        guard version < target else { return }
+        guard let script = migration(to: target) else {
+          throw .incompatibleSchema("no migration to schema version \(target)")
+        }
+        try connection.execute(script)
+        try connection.query(
+          "INSERT INTO schema_migrations (version) VALUES ($1::integer)", [String(target)])
+      }
+    }
+  }
+}

@@ -1,0 +1,475 @@
+import Foundation
+import Synchronization
+import Traffic
+
+/// The shared `TrafficStore` of a deployment of several nodes: one PostgreSQL database with
+/// PostGIS, over libpq.
+///
+/// Tables mirror the SQLite store's: `incidents` (the current version of each incident, its
+/// `jsonb` body beside indexed columns and a PostGIS `geom` with a GiST index),
+/// `incident_versions` (the history), `feed_state`, plus `incident_changes`, a log of
+/// committed batches that other nodes read to keep their snapshots current (see
+/// `changes(since:)`, `PostgresChangeListener` and `PostgresSync`). The schema is versioned
+/// in `schema_migrations`; nodes starting at once migrate one after the other under an
+/// advisory lock. Tables live in the first schema of the connection's `search_path`, so one
+/// database can hold several stores (`?options=-csearch_path%3Dname,public` in the URL).
+///
+/// Every `apply(_:)` and `purge(endedBefore:)` is one transaction, also holding an advisory
+/// lock so that writers take turns: the change log's sequence then follows commit order.
+/// Values travel as text parameters of prepared statements, never spliced into SQL.
+///
+/// A lost connection is replaced (with a few retries and growing pauses) and the operation
+/// run once more. A batch whose `COMMIT` went unanswered is not simply sent again: the store
+/// waits for the old transaction to end (the advisory lock) and looks its batch id up in the
+/// change log, so a batch is applied exactly once.
+///
+/// The connection is used under a `Mutex`, so the store is `Sendable` and calls from several
+/// threads are serialised.
+public final class PostgresTrafficStore: TrafficStore {
+  /// The channel on which committed batches are announced, with their change-log sequence
+  /// as payload.
+  public static let notificationChannel = "traffic_incidents"
+
+  /// The connection string given by `$TRAFFIC_POSTGRES`, when set and not empty.
+  public static var environmentURL: String? {
+    guard let url = ProcessInfo.processInfo.environment["TRAFFIC_POSTGRES"], !url.isEmpty
+    else { return nil }
+    return url
+  }
+
+  /// The server, database and user connected to, for messages (never the password).
+  public var displayName: String { target.displayName }
+
+  let target: PostgresTarget
+  private let session: Mutex<PostgresSession>
+
+  /// Connects and brings the database's schema to the latest version.
+  ///
+  /// - Parameter url: A libpq connection string: a `postgresql://user:password@host:port/db`
+  ///   URL or `key=value` pairs (`PostgresTrafficStore.environmentURL` or `--postgres`).
+  /// - Throws: `TrafficStoreError.cannotOpen` naming the server (never the password) when
+  ///   the string is malformed or the server refuses or cannot be reached;
+  ///   `.incompatibleSchema` when the database was written by a newer version of this
+  ///   library; `.operationFailed` when a migration fails (e.g. PostGIS is not installed on
+  ///   the server, or the user may not create it).
+  public init(url: String) throws(TrafficStoreError) {
+    let target = try PostgresTarget(url)
+    let connection = try PostgresConnection(target: target)
+    try PostgresSchema.migrate(connection)
+    self.target = target
+    session = Mutex(PostgresSession(target: target, connection: connection))
+  }
+
+  // MARK: TrafficStore
+
+  /// The latest version of every incident, in the order they were first stored.
+  ///
+  /// Also notes the change-log sequence the read was current at, where `PostgresSync`
+  /// starts following other nodes' changes.
+  /// - Throws: `TrafficStoreError.operationFailed` when the database cannot be read or a
+  ///   stored body is damaged; `.cannotOpen` when the server cannot be reached.
+  /// - Complexity: O(n) rows transferred and decoded (decoding on every core).
+  public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
+    let rows = try session.withLock { session throws(TrafficStoreError) in
+      let (sequence, rows) = try session.retrying { connection throws(TrafficStoreError) in
+        try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+          () throws(TrafficStoreError) in
+          (
+            try PostgresTrafficStore.latestSequence(connection, atLeast: 0),
+            try PostgresTrafficStore.bodies(
+              connection.query("SELECT original_id, body FROM incidents ORDER BY key"))
+          )
+        }
+      }
+      session.loadedSequence = sequence
+      return rows
+    }
+    return try IncidentBody.decodeConcurrently(rows, database: displayName)
+  }
+
+  /// Stores the batch in one transaction: deletions first, then the upserts in order.
+  ///
+  /// An upsert whose `id` differs from the stored current version's adds a version to the
+  /// history; the same `id` again replaces that version. The batch is logged in
+  /// `incident_changes` and announced on `notificationChannel` when it commits.
+  /// - Throws: `TrafficStoreError.invalidBatch` for an inconsistent batch or a value
+  ///   PostgreSQL cannot hold (a NUL character); `.operationFailed` when a write fails;
+  ///   `.cannotOpen` when the server cannot be reached. Nothing of the batch is stored then.
+  /// - Complexity: O(b log n) for b changes, in a few round trips per 5,000 changes.
+  public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) {
+    try batch.validate()
+    guard !batch.isEmpty else { return }
+    let encoder = JSONEncoder()
+    var encoded: [IncidentRow] = []
+    encoded.reserveCapacity(batch.upserts.count)
+    for incident in batch.upserts { encoded.append(try IncidentRow(incident, encoder: encoder)) }
+    let rows = encoded
+    if let bad = batch.deletions.first(where: { $0.utf8.contains(0) }) {
+      throw .invalidBatch("the deleted id \(bad.debugDescription) holds a NUL character")
+    }
+    var seen = Set<String>()
+    let upserted = batch.upserts.map(\.originalId).filter { seen.insert($0).inserted }
+    _ = try writeBatch { connection throws(TrafficStoreError) in
+      try PostgresTrafficStore.write(rows, deletions: batch.deletions, on: connection)
+      return LoggedChange(upserted: upserted, deleted: batch.deletions)
+    }
+  }
+
+  /// Every stored version of the incident, oldest first (empty when unknown).
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the database cannot be read.
+  /// - Complexity: O(log n + v) for v versions.
+  public func history(
+    ofOriginalId originalId: String
+  ) throws(TrafficStoreError) -> [TrafficIncident] {
+    guard !originalId.utf8.contains(0) else { return [] }
+    let rows = try session.withLock { session throws(TrafficStoreError) in
+      try session.retrying { connection throws(TrafficStoreError) in
+        let result = try connection.query(
+          "SELECT body FROM incident_versions WHERE original_id = $1 ORDER BY version",
+          [originalId])
+        return (0..<result.count).map { result.data($0, 0) }
+      }
+    }
+    let decoder = JSONDecoder()
+    var versions: [TrafficIncident] = []
+    for body in rows {
+      versions.append(
+        try IncidentBody.decode(
+          body, originalId: originalId, decoder: decoder, database: displayName))
+    }
+    return versions
+  }
+
+  /// Deletes, in one transaction, the incidents (with their history) whose end lies before
+  /// `cutoff`, and logs and announces the deletion like a batch.
+  ///
+  /// - Returns: The original ids removed, sorted.
+  /// - Throws: `TrafficStoreError.operationFailed`; nothing is removed then.
+  /// - Complexity: O(k log n) for k incidents removed (an index on the end time).
+  public func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String] {
+    let bound = String(IncidentRow.milliseconds(cutoff))
+    let database = displayName
+    let change = try writeBatch { connection throws(TrafficStoreError) in
+      let rows = try connection.query(
+        """
+        SELECT original_id, CASE WHEN end_time = $1::bigint THEN body END
+        FROM incidents WHERE end_time <= $1::bigint
+        """, [bound])
+      let decoder = JSONDecoder()
+      var ended: [String] = []
+      for row in 0..<rows.count {
+        guard let originalId = rows.text(row, 0) else { continue }
+        // Rows at the bound ended in the same millisecond as the cutoff: compare exactly.
+        if rows.text(row, 1) != nil {
+          let incident = try IncidentBody.decode(
+            rows.data(row, 1), originalId: originalId, decoder: decoder, database: database)
+          guard let end = incident.endTime, end < cutoff else { continue }
+        }
+        ended.append(originalId)
+      }
+      ended.sort()
+      if !ended.isEmpty {
+        try connection.query(
+          "DELETE FROM incidents WHERE original_id = ANY($1::text[])", [PostgresText.array(ended)])
+      }
+      return LoggedChange(upserted: [], deleted: ended)
+    }
+    return change.deleted
+  }
+
+  // MARK: Writing batches
+
+  /// What a committed batch changed, as the change log holds it.
+  struct LoggedChange: Sendable {
+    var upserted: [String]
+    var deleted: [String]
+    /// The change-log sequence, once logged.
+    var sequence: Int64?
+
+    init(upserted: [String], deleted: [String], sequence: Int64? = nil) {
+      self.upserted = upserted
+      self.deleted = deleted
+      self.sequence = sequence
+    }
+  }
+
+  /// Runs one batch transaction — the writers' lock, `body`, the change-log row and the
+  /// notification — replacing a lost connection and running the batch once more when it did
+  /// not commit.
+  ///
+  /// When the connection is lost after `COMMIT` was sent, the outcome is unknown: the store
+  /// reconnects, takes the writers' lock (so the old transaction has ended, one way or the
+  /// other) and looks the batch id up in the change log. Found, the batch committed and is
+  /// not written again; not found, it was rolled back and is run once more.
+  private func writeBatch(
+    _ body: @Sendable (PostgresConnection) throws(TrafficStoreError) -> LoggedChange
+  ) throws(TrafficStoreError) -> LoggedChange {
+    let batchId = UUID().uuidString
+    return try session.withLock { session throws(TrafficStoreError) -> LoggedChange in
+      var retried = false
+      while true {
+        let connection = try session.connected()
+        var committing = false
+        do throws(TrafficStoreError) {
+          let change = try connection.transaction(committing: { committing = true }) {
+            () throws(TrafficStoreError) -> LoggedChange in
+            try connection.query(
+              "SELECT pg_advisory_xact_lock($1::bigint)", [PostgresSchema.lockKey])
+            var change = try body(connection)
+            if !change.upserted.isEmpty || !change.deleted.isEmpty {
+              change.sequence = try PostgresTrafficStore.log(change, batchId: batchId, connection)
+            }
+            return change
+          }
+          if let sequence = change.sequence { session.ownSequences.insert(sequence) }
+          return change
+        } catch {
+          guard connection.isBroken, !retried else { throw error }
+          retried = true
+          session.drop()
+          if committing,
+            let found = try PostgresTrafficStore.loggedChange(
+              batchId: batchId, try session.connected())
+          {
+            if let sequence = found.sequence { session.ownSequences.insert(sequence) }
+            return found
+          }
+        }
+      }
+    }
+  }
+
+  /// Logs a batch in `incident_changes`, announces it, and every 100 batches prunes the log
+  /// to its last `PostgresSchema.retainedChanges` rows.
+  ///
+  /// - Returns: The batch's sequence.
+  private static func log(
+    _ change: LoggedChange, batchId: String, _ connection: PostgresConnection
+  ) throws(TrafficStoreError) -> Int64 {
+    let rows = try connection.query(
+      """
+      INSERT INTO incident_changes (batch_id, upserted, deleted)
+      VALUES ($1::uuid, $2::text[], $3::text[]) RETURNING sequence
+      """,
+      [batchId, PostgresText.array(change.upserted), PostgresText.array(change.deleted)])
+    guard let sequence = rows.integer(0, 0) else {
+      throw .operationFailed("logging a batch on \(connection.target.displayName) gave no sequence")
+    }
+    // Delivered to listeners when (and only if) the transaction commits.
+    try connection.query(
+      "SELECT pg_notify($1, $2)", [PostgresTrafficStore.notificationChannel, String(sequence)])
+    if sequence % 100 == 0 {
+      let through = String(sequence - PostgresSchema.retainedChanges)
+      try connection.query("DELETE FROM incident_changes WHERE sequence <= $1::bigint", [through])
+      try connection.query(
+        "UPDATE incident_changes_pruned SET through = greatest(through, $1::bigint)", [through])
+    }
+    return sequence
+  }
+
+  /// The change-log row of the batch `batchId`, after waiting (at most 30 s) for any writer
+  /// still holding the writers' lock; `nil` when the batch never committed.
+  static func loggedChange(
+    batchId: String, _ connection: PostgresConnection
+  ) throws(TrafficStoreError) -> LoggedChange? {
+    try connection.transaction { () throws(TrafficStoreError) -> LoggedChange? in
+      try connection.execute("SET LOCAL lock_timeout = '30s'")
+      try connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [PostgresSchema.lockKey])
+      let rows = try connection.query(
+        """
+        SELECT sequence, array_to_json(upserted)::text, array_to_json(deleted)::text
+        FROM incident_changes WHERE batch_id = $1::uuid
+        """, [batchId])
+      guard rows.count == 1 else { return nil }
+      let decoder = JSONDecoder()
+      func ids(_ column: Int) -> [String] {
+        (try? decoder.decode([String].self, from: rows.data(0, column))) ?? []
+      }
+      return LoggedChange(upserted: ids(1), deleted: ids(2), sequence: rows.integer(0, 0))
+    }
+  }
+
+  /// How many rows one statement of a batch carries.
+  static let rowsPerStatement = 5_000
+
+  /// The deletions and upserts of a batch, inside the caller's transaction.
+  private static func write(
+    _ rows: [IncidentRow], deletions: [String], on connection: PostgresConnection
+  ) throws(TrafficStoreError) {
+    if !deletions.isEmpty {
+      // Versions go with them: ON DELETE CASCADE.
+      try connection.query(
+        "DELETE FROM incidents WHERE original_id = ANY($1::text[])", [PostgresText.array(deletions)]
+      )
+    }
+    guard !rows.isEmpty else { return }
+    var seen = Set<String>()
+    let originalIds = rows.map(\.incident.originalId).filter { seen.insert($0).inserted }
+
+    // The stored current id and latest version number of each incident in the batch.
+    var state: [String: (id: String, version: Int)] = [:]
+    for chunk in stride(from: 0, to: originalIds.count, by: rowsPerStatement) {
+      let ids = Array(originalIds[chunk..<min(originalIds.count, chunk + rowsPerStatement)])
+      let stored = try connection.query(
+        """
+        SELECT i.original_id, i.id,
+          (SELECT max(v.version) FROM incident_versions v WHERE v.original_id = i.original_id)
+        FROM incidents i WHERE i.original_id = ANY($1::text[])
+        """, [PostgresText.array(ids)])
+      for row in 0..<stored.count {
+        guard let originalId = stored.text(row, 0), let id = stored.text(row, 1) else { continue }
+        state[originalId] = (id, Int(stored.integer(row, 2) ?? 0))
+      }
+    }
+
+    // Which versions the batch writes: a new id adds one, the same id replaces the last.
+    struct VersionKey: Hashable {
+      let originalId: String
+      let version: Int
+    }
+    var versions: [VersionKey] = []
+    var writer: [VersionKey: Int] = [:]
+    var last: [String: Int] = [:]
+    for (index, row) in rows.enumerated() {
+      let originalId = row.incident.originalId
+      let key: VersionKey
+      if let held = state[originalId], held.id == row.incident.id {
+        key = VersionKey(originalId: originalId, version: held.version)
+      } else {
+        let version = (state[originalId]?.version ?? 0) + 1
+        key = VersionKey(originalId: originalId, version: version)
+        state[originalId] = (row.incident.id, version)
+      }
+      if writer.updateValue(index, forKey: key) == nil { versions.append(key) }
+      last[originalId] = index
+    }
+
+    // The current rows, in the order of first appearance (new incidents get keys in it).
+    let current = originalIds.compactMap { last[$0].map { rows[$0] } }
+    for chunk in stride(from: 0, to: current.count, by: rowsPerStatement) {
+      let part = current[chunk..<min(current.count, chunk + rowsPerStatement)]
+      try connection.query(
+        """
+        INSERT INTO incidents (original_id, id, type, impact, start_time, end_time, geom, body)
+        SELECT u.original_id, u.id, u.type, u.impact, u.start_time, u.end_time,
+          u.geom::geometry, u.body::jsonb
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
+          $7::text[], $8::text[])
+          WITH ORDINALITY AS u(original_id, id, type, impact, start_time, end_time, geom, body, n)
+        ORDER BY u.n
+        ON CONFLICT (original_id) DO UPDATE SET id = excluded.id, type = excluded.type,
+          impact = excluded.impact, start_time = excluded.start_time,
+          end_time = excluded.end_time, geom = excluded.geom, body = excluded.body
+        """,
+        [
+          PostgresText.array(part.map(\.incident.originalId)),
+          PostgresText.array(part.map(\.incident.id)),
+          PostgresText.array(part.map(\.incident.type.rawValue)),
+          PostgresText.array(part.map(\.incident.impact.rawValue)),
+          PostgresText.array(part.map(\.startMilliseconds)),
+          PostgresText.array(part.map(\.endMilliseconds)),
+          PostgresText.array(part.map(\.geometry)),
+          PostgresText.array(utf8: part.map { Optional($0.body) }),
+        ])
+    }
+
+    // The history; a version that is the incident's current one takes the body just stored
+    // rather than sending it twice.
+    for chunk in stride(from: 0, to: versions.count, by: rowsPerStatement) {
+      let part = versions[chunk..<min(versions.count, chunk + rowsPerStatement)]
+      let writers = part.map { key in writer[key] ?? 0 }
+      try connection.query(
+        """
+        INSERT INTO incident_versions (original_id, version, id, body)
+        SELECT u.original_id, u.version, u.id, coalesce(u.body::jsonb, i.body)
+        FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[])
+          AS u(original_id, version, id, body)
+        JOIN incidents i ON i.original_id = u.original_id
+        ON CONFLICT (original_id, version) DO UPDATE SET id = excluded.id, body = excluded.body
+        """,
+        [
+          PostgresText.array(part.map(\.originalId)),
+          PostgresText.array(part.map { String($0.version) }),
+          PostgresText.array(writers.map { rows[$0].incident.id }),
+          PostgresText.array(
+            utf8: zip(part, writers).map { key, index in
+              last[key.originalId] == index ? nil : rows[index].body
+            }),
+        ])
+    }
+  }
+
+  // MARK: Reading helpers
+
+  /// The newest change-log sequence visible (or pruned), at least `minimum`.
+  static func latestSequence(
+    _ connection: PostgresConnection, atLeast minimum: Int64
+  ) throws(TrafficStoreError) -> Int64 {
+    let rows = try connection.query(
+      """
+      SELECT greatest($1::bigint, (SELECT max(sequence) FROM incident_changes),
+        (SELECT max(through) FROM incident_changes_pruned))
+      """, [String(minimum)])
+    return rows.integer(0, 0) ?? minimum
+  }
+
+  /// `(original_id, body)` pairs of a result whose first two columns are those.
+  static func bodies(_ rows: PostgresRows) -> [(originalId: String, body: Data)] {
+    (0..<rows.count).map { (rows.text($0, 0) ?? "", rows.data($0, 1)) }
+  }
+
+  // MARK: Package API (the listener glue, tests, benchmarks)
+
+  /// Runs `body` on the store's session under its lock.
+  func withSession<Result: Sendable>(
+    _ body: (PostgresSession) throws(TrafficStoreError) -> Result
+  ) throws(TrafficStoreError) -> Result {
+    try session.withLock { session throws(TrafficStoreError) in try body(session) }
+  }
+
+  /// The first column of every row of `sql` (run without parameters), as text: for tests
+  /// and diagnostics.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with the server's message.
+  package func texts(_ sql: String) throws(TrafficStoreError) -> [String?] {
+    try withSession { session throws(TrafficStoreError) in
+      let rows = try session.retrying { connection throws(TrafficStoreError) in
+        try connection.execute(sql)
+      }
+      return (0..<rows.count).map { rows.text($0, 0) }
+    }
+  }
+
+  /// The process id of the server backend of the store's connection (tests terminate it).
+  package func backendProcessID() throws(TrafficStoreError) -> Int32 {
+    try withSession { session throws(TrafficStoreError) in try session.connected().backendProcessID
+    }
+  }
+
+  /// The schema version of the database.
+  package func schemaVersion() throws(TrafficStoreError) -> Int {
+    Int(try texts("SELECT max(version) FROM schema_migrations").first??.description ?? "0") ?? 0
+  }
+
+  /// The newest schema version this build writes.
+  package static var latestSchemaVersion: Int { PostgresSchema.latestVersion }
+}
+
+/// Statements on a connection of its own, without a store's schema: tests use it to prepare
+/// databases (schemas, roles) and to terminate backends.
+package enum PostgresAdmin {
+  /// Runs `sql` with text parameters on a new connection to `url`.
+  ///
+  /// - Returns: The first column of every row, as text.
+  /// - Throws: `TrafficStoreError` with the server's message.
+  @discardableResult
+  package static func run(
+    _ sql: String, _ parameters: [String?] = [], url: String
+  ) throws(TrafficStoreError) -> [String?] {
+    let connection = try PostgresConnection(target: PostgresTarget(url))
+    let rows =
+      parameters.isEmpty ? try connection.execute(sql) : try connection.query(sql, parameters)
+    return (0..<rows.count).map { rows.text($0, 0) }
+  }
+}
