@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Traffic
 import TrafficTestSupport
@@ -88,14 +89,29 @@ import TrafficTestSupport
         exited.continuation.yield()
         exited.continuation.finish()
       }
+      // The random moment counts from the child's first line ("begin N"), so a machine slow
+      // to start processes still gets its kills inside the writing.
+      let received = Mutex(Data())
+      let started = AsyncStream<Void>.makeStream()
+      output.fileHandleForReading.readabilityHandler = { handle in
+        let chunk = handle.availableData
+        let sawLine = received.withLock { data -> Bool in
+          data.append(chunk)
+          return data.contains(UInt8(ascii: "\n"))
+        }
+        if sawLine || chunk.isEmpty { started.continuation.finish() }
+      }
       try process.run()
+      for await _ in started.stream {}
       let delay = UInt32.random(in: 50_000...1_200_000, using: &generator)
       try await Task.sleep(for: .microseconds(delay))
       kill(process.processIdentifier, SIGKILL)
       for await _ in exited.stream {}
+      output.fileHandleForReading.readabilityHandler = nil
+      let rest = output.fileHandleForReading.readDataToEndOfFile()
+      let everything = received.withLock { $0 } + rest
       #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration) ended early")
-      let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        .split(separator: "\n")
+      let lines = String(decoding: everything, as: UTF8.self).split(separator: "\n")
       let acknowledged = lines.compactMap { line -> Int? in
         line.hasPrefix("commit ") ? Int(line.dropFirst("commit ".count)) : nil
       }
