@@ -43,6 +43,15 @@ public struct ServerConfiguration: Sendable {
   public var minimumGzipBytes: Int
   /// Where the access log goes.
   public var accessLog: AccessLogSink
+  /// The most answers the response cache holds (successful `GET` incident and flow
+  /// queries); 0 turns the cache off.
+  public var responseCacheEntries: Int
+  /// The most body bytes the response cache holds.
+  public var responseCacheBytes: Int
+  /// How long a cached answer is served while the data it was made from is unchanged,
+  /// seconds; bounds how late answers notice the clock (incidents ending, probes ageing out
+  /// of the aggregation window).
+  public var responseCacheMaxAgeSeconds: Double
 
   /// How many requests a client may make: a token bucket refilled at
   /// `requestsPerSecond` holding at most `burst` tokens.
@@ -71,7 +80,9 @@ public struct ServerConfiguration: Sendable {
     maxDecompressedBodyBytes: Int = 64 << 20, maxRequestTargetBytes: Int = 64 << 10,
     connectionMemoryBytes: Int = 128 << 10, connectionTimeoutSeconds: Int = 30,
     heartbeatIntervalSeconds: Double = 15, shutdownGracePeriodSeconds: Double = 10,
-    minimumGzipBytes: Int = 1024, accessLog: AccessLogSink = .standardError
+    minimumGzipBytes: Int = 1024, accessLog: AccessLogSink = .standardError,
+    responseCacheEntries: Int = 4096, responseCacheBytes: Int = 64 << 20,
+    responseCacheMaxAgeSeconds: Double = 1
   ) {
     self.host = host
     self.port = port
@@ -88,6 +99,9 @@ public struct ServerConfiguration: Sendable {
     self.shutdownGracePeriodSeconds = shutdownGracePeriodSeconds
     self.minimumGzipBytes = minimumGzipBytes
     self.accessLog = accessLog
+    self.responseCacheEntries = responseCacheEntries
+    self.responseCacheBytes = responseCacheBytes
+    self.responseCacheMaxAgeSeconds = responseCacheMaxAgeSeconds
   }
 
   /// Reads API keys from a file: one key per line; blank lines and lines starting with `#`
@@ -142,6 +156,12 @@ public struct ServerConfiguration: Sendable {
       else { throw fail("rate limit must have requestsPerSecond > 0 and burst >= 1") }
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
+    guard responseCacheEntries >= 0, responseCacheBytes >= 0 else {
+      throw fail("response cache bounds must be >= 0")
+    }
+    guard responseCacheMaxAgeSeconds >= 0, responseCacheMaxAgeSeconds.isFinite else {
+      throw fail("responseCacheMaxAgeSeconds must be >= 0")
+    }
   }
 }
 
