@@ -1,13 +1,14 @@
 import Foundation
 import Synchronization
+import Traffic
 
 /// The final answers of recent identical queries, so that a repeated query (what map clients
 /// and load generators do) costs a hash lookup instead of a query and an encoding.
 ///
 /// An entry is keyed by the route, the normalised query string (pairs sorted, the API key
 /// left out) and whether the client accepts gzip; it holds the final body and its
-/// `ETag`. It is used only while the engine's data version it was made from (the time the
-/// incidents last changed and, for flow, the time the flow data last changed) is current,
+/// `ETag`. It is used only while the engine's data version it was made from (the incident
+/// snapshot and, for flow, the time the flow data last changed) is current,
 /// and for at most `maxAgeSeconds`, because answers also depend on the clock (incidents that
 /// end, probes that leave the aggregation window).
 ///
@@ -25,10 +26,32 @@ final class ResponseCache: Sendable {
     var acceptsGzip: Bool
   }
 
-  /// The version of the engine's data an answer was made from.
-  struct Version: Hashable, Sendable {
+  /// The version of the engine's data an answer was made from: the incident snapshot (its
+  /// update time, its size and the identity of its incident array, which the version
+  /// retains so that the array's storage cannot be reused by a later snapshot) and the time
+  /// the flow data last changed.
+  struct Version: Equatable, Sendable {
     var incidentsUpdated: Date?
+    var incidentCount: Int
+    var incidents: [TrafficIncident]
     var flowUpdated: Date?
+
+    /// The version of `snapshot` and `flowUpdated`.
+    init(snapshot: IncidentIndex, flowUpdated: Date?) {
+      incidentsUpdated = snapshot.updatedAt
+      incidentCount = snapshot.count
+      incidents = snapshot.incidents
+      self.flowUpdated = flowUpdated
+    }
+
+    static func == (lhs: Version, rhs: Version) -> Bool {
+      guard lhs.incidentsUpdated == rhs.incidentsUpdated,
+        lhs.incidentCount == rhs.incidentCount, lhs.flowUpdated == rhs.flowUpdated
+      else { return false }
+      return lhs.incidents.withUnsafeBufferPointer { a in
+        rhs.incidents.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
+      }
+    }
   }
 
   /// A cached answer.
@@ -49,6 +72,9 @@ final class ResponseCache: Sendable {
 
   private struct State {
     var entries: [Key: Entry] = [:]
+    /// The version of the entries' data; entries of an older one are dropped, so that the
+    /// cache retains one generation of incident arrays only.
+    var version: Version?
     var bytes = 0
     var hits = 0
     var misses = 0
@@ -93,6 +119,11 @@ final class ResponseCache: Sendable {
   func store(_ entry: Entry, for key: Key) {
     guard isEnabled, entry.body.count <= maxBytes / 4 else { return }
     state.withLock { state in
+      if state.version != entry.version {
+        state.entries.removeAll(keepingCapacity: true)
+        state.bytes = 0
+        state.version = entry.version
+      }
       let replaced = state.entries.removeValue(forKey: key)
       state.bytes -= replaced?.body.count ?? 0
       if state.entries.count >= maxEntries || state.bytes + entry.body.count > maxBytes {

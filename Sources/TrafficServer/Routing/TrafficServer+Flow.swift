@@ -122,14 +122,16 @@ extension TrafficServer {
   }
 
   /// The probe format a `Content-Type` names; `nil` (detect from the content) for none,
-  /// `text/plain` or `application/octet-stream`.
+  /// `text/plain`, `application/octet-stream` or `application/x-www-form-urlencoded` (what
+  /// `curl --data-binary` and URLSession send unless told otherwise).
   static func probeFormat(_ contentType: String?) throws(TrafficQueryError) -> ProbeFormat? {
     guard let contentType else { return nil }
     let media = contentType.split(separator: ";").first.map {
       $0.trimmingCharacters(in: .whitespaces).lowercased()
     } ?? ""
     switch media {
-    case "", "text/plain", "application/octet-stream": return nil
+    case "", "text/plain", "application/octet-stream", "application/x-www-form-urlencoded":
+      return nil
     case "text/csv": return .csv
     case "application/x-ndjson", "application/ndjson", "application/jsonl",
       "application/x-jsonlines", "application/json":

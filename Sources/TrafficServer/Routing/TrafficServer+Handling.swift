@@ -73,8 +73,7 @@ extension TrafficServer {
       route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
       acceptsGzip: Self.acceptsGzip(request))
     let version = ResponseCache.Version(
-      incidentsUpdated: engine.lastUpdate,
-      flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
+      snapshot: engine.currentSnapshot, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
     let now = monotonicSeconds()
     guard let entry = responseCache.lookup(key, version: version, now: now) else {
       slot = CacheSlot(key: key, version: version, time: now)
