@@ -290,7 +290,8 @@ import Zlib
     ])
     let response = server.handle(
       ServerFixtures.post(
-        "/v1/route/traffic", "{\"route\": {\"polyline\": \"\(polyline)\"}, \"corridorHalfWidth\": 20}"))
+        "/v1/route/traffic",
+        "{\"route\": {\"polyline\": \"\(polyline)\"}, \"corridorHalfWidth\": 20}"))
     #expect(response.status == 200, "\(response.bodyText)")
     let body = try ServerFixtures.object(response.body)
     let incidents = try #require(body["incidents"] as? [[String: Any]])
@@ -317,18 +318,30 @@ import Zlib
     ("{\"route\": {}}", 400, "invalidParameter", "route"),
     ("{\"route\": {\"polyline\": \"!!\"}}", 400, "invalidParameter", "route.polyline"),
     ("{\"route\": {\"polyline\": \"x\", \"coordinates\": []}}", 400, "invalidParameter", "both"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}]}}", 400, "invalidParameter",
-     "2 points"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 99, \"lng\": 13}, {\"lat\": 52, \"lng\": 13}]}}",
-     400, "invalidParameter", "route.coordinates[0]"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": \"x\"}]}}", 400,
-     "invalidParameter", "route.coordinates[1]"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 40, \"lng\": 13}]}}",
-     400, "invalidGeometry", "route"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 52.1, \"lng\": 13}]},"
-     + " \"corridorHalfWidth\": -1}", 400, "invalidParameter", "corridorHalfWidth"),
-    ("{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 52.1, \"lng\": 13}]},"
-     + " \"corridorHalfWidth\": 1e9}", 400, "invalidParameter", "corridorHalfWidth"),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}]}}", 400, "invalidParameter",
+      "2 points"
+    ),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 99, \"lng\": 13}, {\"lat\": 52, \"lng\": 13}]}}",
+      400, "invalidParameter", "route.coordinates[0]"
+    ),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": \"x\"}]}}", 400,
+      "invalidParameter", "route.coordinates[1]"
+    ),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 40, \"lng\": 13}]}}",
+      400, "invalidGeometry", "route"
+    ),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 52.1, \"lng\": 13}]},"
+        + " \"corridorHalfWidth\": -1}", 400, "invalidParameter", "corridorHalfWidth"
+    ),
+    (
+      "{\"route\": {\"coordinates\": [{\"lat\": 52, \"lng\": 13}, {\"lat\": 52.1, \"lng\": 13}]},"
+        + " \"corridorHalfWidth\": 1e9}", 400, "invalidParameter", "corridorHalfWidth"
+    ),
   ])
   func badRoutesAreNamed(body: String, status: Int, code: String, mentions: String) throws {
     let server = try F.server()

@@ -80,7 +80,8 @@ import TrafficTestSupport
   @Test func mutatedAreasNeverTrap() {
     var generator = SeededGenerator(seed: 77)
     let areas = [
-      "circle:52.52,13.40;r=2000", "bbox:13.3,52.4,13.5,52.6", "corridor:BFoz5xJ67i1B1B7PzIhaxL7Y;r=100",
+      "circle:52.52,13.40;r=2000", "bbox:13.3,52.4,13.5,52.6",
+      "corridor:BFoz5xJ67i1B1B7PzIhaxL7Y;r=100",
     ]
     var accepted = 0
     for _ in 0..<3000 {

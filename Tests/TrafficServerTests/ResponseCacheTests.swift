@@ -31,10 +31,14 @@ import Traffic
     #expect(statistics.entries == 2)
     #expect(statistics.hits == 2)
     #expect(statistics.misses == 2)
+    let metrics = server.handle(ServerFixtures.get("/metrics")).bodyText
+    #expect(metrics.contains("traffic_response_cache_hits_total 2\n"))
+    #expect(metrics.contains("traffic_response_cache_misses_total 2\n"))
   }
 
   @Test func cachedAnswerHonoursIfNoneMatchAndGzip() throws {
-    let server = try ServerFixtures.server(ServerConfiguration(minimumGzipBytes: 1, accessLog: .none))
+    let server = try ServerFixtures.server(
+      ServerConfiguration(minimumGzipBytes: 1, accessLog: .none))
     let gzipHeaders: HTTPHeaders = ["Accept-Encoding": "gzip"]
     let plain = server.handle(ServerFixtures.get(Self.query))
     let compressed = server.handle(ServerFixtures.get(Self.query, headers: gzipHeaders))
@@ -139,4 +143,3 @@ import Traffic
     #expect(after["confidence"] as? Double ?? 0 > 0.7)
   }
 }
-

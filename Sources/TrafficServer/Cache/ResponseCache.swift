@@ -145,9 +145,20 @@ final class ResponseCache: Sendable {
   ///
   /// - Complexity: O(n log n) in the number of pairs.
   static func normalisedQuery(_ raw: Substring) -> String {
-    let pairs = raw.split(separator: "&", omittingEmptySubsequences: true)
-      .filter { !($0 == "apiKey" || $0.hasPrefix("apiKey=")) }
-    if pairs.count == 1 { return String(pairs[0]) }
-    return pairs.sorted().joined(separator: "&")
+    let ampersand = UInt8(ascii: "&")
+    guard raw.utf8.contains(ampersand) else {
+      return raw == "apiKey" || raw.utf8.starts(with: "apiKey=".utf8) ? "" : String(raw)
+    }
+    // Byte-wise splitting and ordering: the pairs are still percent-encoded ASCII.
+    var pairs: [Substring.UTF8View.SubSequence] = raw.utf8.split(separator: ampersand)
+    pairs.removeAll { $0.elementsEqual("apiKey".utf8) || $0.starts(with: "apiKey=".utf8) }
+    pairs.sort { $0.lexicographicallyPrecedes($1) }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(raw.utf8.count)
+    for (index, pair) in pairs.enumerated() {
+      if index > 0 { bytes.append(ampersand) }
+      bytes.append(contentsOf: pair)
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 }

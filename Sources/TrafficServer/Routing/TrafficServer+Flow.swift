@@ -37,7 +37,9 @@ extension TrafficServer {
   /// - Throws: `.httpError(409)` when the engine has no road network; `.badRequest` for an
   ///   empty body or a document of which nothing can be read; `.invalidParameter` for bad
   ///   query parameters.
-  func probes(query: QueryParameters, request: HTTPRequest) throws(TrafficQueryError)
+  func probes(
+    query: QueryParameters, request: HTTPRequest
+  ) throws(TrafficQueryError)
     -> HTTPResponse
   {
     guard engine.roadNetwork != nil else {
@@ -126,9 +128,10 @@ extension TrafficServer {
   /// `curl --data-binary` and URLSession send unless told otherwise).
   static func probeFormat(_ contentType: String?) throws(TrafficQueryError) -> ProbeFormat? {
     guard let contentType else { return nil }
-    let media = contentType.split(separator: ";").first.map {
-      $0.trimmingCharacters(in: .whitespaces).lowercased()
-    } ?? ""
+    let media =
+      contentType.split(separator: ";").first.map {
+        $0.trimmingCharacters(in: .whitespaces).lowercased()
+      } ?? ""
     switch media {
     case "", "text/plain", "application/octet-stream", "application/x-www-form-urlencoded":
       return nil

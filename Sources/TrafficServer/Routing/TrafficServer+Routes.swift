@@ -212,6 +212,16 @@ extension TrafficServer {
       text += "# TYPE traffic_incidents_updated_timestamp_seconds gauge\n"
       text += "traffic_incidents_updated_timestamp_seconds \(updated.timeIntervalSince1970)\n"
     }
+    let cache = responseCache.statistics
+    text += "# HELP traffic_response_cache_hits_total Queries answered from the response cache.\n"
+    text += "# TYPE traffic_response_cache_hits_total counter\n"
+    text += "traffic_response_cache_hits_total \(cache.hits)\n"
+    text += "# HELP traffic_response_cache_misses_total Cacheable queries computed afresh.\n"
+    text += "# TYPE traffic_response_cache_misses_total counter\n"
+    text += "traffic_response_cache_misses_total \(cache.misses)\n"
+    text += "# HELP traffic_response_cache_bytes Body bytes held by the response cache.\n"
+    text +=
+      "# TYPE traffic_response_cache_bytes gauge\ntraffic_response_cache_bytes \(cache.bytes)\n"
     text += "# HELP traffic_event_streams Open incident event streams.\n"
     text += "# TYPE traffic_event_streams gauge\ntraffic_event_streams \(openEventStreams)\n"
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
