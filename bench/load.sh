@@ -84,27 +84,48 @@ echo
 run() { # name url [extra wrk args...]
   local name="$1" url="$2"
   shift 2
-  wrk -t"$CORES" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url" > "$WORK/$name.txt"
+  local file="$WORK/run-$RANDOM.txt"
+  wrk -t"$CORES" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url" > "$file"
   local rps p50 p90 p99
-  rps=$(awk '/Requests\/sec/ {print $2}' "$WORK/$name.txt")
-  p50=$(awk '$1 == "50%" {print $2}' "$WORK/$name.txt")
-  p90=$(awk '$1 == "90%" {print $2}' "$WORK/$name.txt")
-  p99=$(awk '$1 == "99%" {print $2}' "$WORK/$name.txt")
+  rps=$(awk '/Requests\/sec/ {print $2}' "$file")
+  p50=$(awk '$1 == "50%" {print $2}' "$file")
+  p90=$(awk '$1 == "90%" {print $2}' "$file")
+  p99=$(awk '$1 == "99%" {print $2}' "$file")
   local errors
-  errors=$(awk '/Non-2xx|Socket errors/' "$WORK/$name.txt" | tr '\n' ' ')
-  printf "%-28s %12s req/s   p50 %-9s p90 %-9s p99 %-9s %s\n" "$name" "$rps" "$p50" "$p90" "$p99" "$errors" >&2
+  errors=$(awk '/Non-2xx|Socket errors/' "$file" | tr '\n' ' ')
+  printf "%-32s %12s req/s   p50 %-9s p90 %-9s p99 %-9s %s\n" "$name" "$rps" "$p50" "$p90" "$p99" "$errors" >&2
   echo "$rps"
 }
 
 SERVER_RPS=$(run "traffic-server (max)" "http://127.0.0.1:$SERVER_PORT$QUERY")
 NGINX_RPS=$(run "nginx static (max)" "http://127.0.0.1:$NGINX_PORT/static.json")
 
-# Half of the server's maximum rate: each connection waits so that all together send
-# SERVER_RPS / 2 requests per second.
-DELAY_MS=$(awk -v rps="$SERVER_RPS" -v c="$CONNECTIONS" 'BEGIN { printf "%d", c * 1000 / (rps / 2) }')
-cat > "$WORK/throttle.lua" <<LUA
-function delay() return $DELAY_MS end
+# Half of the server's maximum rate. wrk (not wrk2) can only pause each connection a whole
+# number of milliseconds before its next request; a pause of D ms on average is made of
+# floor(D) and floor(D) + 1 drawn at random. One short calibration run measures the latency
+# added to the pause (cycle = pause + latency, rate = connections / cycle), and the pause is
+# corrected once.
+HALF_CONNECTIONS="${HALF_CONNECTIONS:-$CONNECTIONS}"
+TARGET_RPS=$(awk -v rps="$SERVER_RPS" 'BEGIN { printf "%d", rps / 2 }')
+throttle() { # average pause in ms
+  cat > "$WORK/throttle.lua" <<LUA
+local base = math.floor($1)
+local fraction = $1 - base
+function delay()
+  if math.random() < fraction then return base + 1 end
+  return base
+end
 LUA
-run "traffic-server (half rate)" "http://127.0.0.1:$SERVER_PORT$QUERY" -s "$WORK/throttle.lua" > /dev/null
+}
+DELAY_MS=$(awk -v c="$HALF_CONNECTIONS" -v t="$TARGET_RPS" 'BEGIN { printf "%.3f", 1000 * c / t }')
+throttle "$DELAY_MS"
+wrk -t"$CORES" -c"$HALF_CONNECTIONS" -d3s -s "$WORK/throttle.lua" \
+  "http://127.0.0.1:$SERVER_PORT$QUERY" > "$WORK/calibration.txt"
+CALIBRATION_RPS=$(awk '/Requests\/sec/ {print $2}' "$WORK/calibration.txt")
+DELAY_MS=$(awk -v c="$HALF_CONNECTIONS" -v t="$TARGET_RPS" -v r="$CALIBRATION_RPS" -v d="$DELAY_MS" \
+  'BEGIN { x = 1000 * c / t - (1000 * c / r - d); if (x < 0) x = 0; printf "%.3f", x }')
+throttle "$DELAY_MS"
+CONNECTIONS="$HALF_CONNECTIONS" run "traffic-server (half: $TARGET_RPS/s)" \
+  "http://127.0.0.1:$SERVER_PORT$QUERY" -s "$WORK/throttle.lua" > /dev/null
 echo
 awk -v s="$SERVER_RPS" -v n="$NGINX_RPS" 'BEGIN { printf "traffic-server / nginx = %.0f %% of nginx requests per second\n", 100 * s / n }'

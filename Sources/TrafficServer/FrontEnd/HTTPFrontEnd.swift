@@ -15,6 +15,8 @@ final class HTTPFrontEnd: Sendable {
   private let boundPort = Atomic<Int>(0)
   let server: TrafficServer
   private let inFlightCount = Atomic<Int>(0)
+  /// Connections suspended while their request runs on an ingest queue.
+  private let suspendedCount = Atomic<Int>(0)
   private let streams = Mutex([ObjectIdentifier: EventStream]())
   private let quiescedSocket = Mutex<Int32>(-1)
   /// The retain of `self` handed to libmicrohttpd as the callbacks' context; released after
@@ -104,6 +106,11 @@ final class HTTPFrontEnd: Sendable {
     while !streams.withLock({ $0.isEmpty }), ContinuousClock.now < drain {
       Thread.sleep(forTimeInterval: 0.005)
     }
+    // libmicrohttpd must not stop with suspended connections: let ingest work finish.
+    let ingestDrain = ContinuousClock.now + .seconds(60)
+    while suspendedCount.load(ordering: .acquiring) > 0, ContinuousClock.now < ingestDrain {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
     MHD_stop_daemon(daemon)
     if listening >= 0 { close(listening) }
     let bits = selfBits.withLock { bits -> UInt in
@@ -159,12 +166,37 @@ final class HTTPFrontEnd: Sendable {
       }
       return TRAFFIC_MHD_YES
     }
-    guard !context.responded else { return TRAFFIC_MHD_YES }
+    if context.responded {
+      // Called again after a resume: the ingest queue's answer is ready.
+      guard let deferred = context.deferred, let response = deferred.take() else {
+        return TRAFFIC_MHD_YES
+      }
+      context.deferred = nil
+      return queue(response, on: connection)
+    }
     context.responded = true
     let request = HTTPRequest(
       method: context.method, target: context.target, headers: context.headers,
       body: Data(context.body), remoteAddress: context.remoteAddress)
     context.body = []
+    if let ingestQueue = server.ingestQueue(for: request) {
+      // Run the ingest off this thread; the connection sleeps until the answer is ready, and
+      // libmicrohttpd calls this handler again after the resume.
+      let deferred = DeferredResponse()
+      context.deferred = deferred
+      let connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+      suspendedCount.add(1, ordering: .relaxed)
+      MHD_suspend_connection(connection)
+      let server = self.server
+      ingestQueue.async { [self] in
+        deferred.put(server.handle(request))
+        if let connection = OpaquePointer(bitPattern: connectionBits) {
+          MHD_resume_connection(connection)
+        }
+        suspendedCount.subtract(1, ordering: .releasing)
+      }
+      return TRAFFIC_MHD_YES
+    }
     let response = server.handle(request)
     return queue(response, on: connection)
   }
@@ -243,9 +275,26 @@ final class RequestContext {
   var headers = HTTPHeaders()
   var body: [UInt8] = []
   var remoteAddress: String?
+  /// Set while the request runs on an ingest queue.
+  var deferred: DeferredResponse?
 
   init(target: String) {
     self.target = target
+  }
+}
+
+/// The answer to a request handled on an ingest queue, handed back to the connection's
+/// thread.
+final class DeferredResponse: Sendable {
+  private let slot = Mutex<HTTPResponse?>(nil)
+
+  func put(_ response: HTTPResponse) { slot.withLock { $0 = response } }
+
+  func take() -> HTTPResponse? {
+    slot.withLock { slot in
+      defer { slot = nil }
+      return slot
+    }
   }
 }
 

@@ -10,6 +10,9 @@ public struct HTTPResponse: Sendable {
   public var body: Data
   /// For `text/event-stream` responses, the stream that produces the body over time.
   package var eventStream: EventStream?
+  /// Whether `ETag`, `Vary` and compression are already applied (an answer from the
+  /// response cache).
+  var isPrepared = false
 
   /// Creates a response.
   ///

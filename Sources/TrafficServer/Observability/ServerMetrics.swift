@@ -14,6 +14,13 @@ final class ServerMetrics: Sendable {
     var bucketCounts = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count)
     var latencySum: Double = 0
     var latencyCount = 0
+
+    mutating func count(status: Int, bucket: Int?, seconds: Double) {
+      requestsByStatus[status, default: 0] += 1
+      if let bucket { bucketCounts[bucket] += 1 }
+      latencySum += seconds
+      latencyCount += 1
+    }
   }
 
   private let routes = Mutex([String: RouteStats]())
@@ -25,15 +32,10 @@ final class ServerMetrics: Sendable {
   ///   - status: The status answered.
   ///   - seconds: How long handling took.
   func record(route: String, status: Int, seconds: Double) {
+    let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 }
     routes.withLock { routes in
-      var stats = routes[route] ?? RouteStats()
-      stats.requestsByStatus[status, default: 0] += 1
-      if let bucket = Self.latencyBuckets.firstIndex(where: { seconds <= $0 }) {
-        stats.bucketCounts[bucket] += 1
-      }
-      stats.latencySum += seconds
-      stats.latencyCount += 1
-      routes[route] = stats
+      // Mutated in place: a copy out and back would copy the counters on every request.
+      routes[route, default: RouteStats()].count(status: status, bucket: bucket, seconds: seconds)
     }
   }
 

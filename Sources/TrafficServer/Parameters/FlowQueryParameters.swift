@@ -11,7 +11,17 @@ struct FlowQueryParameters {
   /// The largest jam factor to return, 0...10.
   var maxJamFactor: Double?
   /// The road classes to return, 1 (motorways) ... 5; empty for all.
-  var functionalClasses: [Int]
+  var functionalClasses: Set<Int>
+  /// Whether results carry their shape (`locationReferencing=shape`, the default) or not
+  /// (`none`).
+  var includeShape: Bool
+
+  /// The engine's options for these parameters.
+  var options: TrafficFlowQueryOptions {
+    TrafficFlowQueryOptions(
+      minJamFactor: minJamFactor, maxJamFactor: maxJamFactor,
+      functionalClasses: functionalClasses)
+  }
 
   /// Reads and checks the parameters of `GET`/`POST /v7/flow`.
   ///
@@ -21,6 +31,7 @@ struct FlowQueryParameters {
   init(_ parameters: QueryParameters, limits: TrafficQueryLimits) throws(TrafficQueryError) {
     area = try IncidentQueryParameters.area(parameters, limits: limits)
     try IncidentQueryParameters.checkCommon(parameters)
+    includeShape = try IncidentQueryParameters.includesShape(parameters)
     _ = try IncidentQueryParameters.language(parameters)
     minJamFactor = try Self.jamFactor("minJamFactor", parameters)
     maxJamFactor = try Self.jamFactor("maxJamFactor", parameters)
@@ -36,7 +47,7 @@ struct FlowQueryParameters {
           throw .invalidParameter(
             "functionalClasses item \"\(AreaParameter.excerpt(item))\" must be 1, 2, 3, 4 or 5")
         }
-        functionalClasses.append(value)
+        functionalClasses.insert(value)
       }
     }
   }

@@ -9,6 +9,9 @@ struct IncidentQueryParameters {
   var area: any GeoArea
   /// Filters, language, order and limit.
   var options: TrafficIncidentsQueryOptions
+  /// Whether results carry their shape (`locationReferencing=shape`, the default) or not
+  /// (`none`).
+  var includeShape: Bool
 
   /// Reads and checks the parameters of `GET`/`POST /v7/incidents`.
   ///
@@ -21,6 +24,7 @@ struct IncidentQueryParameters {
     area = try Self.area(parameters, limits: limits)
     var options = TrafficIncidentsQueryOptions()
     try Self.checkCommon(parameters)
+    includeShape = try Self.includesShape(parameters)
     options.languageCode = try Self.language(parameters)
     if let names = try parameters.list("criticality", error: TrafficQueryError.invalidParameter) {
       options.impactFilter = try names.map { name throws(TrafficQueryError) in
@@ -110,6 +114,18 @@ struct IncidentQueryParameters {
         throw .invalidParameter("units \"\(AreaParameter.excerpt(units))\" is unknown; use metric")
       }
     }
+  }
+
+  /// Whether answers carry shapes: `locationReferencing` absent or naming `shape`; `false`
+  /// when it names only `none` (v7 then leaves `location.shape` out).
+  ///
+  /// - Throws: `TrafficQueryError.invalidParameter` as ``checkCommon(_:)``.
+  static func includesShape(_ parameters: QueryParameters) throws(TrafficQueryError) -> Bool {
+    guard
+      let references = try parameters.list(
+        "locationReferencing", error: TrafficQueryError.invalidParameter)
+    else { return true }
+    return references.contains("shape")
   }
 
   /// The `lang` parameter.

@@ -21,14 +21,16 @@ struct QueryParameters: Sendable {
   /// - Complexity: O(n) in the length of the query.
   static func parse(_ raw: Substring) throws(TrafficQueryError) -> QueryParameters {
     var pairs: [(name: String, value: String)] = []
-    for piece in raw.split(separator: "&", omittingEmptySubsequences: true) {
+    // Split on the bytes: `&` and `=` are ASCII, and byte offsets are valid indices of
+    // `raw` at those positions.
+    for piece in raw.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
       let rawName: Substring
       let rawValue: Substring
-      if let equals = piece.firstIndex(of: "=") {
-        rawName = piece[..<equals]
-        rawValue = piece[piece.index(after: equals)...]
+      if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
+        rawName = Substring(piece[..<equals])
+        rawValue = Substring(piece[piece.index(after: equals)...])
       } else {
-        rawName = piece
+        rawName = Substring(piece)
         rawValue = ""
       }
       guard let name = percentDecoded(rawName) else {

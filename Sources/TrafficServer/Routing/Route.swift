@@ -9,6 +9,8 @@ enum Route: Equatable {
   case flow
   case feeds
   case feedPush(rawFormat: Substring)
+  case probes
+  case routeTraffic
 
   /// The route of a raw path, or `nil` when none matches.
   init?(rawPath: Substring) {
@@ -20,6 +22,8 @@ enum Route: Equatable {
     case "/v7/incidents/stream": self = .incidentStream
     case "/v7/flow": self = .flow
     case "/v1/feeds": self = .feeds
+    case "/v1/probes": self = .probes
+    case "/v1/route/traffic": self = .routeTraffic
     default:
       if rawPath.hasPrefix("/v7/incidents/") {
         self = .incidentLookup(rawId: rawPath.dropFirst("/v7/incidents/".count))
@@ -43,6 +47,8 @@ enum Route: Equatable {
     case .flow: return "/v7/flow"
     case .feeds: return "/v1/feeds"
     case .feedPush: return "/v1/feeds/{format}"
+    case .probes: return "/v1/probes"
+    case .routeTraffic: return "/v1/route/traffic"
     }
   }
 
@@ -50,8 +56,16 @@ enum Route: Equatable {
   var allowedMethods: [String] {
     switch self {
     case .incidents, .flow: return ["GET", "HEAD", "POST"]
-    case .feedPush: return ["POST"]
+    case .feedPush, .probes, .routeTraffic: return ["POST"]
     default: return ["GET", "HEAD"]
+    }
+  }
+
+  /// Whether successful `GET` answers of the route may be served from the response cache.
+  var isCacheable: Bool {
+    switch self {
+    case .incidents, .flow: return true
+    default: return false
     }
   }
 

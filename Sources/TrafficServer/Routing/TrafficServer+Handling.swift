@@ -17,11 +17,26 @@ extension TrafficServer {
     let started = ContinuousClock.now
     let correlationId = nextCorrelationId()
     let route = Route(rawPath: request.rawPath)
+    var cacheSlot: CacheSlot?
     var response: HTTPResponse
     do {
-      response = try respond(to: request, route: route)
+      response = try respond(to: request, route: route, cacheSlot: &cacheSlot)
     } catch {
       response = errorResponse(error)
+    }
+    if !response.isPrepared {
+      response = prepare(response, for: request)
+      if let cacheSlot, response.status == 200, response.eventStream == nil,
+        let etag = response.headers["ETag"]
+      {
+        responseCache.store(
+          ResponseCache.Entry(
+            body: response.body, etag: etag,
+            contentType: response.headers["Content-Type"] ?? "application/json",
+            isCompressed: response.headers["Content-Encoding"] != nil,
+            version: cacheSlot.version, createdAt: cacheSlot.time),
+          for: cacheSlot.key)
+      }
     }
     response = finish(response, for: request, correlationId: correlationId)
     let elapsed = started.duration(to: .now).components
@@ -37,9 +52,46 @@ extension TrafficServer {
     return response
   }
 
+  /// Where a cacheable answer goes once made: the key, and the data version and time read
+  /// before the answer was computed (so that a change during the computation makes the
+  /// entry stale at once).
+  struct CacheSlot {
+    var key: ResponseCache.Key
+    var version: ResponseCache.Version
+    var time: Double
+  }
+
+  /// The cached answer to a `GET` of a cacheable route, or `nil` with `slot` set to where
+  /// the fresh answer is to be stored.
+  private func cachedAnswer(
+    _ request: HTTPRequest, route: Route, slot: inout CacheSlot?
+  ) -> HTTPResponse? {
+    guard route.isCacheable, request.method == "GET" || request.method == "HEAD",
+      responseCache.isEnabled
+    else { return nil }
+    let key = ResponseCache.Key(
+      route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
+      acceptsGzip: Self.acceptsGzip(request))
+    let version = ResponseCache.Version(
+      snapshot: engine.currentSnapshot, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
+    let now = monotonicSeconds()
+    guard let entry = responseCache.lookup(key, version: version, now: now) else {
+      slot = CacheSlot(key: key, version: version, time: now)
+      return nil
+    }
+    var response = HTTPResponse(
+      status: 200, headers: ["Content-Type": entry.contentType], body: entry.body)
+    response.headers.add("Cache-Control", "no-cache")
+    response.headers.add("ETag", entry.etag)
+    response.headers.add("Vary", "Accept-Encoding")
+    if entry.isCompressed { response.headers.add("Content-Encoding", "gzip") }
+    response.isPrepared = true
+    return response
+  }
+
   /// The route's answer before the finishing touches; throws the errors that become 4xx.
   private func respond(
-    to request: HTTPRequest, route: Route?
+    to request: HTTPRequest, route: Route?, cacheSlot: inout CacheSlot?
   ) throws(TrafficQueryError)
     -> HTTPResponse
   {
@@ -84,6 +136,7 @@ extension TrafficServer {
       throw .httpError(
         status: 413, "the body is larger than the limit of \(configuration.maxBodyBytes) bytes")
     }
+    if let cached = cachedAnswer(request, route: route, slot: &cacheSlot) { return cached }
     switch route {
     case .index: return indexPage()
     case .health: return health()
@@ -97,6 +150,10 @@ extension TrafficServer {
     case .feeds: return feedList()
     case .feedPush(let rawFormat):
       return try feedPush(rawFormat: rawFormat, query: query, request: try decoded(request))
+    case .probes:
+      return try probes(query: query, request: try decoded(request))
+    case .routeTraffic:
+      return try routeTraffic(try decoded(request))
     }
   }
 
@@ -170,8 +227,26 @@ extension TrafficServer {
     return response
   }
 
-  /// Adds the correlation id, CORS headers, `ETag` (answering `If-None-Match` with 304) and
-  /// gzip.
+  /// Adds `ETag` and `Vary` to a successful answer and compresses it as the request allows:
+  /// what the response cache keeps.
+  private func prepare(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+    guard response.eventStream == nil, response.status == 200, !response.body.isEmpty else {
+      return response
+    }
+    var response = response
+    let gzip = response.body.count >= configuration.minimumGzipBytes && Self.acceptsGzip(request)
+    let tag = "\"" + Self.fingerprint(response.body) + (gzip ? "-gz\"" : "\"")
+    response.headers.add("ETag", tag)
+    response.headers.add("Vary", "Accept-Encoding")
+    if gzip {
+      response.body = Gzip.compress(response.body, level: 5)
+      response.headers.add("Content-Encoding", "gzip")
+    }
+    return response
+  }
+
+  /// Adds the correlation id and CORS headers, and answers a matching `If-None-Match` with
+  /// 304.
   private func finish(
     _ response: HTTPResponse, for request: HTTPRequest, correlationId: String
   ) -> HTTPResponse {
@@ -187,23 +262,17 @@ extension TrafficServer {
         response.body = response.body.dropLast(2) + Data("\(correlationId)\"}".utf8)
       }
     }
-    guard response.eventStream == nil, response.status == 200, !response.body.isEmpty else {
-      return response
-    }
-    let gzip = response.body.count >= configuration.minimumGzipBytes && Self.acceptsGzip(request)
-    let tag = "\"" + Self.fingerprint(response.body) + (gzip ? "-gz\"" : "\"")
-    response.headers.add("ETag", tag)
-    response.headers.add("Vary", "Accept-Encoding")
-    if let condition = request.headers["If-None-Match"], Self.matches(condition, tag: tag) {
+    if response.status == 200, let tag = response.headers["ETag"],
+      let condition = request.headers["If-None-Match"], Self.matches(condition, tag: tag)
+    {
       var notModified = HTTPResponse(status: 304)
-      for field in response.headers where !field.name.caseInsensitiveEquals("Content-Type") {
+      for field in response.headers
+      where !field.name.caseInsensitiveEquals("Content-Type")
+        && !field.name.caseInsensitiveEquals("Content-Encoding")
+      {
         notModified.headers.add(field.name, field.value)
       }
       return notModified
-    }
-    if gzip {
-      response.body = Gzip.compress(response.body, level: 5)
-      response.headers.add("Content-Encoding", "gzip")
     }
     return response
   }

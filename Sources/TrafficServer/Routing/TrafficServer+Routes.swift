@@ -15,7 +15,9 @@ extension TrafficServer {
     let results = try Self.incidents(
       in: engine, inside: parameters.area, options: parameters.options)
     var response = HTTPResponse.json(
-      V7IncidentWire.encode(results, sourceUpdated: sourceUpdated))
+      parameters.includeShape
+        ? V7IncidentWire.encode(results, sourceUpdated: sourceUpdated)
+        : ShapelessIncidents.encode(results, sourceUpdated: sourceUpdated))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
@@ -48,7 +50,10 @@ extension TrafficServer {
     let language = try IncidentQueryParameters.language(query)
     let incident = try engine.incident(
       originalId: id, options: TrafficIncidentLookupOptions(languageCode: language))
-    var response = HTTPResponse.json(V7IncidentWire.encodeLookup(incident))
+    let includeShape = try IncidentQueryParameters.includesShape(query)
+    var response = HTTPResponse.json(
+      includeShape
+        ? V7IncidentWire.encodeLookup(incident) : ShapelessIncidents.encodeLookup(incident))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
@@ -70,14 +75,6 @@ extension TrafficServer {
     response.eventStream = EventStream(
       engine: engine, area: area, heartbeatSeconds: configuration.heartbeatIntervalSeconds,
       language: language)
-    return response
-  }
-
-  /// `GET`/`POST /v7/flow`: validated, and empty until the flow store exists.
-  func flow(_ query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
-    _ = try FlowQueryParameters(query, limits: engine.limits)
-    var response = HTTPResponse.json(Data("{\"sourceUpdated\":null,\"results\":[]}".utf8))
-    response.headers.add("Cache-Control", "no-cache")
     return response
   }
 
@@ -215,6 +212,16 @@ extension TrafficServer {
       text += "# TYPE traffic_incidents_updated_timestamp_seconds gauge\n"
       text += "traffic_incidents_updated_timestamp_seconds \(updated.timeIntervalSince1970)\n"
     }
+    let cache = responseCache.statistics
+    text += "# HELP traffic_response_cache_hits_total Queries answered from the response cache.\n"
+    text += "# TYPE traffic_response_cache_hits_total counter\n"
+    text += "traffic_response_cache_hits_total \(cache.hits)\n"
+    text += "# HELP traffic_response_cache_misses_total Cacheable queries computed afresh.\n"
+    text += "# TYPE traffic_response_cache_misses_total counter\n"
+    text += "traffic_response_cache_misses_total \(cache.misses)\n"
+    text += "# HELP traffic_response_cache_bytes Body bytes held by the response cache.\n"
+    text +=
+      "# TYPE traffic_response_cache_bytes gauge\ntraffic_response_cache_bytes \(cache.bytes)\n"
     text += "# HELP traffic_event_streams Open incident event streams.\n"
     text += "# TYPE traffic_event_streams gauge\ntraffic_event_streams \(openEventStreams)\n"
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
@@ -285,7 +292,11 @@ extension TrafficServer {
         <code>limit</code></li>
       <li><code>GET /v7/incidents/{originalId}</code></li>
       <li><code>GET /v7/incidents/stream?in=...</code> (Server-Sent Events)</li>
-      <li><code>GET|POST /v7/flow?in=...</code></li>
+      <li><code>GET|POST /v7/flow?in=...</code>; <code>minJamFactor</code>,
+        <code>maxJamFactor</code>, <code>functionalClasses</code>,
+        <code>locationReferencing=shape|none</code></li>
+      <li><code>POST /v1/probes</code> (CSV, NDJSON or SUMO FCD XML)</li>
+      <li><code>POST /v1/route/traffic</code> <code>{"route": {"polyline": ...}}</code></li>
       <li><code>POST /v1/feeds/{datex2|wzdx|open511|waze|here-v7|tomtom}</code>,
         <code>GET /v1/feeds</code></li>
       <li><code>GET /healthz</code>, <code>GET /metrics</code></li>

@@ -18,6 +18,11 @@ public final class TrafficServer: Sendable {
   let metrics = ServerMetrics()
   let feeds: FeedIngest
   let rateLimiter: RateLimiter?
+  let responseCache: ResponseCache
+  /// Feed pushes run one after another here, off the socket layer's threads.
+  let feedQueue = DispatchQueue(label: "traffic.server.feeds", qos: .utility)
+  /// Probe batches run one after another here, off the socket layer's threads.
+  let probeQueue = DispatchQueue(label: "traffic.server.probes", qos: .utility)
   private let correlationPrefix: String
   private let correlationCounter = Atomic<Int>(0)
   private let frontEnd = Mutex<HTTPFrontEnd?>(nil)
@@ -39,6 +44,9 @@ public final class TrafficServer: Sendable {
     self.configuration = configuration
     feeds = FeedIngest(engine: engine)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    responseCache = ResponseCache(
+      maxEntries: configuration.responseCacheEntries, maxBytes: configuration.responseCacheBytes,
+      maxAgeSeconds: configuration.responseCacheMaxAgeSeconds)
     correlationPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
   }
 
@@ -93,6 +101,20 @@ public final class TrafficServer: Sendable {
   }
 
   // MARK: Bookkeeping for the socket layer
+
+  /// The serial queue a request's work runs on, off the socket layer's threads: feed pushes
+  /// and probe batches each on their own, so that slow ingestion never occupies the threads
+  /// that answer queries; `nil` for everything else.
+  func ingestQueue(for request: HTTPRequest) -> DispatchQueue? {
+    guard request.method == "POST", let route = Route(rawPath: request.rawPath) else {
+      return nil
+    }
+    switch route {
+    case .feedPush: return feedQueue
+    case .probes: return probeQueue
+    default: return nil
+    }
+  }
 
   /// The number of event streams open now.
   var openEventStreams: Int { openStreams.load(ordering: .relaxed) }

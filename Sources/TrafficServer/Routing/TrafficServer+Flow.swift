@@ -1,0 +1,234 @@
+import Foundation
+import Geo
+import Traffic
+
+extension TrafficServer {
+  /// `GET`/`POST /v7/flow`: the flow on the road segments meeting `in`, as v7's
+  /// `currentFlow` results; an engine without a road network answers no results.
+  func flow(_ query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
+    let parameters = try FlowQueryParameters(query, limits: engine.limits)
+    let sourceUpdated = engine.flowLastUpdate
+    let flows = try Self.flows(in: engine, inside: parameters.area, options: parameters.options)
+    var response = HTTPResponse.json(
+      V7FlowWire.encode(
+        flows, sourceUpdated: sourceUpdated, includeShape: parameters.includeShape))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+
+  /// The engine's flow query on an area of any of the three kinds.
+  private static func flows(
+    in engine: TrafficEngine, inside area: any GeoArea, options: TrafficFlowQueryOptions
+  ) throws(TrafficQueryError) -> [TrafficFlow] {
+    if let circle = area as? GeoCircle { return try engine.flow(inside: circle, options: options) }
+    if let box = area as? GeoBox { return try engine.flow(inside: box, options: options) }
+    if let corridor = area as? GeoCorridor {
+      return try engine.flow(inside: corridor, options: options)
+    }
+    throw .invalidIn("unsupported area; use a circle, a box or a corridor")
+  }
+
+  /// `POST /v1/probes`: vehicle probes (CSV, NDJSON or SUMO FCD XML) into the flow pipeline.
+  ///
+  /// The format comes from `Content-Type` (`text/csv`, `application/x-ndjson`,
+  /// `application/xml`), else from the content. Query parameters: `flush=true` decides every
+  /// pending matched position at once (the end of a recorded trace); `simulationStart`
+  /// (RFC 3339) dates second 0 of SUMO FCD times.
+  /// - Throws: `.httpError(409)` when the engine has no road network; `.badRequest` for an
+  ///   empty body or a document of which nothing can be read; `.invalidParameter` for bad
+  ///   query parameters.
+  func probes(
+    query: QueryParameters, request: HTTPRequest
+  ) throws(TrafficQueryError)
+    -> HTTPResponse
+  {
+    guard engine.roadNetwork != nil else {
+      throw .httpError(
+        status: 409,
+        "this server has no road network, so probes cannot be matched; start it with "
+          + "--network FILE (OpenStreetMap or SUMO)")
+    }
+    let flush = try Self.flag("flush", query)
+    var decoder = ProbeDecoder(now: Date())
+    if let text = try query.single("simulationStart", error: TrafficQueryError.invalidParameter) {
+      guard let date = RFC3339.parse(text) else {
+        throw .invalidParameter(
+          "simulationStart \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 date-time")
+      }
+      decoder.simulationStart = date
+    }
+    guard !request.body.isEmpty else {
+      throw .badRequest("the body is empty; send probes as CSV, NDJSON or SUMO FCD XML")
+    }
+    let format = try Self.probeFormat(request.headers["Content-Type"])
+    let batch: ProbeBatch
+    do {
+      batch = try decoder.decode(request.body, format: format)
+    } catch {
+      throw .badRequest("the probes cannot be read: \(error)")
+    }
+    let rejected = batch.rejectedCount
+    if batch.acceptedCount == 0, rejected > 0,
+      batch.rejectedCounts[.unparseable] == rejected
+    {
+      let first = batch.rejections.first.map { " (line \($0.line): \($0.detail))" } ?? ""
+      throw .badRequest("none of the \(rejected) probe rows can be read\(first)")
+    }
+    var report = engine.ingest(probes: batch.probes)
+    if flush { report.decided += engine.flushProbes() }
+
+    var writer = JSONWriter(capacity: 512)
+    writer.raw("{\"accepted\":")
+    writer.integer(batch.acceptedCount)
+    writer.raw(",\"rejected\":")
+    writer.integer(rejected)
+    writer.raw(",\"reasons\":{")
+    let reasons: [(String, ProbeRejectionReason)] = [
+      ("unparseable", .unparseable), ("outOfRange", .outOfRange), ("future", .timeInFuture),
+      ("duplicate", .duplicate),
+    ]
+    for (index, (name, reason)) in reasons.enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.string(name)
+      writer.byte(UInt8(ascii: ":"))
+      writer.integer(batch.rejectedCounts[reason] ?? 0)
+    }
+    writer.raw("},\"matched\":")
+    writer.integer(report.accepted)
+    writer.raw(",\"unmatched\":")
+    writer.integer(report.unmatched)
+    writer.raw(",\"stationary\":")
+    writer.integer(report.skippedStationary)
+    writer.raw(",\"outOfOrder\":")
+    writer.integer(report.outOfOrder)
+    writer.raw(",\"decided\":")
+    writer.integer(report.decided)
+    writer.raw(",\"vehicles\":")
+    writer.integer(report.vehicles)
+    writer.raw(",\"rejections\":[")
+    for (index, rejection) in batch.rejections.prefix(20).enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.raw("{\"line\":")
+      writer.integer(rejection.line)
+      writer.raw(",\"reason\":")
+      writer.string(
+        reasons.first { $0.1 == rejection.reason }?.0 ?? rejection.reason.rawValue)
+      writer.raw(",\"detail\":")
+      writer.string(rejection.detail)
+      writer.byte(UInt8(ascii: "}"))
+    }
+    writer.raw("]}")
+    var response = HTTPResponse.json(Data(writer.bytes))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// The probe format a `Content-Type` names; `nil` (detect from the content) for none,
+  /// `text/plain`, `application/octet-stream` or `application/x-www-form-urlencoded` (what
+  /// `curl --data-binary` and URLSession send unless told otherwise).
+  static func probeFormat(_ contentType: String?) throws(TrafficQueryError) -> ProbeFormat? {
+    guard let contentType else { return nil }
+    let media =
+      contentType.split(separator: ";").first.map {
+        $0.trimmingCharacters(in: .whitespaces).lowercased()
+      } ?? ""
+    switch media {
+    case "", "text/plain", "application/octet-stream", "application/x-www-form-urlencoded":
+      return nil
+    case "text/csv": return .csv
+    case "application/x-ndjson", "application/ndjson", "application/jsonl",
+      "application/x-jsonlines", "application/json":
+      return .ndjson
+    case "application/xml", "text/xml": return .sumoFCD
+    default:
+      throw .httpError(
+        status: 415,
+        "Content-Type \(AreaParameter.excerpt(media)) is not a probe format; use text/csv, "
+          + "application/x-ndjson or application/xml (SUMO FCD)")
+    }
+  }
+
+  /// A Boolean query parameter: `true`/`false`/`1`/`0`, absent is `false`.
+  static func flag(_ name: String, _ query: QueryParameters) throws(TrafficQueryError) -> Bool {
+    guard let text = try query.single(name, error: TrafficQueryError.invalidParameter) else {
+      return false
+    }
+    switch text {
+    case "true", "1", "": return true
+    case "false", "0": return false
+    default:
+      throw .invalidParameter("\(name) \"\(AreaParameter.excerpt(text))\" must be true or false")
+    }
+  }
+
+  /// `POST /v1/route/traffic`: the traffic along a route — spans with speeds, jam factors
+  /// and delays, the incidents on it with their offsets, and the total delay.
+  func routeTraffic(_ request: HTTPRequest) throws(TrafficQueryError) -> HTTPResponse {
+    let parameters = try RouteTrafficParameters(request.body, limits: engine.limits)
+    let result = try engine.trafficOnRoute(
+      parameters.route, corridorHalfWidthInMeters: parameters.corridorHalfWidthInMeters)
+    var response = HTTPResponse.json(
+      Self.encode(result, sourceUpdated: engine.flowLastUpdate ?? engine.lastUpdate))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// The JSON of a ``TrafficOnRoute``: speeds in m/s, lengths and offsets in meters,
+  /// durations and delays in seconds (`delay` `null` on a closed span).
+  static func encode(_ result: TrafficOnRoute, sourceUpdated: Date?) -> Data {
+    var w = JSONWriter(capacity: 256 + result.spans.count * 200 + result.incidents.count * 800)
+    w.raw("{\"sourceUpdated\":")
+    if let sourceUpdated { w.date(sourceUpdated) } else { w.null() }
+    w.raw(",\"length\":")
+    w.number(result.lengthInMeters, decimals: 1)
+    w.raw(",\"baseDuration\":")
+    w.number(result.baseDurationInSeconds, decimals: 1)
+    w.raw(",\"trafficDuration\":")
+    w.number(result.trafficDurationInSeconds, decimals: 1)
+    w.raw(",\"totalDelay\":")
+    w.number(result.totalDelayInSeconds, decimals: 1)
+    w.raw(",\"blocked\":")
+    w.bool(result.isBlocked)
+    w.raw(",\"spans\":[")
+    for (index, span) in result.spans.enumerated() {
+      if index > 0 { w.byte(UInt8(ascii: ",")) }
+      w.raw("{\"offset\":")
+      w.number(span.offsetInMeters, decimals: 1)
+      w.raw(",\"length\":")
+      w.number(span.lengthInMeters, decimals: 1)
+      w.raw(",\"baseSpeed\":")
+      w.number(span.baseSpeedInMetersPerSecond, decimals: 2)
+      w.raw(",\"trafficSpeed\":")
+      w.number(span.trafficSpeedInMetersPerSecond, decimals: 2)
+      w.raw(",\"jamFactor\":")
+      w.number(span.jamFactor, decimals: 1)
+      w.raw(",\"delay\":")
+      if let delay = span.delayInSeconds { w.number(delay, decimals: 1) } else { w.null() }
+      w.raw(",\"confidence\":")
+      w.number(span.confidence, decimals: 2)
+      w.raw(",\"traversability\":")
+      w.string(span.traversability.rawValue)
+      w.raw(",\"segmentId\":")
+      w.integer(span.segmentID)
+      if let name = span.roadName {
+        w.raw(",\"description\":")
+        w.string(name)
+      }
+      w.byte(UInt8(ascii: "}"))
+    }
+    w.raw("],\"incidents\":[")
+    var bytes = w.bytes
+    for (index, item) in result.incidents.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      var head = JSONWriter(capacity: 32)
+      head.raw("{\"offset\":")
+      head.number(item.offsetInMeters, decimals: 1)
+      head.raw(",\"incident\":")
+      bytes += head.bytes
+      bytes += V7IncidentWire.encodeLookup(item.incident)
+      bytes.append(UInt8(ascii: "}"))
+    }
+    bytes += Array("]}".utf8)
+    return Data(bytes)
+  }
+}
