@@ -30,7 +30,7 @@ extension TrafficEngine {
     }
   }
 
-  private func run<Result: Sendable>(
+  func run<Result: Sendable>(
     _ completion: @escaping @Sendable (TrafficQueryError?, Result?) -> Void,
     _ work: @escaping @Sendable () async throws(TrafficQueryError) -> Result
   ) -> TaskHandle {

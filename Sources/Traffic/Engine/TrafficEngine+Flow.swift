@@ -24,6 +24,11 @@ extension TrafficEngine {
     queryOptions: TrafficFlowQueryOptions = TrafficFlowQueryOptions()
   ) async throws(TrafficQueryError) -> [TrafficFlow] {
     guard !Task.isCancelled else { throw .operationCancelled }
+    if let remote {
+      try limits.check(area)
+      try queryOptions.validate()
+      return try await remote.flow(inside: area, options: queryOptions)
+    }
     return try flow(inside: area, options: queryOptions)
   }
 
@@ -38,22 +43,9 @@ extension TrafficEngine {
     queryOptions: TrafficFlowQueryOptions = TrafficFlowQueryOptions(),
     completion: @escaping @Sendable (TrafficQueryError?, [TrafficFlow]?) -> Void
   ) -> TaskHandle {
-    let handle = TaskHandle(onCancel: { completion(.operationCancelled, nil) })
-    handle.attach(
-      Task.detached {
-        let outcome: Result<[TrafficFlow], TrafficQueryError>
-        do throws(TrafficQueryError) {
-          outcome = .success(try self.flow(inside: area, options: queryOptions))
-        } catch {
-          outcome = .failure(error)
-        }
-        guard handle.finish() else { return }
-        switch outcome {
-        case .success(let value): completion(nil, value)
-        case .failure(let error): completion(error, nil)
-        }
-      })
-    return handle
+    run(completion) { () async throws(TrafficQueryError) in
+      try await self.queryForFlow(inside: area, queryOptions: queryOptions)
+    }
   }
 
   /// `queryForFlow` without the async wrapper (the HTTP server calls this).

@@ -73,6 +73,9 @@ public final class TrafficEngine: Sendable {
     snapshot = Mutex(IncidentIndex(incidents))
   }
 
+  /// The engine's current time (its clock; tests fix it).
+  package var now: Date { clock() }
+
   /// The snapshot queries read now.
   package var currentSnapshot: IncidentIndex { snapshot.withLock { $0 } }
 

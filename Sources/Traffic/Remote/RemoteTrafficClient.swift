@@ -231,3 +231,24 @@ extension RemoteTrafficClient {
       incident: incident, distanceInMeters: TrafficEngine.distance(from: point, to: incident))
   }
 }
+
+extension RemoteTrafficClient {
+  /// Flow in an area from `GET /v7/flow`.
+  func flow(inside area: some GeoArea, options: TrafficFlowQueryOptions)
+    async throws(TrafficQueryError) -> [TrafficFlow]
+  {
+    var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
+    if let minimum = options.minJamFactor { parameters.append(("minJamFactor", "\(minimum)")) }
+    if let maximum = options.maxJamFactor { parameters.append(("maxJamFactor", "\(maximum)")) }
+    if !options.functionalClasses.isEmpty {
+      parameters.append(
+        ("functionalClasses", options.functionalClasses.sorted().map(String.init).joined(separator: ",")))
+    }
+    let data = try await send(path: "/v7/flow", parameters: parameters)
+    do {
+      return try V7FlowWire.decode(data).flows
+    } catch {
+      throw .failedToRetrieveResult("the server's flow list cannot be read: \(error)")
+    }
+  }
+}
