@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
+    .library(name: "TrafficMap", targets: ["TrafficMap"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -23,6 +24,7 @@ let package = Package(
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CCairo", path: "Sources/CCairo", providers: [.apt(["libcairo2-dev"])]),
 
     // Libraries, from the bottom up.
     .target(name: "Geo", swiftSettings: invariantChecks),
@@ -37,6 +39,7 @@ let package = Package(
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
     .target(
       name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+    .target(name: "TrafficMap", dependencies: ["Traffic", "CCairo"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
@@ -49,6 +52,8 @@ let package = Package(
       path: "bench/traffic-load-server"),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
+    .executableTarget(
+      name: "map-traffic", dependencies: ["Traffic", "TrafficMap"], path: "Examples/MapTraffic"),
 
     // Test support and tests.
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
@@ -83,7 +88,11 @@ let package = Package(
     .testTarget(
       name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
     .testTarget(name: "TrafficCLITests", dependencies: ["traffic", "TrafficTestSupport"]),
-    .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
+    .testTarget(
+      name: "TrafficMapTests", dependencies: ["TrafficMap", "TrafficTestSupport"],
+      exclude: ["Golden"]),
+    .testTarget(
+      name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),
   ],
   swiftLanguageModes: [.v6]
 )
