@@ -6,7 +6,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
-RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev
+RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev
 TEST_PACKAGES := $(RUN_PACKAGES) sumo libpq-dev postgresql postgresql-15-postgis-3
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl
 VECTOR_PACKAGES := python3 python3-geographiclib

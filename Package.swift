@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
+    .library(name: "TrafficMap", targets: ["TrafficMap"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -25,6 +26,7 @@ let package = Package(
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CCairo", path: "Sources/CCairo", providers: [.apt(["libcairo2-dev"])]),
 
     // Libraries, from the bottom up.
     .target(name: "Geo", swiftSettings: invariantChecks),
@@ -40,6 +42,7 @@ let package = Package(
     .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+    .target(name: "TrafficMap", dependencies: ["Traffic", "CCairo"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
@@ -54,6 +57,8 @@ let package = Package(
       path: "bench/traffic-load-server"),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
+    .executableTarget(
+      name: "map-traffic", dependencies: ["Traffic", "TrafficMap"], path: "Examples/MapTraffic"),
 
     // Test support and tests.
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
@@ -97,7 +102,11 @@ let package = Package(
     .testTarget(
       name: "TrafficCLITests",
       dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficTestSupport"]),
-    .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
+    .testTarget(
+      name: "TrafficMapTests", dependencies: ["TrafficMap", "TrafficTestSupport"],
+      exclude: ["Golden"]),
+    .testTarget(
+      name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),
   ],
   swiftLanguageModes: [.v6]
 )
