@@ -49,6 +49,7 @@ let package = Package(
       name: "traffic",
       dependencies: [
         "Geo", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds", "TrafficServer",
+        "TrafficMap",
       ]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
@@ -101,7 +102,7 @@ let package = Package(
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
     .testTarget(
       name: "TrafficCLITests",
-      dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficTestSupport"]),
+      dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficSQLite", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficMapTests", dependencies: ["TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),

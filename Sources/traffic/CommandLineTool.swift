@@ -21,6 +21,7 @@ enum CommandLineTool {
       WithinCommand.name: WithinCommand.self, ImportCommand.name: ImportCommand.self,
       IncidentsCommand.name: IncidentsCommand.self, LookupCommand.name: LookupCommand.self,
       NearestCommand.name: NearestCommand.self, ServeCommand.name: ServeCommand.self,
+      RenderCommand.name: RenderCommand.self, PickCommand.name: PickCommand.self,
     ]
   }
 

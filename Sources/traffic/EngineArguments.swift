@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 import TrafficSQLite
 
@@ -20,7 +21,11 @@ enum EngineArguments {
   ///
   /// - Throws: `UsageError` when the store cannot be opened (a bad path, not a traffic
   ///   database), since that is the user's input.
-  static func open(_ arguments: inout ArgumentList) throws(UsageError) -> TrafficEngine {
+  static func open(
+    _ arguments: inout ArgumentList, network: RoadNetwork? = nil
+  )
+    throws(UsageError) -> TrafficEngine
+  {
     let key = try arguments.option("--api-key")
     if let server = try arguments.option("--server") {
       if try arguments.option("--db") != nil {
@@ -36,7 +41,7 @@ enum EngineArguments {
     guard key == nil else { throw UsageError("--api-key needs --server") }
     let path = try databasePath(from: &arguments)
     do {
-      return try TrafficEngine(databasePath: path)
+      return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)
     } catch {
       throw UsageError("\(path): \(error)")
     }

@@ -1,0 +1,151 @@
+import Foundation
+import Traffic
+import TrafficMap
+
+/// The view options `render` and `pick` share.
+enum ViewArguments {
+  static let usage = """
+      --center LAT,LNG      the view's center
+      --zoom Z              zoom level 0...22
+      --size WxH            pixels (default 800x600)
+      --features F,...      flow, incidents (default both)
+      --flow-mode M         with-free-flow (default) | without-free-flow
+      --network FILE        a road network to draw and compute flow on (.osm, .pbf, .net.xml)
+    """
+
+  /// A view with a loaded scene and the features the arguments enable.
+  static func view(_ arguments: inout ArgumentList) async throws -> MapView {
+    guard let centerText = try arguments.option("--center") else {
+      throw UsageError("--center LAT,LNG is required")
+    }
+    let center = try AreaArgument.coordinates(centerText, option: "--center")
+    guard let zoomText = try arguments.option("--zoom") else {
+      throw UsageError("--zoom Z is required")
+    }
+    guard let zoom = Double(zoomText), (0...22).contains(zoom) else {
+      throw UsageError("--zoom expects 0...22, got '\(zoomText)'")
+    }
+    var size = Size2D(width: 800, height: 600)
+    if let text = try arguments.option("--size") {
+      let parts = text.lowercased().split(separator: "x")
+      guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+        (1...8192).contains(width), (1...8192).contains(height)
+      else { throw UsageError("--size expects WxH within 1...8192, got '\(text)'") }
+      size = Size2D(width: Double(width), height: Double(height))
+    }
+    let featureText = try arguments.option("--features") ?? "flow,incidents"
+    let features = featureText.split(separator: ",").map(String.init)
+    guard !features.isEmpty, features.allSatisfy({ $0 == "flow" || $0 == "incidents" }) else {
+      throw UsageError("--features expects flow and/or incidents, got '\(featureText)'")
+    }
+    let mode: MapFeatureModes
+    switch try arguments.option("--flow-mode") ?? "with-free-flow" {
+    case "with-free-flow": mode = .trafficFlowWithFreeFlow
+    case "without-free-flow": mode = .trafficFlowWithoutFreeFlow
+    case let other:
+      throw UsageError("--flow-mode expects with-free-flow or without-free-flow, got '\(other)'")
+    }
+    let network = try arguments.option("--network").map { file throws(UsageError) in
+      try NetworkArguments.load(file)
+    }
+    let engine = try EngineArguments.open(&arguments, network: network)
+    let view = try MapView(size: size, engine: engine)
+    view.camera.lookAt(point: center, zoom: MapMeasure(kind: .zoomLevel, value: zoom))
+    try await view.mapScene.loadScene(mapScheme: .normalDay)
+    var enabled: [MapFeatures: MapFeatureModes] = [:]
+    if features.contains("flow") { enabled[.trafficFlow] = mode }
+    if features.contains("incidents") { enabled[.trafficIncidents] = .defaultMode }
+    try view.mapScene.enableFeatures(enabled)
+    return view
+  }
+}
+
+/// `traffic render`: a picture of the map with the traffic layers.
+enum RenderCommand: Subcommand {
+  static let name = "render"
+  static let summary = "Render a map image with flow and incidents to a PNG file"
+  static let help = """
+    Usage: traffic render --center LAT,LNG --zoom Z [--size WxH] [--features flow,incidents]
+                          [--flow-mode with-free-flow|without-free-flow] [--network FILE]
+                          [--db PATH] -o FILE.png
+
+    Options:
+    \(ViewArguments.usage)
+    \(EngineArguments.usage)
+      -o FILE.png           where to write the picture
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    guard let output = try arguments.option("-o") ?? arguments.option("--output") else {
+      throw UsageError("-o FILE.png is required")
+    }
+    let view = try await ViewArguments.view(&arguments)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help render")
+    }
+    let png = try view.renderImage()
+    do { try png.write(to: URL(fileURLWithPath: output)) } catch {
+      throw UsageError("cannot write \(output): \(error.localizedDescription)")
+    }
+    console.print(
+      "wrote \(output) (\(Int(view.size.width))x\(Int(view.size.height)), \(png.count) bytes)")
+  }
+}
+
+/// `traffic pick`: what a tap on the map hits.
+enum PickCommand: Subcommand {
+  static let name = "pick"
+  static let summary = "The incidents under a point (or rectangle) of a map view"
+  static let help = """
+    Usage: traffic pick --center LAT,LNG --zoom Z --size WxH --at X,Y [--rect W,H]
+                        [--features flow,incidents] [--network FILE] [--db PATH] [--json]
+
+    Options:
+    \(ViewArguments.usage)
+      --at X,Y              the tap, pixels from the view's top-left corner
+      --rect W,H            a rectangle from X,Y instead of a 1x1 tap
+    \(EngineArguments.usage)
+      --json                the picked incidents as JSON
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    guard let at = try arguments.option("--at") else { throw UsageError("--at X,Y is required") }
+    let point = try AreaArgument.parseNumbers(at, count: 2, option: "--at")
+    var rectangle = Size2D(width: 1, height: 1)
+    if let rect = try arguments.option("--rect") {
+      let size = try AreaArgument.parseNumbers(rect, count: 2, option: "--rect")
+      guard size[0] > 0, size[1] > 0 else { throw UsageError("--rect expects positive W,H") }
+      rectangle = Size2D(width: size[0], height: size[1])
+    }
+    let json = arguments.flag("--json")
+    let view = try await ViewArguments.view(&arguments)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help pick")
+    }
+    let result = await view.pickMapContent(
+      inside: Rectangle2D(origin: Point2D(x: point[0], y: point[1]), size: rectangle))
+    if json {
+      let items = result.trafficIncidents.map { picked -> [String: Any] in
+        [
+          "originalId": picked.originalId, "type": picked.type.rawValue,
+          "impact": picked.impact.rawValue,
+          "lat": picked.coordinates.latitude, "lng": picked.coordinates.longitude,
+        ]
+      }
+      let data = try JSONSerialization.data(
+        withJSONObject: ["trafficIncidents": items], options: [.sortedKeys])
+      console.print(String(decoding: data, as: UTF8.self))
+      return
+    }
+    console.print(
+      result.trafficIncidents.count == 1
+        ? "1 incident" : "\(result.trafficIncidents.count) incidents")
+    for picked in result.trafficIncidents {
+      console.print(
+        "[\(picked.type.rawValue), \(IncidentOutput.impactName(picked.impact))] \(picked.originalId) at "
+          + "\(picked.coordinates.latitude),\(picked.coordinates.longitude)")
+    }
+  }
+}
