@@ -91,7 +91,8 @@ import Traffic
     #expect(
       try store.incidentIds(intersecting: GeoBox(west: 0, south: 0, east: 3, north: 3)) == ["c"])
     // Opening again migrates nothing more.
-    #expect(try SQLiteTrafficStore(path: path).schemaVersion() == 2)
+    #expect(
+      try SQLiteTrafficStore(path: path).schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
   }
 
   @Test func aReadOnlyStoreDoesNotUpgradeAnOldFile() throws {

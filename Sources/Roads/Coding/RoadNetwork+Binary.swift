@@ -51,17 +51,24 @@ extension RoadNetwork {
   ///
   /// - Parameter elementsPerChunk: the most nodes or segments in one chunk (at least 1).
   /// - Returns: the chunks, to be given back to ``init(binaryChunks:name:)`` in this order.
-  /// - Complexity: O(n + s·v) for n nodes and s segments of v vertices.
+  /// - Complexity: O(n + s·v) for n nodes and s segments of v vertices, chunks encoded on
+  ///   all cores.
   public func binaryChunks(elementsPerChunk: Int = 32_768) -> [Data] {
     let size = max(1, elementsPerChunk)
-    var chunks: [Data] = []
+    var jobs: [(kind: ChunkKind, range: Range<Int>)] = []
     for start in stride(from: 0, to: nodes.count, by: size) {
-      chunks.append(encodeNodes(start..<min(nodes.count, start + size)))
+      jobs.append((.nodes, start..<min(nodes.count, start + size)))
     }
     for start in stride(from: 0, to: segments.count, by: size) {
-      chunks.append(encodeSegments(start..<min(segments.count, start + size)))
+      jobs.append((.segments, start..<min(segments.count, start + size)))
     }
-    return chunks
+    let chunks = Mutex([Data](repeating: Data(), count: jobs.count))
+    DispatchQueue.concurrentPerform(iterations: jobs.count) { [jobs] k in
+      let job = jobs[k]
+      let chunk = job.kind == .nodes ? encodeNodes(job.range) : encodeSegments(job.range)
+      chunks.withLock { $0[k] = chunk }
+    }
+    return chunks.withLock { $0 }
   }
 
   /// Strings of one chunk, each stored once.
@@ -276,7 +283,9 @@ extension RoadNetwork {
         var lanes: Int?
         if flags & SegmentFlag.lanes != 0 {
           let value = try reader.signedVarint()
-          guard abs(value) < 1 << 31 else { throw reader.failure("lane count \(value)") }
+          guard value > -(1 << 31), value < 1 << 31 else {
+            throw reader.failure("lane count \(value)")
+          }
           lanes = Int(value)
         }
         let opposite =
