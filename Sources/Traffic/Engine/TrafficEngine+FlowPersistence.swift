@@ -1,6 +1,13 @@
 import Foundation
 
 extension TrafficEngine {
+  /// The flow state as it would be saved now, or `nil` without a network.
+  ///
+  /// - Complexity: O(a·c) for a segments holding c contributions each.
+  package func persistedFlow() -> FlowState.Persisted? {
+    flowState?.persisted(now: clock(), incidents: currentSnapshot)
+  }
+
   /// Saves the flow state to the store, when the engine has a network and its store keeps
   /// flow (`FlowPersistence`).
   ///
