@@ -10,6 +10,8 @@ enum SQLiteValue {
   case text(String)
   /// UTF-8 text held as bytes (JSON bodies), bound without a round trip through `String`.
   case utf8(Data)
+  /// Bytes stored as a BLOB (the road network's chunks, flow state).
+  case blob(Data)
 }
 
 /// One open SQLite database handle with its cache of prepared statements.
@@ -97,6 +99,16 @@ final class SQLiteConnection {
           return base.map {
             traffic_sqlite3_bind_text_transient(statement, index, $0, Int32(raw.count))
           } ?? traffic_sqlite3_bind_text_transient(statement, index, "", 0)
+        }
+      case .blob(let bytes):
+        guard bytes.count <= Int(Int32.max) else {
+          throw .operationFailed("a value of \(bytes.count) bytes is too large for \(path)")
+        }
+        code = bytes.withUnsafeBytes { raw in
+          // An empty buffer has no address, and a null pointer would bind NULL.
+          raw.baseAddress.map {
+            traffic_sqlite3_bind_blob_transient(statement, index, $0, Int32(raw.count))
+          } ?? sqlite3_bind_zeroblob(statement, index, 0)
         }
       }
       guard code == SQLITE_OK else { throw failure(code, doing: "binding \"\(sql)\"") }
@@ -199,6 +211,13 @@ struct SQLiteRow {
     guard let bytes = sqlite3_column_text(statement, column) else { return "" }
     let count = Int(sqlite3_column_bytes(statement, column))
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+
+  /// The column's bytes (text or blob) copied into an array.
+  func bytes(_ column: Int32) -> [UInt8] {
+    guard let bytes = sqlite3_column_blob(statement, column) else { return [] }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return [UInt8](UnsafeRawBufferPointer(start: bytes, count: count))
   }
 
   /// The column's bytes (text or blob) copied out.

@@ -11,13 +11,16 @@ import Traffic
 ///   `incident_versions` (every version, oldest first) and `feed_state`.
 /// - Version 2: `incident_rtree`, an R*Tree over incident bounding boxes (filled from the
 ///   stored bodies on upgrade), `incidents.box_count`, and an index on `end_time` for purges.
+/// - Version 3: the road network (`road_network`, `road_network_chunks`, `segment_rtree`)
+///   and the flow state (`flow_state`, `flow_segments`, `flow_latest`); see
+///   `SQLiteTrafficStore+Network.swift` and `SQLiteTrafficStore+Flow.swift`.
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.
   static let applicationID: Int64 = 0x5452_4146
 
   /// The newest schema version this build knows.
-  static let latestVersion: Int64 = 2
+  static let latestVersion: Int64 = 3
 
   /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
   private static func migration(
@@ -31,6 +34,8 @@ enum SQLiteSchema {
     case 2:
       try connection.execute(script: version2)
       try fillBoundingBoxes(connection)
+    case 3:
+      try connection.execute(script: version3)
     default:
       throw .incompatibleSchema("no migration to schema version \(target)")
     }
@@ -78,6 +83,53 @@ enum SQLiteSchema {
     CREATE VIRTUAL TABLE incident_rtree USING rtree(
       entry, min_lng, max_lng, min_lat, max_lat, +west, +south, +east, +north
     );
+    """
+
+  /// The road network and the flow state.
+  ///
+  /// - `road_network`: one row describing the stored network; `road_network_chunks` its
+  ///   binary chunks (`RoadNetwork.binaryChunks`) in order. Chunks keep each row small and
+  ///   decode in parallel.
+  /// - `segment_rtree`: segment bounding boxes; entry `2 × segment id + k` for the k-th box
+  ///   of a segment (two when it crosses the antimeridian).
+  /// - `flow_state`: one row (when flow was saved) with the state's header;
+  ///   `flow_segments` one binary row per segment holding aggregates or a feed observation
+  ///   (`FlowStateCoder`); `flow_latest` the latest published flow per segment in plain
+  ///   columns, for readers of the file.
+  static let version3 = """
+    CREATE TABLE road_network (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      node_count INTEGER NOT NULL,
+      segment_count INTEGER NOT NULL,
+      chunk_count INTEGER NOT NULL,
+      saved_at REAL NOT NULL
+    ) STRICT;
+    CREATE TABLE road_network_chunks (
+      chunk INTEGER PRIMARY KEY,
+      data BLOB NOT NULL
+    ) STRICT;
+    CREATE VIRTUAL TABLE segment_rtree USING rtree(entry, min_lng, max_lng, min_lat, max_lat);
+    CREATE TABLE flow_state (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      saved_at REAL NOT NULL,
+      segment_count INTEGER NOT NULL,
+      header BLOB NOT NULL
+    ) STRICT;
+    CREATE TABLE flow_segments (
+      segment_id INTEGER PRIMARY KEY,
+      state BLOB NOT NULL
+    ) STRICT;
+    CREATE TABLE flow_latest (
+      segment_id INTEGER PRIMARY KEY,
+      speed REAL NOT NULL,
+      speed_uncapped REAL NOT NULL,
+      free_flow REAL NOT NULL,
+      jam_factor REAL NOT NULL,
+      confidence REAL NOT NULL,
+      traversability TEXT NOT NULL,
+      jam_tendency TEXT,
+      updated_at REAL NOT NULL
+    ) STRICT;
     """
 
   /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).

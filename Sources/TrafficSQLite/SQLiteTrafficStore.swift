@@ -45,6 +45,8 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// How the file was opened.
   public let access: Access
   private let connection: Mutex<SQLiteConnection>
+  /// What was last written of the flow state; only touched under `connection`'s lock.
+  let flowWrites = Mutex(FlowWrites())
 
   /// The file used when none is given: `$TRAFFIC_DB` when set and not empty, else
   /// `./traffic.sqlite` in the current directory.
@@ -300,7 +302,7 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses
   /// them too — the file is opened `SQLITE_OPEN_READONLY` — but would accept a transaction
   /// that happens to change nothing.)
-  private func checkWritable() throws(TrafficStoreError) {
+  func checkWritable() throws(TrafficStoreError) {
     guard access == .readWrite else {
       throw .operationFailed("cannot write to \(path): the store is open read-only")
     }

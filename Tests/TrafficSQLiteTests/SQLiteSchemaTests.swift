@@ -91,7 +91,8 @@ import Traffic
     #expect(
       try store.incidentIds(intersecting: GeoBox(west: 0, south: 0, east: 3, north: 3)) == ["c"])
     // Opening again migrates nothing more.
-    #expect(try SQLiteTrafficStore(path: path).schemaVersion() == 2)
+    #expect(
+      try SQLiteTrafficStore(path: path).schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
   }
 
   @Test func aReadOnlyStoreDoesNotUpgradeAnOldFile() throws {
@@ -105,5 +106,53 @@ import Traffic
       return detail.contains("read-only")
     }
     #expect(try SQLiteScript.texts("PRAGMA user_version", inFileAt: path) == ["1"])
+  }
+
+  /// The version-2 additions as released, frozen here like `version1`.
+  static let version2 = """
+    ALTER TABLE incidents ADD COLUMN box_count INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX incidents_by_end_time ON incidents(end_time);
+    CREATE VIRTUAL TABLE incident_rtree USING rtree(
+      entry, min_lng, max_lng, min_lat, max_lat, +west, +south, +east, +north
+    );
+    PRAGMA user_version = 2;
+    """
+
+  @Test func aVersion2FileIsUpgradedToHoldANetworkAndFlowKeepingItsIncidents() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("v2.sqlite")
+    let encoder = JSONEncoder()
+    let a1 = try Self.incident("a", version: 1, latitude: 47.1, longitude: 9.5)
+    let a2 = try Self.incident("a", version: 2, latitude: 47.2, longitude: 9.5)
+    let (bodyA1, bodyA2) = (
+      Self.sqlText(try encoder.encode(a1)), Self.sqlText(try encoder.encode(a2))
+    )
+    try SQLiteScript.run(
+      Self.version1.replacingOccurrences(of: "PRAGMA user_version = 1;", with: "")
+        + Self.version2 + """
+          INSERT INTO incidents VALUES
+            (1, 'a', 'a-v2', 'roadClosure', 'critical', NULL, NULL, \(bodyA2), 1);
+          INSERT INTO incident_versions VALUES (1, 1, 'a-v1', \(bodyA1)), (1, 2, 'a-v2', \(bodyA2));
+          INSERT INTO incident_rtree VALUES (16, 9.5, 9.51, 47.2, 47.21, 9.5, 47.2, 9.51, 47.21);
+          INSERT INTO feed_state (name, url, etag) VALUES ('vaduz', 'https://example.org/v', '"1"');
+          """, inFileAt: path)
+    #expect(try SQLiteScript.texts("PRAGMA user_version", inFileAt: path) == ["2"])
+
+    let store = try SQLiteTrafficStore(path: path)
+    #expect(try store.schemaVersion() == 3)
+    #expect(try store.integrityCheck() == ["ok"])
+    #expect(try store.currentIncidents() == [a2])
+    #expect(try store.history(ofOriginalId: "a") == [a1, a2])
+    #expect(try store.feedState(named: "vaduz")?.etag == "\"1\"")
+    #expect(
+      try store.incidentIds(intersecting: GeoBox(west: 9.4, south: 47.1, east: 9.6, north: 47.3))
+        == ["a"])
+    // What version 3 added works beside the old rows.
+    #expect(try store.loadNetwork() == nil)
+    #expect(try store.loadFlow() == nil)
+    let network = try NetworkFixtures.grid(size: 2)
+    try store.saveNetwork(network)
+    #expect(try SQLiteTrafficStore(path: path).loadNetwork()?.segments == network.segments)
+    #expect(try store.currentIncidents() == [a2])
   }
 }

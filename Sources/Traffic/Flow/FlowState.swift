@@ -7,8 +7,11 @@ import Synchronization
 package final class FlowState: Sendable {
   /// Segment geometry, indexed once.
   package let index: FlowIndex
-  private let pipeline: Mutex<FlowPipeline>
-  private let published = Mutex(FlowSnapshot())
+  /// Internal (not private) so that `FlowState+Persistence.swift` can save and restore it.
+  let pipeline: Mutex<FlowPipeline>
+  let published = Mutex(FlowSnapshot())
+  /// When the state was last saved to the store (see `FlowState+Persistence.swift`).
+  let lastPersisted = Mutex<Date?>(nil)
 
   /// Creates the flow state of a network with the default configuration.
   package init(network: RoadNetwork) {

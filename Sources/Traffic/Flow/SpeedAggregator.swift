@@ -48,10 +48,11 @@ struct SpeedAggregator: Sendable {
 
   let network: RoadNetwork
   var configuration: FlowConfiguration
-  private(set) var segments: [Int: SegmentState] = [:]
+  /// Settable from `FlowState+Persistence.swift`, which restores it.
+  var segments: [Int: SegmentState] = [:]
   private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
-  /// The latest time of any contribution.
-  private(set) var latestTime: Date?
+  /// The latest time of any contribution (settable for restoring).
+  var latestTime: Date?
 
   init(network: RoadNetwork, configuration: FlowConfiguration) {
     self.network = network

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Reads what ``BinaryWriter`` wrote, checking every length and value against the bytes
+/// left, so that damaged or foreign input throws instead of trapping or allocating wildly.
+package struct BinaryReader: Sendable {
+  private let bytes: [UInt8]
+  /// The offset of the next byte to read.
+  package private(set) var offset: Int = 0
+  /// What the bytes are, for error messages ("segment chunk 3 of /tmp/traffic.sqlite").
+  package let name: String
+
+  /// Creates a reader over `data`.
+  ///
+  /// - Parameters:
+  ///   - data: the bytes.
+  ///   - name: what the bytes are, for error messages.
+  package init(_ data: Data, name: String) {
+    bytes = [UInt8](data)
+    self.name = name
+  }
+
+  /// Creates a reader over bytes.
+  package init(bytes: [UInt8], name: String) {
+    self.bytes = bytes
+    self.name = name
+  }
+
+  /// Whether every byte has been read.
+  package var isAtEnd: Bool { offset >= bytes.count }
+
+  /// The bytes not read yet.
+  package var remaining: Int { bytes.count - offset }
+
+  /// An error naming the input and the offset where reading failed.
+  package func failure(_ reason: String) -> RoadsError {
+    .malformed(file: name, position: "byte \(offset)", reason: reason)
+  }
+
+  /// Reads one byte.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` at the end of the input.
+  package mutating func byte() throws(RoadsError) -> UInt8 {
+    guard offset < bytes.count else { throw failure("unexpected end of data") }
+    defer { offset += 1 }
+    return bytes[offset]
+  }
+
+  /// Reads an unsigned LEB128 varint.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it is truncated or longer
+  ///   than 64 bits.
+  package mutating func varint() throws(RoadsError) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      let next = try byte()
+      guard shift < 64, shift < 63 || next & 0x7E == 0 else {
+        throw failure("varint longer than 64 bits")
+      }
+      result |= UInt64(next & 0x7F) << shift
+      if next & 0x80 == 0 { return result }
+      shift += 7
+    }
+  }
+
+  /// Reads a zigzag varint.
+  ///
+  /// - Throws: as ``varint()``.
+  package mutating func signedVarint() throws(RoadsError) -> Int64 {
+    let value = try varint()
+    return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+  }
+
+  /// Reads a non-negative integer of at most `limit`.
+  ///
+  /// - Parameters:
+  ///   - limit: the largest acceptable value.
+  ///   - what: what the number is, for the error message.
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it exceeds `limit`.
+  package mutating func integer(atMost limit: Int, _ what: String) throws(RoadsError) -> Int {
+    let value = try varint()
+    guard limit >= 0, value <= UInt64(limit) else {
+      throw failure("\(what) \(value) exceeds \(limit)")
+    }
+    return Int(value)
+  }
+
+  /// Reads a count of items that each take at least `bytesPerItem` bytes, checked against
+  /// the bytes left (so that a damaged count cannot make the caller reserve gigabytes).
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when the items cannot fit.
+  package mutating func count(
+    bytesPerItem: Int, _ what: String
+  ) throws(RoadsError) -> Int {
+    let value = try varint()
+    guard value <= UInt64(remaining / max(bytesPerItem, 1)) else {
+      throw failure("\(value) \(what) cannot fit in the \(remaining) bytes left")
+    }
+    return Int(value)
+  }
+
+  /// Reads a double from its 8-byte little-endian bit pattern.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` at the end of the input.
+  package mutating func double() throws(RoadsError) -> Double {
+    guard remaining >= 8 else { throw failure("unexpected end of data in a number") }
+    var bits: UInt64 = 0
+    for k in 0..<8 { bits |= UInt64(bytes[offset + k]) << (8 * UInt64(k)) }
+    offset += 8
+    return Double(bitPattern: bits)
+  }
+
+  /// Reads a finite double.
+  ///
+  /// - Parameter what: what the number is, for the error message.
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` for NaN or an infinity.
+  package mutating func finiteDouble(_ what: String) throws(RoadsError) -> Double {
+    let value = try double()
+    guard value.isFinite else { throw failure("\(what) \(value) is not a finite number") }
+    return value
+  }
+
+  /// Reads a string written by ``BinaryWriter/string(_:)``.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it is truncated or not
+  ///   UTF-8.
+  package mutating func string() throws(RoadsError) -> String {
+    let length = try count(bytesPerItem: 1, "string bytes")
+    let slice = bytes[offset..<offset + length]
+    guard let text = String(validating: slice, as: UTF8.self) else {
+      throw failure("a string is not valid UTF-8")
+    }
+    offset += length
+    return text
+  }
+
+  /// Reads `count` raw bytes.
+  ///
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when fewer are left.
+  package mutating func raw(_ count: Int) throws(RoadsError) -> ArraySlice<UInt8> {
+    guard count >= 0, count <= remaining else { throw failure("unexpected end of data") }
+    defer { offset += count }
+    return bytes[offset..<offset + count]
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Appends values to a byte buffer in the compact little-endian encoding that
+/// ``BinaryReader`` reads: LEB128 varints (zigzag for signed values), IEEE 754 doubles as
+/// their 8-byte bit pattern (so every value, `-0.0` and NaN payloads included, round-trips
+/// exactly), and strings as a varint byte count followed by UTF-8.
+///
+/// Used for the stored road network and flow state, where JSON would be several times
+/// larger and slower to read back.
+package struct BinaryWriter: Sendable {
+  /// The bytes written so far.
+  package private(set) var bytes: [UInt8] = []
+
+  /// Creates an empty writer, reserving room for `capacity` bytes.
+  package init(capacity: Int = 0) {
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// The bytes written so far, as `Data`.
+  package var data: Data { Data(bytes) }
+
+  /// Appends one byte.
+  package mutating func byte(_ value: UInt8) {
+    bytes.append(value)
+  }
+
+  /// Appends raw bytes as they are.
+  package mutating func raw(_ values: some Sequence<UInt8>) {
+    bytes.append(contentsOf: values)
+  }
+
+  /// Appends an unsigned LEB128 varint (1 byte below 128, at most 10 bytes).
+  package mutating func varint(_ value: UInt64) {
+    var rest = value
+    while rest >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+      rest >>= 7
+    }
+    bytes.append(UInt8(rest))
+  }
+
+  /// Appends a non-negative `Int` as a varint; a negative value is written as its
+  /// two's-complement bit pattern, which a reader expecting a count rejects as too large.
+  package mutating func count(_ value: Int) {
+    varint(UInt64(bitPattern: Int64(value)))
+  }
+
+  /// Appends a signed value as a zigzag varint (small magnitudes of either sign are short).
+  package mutating func signedVarint(_ value: Int64) {
+    varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+  }
+
+  /// Appends the 8-byte little-endian bit pattern of a double.
+  package mutating func double(_ value: Double) {
+    var bits = value.bitPattern
+    for _ in 0..<8 {
+      bytes.append(UInt8(truncatingIfNeeded: bits))
+      bits >>= 8
+    }
+  }
+
+  /// Appends a string: its UTF-8 byte count as a varint, then the bytes.
+  package mutating func string(_ value: String) {
+    var value = value
+    value.withUTF8 { utf8 in
+      count(utf8.count)
+      bytes.append(contentsOf: utf8)
+    }
+  }
+}

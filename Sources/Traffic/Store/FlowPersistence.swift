@@ -1,0 +1,31 @@
+import Foundation
+import Roads
+
+/// A store that also keeps the road network and the flow state, so that an engine restarts
+/// with the network it had and without losing the current flow picture.
+///
+/// Implemented by the SQLite store. The engine checks for it with `store as? any
+/// FlowPersistence` (see `TrafficEngine.saveFlow()` and `restoreFlow()`); a store without
+/// it simply starts flow empty.
+package protocol FlowPersistence: Sendable {
+  /// Replaces the stored road network (and drops the stored flow state, whose segment ids
+  /// belonged to the old one), atomically.
+  ///
+  /// - Throws: `TrafficStoreError`; the store keeps what it had then.
+  func saveNetwork(_ network: RoadNetwork) throws(TrafficStoreError)
+
+  /// The stored road network, or `nil` when none was saved.
+  ///
+  /// - Throws: `TrafficStoreError` when it cannot be read or is damaged.
+  func loadNetwork() throws(TrafficStoreError) -> RoadNetwork?
+
+  /// Replaces the stored flow state, atomically.
+  ///
+  /// - Throws: `TrafficStoreError`; the store keeps the previous state then.
+  func saveFlow(_ state: FlowState.Persisted) throws(TrafficStoreError)
+
+  /// The stored flow state, or `nil` when none was saved (or the network was replaced since).
+  ///
+  /// - Throws: `TrafficStoreError` when it cannot be read or is damaged.
+  func loadFlow() throws(TrafficStoreError) -> FlowState.Persisted?
+}

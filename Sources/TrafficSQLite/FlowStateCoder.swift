@@ -1,0 +1,198 @@
+import Foundation
+import Roads
+import Traffic
+
+/// The binary rows of a stored flow state (`flow_state.header`, `flow_segments.state`).
+///
+/// Dates are stored as the bit pattern of their seconds since 2001 (Foundation's own
+/// representation), so they round-trip exactly; doubles as their bit patterns. Layout
+/// (varints and strings as `BinaryWriter` writes them):
+///
+/// ```
+/// header:  version 1 | saved at | segment count | bucket seconds | has latest (0/1) | [latest]
+/// segment: version 1 | parts (1 aggregates, 2 observation)
+///          aggregates: vehicle count, vehicle ids | contribution count,
+///                      (time, vehicle #, meters, seconds)… | bucket count,
+///                      (zigzag index, meters, seconds)… | has last closed, [zigzag bucket]
+///                      | history count, speeds… | options (1 learned, 2 p95) | [learned] [p95]
+///          observation: time | options (1 speed, 2 jam, 4 free flow) | [values]
+/// ```
+enum FlowStateCoder {
+  static let version: UInt8 = 1
+
+  /// The header of `state`: everything but its segments, observations and latest flow.
+  static func header(_ state: FlowState.Persisted) -> Data {
+    var writer = BinaryWriter(capacity: 40)
+    writer.byte(version)
+    writer.double(state.savedAt.timeIntervalSinceReferenceDate)
+    writer.count(state.segmentCount)
+    writer.double(state.historyBucketInSeconds)
+    writer.byte(state.latestProbeTime == nil ? 0 : 1)
+    if let time = state.latestProbeTime { writer.double(time.timeIntervalSinceReferenceDate) }
+    return writer.data
+  }
+
+  /// The fields of a header.
+  struct Header {
+    var savedAt: Date
+    var segmentCount: Int
+    var historyBucketInSeconds: Double
+    var latestProbeTime: Date?
+  }
+
+  /// Reads a header.
+  ///
+  /// - Throws: `RoadsError.malformed` naming the row and offset.
+  static func header(_ bytes: [UInt8], name: String) throws(RoadsError) -> Header {
+    var reader = BinaryReader(bytes: bytes, name: name)
+    try checkVersion(&reader)
+    let savedAt = try date(&reader)
+    let segmentCount = try reader.integer(atMost: 1 << 48, "segment count")
+    let bucket = try reader.double()
+    let latest = try flag(&reader) ? try date(&reader) : nil
+    guard reader.isAtEnd else { throw reader.failure("data after the header") }
+    return Header(
+      savedAt: savedAt, segmentCount: segmentCount, historyBucketInSeconds: bucket,
+      latestProbeTime: latest)
+  }
+
+  /// The row of one segment: its aggregates, its observation, or both.
+  static func segment(
+    _ aggregates: FlowState.Persisted.Segment?, _ observation: FlowState.Persisted.Observation?
+  ) -> Data {
+    var writer = BinaryWriter(capacity: 64 + 40 * (aggregates?.contributions.count ?? 0))
+    writer.byte(version)
+    writer.byte((aggregates == nil ? 0 : 1) | (observation == nil ? 0 : 2))
+    if let aggregates {
+      var vehicles: [String: Int] = [:]
+      var names: [String] = []
+      for contribution in aggregates.contributions where vehicles[contribution.vehicleID] == nil {
+        vehicles[contribution.vehicleID] = names.count
+        names.append(contribution.vehicleID)
+      }
+      writer.count(names.count)
+      for name in names { writer.string(name) }
+      writer.count(aggregates.contributions.count)
+      for contribution in aggregates.contributions {
+        writer.double(contribution.time.timeIntervalSinceReferenceDate)
+        writer.count(vehicles[contribution.vehicleID] ?? 0)
+        writer.double(contribution.meters)
+        writer.double(contribution.seconds)
+      }
+      writer.count(aggregates.openBuckets.count)
+      for bucket in aggregates.openBuckets {
+        writer.signedVarint(Int64(bucket.index))
+        writer.double(bucket.meters)
+        writer.double(bucket.seconds)
+      }
+      writer.byte(aggregates.lastClosedBucket == nil ? 0 : 1)
+      if let last = aggregates.lastClosedBucket { writer.signedVarint(Int64(last)) }
+      writer.count(aggregates.historyInMetersPerSecond.count)
+      for speed in aggregates.historyInMetersPerSecond { writer.double(speed) }
+      let learned = aggregates.learnedFreeFlowInMetersPerSecond
+      let p95 = aggregates.percentile95InMetersPerSecond
+      writer.byte((learned == nil ? 0 : 1) | (p95 == nil ? 0 : 2))
+      if let learned { writer.double(learned) }
+      if let p95 { writer.double(p95) }
+    }
+    if let observation {
+      writer.double(observation.time.timeIntervalSinceReferenceDate)
+      let speed = observation.speedInMetersPerSecond
+      let jam = observation.jamFactor
+      let free = observation.freeFlowSpeedInMetersPerSecond
+      writer.byte((speed == nil ? 0 : 1) | (jam == nil ? 0 : 2) | (free == nil ? 0 : 4))
+      for value in [speed, jam, free] { if let value { writer.double(value) } }
+    }
+    return writer.data
+  }
+
+  /// Reads the row of segment `id`.
+  ///
+  /// - Throws: `RoadsError.malformed` naming the row and offset.
+  static func segment(
+    _ bytes: [UInt8], id: Int, name: String
+  ) throws(RoadsError) -> (FlowState.Persisted.Segment?, FlowState.Persisted.Observation?) {
+    var reader = BinaryReader(bytes: bytes, name: name)
+    try checkVersion(&reader)
+    let parts = try reader.byte()
+    guard parts <= 3 else { throw reader.failure("unknown parts \(parts)") }
+    var aggregates: FlowState.Persisted.Segment?
+    var observation: FlowState.Persisted.Observation?
+    if parts & 1 != 0 {
+      let vehicleCount = try reader.count(bytesPerItem: 1, "vehicles")
+      var vehicles: [String] = []
+      vehicles.reserveCapacity(vehicleCount)
+      for _ in 0..<vehicleCount { vehicles.append(try reader.string()) }
+      let contributionCount = try reader.count(bytesPerItem: 25, "contributions")
+      var contributions: [FlowState.Persisted.Contribution] = []
+      contributions.reserveCapacity(contributionCount)
+      for _ in 0..<contributionCount {
+        let time = try date(&reader)
+        let vehicle = try reader.integer(atMost: vehicles.count - 1, "vehicle number")
+        contributions.append(
+          FlowState.Persisted.Contribution(
+            time: time, vehicleID: vehicles[vehicle], meters: try reader.double(),
+            seconds: try reader.double()))
+      }
+      let bucketCount = try reader.count(bytesPerItem: 17, "buckets")
+      var buckets: [FlowState.Persisted.Bucket] = []
+      buckets.reserveCapacity(bucketCount)
+      for _ in 0..<bucketCount {
+        buckets.append(
+          FlowState.Persisted.Bucket(
+            index: try bucketIndex(&reader), meters: try reader.double(),
+            seconds: try reader.double()))
+      }
+      let lastClosed = try flag(&reader) ? try bucketIndex(&reader) : nil
+      let historyCount = try reader.count(bytesPerItem: 8, "history speeds")
+      var history: [Double] = []
+      history.reserveCapacity(historyCount)
+      for _ in 0..<historyCount { history.append(try reader.double()) }
+      let options = try reader.byte()
+      guard options <= 3 else { throw reader.failure("unknown options \(options)") }
+      let learned = options & 1 != 0 ? try reader.double() : nil
+      let p95 = options & 2 != 0 ? try reader.double() : nil
+      aggregates = FlowState.Persisted.Segment(
+        segmentID: id, contributions: contributions, openBuckets: buckets,
+        lastClosedBucket: lastClosed, historyInMetersPerSecond: history,
+        learnedFreeFlowInMetersPerSecond: learned, percentile95InMetersPerSecond: p95)
+    }
+    if parts & 2 != 0 {
+      let time = try date(&reader)
+      let options = try reader.byte()
+      guard options <= 7 else { throw reader.failure("unknown options \(options)") }
+      let speed = options & 1 != 0 ? try reader.double() : nil
+      let jam = options & 2 != 0 ? try reader.double() : nil
+      let free = options & 4 != 0 ? try reader.double() : nil
+      observation = FlowState.Persisted.Observation(
+        segmentID: id, time: time, speedInMetersPerSecond: speed, jamFactor: jam,
+        freeFlowSpeedInMetersPerSecond: free)
+    }
+    guard reader.isAtEnd else { throw reader.failure("data after the segment's state") }
+    return (aggregates, observation)
+  }
+
+  private static func checkVersion(_ reader: inout BinaryReader) throws(RoadsError) {
+    let found = try reader.byte()
+    guard found == version else { throw reader.failure("unknown flow state version \(found)") }
+  }
+
+  private static func flag(_ reader: inout BinaryReader) throws(RoadsError) -> Bool {
+    let value = try reader.byte()
+    guard value <= 1 else { throw reader.failure("a flag of \(value)") }
+    return value == 1
+  }
+
+  private static func date(_ reader: inout BinaryReader) throws(RoadsError) -> Date {
+    Date(timeIntervalSinceReferenceDate: try reader.finiteDouble("time"))
+  }
+
+  /// Bucket indexes are below 10^15 in magnitude (see `SpeedAggregator`).
+  private static func bucketIndex(_ reader: inout BinaryReader) throws(RoadsError) -> Int {
+    let value = try reader.signedVarint()
+    guard value > -1_000_000_000_000_000, value < 1_000_000_000_000_000 else {
+      throw reader.failure("history bucket \(value) out of range")
+    }
+    return Int(value)
+  }
+}
