@@ -38,7 +38,7 @@ let package = Package(
       resources: [.copy("Resources/Localization")]
     ),
     .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
-    .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
+    .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
     .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),

@@ -22,6 +22,8 @@ enum CommandLineTool {
       IncidentsCommand.name: IncidentsCommand.self, LookupCommand.name: LookupCommand.self,
       NearestCommand.name: NearestCommand.self, ServeCommand.name: ServeCommand.self,
       RenderCommand.name: RenderCommand.self, PickCommand.name: PickCommand.self,
+      NetworkCommand.name: NetworkCommand.self, ProbesCommand.name: ProbesCommand.self,
+      FlowCommand.name: FlowCommand.self, RouteCommand.name: RouteCommand.self,
     ]
   }
 

@@ -41,6 +41,7 @@ enum EngineArguments {
     guard key == nil else { throw UsageError("--api-key needs --server") }
     let path = try databasePath(from: &arguments)
     do {
+      guard let network else { return try TrafficEngine(databasePath: path) }
       return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)
     } catch {
       throw UsageError("\(path): \(error)")

@@ -90,7 +90,11 @@ extension TrafficEngine {
   @discardableResult
   public func ingest(probes: [Probe]) -> ProbeIngestReport {
     guard let flowState else { return ProbeIngestReport() }
-    return flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
+    let report = flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
+    // A store that keeps flow gets the current picture at most once a minute; a failed save
+    // is retried with the next batch and never fails the ingest.
+    _ = try? saveFlowIfDue()
+    return report
   }
 
   /// Decides every pending matched position (for example at the end of a file import) and
@@ -100,7 +104,9 @@ extension TrafficEngine {
   @discardableResult
   public func flushProbes() -> Int {
     guard let flowState else { return 0 }
-    return flowState.flush(now: clock(), incidents: currentSnapshot)
+    let decided = flowState.flush(now: clock(), incidents: currentSnapshot)
+    _ = try? saveFlowIfDue()
+    return decided
   }
 
   /// Blends flow observations from feeds (Waze jams, HERE v7 flow) into the segments their
@@ -112,7 +118,9 @@ extension TrafficEngine {
   @discardableResult
   public func ingest(observations: [FlowObservation]) -> Int {
     guard let flowState else { return 0 }
-    return flowState.ingest(observations, now: clock(), incidents: currentSnapshot)
+    let segments = flowState.ingest(observations, now: clock(), incidents: currentSnapshot)
+    _ = try? saveFlowIfDue()
+    return segments
   }
 
   /// The flow configuration (matching, window, free flow learning).

@@ -234,7 +234,9 @@ extension RemoteTrafficClient {
 
 extension RemoteTrafficClient {
   /// Flow in an area from `GET /v7/flow`.
-  func flow(inside area: some GeoArea, options: TrafficFlowQueryOptions)
+  func flow(
+    inside area: some GeoArea, options: TrafficFlowQueryOptions
+  )
     async throws(TrafficQueryError) -> [TrafficFlow]
   {
     var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
@@ -242,7 +244,10 @@ extension RemoteTrafficClient {
     if let maximum = options.maxJamFactor { parameters.append(("maxJamFactor", "\(maximum)")) }
     if !options.functionalClasses.isEmpty {
       parameters.append(
-        ("functionalClasses", options.functionalClasses.sorted().map(String.init).joined(separator: ",")))
+        (
+          "functionalClasses",
+          options.functionalClasses.sorted().map(String.init).joined(separator: ",")
+        ))
     }
     let data = try await send(path: "/v7/flow", parameters: parameters)
     do {

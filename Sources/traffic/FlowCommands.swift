@@ -1,0 +1,256 @@
+import Foundation
+import Roads
+import Traffic
+import TrafficSQLite
+
+/// `traffic network import FILE`: the road network flow is computed on, into the store.
+enum NetworkCommand: Subcommand {
+  static let name = "network"
+  static let summary = "Import a road network (OSM XML/bz2/PBF or SUMO .net.xml) into the store"
+  static let help = """
+    Usage: traffic network import [--db PATH] [--country CC] FILE
+
+    Imports the roads for motor traffic of FILE (.osm, .osm.bz2, .osm.pbf or SUMO .net.xml)
+    into the store, replacing any network held there (and the flow computed on it).
+
+    Options:
+      --country CC          ISO country of the network, for default speed limits
+      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    let country = try arguments.option("--country")
+    let path = try EngineArguments.databasePath(from: &arguments)
+    let rest = try arguments.positionals()
+    guard rest.first == "import" else { throw UsageError("expects 'import FILE'") }
+    guard rest.count == 2 else { throw UsageError("expects exactly one FILE after import") }
+    let started = ContinuousClock.now
+    let network = try NetworkArguments.load(rest[1], countryCode: country)
+    do {
+      try SQLiteTrafficStore(path: path).saveNetwork(network)
+    } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    let seconds = (ContinuousClock.now - started).components.seconds
+    console.print(
+      "\(rest[1]): \(network.nodes.count) nodes, \(network.segments.count) directed segments, "
+        + String(format: "%.1f km", network.totalLengthInMeters / 1000)
+        + " of road, stored in \(path) (\(seconds) s)")
+  }
+}
+
+/// `traffic probes import FILE...`: vehicle positions into flow.
+enum ProbesCommand: Subcommand {
+  static let name = "probes"
+  static let summary = "Import vehicle probes (CSV, NDJSON, SUMO FCD) into flow"
+  static let help = """
+    Usage: traffic probes import [--db PATH] [--format csv|ndjson|fcd]
+                                 [--simulation-start T] FILE...
+
+    Map-matches the probes to the store's road network (import one first with traffic
+    network import) and aggregates segment speeds; the flow is saved in the store.
+
+    Options:
+      --format F            csv, ndjson or fcd (SUMO floating-car data); default: detected
+      --simulation-start T  the wall-clock time (RFC 3339) of SUMO's time 0 (default: now)
+      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
+
+    Rejected rows are counted by reason and never stop the rest.
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    var format: ProbeFormat?
+    if let name = try arguments.option("--format") {
+      switch name {
+      case "csv": format = .csv
+      case "ndjson": format = .ndjson
+      case "fcd": format = .sumoFCD
+      default: throw UsageError("--format expects csv, ndjson or fcd, got '\(name)'")
+      }
+    }
+    let simulationStart = try IncidentOptions.time(from: &arguments, option: "--simulation-start")
+    let path = try EngineArguments.databasePath(from: &arguments)
+    let rest = try arguments.positionals()
+    guard rest.first == "import" else { throw UsageError("expects 'import FILE...'") }
+    let files = Array(rest.dropFirst())
+    guard !files.isEmpty else { throw UsageError("expects at least one FILE after import") }
+    let engine: TrafficEngine
+    do { engine = try TrafficEngine(databasePath: path) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    guard engine.roadNetwork != nil else {
+      throw UsageError("\(path) holds no road network; run traffic network import FILE first")
+    }
+    let now = Date()
+    let decoder = ProbeDecoder(now: now, simulationStart: simulationStart ?? now)
+    var failures: [String] = []
+    for file in files {
+      let data: Data
+      do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+        failures.append("\(file): cannot read: \(error.localizedDescription)")
+        continue
+      }
+      let batch: ProbeBatch
+      do { batch = try decoder.decode(data, format: format) } catch {
+        failures.append("\(file): \(error)")
+        continue
+      }
+      let report = engine.ingest(probes: batch.probes)
+      let reasons = batch.rejectedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
+        .map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+      console.print(
+        "\(file): \(batch.acceptedCount) accepted, \(batch.rejectedCount) rejected"
+          + (reasons.isEmpty ? "" : " (\(reasons))")
+          + ", \(report.accepted - report.unmatched) matched to roads, \(report.vehicles) vehicles")
+      for rejection in batch.rejections.prefix(10) {
+        console.error("  line \(rejection.line): \(rejection.reason.rawValue): \(rejection.detail)")
+      }
+    }
+    engine.flushProbes()
+    do { _ = try engine.saveFlow() } catch { throw UsageError("\(path): \(error)") }
+    if !failures.isEmpty { throw UsageError(failures.joined(separator: "\n")) }
+  }
+}
+
+/// `traffic flow AREA`: how fast traffic moves on the roads of an area.
+enum FlowCommand: Subcommand {
+  static let name = "flow"
+  static let summary = "Traffic flow (speed, jam factor) on the roads of an area"
+  static let help = """
+    Usage: traffic flow AREA [--min-jam F] [--max-jam F] [--functional-classes C,...]
+                        [--db PATH | --server URL] [--json]
+
+    \(AreaArgument.usage)
+
+    Options:
+      --min-jam F, --max-jam F   jam factor bounds, 0...10
+      --functional-classes C,... road classes 1 (motorways) ... 5 (local roads)
+    \(EngineArguments.usage)
+      --json                HERE Traffic API v7 flow JSON
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    let area = try AreaArgument.take(from: &arguments)
+    var options = TrafficFlowQueryOptions()
+    for (option, assign) in [
+      ("--min-jam", { (value: Double) in options.minJamFactor = value }),
+      ("--max-jam", { (value: Double) in options.maxJamFactor = value }),
+    ] as [(String, (Double) -> Void)] {
+      if let text = try arguments.option(option) {
+        guard let value = Double(text), value.isFinite else {
+          throw UsageError("\(option) expects a number 0...10, got '\(text)'")
+        }
+        assign(value)
+      }
+    }
+    if let text = try arguments.option("--functional-classes") {
+      let classes = text.split(separator: ",").compactMap { Int($0) }
+      guard !classes.isEmpty, classes.count == text.split(separator: ",").count else {
+        throw UsageError("--functional-classes expects numbers 1...5, got '\(text)'")
+      }
+      options.functionalClasses = Set(classes)
+    }
+    let json = arguments.flag("--json")
+    let engine = try EngineArguments.open(&arguments)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help flow")
+    }
+    let flows = try await engine.queryForFlow(inside: area, queryOptions: options)
+    if json {
+      console.print(
+        String(
+          decoding: V7FlowWire.encode(flows, sourceUpdated: engine.flowLastUpdate), as: UTF8.self))
+      return
+    }
+    console.print(flows.count == 1 ? "1 road segment" : "\(flows.count) road segments")
+    for flow in flows {
+      console.print(
+        String(
+          format: "%@: %.0f km/h (free flow %.0f), jam factor %.1f, confidence %.2f%@",
+          flow.roadName ?? "segment \(flow.segmentID)", flow.speedInMetersPerSecond * 3.6,
+          flow.freeFlowSpeedInMetersPerSecond * 3.6, flow.jamFactor, flow.confidence,
+          flow.traversability == .closed ? ", closed" : ""))
+    }
+  }
+}
+
+/// `traffic route`: the traffic along a route.
+enum RouteCommand: Subcommand {
+  static let name = "route"
+  static let summary = "Traffic along a route: spans, delays, incidents on it"
+  static let help = """
+    Usage: traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
+                         [--half-width M] [--db PATH] [--json]
+
+    Matches the route to the store's road network and reports each span's speed, jam factor
+    and delay, the incidents on the route with their offsets, and the total delay.
+
+    Options:
+      --half-width M        how far from the route incidents count (default 30 m)
+      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
+      --json                the answer of POST /v1/route/traffic
+    """
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    let coordinates = try arguments.option("--coords")
+    let polyline = try arguments.option("--polyline")
+    var halfWidth = 30.0
+    if let text = try arguments.option("--half-width") {
+      guard let value = Double(text), value.isFinite, value >= 0 else {
+        throw UsageError("--half-width expects meters >= 0, got '\(text)'")
+      }
+      halfWidth = value
+    }
+    let json = arguments.flag("--json")
+    let route: GeoPolyline
+    switch (coordinates, polyline) {
+    case (let text?, nil):
+      let points = try text.split(separator: ";").map { pair throws(UsageError) in
+        try AreaArgument.coordinates(String(pair), option: "--coords")
+      }
+      do { route = try GeoPolyline(vertices: points) } catch {
+        throw UsageError("--coords: \(error)")
+      }
+    case (nil, let encoded?):
+      do { route = try GeoPolyline(vertices: FlexiblePolyline.decode(encoded).coordinates) } catch {
+        throw UsageError("--polyline: \(error)")
+      }
+    default:
+      throw UsageError("give exactly one of --coords and --polyline")
+    }
+    let engine = try EngineArguments.open(&arguments)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help route")
+    }
+    let result = try engine.trafficOnRoute(route, corridorHalfWidthInMeters: halfWidth)
+    if json {
+      console.print(
+        String(
+          decoding: RouteTrafficWire.encode(result, sourceUpdated: engine.flowLastUpdate),
+          as: UTF8.self))
+      return
+    }
+    console.print(
+      String(
+        format: "%.1f km: %.0f min at free flow, %.0f min with traffic, delay %.0f s%@",
+        result.lengthInMeters / 1000, result.baseDurationInSeconds / 60,
+        result.trafficDurationInSeconds / 60, result.totalDelayInSeconds,
+        result.isBlocked ? ", BLOCKED" : ""))
+    for span in result.spans where span.jamFactor >= 4 || span.traversability == .closed {
+      console.print(
+        String(
+          format: "  at %.1f km: %@ jam factor %.1f, %.0f km/h",
+          span.offsetInMeters / 1000, span.roadName ?? "segment \(span.segmentID)", span.jamFactor,
+          span.trafficSpeedInMetersPerSecond * 3.6))
+    }
+    for item in result.incidents {
+      console.print(
+        String(format: "  incident at %.1f km: ", item.offsetInMeters / 1000)
+          + IncidentOutput.line(item.incident))
+    }
+  }
+}

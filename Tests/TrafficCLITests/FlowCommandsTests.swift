@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import TrafficTestSupport
+
+@testable import traffic
+
+/// `network import`, `probes import`, `flow` and `route`, each a separate invocation on one
+/// store, as a user runs them.
+@Suite struct FlowCommandsTests {
+  static let network = Fixtures.repositoryRoot.appendingPathComponent(
+    "Tests/RoadsTests/Fixtures/crossing.osm"
+  ).path
+
+  /// Four cars driving north on road 28 (limit 60 km/h) at 8 m/s, a position every 3 s.
+  static func probes() throws -> String {
+    let now = Int(Date().timeIntervalSince1970)
+    var lines = ["id,time,lat,lng,speed,heading"]
+    for car in 0..<4 {
+      for step in 0..<9 {
+        let latitude = 47.0991 + Double(step) * 0.000216
+        lines.append("car\(car),\(now - 300 + car * 20 + step * 3),\(latitude),9.5010,8,0")
+      }
+    }
+    lines.append("broken,not-a-time,47.1,9.501")
+    lines.append("far,\(now - 10),95,9.501")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("probes-\(UUID()).csv")
+    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+    return url.path
+  }
+
+  static func database() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("flow-\(UUID()).sqlite").path
+  }
+
+  @Test func probesBecomeFlowThatLaterCommandsSee() async throws {
+    let db = Self.database()
+    let imported = await runTraffic(["network", "import", "--db", db, Self.network])
+    #expect(imported.status == .success, "\(imported.errors)")
+    #expect(imported.output.contains("8 directed segments"))
+    let probes = await runTraffic(["probes", "import", "--db", db, try Self.probes()])
+    #expect(probes.status == .success, "\(probes.errors)")
+    #expect(probes.output.contains("36 accepted, 2 rejected"))
+    #expect(probes.output.contains("4 vehicles"))
+
+    let flow = await runTraffic(["flow", "--db", db, "--circle", "47.1,9.501,300"])
+    #expect(flow.status == .success, "\(flow.errors)")
+    // 8 m/s against the 60 km/h limit: jam factor 10 x (1 - 28.8/60) = 5.2.
+    #expect(flow.output.contains("28: 29 km/h (free flow 60), jam factor 5.2"), "\(flow.output)")
+    let jammed = await runTraffic([
+      "flow", "--db", db, "--circle", "47.1,9.501,300", "--min-jam", "4", "--json",
+    ])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(jammed.output.utf8)) as? [String: Any])
+    #expect((object["results"] as? [Any])?.count == 2)
+
+    let route = await runTraffic(["route", "--db", db, "--coords", "47.0992,9.501;47.1008,9.501"])
+    #expect(route.status == .success, "\(route.errors)")
+    #expect(route.output.contains("28 jam factor 5.2"))
+    let routeJSON = await runTraffic([
+      "route", "--db", db, "--coords", "47.0992,9.501;47.1008,9.501", "--json",
+    ])
+    let answer = try #require(
+      try JSONSerialization.jsonObject(with: Data(routeJSON.output.utf8)) as? [String: Any])
+    #expect((answer["totalDelay"] as? Double ?? 0) > 5)
+  }
+
+  @Test(arguments: [
+    (["network"], "expects 'import FILE'"),
+    (["network", "import"], "exactly one FILE"),
+    (["network", "import", "/nonexistent.osm.pbf"], "/nonexistent.osm.pbf"),
+    (["probes", "import"], "at least one FILE"),
+    (["probes", "import", "--format", "gpx", "x.gpx"], "--format expects"),
+    (["probes", "import", "x.csv"], "holds no road network"),
+    (["flow", "--circle", "47,9,100", "--min-jam", "lots"], "--min-jam expects"),
+    (["flow", "--circle", "47,9,100", "--min-jam", "11"], "minJamFactor"),
+    (["flow", "--circle", "47,9,100", "--functional-classes", "1,x"], "--functional-classes"),
+    (["route"], "exactly one of --coords and --polyline"),
+    (["route", "--coords", "47,9"], "--coords"),
+    (["route", "--polyline", "!!!"], "--polyline"),
+  ])
+  func badInputExitsWith64(arguments: [String], message: String) async {
+    let db = Self.database()
+    var withDatabase = arguments
+    withDatabase.insert(contentsOf: ["--db", db], at: 1)
+    let result = await runTraffic(withDatabase)
+    #expect(result.status == .usage, "\(result)")
+    #expect(result.errors.contains(message), "stderr was: \(result.errors)")
+  }
+}
