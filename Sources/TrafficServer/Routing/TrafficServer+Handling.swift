@@ -104,7 +104,7 @@ extension TrafficServer {
     guard let route else {
       throw .httpError(
         status: 404,
-        "no route \(AreaParameter.excerpt(String(request.rawPath))); see / for the API")
+        "no route \(AreaParameter.excerpt(String(request.rawPath))); see /api for the API")
     }
     if request.method == "OPTIONS" {
       var response = HTTPResponse(status: 204)
