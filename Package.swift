@@ -41,7 +41,9 @@ let package = Package(
     .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
     .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(
-      name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+      name: "TrafficServer",
+      dependencies: ["Traffic", "TrafficFeeds", "TrafficMap", "CMicroHTTPD", "Zlib"],
+      resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Traffic", "CCairo"]),
 
     // Executables: argument handling and a call into the libraries.
@@ -95,7 +97,11 @@ let package = Package(
       name: "TrafficPostgresTests",
       dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
-      name: "TrafficServerTests", dependencies: ["TrafficServer", "TrafficTestSupport"]),
+      name: "TrafficServerTests",
+      dependencies: ["TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"]),
+    .testTarget(
+      name: "WebMapBrowserTests",
+      dependencies: ["TrafficServer", "Traffic", "Roads", "Geo"]),
     .testTarget(
       name: "FeedPollerTests",
       dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),

@@ -247,7 +247,7 @@ import Traffic
       metrics.bodyText.contains(
         #"traffic_http_request_duration_seconds_count{route="/v7/incidents"} 1"#))
     #expect(metrics.bodyText.contains("traffic_incidents 4\n"))
-    let index = server.handle(ServerFixtures.get("/"))
+    let index = server.handle(ServerFixtures.get("/api"))
     #expect(index.status == 200)
     #expect(index.headers["Content-Type"] == "text/html; charset=utf-8")
     #expect(index.bodyText.contains("/v7/incidents"))

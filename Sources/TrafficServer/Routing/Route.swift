@@ -11,6 +11,16 @@ enum Route: Equatable {
   case feedPush(rawFormat: Substring)
   case probes
   case routeTraffic
+  /// `/tiles/{layer}/{z}/{x}/{y}.{png|mvt}`; the address after the layer, unparsed.
+  case tile(TileLayer, rawAddress: Substring)
+  /// `/v1/info`: counts and the bounds of the data, for the web map's first view.
+  case info
+  /// `/web/{file}`: the web map's own script and style sheet.
+  case webAsset(rawName: Substring)
+  /// `/leaflet/{file}`: Leaflet from the system's `libjs-leaflet` package.
+  case leaflet(rawName: Substring)
+  /// `/api`: a short page listing the API.
+  case apiSummary
 
   /// The route of a raw path, or `nil` when none matches.
   init?(rawPath: Substring) {
@@ -24,8 +34,20 @@ enum Route: Equatable {
     case "/v1/feeds": self = .feeds
     case "/v1/probes": self = .probes
     case "/v1/route/traffic": self = .routeTraffic
+    case "/v1/info": self = .info
+    case "/api": self = .apiSummary
     default:
-      if rawPath.hasPrefix("/v7/incidents/") {
+      if rawPath.hasPrefix("/tiles/") {
+        let rest = rawPath.dropFirst("/tiles/".count)
+        guard let slash = rest.firstIndex(of: "/"),
+          let layer = TileLayer(rawValue: String(rest[..<slash]))
+        else { return nil }
+        self = .tile(layer, rawAddress: rest[rest.index(after: slash)...])
+      } else if rawPath.hasPrefix("/web/") {
+        self = .webAsset(rawName: rawPath.dropFirst("/web/".count))
+      } else if rawPath.hasPrefix("/leaflet/") {
+        self = .leaflet(rawName: rawPath.dropFirst("/leaflet/".count))
+      } else if rawPath.hasPrefix("/v7/incidents/") {
         self = .incidentLookup(rawId: rawPath.dropFirst("/v7/incidents/".count))
       } else if rawPath.hasPrefix("/v1/feeds/"), !rawPath.dropFirst(10).contains("/") {
         self = .feedPush(rawFormat: rawPath.dropFirst("/v1/feeds/".count))
@@ -49,6 +71,11 @@ enum Route: Equatable {
     case .feedPush: return "/v1/feeds/{format}"
     case .probes: return "/v1/probes"
     case .routeTraffic: return "/v1/route/traffic"
+    case .tile(let layer, _): return layer.pattern
+    case .info: return "/v1/info"
+    case .webAsset: return "/web/{file}"
+    case .leaflet: return "/leaflet/{file}"
+    case .apiSummary: return "/api"
     }
   }
 
@@ -72,7 +99,7 @@ enum Route: Equatable {
   /// Whether the route needs an API key when keys are configured.
   var needsKey: Bool {
     switch self {
-    case .index, .health: return false
+    case .index, .health, .webAsset, .leaflet, .apiSummary: return false
     default: return true
     }
   }

@@ -104,7 +104,7 @@ extension TrafficServer {
     guard let route else {
       throw .httpError(
         status: 404,
-        "no route \(AreaParameter.excerpt(String(request.rawPath))); see / for the API")
+        "no route \(AreaParameter.excerpt(String(request.rawPath))); see /api for the API")
     }
     if request.method == "OPTIONS" {
       var response = HTTPResponse(status: 204)
@@ -138,7 +138,13 @@ extension TrafficServer {
     }
     if let cached = cachedAnswer(request, route: route, slot: &cacheSlot) { return cached }
     switch route {
-    case .index: return indexPage()
+    case .index: return webMapPage()
+    case .apiSummary: return apiSummaryPage()
+    case .info: return info()
+    case .webAsset(let rawName): return try webAsset(rawName: rawName)
+    case .leaflet(let rawName): return try leafletFile(rawName: rawName)
+    case .tile(let layer, let rawAddress):
+      return try tile(layer, rawAddress: rawAddress, query: query, request: request)
     case .health: return health()
     case .metrics: return metricsPage()
     case .incidents:

@@ -222,6 +222,14 @@ extension TrafficServer {
     text += "# HELP traffic_response_cache_bytes Body bytes held by the response cache.\n"
     text +=
       "# TYPE traffic_response_cache_bytes gauge\ntraffic_response_cache_bytes \(cache.bytes)\n"
+    if let tileCache = tiles.statistics {
+      text += "# HELP traffic_tile_cache_hits_total Tiles answered from the tile cache.\n"
+      text += "# TYPE traffic_tile_cache_hits_total counter\n"
+      text += "traffic_tile_cache_hits_total \(tileCache.hits)\n"
+      text += "# HELP traffic_tile_renders_total Tiles drawn or encoded afresh.\n"
+      text += "# TYPE traffic_tile_renders_total counter\n"
+      text += "traffic_tile_renders_total \(tileCache.renders)\n"
+    }
     text += "# HELP traffic_event_streams Open incident event streams.\n"
     text += "# TYPE traffic_event_streams gauge\ntraffic_event_streams \(openEventStreams)\n"
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
@@ -276,8 +284,8 @@ extension TrafficServer {
       + "source=\(ServerMetrics.label(status.source))}"
   }
 
-  /// `GET /`: a short page stating the API.
-  func indexPage() -> HTTPResponse {
+  /// `GET /api`: a short page stating the API.
+  func apiSummaryPage() -> HTTPResponse {
     let page = """
       <!doctype html>
       <html lang="en"><head><meta charset="utf-8"><title>swift-traffic</title></head>
@@ -299,7 +307,14 @@ extension TrafficServer {
       <li><code>POST /v1/route/traffic</code> <code>{"route": {"polyline": ...}}</code></li>
       <li><code>POST /v1/feeds/{datex2|wzdx|open511|waze|here-v7|tomtom}</code>,
         <code>GET /v1/feeds</code></li>
-      <li><code>GET /healthz</code>, <code>GET /metrics</code></li>
+      <li><code>GET /tiles/flow/{z}/{x}/{y}.png</code> (<code>scale=2</code>,
+        <code>mode=withFreeFlow|withoutFreeFlow</code>),
+        <code>GET /tiles/incidents/{z}/{x}/{y}.png</code>,
+        <code>GET /tiles/base/{z}/{x}/{y}.png</code>,
+        <code>GET /tiles/traffic/{z}/{x}/{y}.mvt</code> (Mapbox Vector Tile)</li>
+      <li><code>GET /v1/info</code> (counts and data bounds)</li>
+      <li><code>GET /</code> (the web map), <code>GET /healthz</code>,
+        <code>GET /metrics</code></li>
       </ul>
       <p>Authentication: <code>apiKey=</code> or <code>Authorization: Bearer</code> when keys
       are configured.</p>

@@ -55,6 +55,13 @@ public struct ServerConfiguration: Sendable {
   /// seconds; bounds how late answers notice the clock (incidents ending, probes ageing out
   /// of the aggregation window).
   public var responseCacheMaxAgeSeconds: Double
+  /// How many tiles are drawn at once; the rest wait (see `GET /tiles/...`). `nil`, the
+  /// default, allows one fewer than `threads` (at least one, at most the number of cores),
+  /// so that a burst of tile requests leaves a thread for queries.
+  public var tileRenderingConcurrency: Int? = nil
+  /// The folder served at `/leaflet/`: Leaflet's `leaflet.js`, `leaflet.css` and `images/`,
+  /// as Debian's `libjs-leaflet` installs them.
+  public var leafletDirectory = "/usr/share/javascript/leaflet"
 
   /// How many requests a client may make: a token bucket refilled at
   /// `requestsPerSecond` holding at most `burst` tokens.
@@ -165,6 +172,15 @@ public struct ServerConfiguration: Sendable {
     guard responseCacheMaxAgeSeconds >= 0, responseCacheMaxAgeSeconds.isFinite else {
       throw fail("responseCacheMaxAgeSeconds must be >= 0")
     }
+    if let tileRenderingConcurrency, tileRenderingConcurrency < 1 {
+      throw fail("tileRenderingConcurrency \(tileRenderingConcurrency) must be >= 1")
+    }
+  }
+
+  /// The number of tiles drawn at once: `tileRenderingConcurrency`, or its default.
+  var effectiveTileConcurrency: Int {
+    tileRenderingConcurrency
+      ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, threads - 1))
   }
 }
 

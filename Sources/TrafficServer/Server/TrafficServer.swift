@@ -19,6 +19,10 @@ public final class TrafficServer: Sendable {
   let feeds: FeedIngest
   let rateLimiter: RateLimiter?
   let responseCache: ResponseCache
+  /// The tiles of `/tiles/...`.
+  let tiles: TileService
+  /// The bounds `/v1/info` reports, kept while the incidents are unchanged.
+  let infoBounds = Mutex<WebMapInfo.Bounds?>(nil)
   /// Feed pushes run one after another here, off the socket layer's threads.
   let feedQueue = DispatchQueue(label: "traffic.server.feeds", qos: .utility)
   /// Probe batches run one after another here, off the socket layer's threads.
@@ -47,6 +51,7 @@ public final class TrafficServer: Sendable {
     responseCache = ResponseCache(
       maxEntries: configuration.responseCacheEntries, maxBytes: configuration.responseCacheBytes,
       maxAgeSeconds: configuration.responseCacheMaxAgeSeconds)
+    tiles = TileService(engine: engine, concurrency: configuration.effectiveTileConcurrency)
     correlationPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
   }
 

@@ -1,0 +1,114 @@
+import Foundation
+import Roads
+import Testing
+import Traffic
+
+@testable import TrafficServer
+
+/// The web map in a real browser: a server on loopback with a road network, flow and
+/// incidents; headless Chromium loads `/`, waits for the tiles, clicks an incident and the
+/// popup must show the incident's description in the language chosen; a screenshot is saved
+/// to `.build/test-output/webmap.png`.
+///
+/// Needs Debian's `chromium` and `libjs-leaflet`; without them the test fails naming the
+/// package (it never passes because something was missing).
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct WebMapBrowserTests {
+  static let chromium = "/usr/bin/chromium"
+  static let leaflet = "/usr/share/javascript/leaflet/leaflet.js"
+  static let width = 1200
+  static let height = 800
+
+  /// The package's root, from this file's path.
+  static var packageRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+  }
+
+  static var outputFolder: URL {
+    packageRoot.appendingPathComponent(".build/test-output", isDirectory: true)
+  }
+
+  @Test func clickingAnIncidentShowsItsDescriptionInTheChosenLanguage() async throws {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: Self.chromium),
+      "\(Self.chromium) is missing: install Debian's chromium package (apt-get install chromium)"
+    )
+    try #require(
+      FileManager.default.fileExists(atPath: Self.leaflet),
+      "\(Self.leaflet) is missing: install Debian's libjs-leaflet package")
+    let fixture = try WebMapFixture.make()
+    let server = try TrafficServer(
+      engine: fixture.engine,
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+
+    try FileManager.default.createDirectory(
+      at: Self.outputFolder, withIntermediateDirectories: true)
+    let profile = FileManager.default.temporaryDirectory
+      .appendingPathComponent("webmap-chromium-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: profile) }
+    let browser = try ChromiumSession(
+      executable: Self.chromium, profile: profile,
+      log: Self.outputFolder.appendingPathComponent("chromium.log"), width: Self.width,
+      height: Self.height)
+    defer { browser.terminate() }
+
+    try await browser.openPage(width: Self.width, height: Self.height)
+    try await browser.send(
+      "Page.navigate", ["url": "http://127.0.0.1:\(port)/?lang=de-DE"], timeoutSeconds: 15)
+    try await browser.waitFor("window.trafficMap && trafficMap.tilesLoaded()", what: "tiles")
+    let tileCount =
+      try await browser.evaluate(
+        "document.querySelectorAll('img.leaflet-tile-loaded').length") as? Int ?? 0
+    #expect(tileCount >= 3, "loaded tiles: \(tileCount)")
+    let language = try await browser.evaluate("document.getElementById('language').value")
+    #expect(language as? String == "de-DE")
+
+    // Bring the incident into a close view, then click its middle like a person would.
+    let target = fixture.clickPoint
+    _ = try await browser.evaluate(
+      "void trafficMap.map.setView([\(target.latitude), \(target.longitude)], 15, {animate: false})"
+    )
+    try await browser.waitFor("trafficMap.tilesLoaded()", what: "tiles after zooming in")
+    let point = try #require(
+      try await browser.evaluate(
+        """
+        (() => {
+          const p = trafficMap.map.latLngToContainerPoint([\(target.latitude), \(target.longitude)]);
+          const r = trafficMap.map.getContainer().getBoundingClientRect();
+          return [p.x + r.left, p.y + r.top];
+        })()
+        """) as? [Double])
+    try #require(point.count == 2)
+    try await browser.click(x: point[0], y: point[1])
+    try await browser.waitFor(
+      "document.querySelector('.leaflet-popup-content .description')", what: "the popup")
+    let popup =
+      try await browser.evaluate(
+        "document.querySelector('.leaflet-popup-content').innerText") as? String ?? ""
+    #expect(popup.contains(fixture.germanDescription), "popup: \(popup)")
+    #expect(!popup.contains(fixture.englishDescription), "popup: \(popup)")
+    let shownId =
+      try await browser.evaluate(
+        "document.querySelector('.incident-popup').dataset.originalId") as? String
+    #expect(shownId == fixture.clickedIncidentId)
+
+    // The list around the map's centre (the click) starts with the same incident.
+    _ = try await browser.evaluate("trafficMap.searchAround().then(() => true)")
+    let firstListed =
+      try await browser.evaluate(
+        "(document.querySelector('#results li') || {}).innerText || ''") as? String ?? ""
+    #expect(firstListed.contains(fixture.germanDescription), "list: \(firstListed)")
+
+    // Let the highlight settle, then keep a picture of the map for people to look at.
+    try await browser.waitFor("trafficMap.tilesLoaded()", what: "tiles before the screenshot")
+    try await Task.sleep(for: .milliseconds(300))
+    let image = try await browser.screenshot()
+    #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    try image.write(to: Self.outputFolder.appendingPathComponent("webmap.png"))
+  }
+}
