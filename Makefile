@@ -6,8 +6,8 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
-RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev
-TEST_PACKAGES := $(RUN_PACKAGES) sumo libpq-dev postgresql postgresql-15-postgis-3
+RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet
+TEST_PACKAGES := $(RUN_PACKAGES) sumo postgresql postgresql-15-postgis-3 chromium
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl
 VECTOR_PACKAGES := python3 python3-geographiclib
 
@@ -52,7 +52,7 @@ run: release
 
 # Suites that time real sockets and child processes run in a second pass: in the first,
 # CPU-bound suites fill the two-thread cooperative pool and would starve their waits.
-TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests
+TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests
 
 test: deps-test
 	$(SWIFT) build --build-tests
