@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "TrafficFeeds", targets: ["TrafficFeeds"]),
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
+    .library(name: "TrafficDemo", targets: ["TrafficDemo"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -37,6 +38,7 @@ let package = Package(
     .target(name: "TrafficSQLite", dependencies: ["Traffic", "CSQLite"]),
     .target(
       name: "TrafficServer", dependencies: ["Traffic", "TrafficFeeds", "CMicroHTTPD", "Zlib"]),
+    .target(name: "TrafficDemo", dependencies: ["Traffic", "TrafficFeeds", "Roads"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
@@ -90,6 +92,9 @@ let package = Package(
       name: "TrafficCLITests",
       dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficTestSupport"]),
     .testTarget(name: "ExamplesTests", dependencies: ["find-traffic", "Traffic"]),
+    .testTarget(
+      name: "TrafficDemoTests",
+      dependencies: ["TrafficDemo", "Traffic", "TrafficFeeds", "Roads", "TrafficTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
