@@ -112,7 +112,7 @@ extension DemoScenario {
             "magvar": \(magvar),
             "location": {"x": \(Self.decimal(point.longitude)), "y": \(Self.decimal(point.latitude))},
             "pubMillis": \(startMillis),
-            "reportDescription": "Serious accident, two lanes blocked",
+            "reportDescription": "Serious accident, emergency services on site",
             "reliability": 8,
             "confidence": 3,
             "reportRating": 4,
