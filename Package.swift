@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .library(name: "TrafficMap", targets: ["TrafficMap"]),
+    .library(name: "TrafficDemo", targets: ["TrafficDemo"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -45,13 +46,14 @@ let package = Package(
       dependencies: ["Traffic", "TrafficFeeds", "TrafficMap", "CMicroHTTPD", "Zlib"],
       resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Traffic", "CCairo"]),
+    .target(name: "TrafficDemo", dependencies: ["Traffic", "TrafficFeeds", "Roads"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
       name: "traffic",
       dependencies: [
         "Geo", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds", "TrafficServer",
-        "TrafficMap",
+        "TrafficMap", "TrafficDemo",
       ]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
     .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
@@ -114,6 +116,9 @@ let package = Package(
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),
+    .testTarget(
+      name: "TrafficDemoTests",
+      dependencies: ["TrafficDemo", "Traffic", "TrafficFeeds", "Roads", "TrafficTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
