@@ -6,13 +6,13 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
-RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet
-TEST_PACKAGES := $(RUN_PACKAGES) sumo postgresql postgresql-15-postgis-3 chromium
+RUN_PACKAGES := zlib1g-dev bzip2 libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo
+TEST_PACKAGES := $(RUN_PACKAGES) postgresql postgresql-15-postgis-3 chromium
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl
 VECTOR_PACKAGES := python3 python3-geographiclib
 
-# The query `make run` answers on the bundled sample data.
-RUN_ARGS ?= within --circle 52.4833,13.3600,2000 --sort-from 52.4833,13.3600 Samples/berlin-incidents.geojson
+# The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).
+RUN_ARGS ?= serve --demo
 
 .PHONY: deps deps-test deps-bench run test bench fuzz build release format lint vectors clean
 

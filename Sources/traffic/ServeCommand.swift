@@ -1,6 +1,7 @@
 import Foundation
 import Roads
 import Traffic
+import TrafficDemo
 import TrafficFeeds
 import TrafficSQLite
 import TrafficServer
@@ -29,6 +30,12 @@ enum ServeCommand: Subcommand {
       --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
       --keys-file F         accept the keys in F, one per line
       --threads N           request threads (default: one per core)
+      --demo[=live|static]  the live demo: SUMO's A10 network south-west of Berlin, traffic
+                            simulated by SUMO (live) or replayed from a recording (static),
+                            and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
+                            the store defaults to ./demo.sqlite
+      --demo-speed F        how many times faster than real time the demo runs (1...60,
+                            default 10); the server's clock runs at the same pace
     """
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
@@ -64,20 +71,60 @@ enum ServeCommand: Subcommand {
         throw UsageError("--feed: \(error.reason)")
       }
     }
+    var demo: DemoMode?
+    if arguments.flag("--demo") || arguments.flag("--demo=live") { demo = .live }
+    if arguments.flag("--demo=static") { demo = .recorded }
+    var speed = 10.0
+    if let text = try arguments.option("--demo-speed") {
+      guard let value = Double(text), (1...60).contains(value) else {
+        throw UsageError("--demo-speed expects 1...60, got '\(text)'")
+      }
+      speed = value
+    }
     let country = try arguments.option("--country")
     let networkFile = try arguments.option("--network")
-    let path = try EngineArguments.databasePath(from: &arguments)
+    let givenPath = try arguments.option("--db")
+    let path = givenPath ?? (demo != nil ? "demo.sqlite" : SQLiteTrafficStore.defaultPath)
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
     do { try configuration.validate() } catch { throw UsageError("\(error)") }
 
-    let network = try networkFile.map { file throws(UsageError) in
+    let store: SQLiteTrafficStore
+    do { store = try SQLiteTrafficStore(path: path) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    var network = try networkFile.map { file throws(UsageError) in
       try NetworkArguments.load(file, countryCode: country)
+    }
+    var clock: @Sendable () -> Date = { Date() }
+    var scenario: DemoScenario?
+    var demoClock: DemoClock?
+    if demo != nil {
+      do {
+        let demoScenario = try DemoScenario()
+        let paced = try DemoClock(speedFactor: speed)
+        demoClock = paced
+        clock = { paced.now() }
+        network = demoScenario.network
+        scenario = demoScenario
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+          .appendingPathComponent("demo-feeds")
+        let written = try demoScenario.writeFeeds(to: directory, now: paced.now())
+        feeds += written.map { $0.pollerFeed(intervalInSeconds: 60) }
+      } catch {
+        throw UsageError("--demo: \(error)")
+      }
+    } else if network == nil {
+      do { network = try store.loadNetwork() } catch { throw UsageError("\(path): \(error)") }
+    } else if let network {
+      // A network given on the command line becomes the store's, for later commands.
+      do { try store.saveNetwork(network) } catch { throw UsageError("\(path): \(error)") }
     }
     let engine: TrafficEngine
     do {
-      engine = try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)
+      engine = try TrafficEngine(store: store, clock: clock, network: network)
+      if demo == nil { _ = try engine.restoreFlow() }
     } catch {
       throw UsageError("\(path): \(error)")
     }
@@ -87,6 +134,8 @@ enum ServeCommand: Subcommand {
     }
     let poller = FeedPoller(feeds: feeds, engine: engine)
     poller.start()
+    let probes = try startDemoProbes(
+      demo, scenario: scenario, engine: engine, clock: demoClock, console: console)
     let maintenance = Task.detached {
       // Ended incidents leave results when they end; their rows go after the retention.
       while !Task.isCancelled {
@@ -97,6 +146,10 @@ enum ServeCommand: Subcommand {
     defer {
       maintenance.cancel()
       poller.stop()
+      probes?()
+      // Pending positions count, and the current picture survives the restart.
+      engine.flushProbes()
+      _ = try? engine.saveFlow()
     }
     console.error(
       "traffic serve: \(engine.incidentCount) incidents from \(path)"
@@ -110,5 +163,40 @@ enum ServeCommand: Subcommand {
     } catch {
       throw UsageError("\(error)")
     }
+  }
+}
+
+/// Which demo `traffic serve --demo` runs.
+enum DemoMode {
+  /// SUMO simulates traffic as a child process.
+  case live
+  /// A recording of SUMO's probes is replayed (no SUMO needed to run).
+  case recorded
+}
+
+/// Starts the demo's probe source, when there is a demo; returns how to stop it.
+private func startDemoProbes(
+  _ mode: DemoMode?, scenario: DemoScenario?, engine: TrafficEngine, clock: DemoClock?,
+  console: Console
+) throws -> (@Sendable () -> Void)? {
+  guard let mode, let scenario, let clock else { return nil }
+  do {
+    if mode == .live, FileManager.default.isExecutableFile(atPath: "/usr/bin/sumo") {
+      let live = try SUMOProbeStream(
+        configuration: SUMOProbeStream.Configuration(scenario: scenario), engine: engine,
+        clock: clock)
+      try live.start()
+      console.error("traffic serve: SUMO simulates traffic on the A10 network (live probes)")
+      return { live.stop() }
+    }
+    let replay = try RecordedProbeStream(
+      recordingURL: URL(fileURLWithPath: RecordedProbeStream.defaultRecordingPath),
+      engine: engine, clock: clock)
+    replay.start()
+    console.error(
+      "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingPath)")
+    return { replay.stop() }
+  } catch {
+    throw UsageError("--demo: \(error)")
   }
 }

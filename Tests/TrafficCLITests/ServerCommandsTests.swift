@@ -49,6 +49,7 @@ import TrafficTestSupport
     (["serve", "--feed", "datex2:http://x/y@0"], "must be >= 1"),
     (["serve", "--network", "/nonexistent.osm.pbf"], "/nonexistent.osm.pbf"),
     (["serve", "--keys-file", "/nonexistent-keys"], "--keys-file"),
+    (["serve", "--demo", "--demo-speed", "99"], "--demo-speed expects 1...60"),
   ])
   func badServerArgumentsExitWith64(arguments: [String], message: String) async {
     let result = await runTraffic(arguments)
