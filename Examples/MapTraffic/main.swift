@@ -18,3 +18,4 @@ if let index = arguments.firstIndex(of: "--network"), index + 1 < arguments.coun
 if arguments.contains("--built-in") { network = nil }
 let sample = try SampleTraffic.make(network: network, now: Date())
 _ = try await runMapExample(sample, folder: URL(fileURLWithPath: folder))
+_ = try trafficAlongRoute(sample)

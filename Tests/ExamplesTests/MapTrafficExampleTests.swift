@@ -33,3 +33,15 @@ import TrafficMap
     #expect(text == accident.description.text)
   }
 }
+
+@Suite struct TrafficAlongRouteExampleTests {
+  @Test func theRouteShowsItsDelayAndTheIncidentOnIt() throws {
+    let sample = try SampleTraffic.make(
+      network: nil, now: Date(timeIntervalSince1970: 1_811_851_200))
+    let traffic = try #require(try trafficAlongRoute(sample, print: { _ in }))
+    #expect(traffic.lengthInMeters > 1_000)
+    #expect(traffic.totalDelayInSeconds > 0)
+    #expect(traffic.spans.contains { $0.jamFactor >= 4 })
+    #expect(traffic.incidents.map(\.incident.originalId) == ["sample-closure"])
+  }
+}
