@@ -128,11 +128,13 @@ enum ServeCommand: Subcommand {
     } catch {
       throw UsageError("\(path): \(error)")
     }
+    let poller = FeedPoller(feeds: feeds, engine: engine)
     let server: TrafficServer
-    do { server = try TrafficServer(engine: engine, configuration: configuration) } catch {
+    do {
+      server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
+    } catch {
       throw UsageError("\(error)")
     }
-    let poller = FeedPoller(feeds: feeds, engine: engine)
     poller.start()
     let probes = try startDemoProbes(
       demo, scenario: scenario, engine: engine, clock: demoClock, console: console)

@@ -109,3 +109,31 @@ import TrafficTestSupport
     #expect(poller.status.first { $0.feed.name == "good" }?.lastSuccess != nil)
   }
 }
+
+@Suite struct PolledFeedStatusTests {
+  @Test func theServerReportsPolledFeedsWithoutSecrets() async throws {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    let good = FeedPollerTests.ownFixtures.appendingPathComponent("wzdx/feed_v42.geojson")
+    let secret = try #require(URL(string: "http://user:pw@127.0.0.1:1/feed?apiKey=s3cret"))
+    let poller = FeedPoller(
+      feeds: [
+        FeedPoller.Feed(format: nil, url: good, name: "good"),
+        FeedPoller.Feed(format: .waze, url: secret, name: "secret"),
+      ], engine: engine, timeoutInSeconds: 5)
+    await poller.poll("good")
+    await poller.poll("secret")
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none), poller: poller)
+    let response = server.handle(HTTPRequest(method: "GET", target: "/v1/feeds"))
+    let text = String(decoding: response.body, as: UTF8.self)
+    #expect(response.status == 200)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+    let polled = try #require(object["polled"] as? [[String: Any]])
+    #expect(polled.map { $0["name"] as? String } == ["good", "secret"])
+    #expect(polled[0]["incidents"] as? Int == 3)
+    #expect(polled[0]["lastError"] is NSNull)
+    #expect(polled[1]["consecutiveFailures"] as? Int == 1)
+    #expect(!text.contains("s3cret") && !text.contains("pw@"))
+  }
+}

@@ -42,6 +42,18 @@ public final class FeedPoller: Sendable {
       self.options = options ?? FeedOptions(sourceName: defaultName)
     }
 
+    /// The URL for logs, errors and status pages: without user, password or query, where
+    /// feed keys often travel.
+    public var displayURL: String {
+      guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+        return url.absoluteString
+      }
+      components.user = nil
+      components.password = nil
+      if components.query != nil { components.query = "…" }
+      return components.string ?? url.absoluteString
+    }
+
     /// Parses the command line's `FORMAT:URL[@SECONDS]` (`auto` for the format recognises
     /// each document).
     ///
@@ -210,14 +222,14 @@ public final class FeedPoller: Sendable {
       }
     } catch {
       throw FeedError(
-        format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+        format: feed.format ?? .hereV7, location: feed.displayURL,
         reason: "fetch failed: \(error.localizedDescription)")
     }
     if let http = response as? HTTPURLResponse {
       if http.statusCode == 304 { return }
       guard http.statusCode == 200 else {
         throw FeedError(
-          format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+          format: feed.format ?? .hereV7, location: feed.displayURL,
           reason: "HTTP status \(http.statusCode)")
       }
       status.etag = http.value(forHTTPHeaderField: "ETag")
@@ -225,12 +237,12 @@ public final class FeedPoller: Sendable {
     }
     guard data.count <= maximumDocumentBytes else {
       throw FeedError(
-        format: feed.format ?? .hereV7, location: feed.url.absoluteString,
+        format: feed.format ?? .hereV7, location: feed.displayURL,
         reason: "the document has \(data.count) bytes, more than the limit \(maximumDocumentBytes)")
     }
     guard let format = feed.format ?? FeedFormat.detect(data) else {
       throw FeedError(
-        format: .hereV7, location: feed.url.absoluteString,
+        format: .hereV7, location: feed.displayURL,
         reason: "the document is not a recognised feed format")
     }
     var options = feed.options
@@ -241,7 +253,7 @@ public final class FeedPoller: Sendable {
       report = try engine.ingest(
         document.incidents, from: feed.name, isFullRefresh: document.isFullRefresh)
     } catch {
-      throw FeedError(format: format, location: feed.url.absoluteString, reason: "\(error)")
+      throw FeedError(format: format, location: feed.displayURL, reason: "\(error)")
     }
     status.incidentCount = document.incidents.count
     status.problemCount = document.problems.count

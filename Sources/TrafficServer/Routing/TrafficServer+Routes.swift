@@ -156,7 +156,8 @@ extension TrafficServer {
     return response
   }
 
-  /// `GET /v1/feeds`: the status of every source that pushed.
+  /// `GET /v1/feeds`: the status of every source that pushed (`feeds`) and of every feed
+  /// the server polls (`polled`).
   func feedList() -> HTTPResponse {
     var writer = JSONWriter(capacity: 512)
     writer.raw("{\"feeds\":[")
@@ -180,6 +181,38 @@ extension TrafficServer {
       if let error = status.lastError { writer.string(error) } else { writer.null() }
       writer.raw(",\"lastErrorTime\":")
       if let time = status.lastErrorTime { writer.date(time) } else { writer.null() }
+      writer.byte(UInt8(ascii: "}"))
+    }
+    writer.raw("],\"polled\":[")
+    for (index, status) in (poller?.status ?? []).enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.raw("{\"name\":")
+      writer.string(status.feed.name)
+      writer.raw(",\"format\":")
+      if let format = status.feed.format { writer.string(format.rawValue) } else { writer.null() }
+      writer.raw(",\"url\":")
+      writer.string(status.feed.displayURL)
+      writer.raw(",\"intervalSeconds\":")
+      writer.number(status.feed.intervalInSeconds, decimals: 0)
+      writer.raw(",\"fetches\":")
+      writer.integer(status.fetches)
+      for (name, time) in [
+        ("lastFetch", status.lastFetch), ("lastSuccess", status.lastSuccess),
+        ("nextFetch", status.nextFetch),
+      ] {
+        writer.byte(UInt8(ascii: ","))
+        writer.string(name)
+        writer.byte(UInt8(ascii: ":"))
+        if let time { writer.date(time) } else { writer.null() }
+      }
+      writer.raw(",\"consecutiveFailures\":")
+      writer.integer(status.consecutiveFailures)
+      writer.raw(",\"incidents\":")
+      writer.integer(status.incidentCount)
+      writer.raw(",\"problems\":")
+      writer.integer(status.problemCount)
+      writer.raw(",\"lastError\":")
+      if let error = status.lastError { writer.string(error) } else { writer.null() }
       writer.byte(UInt8(ascii: "}"))
     }
     writer.raw("]}")

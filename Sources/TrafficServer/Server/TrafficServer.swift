@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Traffic
+import TrafficFeeds
 
 /// A HERE Traffic API v7 compatible HTTP service on a `TrafficEngine`.
 ///
@@ -17,6 +18,8 @@ public final class TrafficServer: Sendable {
 
   let metrics = ServerMetrics()
   let feeds: FeedIngest
+  /// The feeds this server polls (`traffic serve --feed`), reported by `GET /v1/feeds`.
+  let poller: FeedPoller?
   let rateLimiter: RateLimiter?
   let responseCache: ResponseCache
   /// The tiles of `/tiles/...`.
@@ -39,12 +42,16 @@ public final class TrafficServer: Sendable {
   /// - Parameters:
   ///   - engine: The engine answering queries and taking feed pushes.
   ///   - configuration: Address, keys, limits; the defaults listen on 127.0.0.1:8080.
+  ///   - poller: The feeds the server's process polls, whose status `GET /v1/feeds` reports
+  ///     beside the pushed ones.
   /// - Throws: `ServerError.invalidConfiguration` for a bad setting.
   public init(
-    engine: TrafficEngine, configuration: ServerConfiguration = ServerConfiguration()
+    engine: TrafficEngine, configuration: ServerConfiguration = ServerConfiguration(),
+    poller: FeedPoller? = nil
   ) throws(ServerError) {
     try configuration.validate()
     self.engine = engine
+    self.poller = poller
     self.configuration = configuration
     feeds = FeedIngest(engine: engine)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
