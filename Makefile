@@ -18,7 +18,7 @@ RUN_ARGS ?= serve --demo
 
 # Seconds each fuzz target runs under `make fuzz`.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson
+FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson v7-query
 
 # Installs the Debian packages that are missing (only those) for the job named in PACKAGES.
 define install_missing

@@ -56,7 +56,8 @@ let package = Package(
         "TrafficMap", "TrafficDemo",
       ]),
     .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
-    .executableTarget(name: "traffic-fuzz", dependencies: ["Geo", "TrafficFeeds"]),
+    .executableTarget(
+      name: "traffic-fuzz", dependencies: ["Geo", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
       name: "traffic-load-server", dependencies: ["TrafficServer"],
       path: "bench/traffic-load-server"),
@@ -100,7 +101,8 @@ let package = Package(
       dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficServerTests",
-      dependencies: ["TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"]),
+      dependencies: ["TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"], exclude: ["Fuzz"]
+    ),
     .testTarget(
       name: "WebMapBrowserTests",
       dependencies: ["TrafficServer", "Traffic", "Roads", "Geo"]),

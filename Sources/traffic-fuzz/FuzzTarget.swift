@@ -5,7 +5,9 @@
 // as arguments) through the same entry point, so `make test` exercises every seed.
 import Foundation
 import Geo
+import Traffic
 import TrafficFeeds
+import TrafficServer
 
 /// The fuzz targets by name: each takes arbitrary bytes and must return without crashing,
 /// trapping or hanging, whatever the input.
@@ -22,7 +24,23 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
   }
   targets["wkt"] = { data in _ = try? WKT.parse(String(decoding: data, as: UTF8.self)) }
   targets["geojson"] = { data in _ = try? GeoJSON.decodeGeometry(from: data) }
+  // The HTTP API's query strings (`in=`, filters, times...): any query must get a 2xx or 4xx,
+  // never a 5xx; a 5xx stops the fuzzer as a crash.
+  targets["v7-query"] = { data in
+    guard let server = fuzzServer else { return }
+    let query = String(decoding: data, as: UTF8.self)
+    for path in ["/v7/incidents?", "/v7/flow?", "/v7/incidents/x?", "/tiles/flow/3/4/2.png?"] {
+      let status = server.handle(HTTPRequest(target: path + query)).status
+      if status >= 500 { fatalError("\(path)\(query) answered \(status)") }
+    }
+  }
   return targets
+}()
+
+/// A server on an empty in-memory engine, for the HTTP targets.
+let fuzzServer: TrafficServer? = {
+  guard let engine = try? TrafficEngine(store: InMemoryTrafficStore()) else { return nil }
+  return try? TrafficServer(engine: engine, configuration: ServerConfiguration(accessLog: .none))
 }()
 
 /// The target named by `TRAFFIC_FUZZ_TARGET`.
