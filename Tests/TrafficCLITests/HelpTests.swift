@@ -1,0 +1,31 @@
+import Testing
+
+@testable import traffic
+
+@Suite struct HelpTests {
+  @Test func everyCommandIsListedAndExplained() async {
+    let overview = await runTraffic(["help"])
+    #expect(overview.status == .success)
+    let names = CommandLineTool.commands.keys.sorted()
+    // API.md's commands, plus `within`.
+    #expect(
+      Set(names).isSuperset(of: [
+        "serve", "import", "network", "probes", "incidents", "lookup", "nearest", "flow", "route",
+        "render", "pick",
+      ]))
+    for name in names {
+      #expect(overview.output.contains("  \(name) "), "overview lacks \(name)")
+      let help = await runTraffic(["help", name])
+      #expect(help.status == .success)
+      #expect(help.output.contains("Usage: traffic \(name)"), "help of \(name)")
+      let dashed = await runTraffic([name, "--help"])
+      #expect(dashed.output == help.output, "\(name) --help")
+    }
+  }
+
+  @Test func noArgumentsIsAUsageErrorThatShowsTheOverview() async {
+    let result = await runTraffic([])
+    #expect(result.status == .usage)
+    #expect(result.errors.contains("Commands:"))
+  }
+}
