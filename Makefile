@@ -52,7 +52,7 @@ run: release
 
 # Suites that time real sockets and child processes run in a second pass: in the first,
 # CPU-bound suites fill the two-thread cooperative pool and would starve their waits.
-TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests
+TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
 test: deps-test
 	$(SWIFT) build --build-tests

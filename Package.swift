@@ -55,7 +55,9 @@ let package = Package(
         "Geo", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds", "TrafficServer",
         "TrafficMap", "TrafficDemo",
       ]),
-    .executableTarget(name: "traffic-bench", dependencies: ["Geo", "Traffic"]),
+    .executableTarget(
+      name: "traffic-bench",
+      dependencies: ["Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficMap"]),
     .executableTarget(
       name: "traffic-fuzz", dependencies: ["Geo", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
@@ -109,6 +111,8 @@ let package = Package(
     .testTarget(
       name: "FeedPollerTests",
       dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),
+    .testTarget(
+      name: "MultiNodeTests", dependencies: ["traffic", "TrafficPostgres", "TrafficTestSupport"]),
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
     .testTarget(
       name: "TrafficCLITests",

@@ -3,6 +3,7 @@ import Roads
 import Traffic
 import TrafficDemo
 import TrafficFeeds
+import TrafficPostgres
 import TrafficSQLite
 import TrafficServer
 
@@ -11,7 +12,7 @@ enum ServeCommand: Subcommand {
   static let name = "serve"
   static let summary = "Run the traffic server (HERE Traffic API v7 compatible)"
   static let help = """
-    Usage: traffic serve [--db PATH] [--host H] [--port N] [--network FILE]
+    Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
                          [--feed FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
                          [--threads N]
 
@@ -20,6 +21,8 @@ enum ServeCommand: Subcommand {
 
     Options:
     \(EngineArguments.usage)
+      --postgres URL        a PostgreSQL + PostGIS database shared by several nodes (or
+                            $TRAFFIC_POSTGRES); each node follows the others' writes
       --host H              address to listen on (default 127.0.0.1; without API keys the
                             server is open, so bind it to loopback)
       --port N              port (default 8080; 0 picks a free one)
@@ -83,13 +86,22 @@ enum ServeCommand: Subcommand {
     }
     let country = try arguments.option("--country")
     let networkFile = try arguments.option("--network")
+    let postgres = try arguments.option("--postgres") ?? PostgresTrafficStore.environmentURL
     let givenPath = try arguments.option("--db")
+    if postgres != nil, givenPath != nil { throw UsageError("give --db or --postgres, not both") }
+    if postgres != nil, demo != nil { throw UsageError("the demo runs on the embedded store") }
     let path = givenPath ?? (demo != nil ? "demo.sqlite" : SQLiteTrafficStore.defaultPath)
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
     do { try configuration.validate() } catch { throw UsageError("\(error)") }
 
+    if let postgres {
+      try await servePostgres(
+        url: postgres, networkFile: networkFile, country: country, configuration: configuration,
+        feeds: feeds, console: console)
+      return
+    }
     let store: SQLiteTrafficStore
     do { store = try SQLiteTrafficStore(path: path) } catch {
       throw UsageError("\(path): \(error)")
@@ -200,5 +212,53 @@ private func startDemoProbes(
     return { replay.stop() }
   } catch {
     throw UsageError("--demo: \(error)")
+  }
+}
+
+/// `traffic serve --postgres`: a node of a deployment sharing one PostgreSQL database.
+///
+/// The node loads the incidents, follows the other nodes' writes (LISTEN/NOTIFY through
+/// `PostgresSync`) and writes its own through the engine; the road network, when given, is
+/// the node's own (every node loads the same file).
+private func servePostgres(
+  url: String, networkFile: String?, country: String?, configuration: ServerConfiguration,
+  feeds: [FeedPoller.Feed], console: Console
+) async throws {
+  let network = try networkFile.map { file throws(UsageError) in
+    try NetworkArguments.load(file, countryCode: country)
+  }
+  let store: PostgresTrafficStore
+  do { store = try PostgresTrafficStore(url: url) } catch {
+    throw UsageError("--postgres: \(error)")
+  }
+  let engine: TrafficEngine
+  let sync: PostgresSync
+  do {
+    engine = try TrafficEngine(store: store, network: network)
+    sync = try PostgresSync(engine: engine)
+  } catch {
+    throw UsageError("\(store.displayName): \(error)")
+  }
+  let poller = FeedPoller(feeds: feeds, engine: engine)
+  let server: TrafficServer
+  do {
+    server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
+  } catch {
+    throw UsageError("\(error)")
+  }
+  poller.start()
+  defer {
+    poller.stop()
+    sync.stop()
+  }
+  console.error(
+    "traffic serve: \(engine.incidentCount) incidents from \(store.displayName)"
+      + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
+  do {
+    try server.start()
+    console.print("listening on http://\(configuration.host):\(server.port ?? configuration.port)")
+    try server.run()
+  } catch {
+    throw UsageError("\(error)")
   }
 }
