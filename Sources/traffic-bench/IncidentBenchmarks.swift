@@ -22,38 +22,8 @@ func runIncidentBenchmarks(
   -> Int
 {
   var random = SplitMix64(seed: 11)
-  func latitude() -> Double { 47.3 + random.nextUnit() * 7.7 }
-  func longitude() -> Double { 5.9 + random.nextUnit() * 9.1 }
   let now = Date(timeIntervalSince1970: 1_811_851_200)
-  let types = TrafficIncidentType.allCases.filter { $0 != .unknown }
-  let impacts: [TrafficIncidentImpact] = [.critical, .major, .minor, .low]
-
-  var incidents: [TrafficIncident] = []
-  incidents.reserveCapacity(sizes.incidents)
-  for i in 0..<sizes.incidents {
-    let start = GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude())
-    let location: TrafficLocation
-    if i % 10 < 7 {
-      location = TrafficLocation(point: start)
-    } else {
-      var vertices = [start]
-      var bearing = random.nextUnit() * 360
-      for _ in 0..<(1 + Int(random.next() % 5)) {
-        bearing += random.nextUnit() * 60 - 30
-        vertices.append(
-          vertices[vertices.count - 1].destination(
-            bearing: bearing, distanceInMeters: 100 + random.nextUnit() * 400))
-      }
-      location = try TrafficLocation(polyline: GeoPolyline(vertices: vertices))
-    }
-    let details = try TrafficIncidentDetails(countryCode: "DE", roadName: "Straße \(i % 997)")
-    incidents.append(
-      try TrafficIncident(
-        id: "bench-\(i)-v1", originalId: "bench-\(i)", type: types[i % types.count],
-        impact: impacts[i % impacts.count],
-        description: LocalizedText(text: "Incident \(i)", language: .deDE),
-        startTime: now - 3600, endTime: now + 86_400, location: location, details: details))
-  }
+  let incidents = try makeBenchIncidents(count: sizes.incidents, random: &random, now: now)
 
   var sink = 0
   let store = InMemoryTrafficStore()
@@ -71,34 +41,13 @@ func runIncidentBenchmarks(
       flatbushMilliseconds: nil))
 
   func measure(_ name: String, count: Int, _ body: (Int) throws -> Int) rethrows {
-    var latencies: [Double] = []
-    latencies.reserveCapacity(count)
-    let started = clock.now
-    for i in 0..<count {
-      let start = clock.now
-      sink &+= try body(i)
-      latencies.append(microseconds(clock.now - start))
-    }
-    let total = milliseconds(clock.now - started)
-    latencies.sort()
-    report(
-      Measurement(
-        name: "\(name).per-second", value: Double(count) / (total / 1000), unit: "queries/s",
-        n: count, flatbushMilliseconds: nil))
-    report(
-      Measurement(
-        name: "\(name).p50", value: latencies[count / 2], unit: "us", n: count,
-        flatbushMilliseconds: nil))
-    report(
-      Measurement(
-        name: "\(name).p99", value: latencies[min(count - 1, count * 99 / 100)], unit: "us",
-        n: count, flatbushMilliseconds: nil))
+    sink &+= try measureLatencies(name, count: count, report: report, body)
   }
 
   for radius in [1_000.0, 10_000.0] {
     let circles = try (0..<sizes.circleQueries).map { _ in
       try GeoCircle(
-        center: GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude()),
+        center: randomGermanPlace(&random),
         radiusInMeters: radius)
     }
     try measure("incidents.circle-\(Int(radius / 1000))km", count: circles.count) { i in
@@ -107,7 +56,7 @@ func runIncidentBenchmarks(
   }
 
   let corridors = try (0..<sizes.corridorQueries).map { _ -> GeoCorridor in
-    var vertices = [GeoCoordinates(uncheckedLatitude: latitude(), longitude: longitude())]
+    var vertices = [randomGermanPlace(&random)]
     var bearing = random.nextUnit() * 360
     for _ in 0..<50 {
       bearing += random.nextUnit() * 20 - 10
@@ -126,9 +75,3 @@ func runIncidentBenchmarks(
   }
   return sink
 }
-
-private func milliseconds(_ duration: Duration) -> Double {
-  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
-private func microseconds(_ duration: Duration) -> Double { milliseconds(duration) * 1000 }

@@ -7,6 +7,9 @@ struct Measurement {
   let n: Int
   /// flatbush's published figure for the same workload (README, Node v14), when there is one.
   let flatbushMilliseconds: Double?
+  /// Another published figure to read the value against (a tool and its number), shown in
+  /// the table's reference column; not part of the JSON line.
+  var reference: String? = nil
 
   var json: String {
     "{\"name\":\"\(name)\",\"value\":\(rounded(value)),\"unit\":\"\(unit)\",\"n\":\(n)}"
@@ -27,19 +30,111 @@ func medianMilliseconds(runs: Int, sink: inout Int, _ body: () -> Int) -> Double
   for _ in 0..<max(1, runs) {
     let start = clock.now
     sink &+= body()
-    let elapsed = clock.now - start
-    times.append(
-      Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) * 1e-15)
+    times.append(milliseconds(clock.now - start))
   }
   times.sort()
   return times[times.count / 2]
 }
 
-/// An aligned text table of the measurements with flatbush's published figures.
+/// A duration in milliseconds.
+func milliseconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+/// A duration in microseconds.
+func microseconds(_ duration: Duration) -> Double { milliseconds(duration) * 1000 }
+
+/// The wall time of one call of `body`, in milliseconds on the monotonic clock, with its
+/// result.
+func timed<T>(_ body: () throws -> T) rethrows -> (result: T, milliseconds: Double) {
+  let clock = ContinuousClock()
+  let start = clock.now
+  let result = try body()
+  return (result, milliseconds(clock.now - start))
+}
+
+/// Calls `body(i)` for `i` in `0..<count`, timing each call, and reports the throughput
+/// (`<name>.per-second`) and the median and 99th percentile latencies (`<name>.p50`,
+/// `<name>.p99`, microseconds).
+///
+/// - Returns: The sum of what `body` returned, to fold into a sink.
+func measureLatencies(
+  _ name: String, count: Int, unit: String = "queries/s", report: (Measurement) -> Void,
+  _ body: (Int) throws -> Int
+) rethrows -> Int {
+  let clock = ContinuousClock()
+  var sink = 0
+  var latencies: [Double] = []
+  latencies.reserveCapacity(count)
+  let started = clock.now
+  for i in 0..<count {
+    let start = clock.now
+    sink &+= try body(i)
+    latencies.append(microseconds(clock.now - start))
+  }
+  reportLatencies(
+    name, latencies, total: clock.now - started, unit: unit, report: report)
+  return sink
+}
+
+/// `measureLatencies` of an asynchronous call; runs on the caller's actor, so that `body`
+/// and `report` need not be sendable.
+nonisolated(nonsending) func measureLatencies(
+  _ name: String, count: Int, unit: String = "queries/s", report: (Measurement) -> Void,
+  _ body: (Int) async throws -> Int
+) async rethrows -> Int {
+  let clock = ContinuousClock()
+  var sink = 0
+  var latencies: [Double] = []
+  latencies.reserveCapacity(count)
+  let started = clock.now
+  for i in 0..<count {
+    let start = clock.now
+    sink &+= try await body(i)
+    latencies.append(microseconds(clock.now - start))
+  }
+  reportLatencies(
+    name, latencies, total: clock.now - started, unit: unit, report: report)
+  return sink
+}
+
+/// Reports the throughput and the median and 99th percentile of `latencies`
+/// (microseconds), which took `total` together.
+private func reportLatencies(
+  _ name: String, _ latencies: [Double], total: Duration, unit: String,
+  report: (Measurement) -> Void
+) {
+  guard !latencies.isEmpty else { return }
+  let count = latencies.count
+  let sorted = latencies.sorted()
+  report(
+    Measurement(
+      name: "\(name).per-second", value: Double(count) / (milliseconds(total) / 1000), unit: unit,
+      n: count, flatbushMilliseconds: nil))
+  report(
+    Measurement(
+      name: "\(name).p50", value: sorted[count / 2], unit: "us", n: count,
+      flatbushMilliseconds: nil))
+  report(
+    Measurement(
+      name: "\(name).p99", value: sorted[min(count - 1, count * 99 / 100)], unit: "us", n: count,
+      flatbushMilliseconds: nil))
+}
+
+/// A benchmark whose workload did not come out as generated: the figures would be wrong.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ description: String) { self.description = description }
+}
+
+/// An aligned text table of the measurements with the published figures they are read
+/// against (flatbush's for the R-tree, others named in the reference column).
 func table(_ measurements: [Measurement]) -> String {
-  var rows = [["benchmark", "n", "traffic-bench", "flatbush (published)", "ratio"]]
+  var rows = [["benchmark", "n", "traffic-bench", "reference (published)", "ratio"]]
   for m in measurements {
-    let reference = m.flatbushMilliseconds.map { "\(rounded($0)) ms" } ?? "-"
+    let reference =
+      m.flatbushMilliseconds.map { "\(rounded($0)) ms (flatbush)" } ?? m.reference ?? "-"
     let ratio = m.flatbushMilliseconds.map { "\(rounded(m.value / $0))x" } ?? "-"
     rows.append([m.name, String(m.n), "\(rounded(m.value)) \(m.unit)", reference, ratio])
   }

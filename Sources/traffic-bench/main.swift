@@ -1,5 +1,6 @@
-// traffic-bench: R-tree and geodesy benchmarks. Prints one JSON line per measurement, then an
-// aligned table (unless --json-only). --quick runs small sizes for smoke tests.
+// traffic-bench: R-tree, geodesy, incident engine, feed, store, flow and map benchmarks.
+// Prints one JSON line per measurement, then an aligned table (unless --json-only); notes
+// and failures go to standard error. --quick runs small sizes for smoke tests.
 import Foundation
 
 let arguments = Set(CommandLine.arguments.dropFirst())
@@ -11,20 +12,45 @@ if !arguments.isSubset(of: known) || arguments.contains("--help") {
   exit(arguments.contains("--help") ? 0 : 2)
 }
 
-let sizes = arguments.contains("--quick") ? BenchmarkSizes.quick : BenchmarkSizes()
+let quick = arguments.contains("--quick")
 var measurements: [Measurement] = []
+var failures: [String] = []
 @MainActor func record(_ measurement: Measurement) {
   print(measurement.json)
   measurements.append(measurement)
 }
-var sink = runBenchmarks(sizes, report: record)
+@MainActor func note(_ text: String) {
+  fflush(nil)  // keeps the JSON lines whole when both streams go to one file
+  FileHandle.standardError.write(Data("note: \(text)\n".utf8))
+}
+@MainActor func fail(_ text: String) {
+  fflush(nil)
+  FileHandle.standardError.write(Data("FAILED: \(text)\n".utf8))
+  failures.append(text)
+}
+
+var sink = runBenchmarks(quick ? .quick : BenchmarkSizes(), report: record)
 do {
-  let incidentSizes =
-    arguments.contains("--quick") ? IncidentBenchmarkSizes.quick : IncidentBenchmarkSizes()
-  sink &+= try runIncidentBenchmarks(incidentSizes, report: record)
+  sink &+= try runIncidentBenchmarks(quick ? .quick : IncidentBenchmarkSizes(), report: record)
+  sink &+= try runFeedBenchmarks(
+    quick ? .quick : FeedBenchmarkSizes(), report: record, fail: fail)
+  sink &+= try runStoreBenchmarks(quick ? .quick : StoreBenchmarkSizes(), report: record)
+  let a10 = try BenchmarkNetwork.loadA10KreuzWest(report: record, note: note)
+  let liechtenstein = try BenchmarkNetwork.loadLiechtenstein(report: record, note: note)
+  if let a10 {
+    sink &+= try runFlowBenchmarks(
+      quick ? .quick : FlowBenchmarkSizes(), network: a10, report: record)
+  }
+  // The map wants many tiles of real density: the country when present.
+  let mapNetwork =
+    liechtenstein.map { ("Liechtenstein", $0) } ?? a10.map { ("A10 Kreuz West", $0) }
+  if let (name, network) = mapNetwork {
+    note("map benchmarks on \(name) (\(network.segments.count) segments)")
+    sink &+= try await runMapBenchmarks(
+      quick ? .quick : MapBenchmarkSizes(), network: network, report: record)
+  }
 } catch {
-  FileHandle.standardError.write(Data("incident benchmarks failed: \(error)\n".utf8))
-  exit(1)
+  fail("\(error)")
 }
 if !arguments.contains("--json-only") {
   print("")
@@ -32,3 +58,8 @@ if !arguments.contains("--json-only") {
 }
 // Keeps every result observable; never true in practice.
 if sink == Int.min { print(sink) }
+if !failures.isEmpty {
+  FileHandle.standardError.write(
+    Data("\(failures.count) benchmark(s) failed:\n\(failures.joined(separator: "\n"))\n".utf8))
+  exit(1)
+}

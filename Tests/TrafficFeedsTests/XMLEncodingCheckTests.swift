@@ -68,3 +68,37 @@ import TrafficTestSupport
     #expect(XMLEncodingCheck.problem(in: ascii)?.offset == 44)
   }
 }
+
+@Suite struct LargeXMLDocumentTests {
+  @Test func aDocumentOverTenMegabytesDecodes() throws {
+    // libxml2 refuses a single chunk over 10,000,000 bytes; the reader streams instead.
+    var records = ""
+    let count = 9_000
+    for i in 0..<count {
+      records += """
+        <situation id="S\(i)" version="1"><situationRecord xsi:type="Accident" id="R\(i)" version="1">\
+        <situationRecordCreationTime>2025-05-01T10:00:00Z</situationRecordCreationTime>\
+        <validity><validityStatus>active</validityStatus><validityTimeSpecification>\
+        <overallStartTime>2025-05-01T10:00:00Z</overallStartTime></validityTimeSpecification></validity>\
+        <groupOfLocations xsi:type="Point"><locationForDisplay><latitude>52.5</latitude>\
+        <longitude>13.4</longitude></locationForDisplay></groupOfLocations>\
+        <generalPublicComment><comment><values><value lang="en">\(String(repeating: "padding ", count: 100))</value>\
+        </values></comment></generalPublicComment></situationRecord></situation>
+
+        """
+    }
+    let document = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2">\
+      <payloadPublication xsi:type="SituationPublication" lang="en">\
+      <publicationTime>2025-05-01T10:00:00Z</publicationTime>\
+      <publicationCreator><country>gb</country><nationalIdentifier>X</nationalIdentifier></publicationCreator>
+      \(records)</payloadPublication></d2LogicalModel>
+      """
+    let data = Data(document.utf8)
+    #expect(data.count > 10_000_000)
+    let decoded = try DATEXIIDecoder.decode(data, options: FeedOptions(sourceName: "big"))
+    #expect(decoded.incidents.count == count)
+    #expect(decoded.problems.isEmpty)
+  }
+}

@@ -18,7 +18,8 @@ import TrafficTestSupport
 /// - `everySampleIsAnsweredByItsRoute` sends each sample through `TrafficServer.handle`
 ///   and expects a 200, so a sample cannot name a path the router does not answer.
 /// `everyRouteIsDocumented` then requires each route's pattern (`Route.label`, the metrics
-/// label) in a table row of the document, with each of `Route.allowedMethods`.
+/// label) in a row of the document's route table naming exactly `Route.allowedMethods`, and
+/// no row for a path the router does not know.
 @Suite struct APIDocumentationTests {
   /// The kinds of route `Route` distinguishes.
   enum RouteKind: CaseIterable {
@@ -65,16 +66,14 @@ import TrafficTestSupport
   /// One request per route (and per tile layer).
   static let samples: [Sample] = {
     let circle = "circle:\(crossing.latitude),\(crossing.longitude);r=1000"
+    let center = "{\"lat\": \(crossing.latitude), \"lng\": \(crossing.longitude)}"
     let inObject = Data(
-      """
-      {"in": {"type": "circle", "center": {"lat": \(crossing.latitude), "lng": \(crossing.longitude)}, "radius": 1000}}
-      """.utf8)
+      "{\"in\": {\"type\": \"circle\", \"center\": \(center), \"radius\": 1000}}".utf8)
     let west = FlowServerFixtures.coordinates(east: 0)
     let east = FlowServerFixtures.coordinates(east: 1000)
+    let points = [west, east].map { "{\"lat\": \($0.latitude), \"lng\": \($0.longitude)}" }
     let route = Data(
-      """
-      {"route": {"coordinates": [{"lat": \(west.latitude), "lng": \(west.longitude)}, {"lat": \(east.latitude), "lng": \(east.longitude)}]}}
-      """.utf8)
+      "{\"route\": {\"coordinates\": [\(points.joined(separator: ", "))]}}".utf8)
     let feed =
       (try? Data(
         contentsOf: Fixtures.repositoryRoot.appendingPathComponent(
@@ -143,9 +142,10 @@ import TrafficTestSupport
     for kind in RouteKind.allCases where !covered.contains("\(kind)") {
       Issue.record("no sample request for the route kind \(kind); add one to `samples`")
     }
-    let tileLabels = Set(Self.samples.compactMap(\.route).map(\.label).filter {
-      $0.hasPrefix("/tiles/")
-    })
+    let tileLabels = Set(
+      Self.samples.compactMap(\.route).map(\.label).filter {
+        $0.hasPrefix("/tiles/")
+      })
     #expect(tileLabels == Set(TileLayer.allCases.map(\.pattern)))
   }
 
@@ -161,19 +161,39 @@ import TrafficTestSupport
     #expect(route.allowedMethods.contains(sample.method))
   }
 
+  /// The rows of the document's route table: `| METHODS | `PATH` | ... |`, as (methods,
+  /// path cell).
+  static func routeRows(_ text: String) -> [(methods: Set<String>, path: String)] {
+    text.split(separator: "\n").compactMap { line in
+      let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard line.hasPrefix("|"), cells.count >= 4 else { return nil }
+      let methods = Set(
+        cells[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+      guard !methods.isEmpty, methods.isSubset(of: ["GET", "HEAD", "POST", "PUT", "DELETE"])
+      else { return nil }
+      return (methods, cells[2])
+    }
+  }
+
   @Test func everyRouteIsDocumented() throws {
-    let lines = try Self.document().split(separator: "\n").map(String.init)
-    let rows = lines.filter { $0.hasPrefix("|") }
+    let rows = Self.routeRows(try Self.document())
     var seen = Set<String>()
     for route in Self.samples.compactMap(\.route) where seen.insert(route.label).inserted {
       let pattern = "`\(route.label)`"
-      guard let row = rows.first(where: { $0.contains(pattern) }) else {
-        Issue.record("docs/api.md has no table row with the route \(pattern)")
+      guard let row = rows.first(where: { $0.path == pattern }) else {
+        Issue.record("docs/api.md's route table has no row for \(pattern)")
         continue
       }
-      for method in route.allowedMethods where !row.contains(method) {
-        Issue.record("docs/api.md: the row of \(pattern) does not name the method \(method)")
-      }
+      let documented = row.methods.sorted()
+      #expect(
+        row.methods == Set(route.allowedMethods),
+        "docs/api.md: \(pattern) takes \(route.allowedMethods), not \(documented)")
+    }
+    // And nothing documented that the router does not know.
+    for row in rows where !seen.contains(String(row.path.dropFirst().dropLast())) {
+      Issue.record("docs/api.md documents \(row.path), which is not a route of the server")
     }
   }
 

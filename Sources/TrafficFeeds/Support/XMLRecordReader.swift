@@ -136,7 +136,9 @@ struct XMLRecordReader {
       throw FeedError(
         format: format, location: problem.offset.map { "byte \($0)" }, reason: problem.reason)
     }
-    let parser = XMLParser(data: data)
+    // The stream form: given a whole `Data`, Foundation hands libxml2 one chunk, and libxml2
+    // refuses a chunk over 10,000,000 bytes; streamed, documents of any size parse.
+    let parser = XMLParser(stream: InputStream(data: data))
     parser.shouldProcessNamespaces = true
     parser.shouldReportNamespacePrefixes = false
     parser.shouldResolveExternalEntities = false
