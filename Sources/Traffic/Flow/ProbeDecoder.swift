@@ -152,72 +152,10 @@ public struct ProbeDecoder: Sendable {
     if let seconds = Double(trimmed), seconds.isFinite {
       return Date(timeIntervalSince1970: abs(seconds) > 1e11 ? seconds / 1000 : seconds)
     }
-    return parseRFC3339(trimmed)
+    return RFC3339.parse(trimmed)
   }
 
-  /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; a missing offset is UTC.
-  static func parseRFC3339(_ text: String) -> Date? {
-    let bytes = Array(text.utf8)
-    var index = 0
-    func digits(_ count: Int) -> Int? {
-      guard index + count <= bytes.count else { return nil }
-      var value = 0
-      for _ in 0..<count {
-        let byte = bytes[index]
-        guard byte >= 48, byte <= 57 else { return nil }
-        value = value * 10 + Int(byte - 48)
-        index += 1
-      }
-      return value
-    }
-    func expect(_ characters: String) -> Bool {
-      guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
-      index += 1
-      return true
-    }
-    guard let year = digits(4), expect("-"), let month = digits(2), expect("-"),
-      let day = digits(2), expect("Tt "), let hour = digits(2), expect(":"),
-      let minute = digits(2), expect(":"), let second = digits(2),
-      (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
-    else { return nil }
-    var fraction = 0.0
-    if expect(".,") {
-      var scale = 0.1
-      let start = index
-      while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-        fraction += Double(bytes[index] - 48) * scale
-        scale /= 10
-        index += 1
-      }
-      guard index > start else { return nil }
-    }
-    var offset = 0
-    if index < bytes.count {
-      if expect("Zz") {
-      } else if index < bytes.count,
-        bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-      {
-        let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
-        index += 1
-        guard let hours = digits(2) else { return nil }
-        _ = expect(":")
-        guard let minutes = digits(2), hours < 24, minutes < 60 else { return nil }
-        offset = sign * (hours * 3600 + minutes * 60)
-      } else {
-        return nil
-      }
-      guard index == bytes.count else { return nil }
-    }
-    // Days from the civil date (Howard Hinnant's algorithm), proleptic Gregorian.
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    let days = era * 146_097 + dayOfEra - 719_468
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-    return Date(timeIntervalSince1970: Double(seconds) + fraction)
-  }
+
 
   // MARK: CSV
 
