@@ -157,6 +157,39 @@ import TrafficServer
     }
   }
 
+  @Test func changeStreamsFollowTheServer() async throws {
+    let store = InMemoryTrafficStore()
+    let served = try TrafficEngine(store: store)
+    let server = try TrafficServer(
+      engine: served, configuration: ServerConfiguration(port: 0, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = try TrafficEngine(server: try #require(URL(string: "http://127.0.0.1:\(port)")))
+    let area = try GeoCircle(
+      center: GeoCoordinates(latitude: 52.4783, longitude: 13.3432), radiusInMeters: 1_000)
+    let stream = remote.incidentChanges(inside: area)
+    let watcher = Task { () -> [String] in
+      var seen: [String] = []
+      for await change in stream {
+        seen.append("\(change.kind.rawValue) \(change.incident.originalId)")
+        if seen.count == 2 { break }
+      }
+      return seen
+    }
+    // Give the stream time to connect, then change things on the server.
+    try await Task.sleep(for: .milliseconds(500))
+    try served.apply(IncidentBatch(upserts: [try Self.incident("a100", [(52.4783, 13.3432)])]))
+    try served.apply(IncidentBatch(deletions: ["a100"]))
+    let timeout = Task {
+      try await Task.sleep(for: .seconds(10))
+      watcher.cancel()
+    }
+    let seen = await watcher.value
+    timeout.cancel()
+    #expect(seen == ["added a100", "removed a100"])
+  }
+
   @Test func completionHandlersWorkRemotely() async throws {
     try await Self.withEngines { _, remote, _ in
       let circle = try GeoCircle(

@@ -383,9 +383,12 @@ public final class TrafficEngine: Sendable {
   /// A stream of the changes to incidents that meet `area`: additions, new versions and
   /// removals, from now on. Cancel the consuming task (or stop iterating) to end it.
   ///
+  /// A remote engine follows the server's event stream (`/v7/incidents/stream`),
+  /// reconnecting when the connection drops.
   /// - Parameter area: The area to watch (any size; limits do not apply to watching).
   /// - Returns: An unbounded stream; a slow consumer buffers changes in memory.
   public func incidentChanges(inside area: some GeoArea) -> AsyncStream<IncidentChange> {
+    if let remote { return remote.changes(inside: area) }
     let (stream, continuation) = AsyncStream<IncidentChange>.makeStream()
     let key = subscriptions.withLock { subscriptions in
       let key = subscriptions.nextKey

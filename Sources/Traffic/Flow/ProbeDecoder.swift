@@ -155,8 +155,6 @@ public struct ProbeDecoder: Sendable {
     return RFC3339.parse(trimmed)
   }
 
-
-
   // MARK: CSV
 
   func decodeCSV(_ data: Data, into sink: inout Sink) throws(ProbeDecodingError) {

@@ -108,6 +108,34 @@ final class RemoteTrafficClient: Sendable {
 
   // MARK: Transport
 
+  /// The request of `GET /v7/incidents/stream` with these parameters.
+  func streamRequest(parameters: [(String, String)]) throws(TrafficQueryError) -> URLRequest {
+    var request = URLRequest(url: try url(path: "/v7/incidents/stream", parameters: parameters))
+    request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+    if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+    return request
+  }
+
+  /// The URL of `path` on the server with `parameters` (and the key) as its query.
+  func url(path: String, parameters: [(String, String)]) throws(TrafficQueryError) -> URL {
+    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+      throw .invalidParameter("the server URL \(baseURL) is not usable")
+    }
+    let basePath = components.percentEncodedPath
+    components.percentEncodedPath =
+      (basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath) + path
+    var query = URLQueryItem.encoded(parameters)
+    if let apiKey { query.append(URLQueryItem(name: "apiKey", value: apiKey)) }
+    components.queryItems = query.isEmpty ? nil : query
+    // `+` is a space in query strings; the v7 parameters never mean a space by it.
+    components.percentEncodedQuery = components.percentEncodedQuery?
+      .replacingOccurrences(of: "+", with: "%2B")
+    guard let url = components.url else {
+      throw .invalidParameter("cannot build a request URL for \(path)")
+    }
+    return url
+  }
+
   /// Sends a `GET`, or a `POST` with the parameters as a JSON object when the URL would be
   /// too long, and returns the body of a 200 answer.
   func send(path: String, parameters: [(String, String)]) async throws(TrafficQueryError) -> Data {
