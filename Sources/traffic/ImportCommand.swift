@@ -77,6 +77,10 @@ enum ImportCommand: Subcommand {
       }
       let report = try engine.ingest(
         document.incidents, from: options.sourceName, isFullRefresh: document.isFullRefresh)
+      // Jams (Waze) also describe flow, on the store's road network when it has one.
+      if !document.flowObservations.isEmpty {
+        _ = engine.ingest(observations: document.flowObservations)
+      }
       console.print(
         "\(fileFormat.rawValue) \(url.lastPathComponent): \(document.incidents.count) incidents "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "

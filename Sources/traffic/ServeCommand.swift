@@ -20,7 +20,7 @@ enum ServeCommand: Subcommand {
     SIGTERM, then finishes the requests in flight and stops.
 
     Options:
-    \(EngineArguments.usage)
+      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
       --postgres URL        a PostgreSQL + PostGIS database shared by several nodes (or
                             $TRAFFIC_POSTGRES); each node follows the others' writes
       --host H              address to listen on (default 127.0.0.1; without API keys the
@@ -247,7 +247,14 @@ private func servePostgres(
     throw UsageError("\(error)")
   }
   poller.start()
+  let maintenance = Task.detached {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(300))
+      _ = try? engine.purgeExpired()
+    }
+  }
   defer {
+    maintenance.cancel()
     poller.stop()
     sync.stop()
   }

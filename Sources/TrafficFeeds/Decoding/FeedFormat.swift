@@ -23,7 +23,8 @@ public enum FeedFormat: String, CaseIterable, Hashable, Sendable, CustomStringCo
 
 /// Settings of one feed source that its documents do not carry themselves.
 public struct FeedOptions: Sendable {
-  /// A short name of the source (e.g. `"uk-ntis"`), used to namespace incident ids.
+  /// A short name of the source (e.g. `"uk-ntis"`): the feed its incidents are ingested
+  /// under (their `sources`); incident ids stay the source's own.
   public var sourceName: String
   /// Axis order of DATEX II `posList` / GML coordinates: publishers differ.
   public var axisOrder: AxisOrder

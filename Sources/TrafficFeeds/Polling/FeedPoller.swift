@@ -255,6 +255,9 @@ public final class FeedPoller: Sendable {
     } catch {
       throw FeedError(format: format, location: feed.displayURL, reason: "\(error)")
     }
+    if !document.flowObservations.isEmpty {
+      _ = engine.ingest(observations: document.flowObservations)
+    }
     status.incidentCount = document.incidents.count
     status.problemCount = document.problems.count
     status.lastReport = report

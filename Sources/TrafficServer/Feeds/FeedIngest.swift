@@ -60,6 +60,10 @@ final class FeedIngest: Sendable {
     do {
       outcome.report = try engine.ingest(
         document.incidents, from: options.sourceName, isFullRefresh: document.isFullRefresh)
+      // Jams (Waze) also describe flow, when the engine has a road network.
+      if !document.flowObservations.isEmpty {
+        _ = engine.ingest(observations: document.flowObservations)
+      }
     } catch {
       statuses.withLock { statuses in
         var status = statuses[key] ?? Status(format: format, source: options.sourceName)
