@@ -50,14 +50,15 @@ release: deps
 run: release
 	$$($(SWIFT) build -c release --show-bin-path)/traffic $(RUN_ARGS)
 
-# Suites that time real sockets and child processes run in a second pass: in the first,
-# CPU-bound suites fill the two-thread cooperative pool and would starve their waits.
+# Suites that time real sockets and child processes run in a second pass, one test at a
+# time: beside CPU-bound or blocking tests, the two-thread cooperative pool of a two-core
+# machine would starve their waits.
 TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(TIMED_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(TIMED_SUITES)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
 
 bench: deps-bench
 	bench/run.sh
