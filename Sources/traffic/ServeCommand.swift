@@ -33,6 +33,8 @@ enum ServeCommand: Subcommand {
       --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
       --keys-file F         accept the keys in F, one per line
       --threads N           request threads (default: one per core)
+      --rate-limit R        requests per second per key (per client address without
+                            keys); beyond it 429 with Retry-After
       --demo[=live|static]  the live demo: SUMO's A10 network south-west of Berlin, traffic
                             simulated by SUMO (live) or replayed from a recording (static),
                             and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
@@ -56,6 +58,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--threads expects 1...256, got '\(threads)'")
       }
       configuration.threads = value
+    }
+    if let text = try arguments.option("--rate-limit") {
+      guard let rate = Double(text), rate.isFinite, rate > 0 else {
+        throw UsageError("--rate-limit expects requests per second > 0, got '\(text)'")
+      }
+      configuration.rateLimit = ServerConfiguration.RateLimit(requestsPerSecond: rate)
     }
     while let key = try arguments.option("--api-key") {
       guard !key.isEmpty else { throw UsageError("--api-key must not be empty") }

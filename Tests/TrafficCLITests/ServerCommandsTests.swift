@@ -50,6 +50,7 @@ import TrafficTestSupport
     (["serve", "--network", "/nonexistent.osm.pbf"], "/nonexistent.osm.pbf"),
     (["serve", "--keys-file", "/nonexistent-keys"], "--keys-file"),
     (["serve", "--demo", "--demo-speed", "99"], "--demo-speed expects 1...60"),
+    (["serve", "--rate-limit", "-3"], "--rate-limit expects"),
   ])
   func badServerArgumentsExitWith64(arguments: [String], message: String) async {
     let result = await runTraffic(arguments)
