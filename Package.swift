@@ -107,7 +107,7 @@ let package = Package(
     ),
     .testTarget(
       name: "WebMapBrowserTests",
-      dependencies: ["TrafficServer", "Traffic", "Roads", "Geo"]),
+      dependencies: ["TrafficServer", "Traffic", "Roads", "Geo", "TrafficDemo", "TrafficFeeds"]),
     .testTarget(
       name: "FeedPollerTests",
       dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),
