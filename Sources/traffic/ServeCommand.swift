@@ -179,8 +179,21 @@ enum ServeCommand: Subcommand {
         + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
     do {
       try server.start()
-      console.print(
-        "listening on http://\(configuration.host):\(server.port ?? configuration.port)")
+      let port = server.port ?? configuration.port
+      console.print("listening on http://\(configuration.host):\(port)")
+      if demo != nil, let place = scenario?.roadworksSegment.geometry.vertices.first {
+        let area = "circle:\(place.latitude),\(place.longitude);r=5000"
+        console.print(
+          """
+
+          The demo runs at \(Int(speed))x real time. Open http://\(configuration.host):\(port)/ for the map.
+          Try:
+            curl 'http://127.0.0.1:\(port)/v7/incidents?in=\(area)&lang=de-DE'
+            curl 'http://127.0.0.1:\(port)/v7/flow?in=\(area)&minJamFactor=4'
+            traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
+          Ctrl-C stops the server and SUMO.
+          """)
+      }
       try server.run()
     } catch {
       throw UsageError("\(error)")
