@@ -144,32 +144,12 @@ public enum V7FlowWire {
     } catch {
       throw V7WireError(location: error.place, reason: "not valid JSON: \(error.reason)")
     }
-    guard root.object != nil else {
-      throw V7WireError(location: "$", reason: "expected an object, found \(root.kindName)")
+    let envelope = try V7Envelope.read(root)
+    let decoded = V7Envelope.decodeEach(envelope.items) { (item, path) throws(JSONFieldError) in
+      try decodeFlow(item, at: path)
     }
-    var response = V7FlowResponse(sourceUpdated: nil, flows: [])
-    if let updated = root["sourceUpdated"], !updated.isNull {
-      guard let text = updated.string, let date = RFC3339.parse(text) else {
-        throw V7WireError(location: "sourceUpdated", reason: "expected an RFC 3339 date-time")
-      }
-      response.sourceUpdated = date
-    }
-    guard let results = root["results"] else {
-      throw V7WireError(location: "$", reason: "missing member \"results\"")
-    }
-    guard let items = results.array else {
-      throw V7WireError(
-        location: "results", reason: "expected an array, found \(results.kindName)")
-    }
-    response.flows.reserveCapacity(items.count)
-    for (index, item) in items.enumerated() {
-      do {
-        response.flows.append(try decodeFlow(item, at: "results[\(index)]"))
-      } catch {
-        response.problems.append(V7WireError(location: error.path, reason: error.reason))
-      }
-    }
-    return response
+    return V7FlowResponse(
+      sourceUpdated: envelope.sourceUpdated, flows: decoded.results, problems: decoded.problems)
   }
 
   /// Decodes one result object `{"location", "currentFlow"}`.

@@ -281,33 +281,13 @@ public enum V7IncidentWire {
         throw V7WireError(location: error.path, reason: error.reason)
       }
     }
-    guard root.object != nil else {
-      throw V7WireError(location: "$", reason: "expected an object, found \(root.kindName)")
+    let envelope = try V7Envelope.read(root)
+    let decoded = V7Envelope.decodeEach(envelope.items) { (item, path) throws(JSONFieldError) in
+      try decodeIncident(item, at: path, defaultLanguage: defaultLanguage)
     }
-    var response = V7IncidentResponse(sourceUpdated: nil, incidents: [])
-    if let updated = root["sourceUpdated"], !updated.isNull {
-      guard let text = updated.string, let date = RFC3339.parse(text) else {
-        throw V7WireError(location: "sourceUpdated", reason: "expected an RFC 3339 date-time")
-      }
-      response.sourceUpdated = date
-    }
-    guard let results = root["results"] else {
-      throw V7WireError(location: "$", reason: "missing member \"results\"")
-    }
-    guard let items = results.array else {
-      throw V7WireError(
-        location: "results", reason: "expected an array, found \(results.kindName)")
-    }
-    response.incidents.reserveCapacity(items.count)
-    for (index, item) in items.enumerated() {
-      do {
-        response.incidents.append(
-          try decodeIncident(item, at: "results[\(index)]", defaultLanguage: defaultLanguage))
-      } catch {
-        response.problems.append(V7WireError(location: error.path, reason: error.reason))
-      }
-    }
-    return response
+    return V7IncidentResponse(
+      sourceUpdated: envelope.sourceUpdated, incidents: decoded.results,
+      problems: decoded.problems)
   }
 
   /// Decodes the answer to a lookup by id (one result object).
