@@ -65,9 +65,13 @@ package enum RFC3339 {
   /// Parses an RFC 3339 date-time (`T` or `t` or a space between date and time, optional
   /// fraction of any length, `Z` or `±hh:mm` offset; a missing offset is read as UTC).
   ///
+  /// - Parameters:
+  ///   - text: The date-time.
+  ///   - lenient: Also accept the ISO 8601 forms feeds write: a bare date (midnight UTC),
+  ///     no seconds, a `,` before the fraction, `±hhmm` and `±hh` offsets.
   /// - Returns: `nil` when the text is not such a date-time.
   /// - Complexity: O(n) in the length of the text.
-  package static func parse(_ text: String) -> Date? {
+  package static func parse(_ text: String, lenient: Bool = false) -> Date? {
     let bytes = Array(text.utf8)
     var index = 0
     func number(_ count: Int) -> Int? {
@@ -87,13 +91,24 @@ package enum RFC3339 {
       return true
     }
     guard let year = number(4), expect(45), let month = number(2), expect(45),
-      let day = number(2), (1...12).contains(month), (1...daysIn(month, year)).contains(day),
-      expect(84) || expect(116) || expect(32),
-      let hour = number(2), expect(58), let minute = number(2), expect(58),
-      let second = number(2), hour < 24, minute < 60, second <= 60
+      let day = number(2), (1...12).contains(month), (1...daysIn(month, year)).contains(day)
     else { return nil }
+    if lenient, index == bytes.count {
+      return Date(
+        timeIntervalSince1970: Double(daysFromCivil(year: year, month: month, day: day) * 86_400))
+    }
+    guard expect(84) || expect(116) || expect(32),
+      let hour = number(2), expect(58), let minute = number(2), hour < 24, minute < 60
+    else { return nil }
+    var second = 0
+    if expect(58) {
+      guard let value = number(2), value <= 60 else { return nil }
+      second = value
+    } else if !lenient {
+      return nil
+    }
     var fraction = 0.0
-    if expect(46) {
+    if expect(46) || (lenient && expect(44)) {
       // Digits beyond the 15th are below a double's resolution at today's dates.
       var numerator = 0
       var denominator = 1
@@ -114,8 +129,14 @@ package enum RFC3339 {
     } else if index < bytes.count, bytes[index] == 43 || bytes[index] == 45 {
       let sign = bytes[index] == 45 ? -1 : 1
       index += 1
-      guard let hours = number(2), expect(58), let minutes = number(2), hours < 24, minutes < 60
-      else { return nil }
+      guard let hours = number(2), hours < 24 else { return nil }
+      var minutes = 0
+      if expect(58) || (lenient && index < bytes.count) {
+        guard let value = number(2), value < 60 else { return nil }
+        minutes = value
+      } else if !lenient {
+        return nil
+      }
       offset = sign * (hours * 3600 + minutes * 60)
     }
     guard index == bytes.count else { return nil }
