@@ -35,7 +35,16 @@ package enum JSONParser {
   /// - Throws: `JSONSyntaxError` naming the place and the reason.
   /// - Complexity: O(n) in the size of `data`.
   package static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-    let bytes = [UInt8](data)
+    try parse(bytes: [UInt8](data))
+  }
+
+  /// Parses one JSON value filling the whole of `bytes` (surrounding whitespace allowed).
+  ///
+  /// - Parameter bytes: UTF-8 JSON text.
+  /// - Returns: The value.
+  /// - Throws: `JSONSyntaxError` naming the place (relative to `bytes`) and the reason.
+  /// - Complexity: O(n) in the number of bytes.
+  package static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var parser = Parser(bytes: bytes)
     if bytes.count >= 2,
       (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)
@@ -299,9 +308,9 @@ package enum JSONParser {
     }
 
     mutating func readHexQuad() throws(JSONSyntaxError) -> UInt32 {
-      guard position + 4 <= bytes.count else { throw failure("\\u needs 4 hex digits") }
       var value: UInt32 = 0
       for _ in 0..<4 {
+        guard position < bytes.count else { throw failure("\\u needs 4 hex digits") }
         let byte = bytes[position]
         let digit: UInt8
         switch byte {
