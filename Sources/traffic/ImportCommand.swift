@@ -22,6 +22,7 @@ enum ImportCommand: Subcommand {
       --axis-order O        coordinate order of DATEX II posList (default lat-lon)
     \(EngineArguments.usage)
 
+    Files are read as they are decoded (memory holds one record at a time, not the file).
     Broken records are skipped and listed; a file that cannot be read is reported and the
     other files still import. Exit status 64 when any file failed.
     """
@@ -56,12 +57,15 @@ enum ImportCommand: Subcommand {
     var failures: [String] = []
     for file in files {
       let url = URL(fileURLWithPath: file)
-      let data: Data
-      do { data = try Data(contentsOf: url) } catch {
-        failures.append("\(file): cannot read: \(error.localizedDescription)")
-        continue
+      let input = FeedInput.file(url)
+      var detected = format
+      if detected == nil {
+        do { detected = try FeedFormat.detect(input) } catch {
+          failures.append("\(file): \(error)")
+          continue
+        }
       }
-      guard let fileFormat = format ?? FeedFormat.detect(data) else {
+      guard let fileFormat = detected else {
         failures.append("\(file): not a recognised feed format; name it with --format")
         continue
       }
@@ -70,7 +74,7 @@ enum ImportCommand: Subcommand {
         axisOrder: axisOrder)
       let document: FeedDocument
       do {
-        document = try fileFormat.decoder.decode(data, options: options)
+        document = try fileFormat.decoder.decode(input, options: options)
       } catch {
         failures.append("\(file): \(error)")
         continue

@@ -93,8 +93,10 @@ package struct JSONStreamReader {
   ///   - members: Names of root members to stream when they are arrays.
   ///   - element: Called for each element of a streamed member, in document order, with the
   ///     member name and the element's 0-based index.
-  /// - Returns: The root object without the streamed members; a root that is not an object is
-  ///   returned whole (and nothing is streamed).
+  ///     A root array is streamed as member `""` when `members` contains `""`.
+  /// - Returns: The root object with each streamed member as an empty array (so that its
+  ///   presence shows), an empty array for a streamed root array; another root is returned
+  ///   whole and nothing is streamed.
   /// - Throws: `JSONStreamError` for a syntax error (with its place), a value larger than the
   ///   limit, or an input failure. Elements handed over before the error stay handed over.
   /// - Complexity: O(n) in the size of the document; memory O(largest value + chunk).
@@ -103,6 +105,12 @@ package struct JSONStreamReader {
     element: (_ member: String, _ index: Int, _ value: JSONValue) -> Void
   ) throws(JSONStreamError) -> JSONValue {
     try skipPreamble()
+    if members.contains(""), try peek() == UInt8(ascii: "[") {
+      position += 1
+      try streamElements(of: "", element)
+      try expectEnd()
+      return .array([])
+    }
     guard try peek() == UInt8(ascii: "{") else {
       let value = try readValue()
       try expectEnd()
@@ -133,6 +141,7 @@ package struct JSONStreamReader {
       if members.contains(name), try peek() == UInt8(ascii: "[") {
         position += 1
         try streamElements(of: name, element)
+        rest[name] = .array([])
       } else {
         rest[name] = try readValue()
       }

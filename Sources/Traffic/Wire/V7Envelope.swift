@@ -2,12 +2,12 @@ import Foundation
 
 /// The envelope every HERE v7 response shares, `{"sourceUpdated": ..., "results": [...]}`,
 /// read once for the incident and the flow decoders.
-enum V7Envelope {
+package enum V7Envelope {
   /// The update time and the result items of a response object.
   ///
   /// - Throws: `V7WireError` for a root that is not an object, a `sourceUpdated` that is not
   ///   an RFC 3339 date-time, or `results` missing or not an array.
-  static func read(
+  package static func read(
     _ root: JSONValue
   ) throws(V7WireError) -> (sourceUpdated: Date?, items: [JSONValue]) {
     guard root.object != nil else {

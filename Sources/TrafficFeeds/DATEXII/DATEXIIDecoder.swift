@@ -112,11 +112,13 @@ public enum DATEXIIDecoder: FeedDecoder {
   ///   truncated, wrongly encoded, entity bombs, nesting deeper than 256), or when the
   ///   document is not DATEX II.
   /// - Complexity: O(n) in the size of the document; memory O(largest situation).
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
     let state = DocumentState(options: options)
     let reader = XMLRecordReader(format: format)
     try reader.read(
-      data,
+      input,
       isRecord: { _, name, namespace in
         name == "situation" && (namespace.hasPrefix(namespacePrefix) || namespace.isEmpty)
       },

@@ -121,12 +121,23 @@ public protocol FeedDecoder: Sendable {
   /// Whether the document looks like this format (used by `--format auto`); must be cheap
   /// and never throw.
   static func recognizes(_ data: Data) -> Bool
-  /// Decodes a whole document.
+  /// Decodes a whole document, streaming it: records are decoded as they are read, so
+  /// memory holds the largest record and the results, not the document.
   ///
   /// Records that are broken are skipped and listed in `FeedDocument.problems`; a document
   /// that cannot be read at all throws.
+  /// - Throws: `FeedError` naming the place and the reason (or the file that cannot be read).
+  static func decode(_ input: FeedInput, options: FeedOptions) throws(FeedError) -> FeedDocument
+}
+
+extension FeedDecoder {
+  /// Decodes a whole document held in memory.
+  ///
   /// - Throws: `FeedError` naming the place and the reason.
-  static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument
+  /// - Complexity: O(n) in the size of `data`.
+  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
+    try decode(.data(data), options: options)
+  }
 }
 
 extension FeedFormat {
@@ -148,5 +159,17 @@ extension FeedFormat {
   /// - Returns: The first format whose decoder claims the document, or `nil`.
   public static func detect(_ data: Data) -> FeedFormat? {
     allCases.first { $0.decoder.recognizes(data) }
+  }
+
+  /// How much of a file `detect(_:)` looks at: the markers every format is recognised by sit
+  /// in the first records.
+  public static let detectionPrefixBytes = 1 << 20
+
+  /// Recognises the format of a document from its first `detectionPrefixBytes` bytes.
+  ///
+  /// - Returns: The first format whose decoder claims the prefix, or `nil`.
+  /// - Throws: `FeedReadError` when the file cannot be read.
+  public static func detect(_ input: FeedInput) throws(FeedReadError) -> FeedFormat? {
+    detect(try input.prefix(detectionPrefixBytes))
   }
 }

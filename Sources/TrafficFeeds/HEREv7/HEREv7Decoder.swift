@@ -47,19 +47,38 @@ public enum HEREv7Decoder: FeedDecoder {
   /// - Returns: The incidents; unreadable results are listed in `problems` with their path.
   /// - Throws: `FeedError` when the text is not JSON or not a v7 response.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
-    let response: V7IncidentResponse
-    do {
-      response = try V7IncidentWire.decode(
-        data, defaultLanguage: options.defaultLanguage ?? .enUS)
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
+    let language = options.defaultLanguage ?? .enUS
+    var document = FeedDocument(isFullRefresh: true)
+    let root = try JSONFeed.read(input, format: format, streaming: ["results"]) {
+      _, index, item in
+      do throws(JSONFieldError) {
+        document.incidents.append(
+          try V7IncidentWire.decodeIncident(
+            item, at: "results[\(index)]", defaultLanguage: language))
+      } catch {
+        document.problems.append(
+          FeedError(format: format, location: error.path, reason: error.reason))
+      }
+    }
+    if root["incidentDetails"] != nil {
+      // A lookup answer: the root is the one result.
+      do throws(JSONFieldError) {
+        document.incidents = [
+          try V7IncidentWire.decodeIncident(root, at: "$", defaultLanguage: language)
+        ]
+      } catch {
+        throw FeedError(format: format, location: error.path, reason: error.reason)
+      }
+      return document
+    }
+    do throws(V7WireError) {
+      document.publicationTime = try V7Envelope.read(root).sourceUpdated
     } catch {
       throw FeedError(format: format, location: error.location, reason: error.reason)
     }
-    return FeedDocument(
-      incidents: response.incidents,
-      problems: response.problems.map {
-        FeedError(format: format, location: $0.location, reason: $0.reason)
-      },
-      isFullRefresh: true, publicationTime: response.sourceUpdated)
+    return document
   }
 }

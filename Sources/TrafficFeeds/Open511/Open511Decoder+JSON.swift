@@ -3,7 +3,16 @@ import Traffic
 
 extension Open511Decoder {
   /// Decodes Open511 JSON: `{"events": [...]}` or a list of open511-server records.
-  static func decodeJSON(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
+  static func decodeJSON(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
+    var data = Data()
+    do {
+      let chunks = try FeedChunks(input)
+      while let chunk = try chunks.next() { data.append(chunk) }
+    } catch {
+      throw FeedError(format: format, reason: error.description)
+    }
     let root: Any
     do {
       root = try JSONSerialization.jsonObject(with: data, options: [])

@@ -3,12 +3,14 @@ import Traffic
 
 extension Open511Decoder {
   /// Decodes Open511 XML: `<open511><events><event>...` or a bare draft `RoadEvent`.
-  static func decodeXML(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
+  static func decodeXML(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
     var document = FeedDocument(isFullRefresh: true)
     var rootName: String?
     var documentLanguage: String?
     try XMLRecordReader(format: format).read(
-      data,
+      input,
       isRecord: { ancestors, name, _ in
         (name == "event" && ancestors.last == "events") || name == "RoadEvent"
       },

@@ -92,19 +92,25 @@ public enum Open511Decoder: FeedDecoder {
   /// Decodes an Open511 document, JSON or XML.
   ///
   /// - Parameters:
-  ///   - data: The document.
+  ///   - input: The document.
   ///   - options: Axis order of GML, default language and country, and the current time.
   /// - Returns: The incidents; events that cannot be decoded are listed in `problems` with
   ///   their JSON path or XML line.
   /// - Throws: `FeedError` naming the place for a document that cannot be read (malformed
   ///   JSON or XML, wrong top-level structure, hostile XML).
   /// - Complexity: O(n) in the size of the document.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
-    switch firstSignificantCharacter(data) {
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
+    let head: Data
+    do { head = try input.prefix(4096) } catch {
+      throw FeedError(format: format, reason: error.description)
+    }
+    switch firstSignificantCharacter(head) {
     case UInt8(ascii: "<"):
-      return try decodeXML(data, options: options)
+      return try decodeXML(input, options: options)
     case UInt8(ascii: "{"), UInt8(ascii: "["):
-      return try decodeJSON(data, options: options)
+      return try decodeJSON(input, options: options)
     case nil:
       throw FeedError(format: format, location: "byte 0", reason: "the document is empty")
     default:

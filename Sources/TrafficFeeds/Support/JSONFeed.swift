@@ -18,6 +18,38 @@ enum JSONFeed {
     }
   }
 
+  /// Streams a document: the elements of the root members named in `members` (arrays) go to
+  /// `element` one at a time; the other members are returned. A root array is streamed as
+  /// member `""` when `members` contains `""`.
+  ///
+  /// - Throws: `FeedError` with the line, column and byte of a syntax error, or the reason
+  ///   the input cannot be read.
+  /// - Complexity: O(n) in the size of the document; memory O(largest element).
+  static func read(
+    _ input: FeedInput, format: FeedFormat, streaming members: Set<String>,
+    element: (_ member: String, _ index: Int, _ value: JSONValue) -> Void
+  ) throws(FeedError) -> JSONValue {
+    let chunks: FeedChunks
+    do { chunks = try FeedChunks(input) } catch {
+      throw FeedError(format: format, reason: error.description)
+    }
+    var reader = JSONStreamReader { () throws(JSONStreamError) -> Data? in
+      do throws(FeedReadError) { return try chunks.next() } catch {
+        throw .input(error.description)
+      }
+    }
+    do throws(JSONStreamError) {
+      return try reader.read(streaming: members, element: element)
+    } catch {
+      switch error {
+      case .syntax(let syntax):
+        throw FeedError(
+          format: format, location: syntax.place, reason: "not valid JSON: \(syntax.reason)")
+      case .input(let reason): throw FeedError(format: format, reason: reason)
+      }
+    }
+  }
+
   /// The first non-whitespace byte (after a UTF-8 byte-order mark), for cheap sniffing.
   static func firstSignificantByte(_ data: Data) -> UInt8? {
     data.prefix(4096).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }

@@ -2,7 +2,11 @@ import Foundation
 
 /// Checks that an XML document which is (or claims to be) UTF-8 really is, before it reaches
 /// Foundation's `XMLParser`: on Linux that parser traps on an element or attribute name
-/// holding invalid UTF-8 (found by the fuzzer), so such input must be refused first.
+/// holding invalid UTF-8, and on a processing instruction without data (both found by the
+/// fuzzer), so such input must be refused first.
+///
+/// The check runs on the document as it streams (`Scanner`), holding back only the few bytes
+/// of a construct that continues in the next chunk.
 enum XMLEncodingCheck {
   /// Why a document must not reach the parser: where, and what is wrong.
   struct Problem: Error, Equatable {
@@ -12,106 +16,195 @@ enum XMLEncodingCheck {
     var reason: String
   }
 
-  /// Checks the document's encoding: UTF-8 (declared or by default) must be valid UTF-8,
-  /// US-ASCII must be 7-bit; ISO-8859-1 and UTF-16 (with a byte-order mark) are converted by
-  /// libxml2 itself and always yield valid UTF-8. Any other declared encoding is refused:
-  /// libxml2 falls back to passing raw bytes for names it does not know.
+  /// The longest processing-instruction target looked at; longer ones are refused.
+  static let maximumTargetBytes = 4_096
+
+  /// Checks a whole document (see `Scanner`).
   ///
   /// - Returns: The problem, or `nil` when the document may be parsed.
   /// - Complexity: O(n) in the size of the document.
   static func problem(in data: Data) -> Problem? {
-    if let offset = emptyProcessingInstructionOffset(data) {
-      return Problem(offset: offset, reason: "a processing instruction without data")
-    }
-    let head = data.prefix(256)
-    if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return nil }
-    switch declaredEncoding(head) {
-    case nil, "utf-8", "utf8":
-      return firstInvalidUTF8Offset(data).map {
-        Problem(offset: $0, reason: "the document is not valid UTF-8")
-      }
-    case "iso-8859-1", "latin1", "iso_8859-1", "l1":
+    var scanner = Scanner()
+    do {
+      _ = try scanner.feed(data, atEnd: true)
       return nil
-    case "us-ascii", "ascii":
-      return data.firstIndex { $0 >= 0x80 }.map {
-        Problem(offset: $0 - data.startIndex, reason: "the document declares US-ASCII but is not")
-      }
-    case "utf-16", "utf16":
-      return Problem(offset: 0, reason: "a UTF-16 document needs a byte-order mark")
-    case let other?:
-      return Problem(
-        offset: nil, reason: "unsupported encoding \"\(other)\" (use UTF-8, ISO-8859-1 or UTF-16)")
+    } catch {
+      return error
     }
   }
 
-  /// The offset of a processing instruction with a target but no data (`<?x?>`), which
-  /// Foundation's XMLParser on Linux dereferences as a null string (found by the fuzzer).
+  /// The offset of the first byte that does not start a valid UTF-8 sequence (overlong
+  /// forms, surrogates and values over U+10FFFF are invalid), or `nil`.
   ///
-  /// - Complexity: O(n) in the size of the document.
-  static func emptyProcessingInstructionOffset(_ data: Data) -> Int? {
-    data.withUnsafeBytes { raw -> Int? in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      var index = 0
-      while index + 1 < bytes.count {
-        defer { index += 1 }
-        guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
+  /// - Complexity: O(n) in the size of `data`.
+  static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+    let bytes = [UInt8](data)
+    switch scanUTF8(bytes, from: 0, atEnd: true) {
+    case .invalid(let offset): return offset
+    case .valid: return nil
+    }
+  }
+
+  /// Checks a document chunk by chunk, handing on the bytes that are safe to parse.
+  ///
+  /// UTF-8 (declared or by default) must be valid UTF-8, US-ASCII must be 7-bit; ISO-8859-1
+  /// and UTF-16 (with a byte-order mark) are converted by libxml2 itself and always yield
+  /// valid UTF-8. Any other declared encoding is refused: libxml2 falls back to passing raw
+  /// bytes for names it does not know. Processing instructions with a target but no data
+  /// (`<?x?>`) are refused in every encoding.
+  struct Scanner {
+    private enum Rule {
+      case utf8, ascii, none
+    }
+
+    private var rule: Rule?
+    /// Bytes received and not yet handed on.
+    private var pending: [UInt8] = []
+    /// Absolute offset of `pending[0]`.
+    private var base = 0
+    /// Where in `pending` each scan continues.
+    private var encodingResume = 0
+    private var instructionResume = 0
+
+    /// Adds the next chunk.
+    ///
+    /// - Parameters:
+    ///   - chunk: The next bytes of the document.
+    ///   - atEnd: Whether no bytes follow (constructs still open are then judged as they are).
+    /// - Returns: The bytes that may be parsed now (possibly none).
+    /// - Throws: `Problem` with the absolute offset of the first problem.
+    /// - Complexity: O(n) in the size of the chunk (plus held-back bytes).
+    mutating func feed(_ chunk: Data, atEnd: Bool) throws(Problem) -> [UInt8] {
+      pending.append(contentsOf: chunk)
+      if rule == nil {
+        guard pending.count >= 256 || atEnd else { return [] }
+        rule = try Self.rule(forHead: pending.prefix(256))
+      }
+      let instructionHold = try scanInstructions(atEnd: atEnd)
+      var encodingHold = pending.count
+      switch rule {
+      case .utf8?:
+        switch XMLEncodingCheck.scanUTF8(pending, from: encodingResume, atEnd: atEnd) {
+        case .invalid(let index):
+          throw Problem(offset: base + index, reason: "the document is not valid UTF-8")
+        case .valid(let complete): encodingHold = complete
+        }
+      case .ascii?:
+        if let index = pending[encodingResume...].firstIndex(where: { $0 >= 0x80 }) {
+          throw Problem(offset: base + index, reason: "the document declares US-ASCII but is not")
+        }
+      case .none?, nil: break
+      }
+      let release = min(encodingHold, instructionHold)
+      let ready = Array(pending[..<release])
+      pending.removeFirst(release)
+      base += release
+      encodingResume = encodingHold - release
+      instructionResume = instructionHold - release
+      return ready
+    }
+
+    private static func rule(forHead head: ArraySlice<UInt8>) throws(Problem) -> Rule {
+      if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return .none }
+      switch XMLEncodingCheck.declaredEncoding(Data(head)) {
+      case nil, "utf-8", "utf8": return .utf8
+      case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .none
+      case "us-ascii", "ascii": return .ascii
+      case "utf-16", "utf16":
+        throw Problem(offset: 0, reason: "a UTF-16 document needs a byte-order mark")
+      case let other?:
+        throw Problem(
+          offset: nil,
+          reason: "unsupported encoding \"\(other)\" (use UTF-8, ISO-8859-1 or UTF-16)")
+      }
+    }
+
+    /// Finds empty processing instructions from `instructionResume`; returns the index of an
+    /// instruction that continues past the received bytes (or `pending.count`).
+    private func scanInstructions(atEnd: Bool) throws(Problem) -> Int {
+      let bytes = pending
+      var index = instructionResume
+      while index < bytes.count {
+        guard bytes[index] == UInt8(ascii: "<") else {
+          index += 1
+          continue
+        }
+        guard index + 1 < bytes.count else { return atEnd ? bytes.count : index }
+        guard bytes[index + 1] == UInt8(ascii: "?") else {
+          index += 1
           continue
         }
         var cursor = index + 2
         while cursor < bytes.count, !isSpace(bytes[cursor]), bytes[cursor] != UInt8(ascii: "?") {
           cursor += 1
         }
+        if cursor - index > XMLEncodingCheck.maximumTargetBytes {
+          throw Problem(
+            offset: base + index,
+            reason: "a processing instruction target is longer than "
+              + "\(XMLEncodingCheck.maximumTargetBytes) bytes")
+        }
         while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
+        if cursor + 1 >= bytes.count, !atEnd { return index }
         if cursor + 1 < bytes.count, bytes[cursor] == UInt8(ascii: "?"),
           bytes[cursor + 1] == UInt8(ascii: ">")
         {
-          return index
+          throw Problem(offset: base + index, reason: "a processing instruction without data")
         }
+        index += 1
       }
-      return nil
+      return bytes.count
+    }
+
+    private func isSpace(_ byte: UInt8) -> Bool {
+      byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
   }
 
-  private static func isSpace(_ byte: UInt8) -> Bool {
-    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+  fileprivate enum UTF8Scan {
+    /// Valid up to the index where an incomplete sequence starts (the count when none).
+    case valid(completeUpTo: Int)
+    case invalid(Int)
   }
 
-  /// The byte offset of the first invalid UTF-8 sequence, or `nil` when there is none.
-  ///
-  /// - Complexity: O(n) in the size of the document.
-  static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
-    data.withUnsafeBytes { raw -> Int? in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      var index = 0
-      let count = bytes.count
-      while index < count {
-        let lead = bytes[index]
-        if lead < 0x80 {
-          index += 1
-          continue
-        }
-        let length: Int
-        let minimum: UInt32
-        var scalar: UInt32
-        switch lead {
-        case 0xC2...0xDF: (length, minimum, scalar) = (2, 0x80, UInt32(lead & 0x1F))
-        case 0xE0...0xEF: (length, minimum, scalar) = (3, 0x800, UInt32(lead & 0x0F))
-        case 0xF0...0xF4: (length, minimum, scalar) = (4, 0x10000, UInt32(lead & 0x07))
-        default: return index
-        }
-        guard index + length <= count else { return index }
-        for offset in 1..<length {
-          let next = bytes[index + offset]
-          guard next & 0xC0 == 0x80 else { return index }
-          scalar = scalar << 6 | UInt32(next & 0x3F)
-        }
-        guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
-          return index
-        }
-        index += length
+  /// Validates UTF-8 from `start`; an incomplete sequence at the end is invalid only at the
+  /// end of the document.
+  fileprivate static func scanUTF8(_ bytes: [UInt8], from start: Int, atEnd: Bool) -> UTF8Scan {
+    var index = start
+    let count = bytes.count
+    while index < count {
+      let lead = bytes[index]
+      if lead < 0x80 {
+        index += 1
+        continue
       }
-      return nil
+      let length: Int
+      let minimum: UInt32
+      var scalar: UInt32
+      switch lead {
+      case 0xC2...0xDF: (length, minimum, scalar) = (2, 0x80, UInt32(lead & 0x1F))
+      case 0xE0...0xEF: (length, minimum, scalar) = (3, 0x800, UInt32(lead & 0x0F))
+      case 0xF0...0xF4: (length, minimum, scalar) = (4, 0x10000, UInt32(lead & 0x07))
+      default: return .invalid(index)
+      }
+      guard index + length <= count else {
+        // Judge what is there; a valid prefix waits for the next chunk.
+        for offset in 1..<(count - index) where bytes[index + offset] & 0xC0 != 0x80 {
+          return .invalid(index)
+        }
+        return atEnd ? .invalid(index) : .valid(completeUpTo: index)
+      }
+      for offset in 1..<length {
+        let next = bytes[index + offset]
+        guard next & 0xC0 == 0x80 else { return .invalid(index) }
+        scalar = scalar << 6 | UInt32(next & 0x3F)
+      }
+      guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+        return .invalid(index)
+      }
+      index += length
     }
+    return .valid(completeUpTo: count)
   }
 
   /// The encoding named by the XML declaration, lowercased; `nil` when the document has no

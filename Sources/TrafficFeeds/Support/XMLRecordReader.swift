@@ -108,12 +108,12 @@ struct XMLRecordReader {
   /// The longest text of one element, characters.
   var maximumTextLength = 4_000_000
 
-  /// Reads `data`, calling `opening` and `header` for each element outside records (at its
+  /// Reads `input` as it streams, calling `opening` and `header` for each element outside records (at its
   /// start with its attributes, and at its end with its text, without children) and `record`
   /// for each complete record subtree.
   ///
   /// - Parameters:
-  ///   - data: The document.
+  ///   - input: The document.
   ///   - isRecord: Whether an element starts a record, given the local names of its
   ///     ancestors (root first) and the element itself (local name, namespace URI).
   ///   - opening: Called at the start of elements outside records, with the local names of
@@ -126,19 +126,20 @@ struct XMLRecordReader {
   ///   wrongly encoded input) and for the limits above.
   /// - Complexity: O(n) in the size of the document; memory O(largest record + depth).
   func read(
-    _ data: Data,
+    _ input: FeedInput,
     isRecord: @escaping (_ ancestors: [String], _ name: String, _ namespace: String) -> Bool,
     opening: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
     header: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
     record: @escaping (_ node: XMLNode, _ number: Int, _ ancestors: [String]) -> Void
   ) throws(FeedError) {
-    if let problem = XMLEncodingCheck.problem(in: data) {
-      throw FeedError(
-        format: format, location: problem.offset.map { "byte \($0)" }, reason: problem.reason)
+    let chunks: FeedChunks
+    do { chunks = try FeedChunks(input) } catch {
+      throw FeedError(format: format, reason: error.description)
     }
-    // The stream form: given a whole `Data`, Foundation hands libxml2 one chunk, and libxml2
-    // refuses a chunk over 10,000,000 bytes; streamed, documents of any size parse.
-    let parser = XMLParser(stream: InputStream(data: data))
+    // Streamed (a whole `Data` would reach libxml2 as one chunk, and it refuses chunks over
+    // 10,000,000 bytes), and checked on the way in (see `XMLEncodingCheck`).
+    let stream = CheckedStream(chunks: chunks)
+    let parser = XMLParser(stream: stream)
     parser.shouldProcessNamespaces = true
     parser.shouldReportNamespacePrefixes = false
     parser.shouldResolveExternalEntities = false
@@ -146,6 +147,11 @@ struct XMLRecordReader {
       reader: self, isRecord: isRecord, opening: opening, header: header, record: record)
     parser.delegate = delegate
     let succeeded = withExtendedLifetime(delegate) { parser.parse() }
+    if let problem = stream.problem {
+      throw FeedError(
+        format: format, location: problem.offset.map { "byte \($0)" }, reason: problem.reason)
+    }
+    if let error = stream.readError { throw FeedError(format: format, reason: error.description) }
     if let error = delegate.failure { throw error }
     if !succeeded || parser.parserError != nil {
       let code = (parser.parserError as NSError?)?.code
@@ -155,6 +161,68 @@ struct XMLRecordReader {
     }
     if !delegate.sawRoot {
       throw FeedError(format: format, location: "line 1", reason: "the document has no element")
+    }
+  }
+
+  /// Reads a document held in memory (see `read(_:isRecord:opening:header:record:)`).
+  func read(
+    _ data: Data,
+    isRecord: @escaping (_ ancestors: [String], _ name: String, _ namespace: String) -> Bool,
+    opening: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
+    header: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
+    record: @escaping (_ node: XMLNode, _ number: Int, _ ancestors: [String]) -> Void
+  ) throws(FeedError) {
+    try read(.data(data), isRecord: isRecord, opening: opening, header: header, record: record)
+  }
+
+  /// The stream `XMLParser` reads: chunks of the input that passed `XMLEncodingCheck`. It
+  /// ends early (as if the document ended) at a problem, which the reader then reports.
+  /// `XMLParser` calls only `open`, `read(_:maxLength:)` and `close`, from the parsing thread.
+  private final class CheckedStream: InputStream {
+    let chunks: FeedChunks
+    var scanner = XMLEncodingCheck.Scanner()
+    var ready: [UInt8] = []
+    var readyIndex = 0
+    var finished = false
+    var problem: XMLEncodingCheck.Problem?
+    var readError: FeedReadError?
+
+    init(chunks: FeedChunks) {
+      self.chunks = chunks
+      super.init(data: Data())
+    }
+
+    override func open() {}
+    override func close() {}
+    override var hasBytesAvailable: Bool { readyIndex < ready.count || !finished }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+      while readyIndex >= ready.count {
+        guard !finished else { return 0 }
+        let chunk: Data?
+        do { chunk = try chunks.next() } catch {
+          readError = error
+          finished = true
+          return 0
+        }
+        do {
+          ready = try scanner.feed(chunk ?? Data(), atEnd: chunk == nil)
+        } catch {
+          problem = error
+          finished = true
+          return 0
+        }
+        readyIndex = 0
+        if chunk == nil { finished = true }
+      }
+      let count = min(length, ready.count - readyIndex)
+      ready.withUnsafeBufferPointer { source in
+        if let start = source.baseAddress {
+          buffer.update(from: start + readyIndex, count: count)
+        }
+      }
+      readyIndex += count
+      return count
     }
   }
 

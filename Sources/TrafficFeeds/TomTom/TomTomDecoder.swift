@@ -65,22 +65,24 @@ public enum TomTomDecoder: FeedDecoder {
   ///   with their path (`incidents[2].geometry.coordinates[0][1]`).
   /// - Throws: `FeedError` when the text is not JSON or has no `incidents` array.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
-    let root = try JSONFeed.parse(data, format: format)
-    guard let items = root["incidents"]?.array else {
-      throw FeedError(format: format, location: "$", reason: "missing the \"incidents\" array")
-    }
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
     var document = FeedDocument(isFullRefresh: true)
     let language = options.defaultLanguage ?? .enGB
     let country = JSONFeed.countryCode(options.defaultCountryCode, fallback: nil)
-    for (index, item) in items.enumerated() {
-      do {
+    let root = try JSONFeed.read(input, format: format, streaming: ["incidents"]) {
+      _, index, item in
+      do throws(JSONFieldError) {
         document.incidents.append(
           try decodeIncident(
             item, at: "incidents[\(index)]", language: language, countryCode: country))
       } catch {
         document.problems.append(JSONFeed.error(error, format: format))
       }
+    }
+    guard root["incidents"]?.array != nil else {
+      throw FeedError(format: format, location: "$", reason: "missing the \"incidents\" array")
     }
     return document
   }

@@ -76,31 +76,32 @@ public enum WZDxDecoder: FeedDecoder {
   ///   with their path (`features[3].geometry.coordinates[2][1]`).
   /// - Throws: `FeedError` when the text is not JSON or has no `features` array.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
-    let root = try JSONFeed.parse(data, format: format)
-    guard root.object != nil else {
-      throw FeedError(format: format, location: "$", reason: "expected a GeoJSON object")
-    }
-    guard let features = root["features"]?.array else {
-      throw FeedError(
-        format: format, location: "features",
-        reason: "missing the \"features\" array of a WZDx FeatureCollection")
-    }
-    let feedInfo = root["feed_info"] ?? root["road_event_feed_info"]
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
     var document = FeedDocument(isFullRefresh: true)
-    document.publicationTime = JSONFeed.text(feedInfo?["update_date"]).flatMap(
-      FeedDates.parseISO8601)
     let context = Context(
       language: options.defaultLanguage ?? .enUS,
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
-    document.incidents.reserveCapacity(features.count)
-    for (index, feature) in features.enumerated() {
-      do {
+    let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
+      _, index, feature in
+      do throws(JSONFieldError) {
         document.incidents.append(try decodeFeature(feature, at: "features[\(index)]", context))
       } catch {
         document.problems.append(JSONFeed.error(error, format: format))
       }
     }
+    guard root.object != nil else {
+      throw FeedError(format: format, location: "$", reason: "expected a GeoJSON object")
+    }
+    guard root["features"]?.array != nil else {
+      throw FeedError(
+        format: format, location: "features",
+        reason: "missing the \"features\" array of a WZDx FeatureCollection")
+    }
+    let feedInfo = root["feed_info"] ?? root["road_event_feed_info"]
+    document.publicationTime = JSONFeed.text(feedInfo?["update_date"]).flatMap(
+      FeedDates.parseISO8601)
     return document
   }
 

@@ -77,51 +77,59 @@ public enum WazeDecoder: FeedDecoder {
   ///   cannot be read are in `problems` with their path (`jams[4].line[2].y`).
   /// - Throws: `FeedError` when the text is not JSON or has neither `alerts` nor `jams`.
   /// - Complexity: O(n) in the size of `data`.
-  public static func decode(_ data: Data, options: FeedOptions) throws(FeedError) -> FeedDocument {
-    let root = try JSONFeed.parse(data, format: format)
-    let windows: [(JSONValue, String)]
-    switch root {
-    case .object: windows = [(root, "")]
-    case .array(let items): windows = items.enumerated().map { ($1, "[\($0)]") }
-    default:
-      throw FeedError(format: format, location: "$", reason: "expected a JSON object or array")
-    }
+  public static func decode(
+    _ input: FeedInput, options: FeedOptions
+  ) throws(FeedError) -> FeedDocument {
     var document = FeedDocument(isFullRefresh: true)
     var sawList = false
-    for (window, prefix) in windows {
-      let windowEnd = window["endTimeMillis"]?.double.flatMap(FeedDates.fromUnixTime)
-      let windowStart = window["startTimeMillis"]?.double.flatMap(FeedDates.fromUnixTime)
-      if let time = windowEnd ?? windowStart {
-        document.publicationTime = max(document.publicationTime ?? time, time)
-      }
-      let context = Context(
-        language: options.defaultLanguage ?? .enUS, defaultCountry: options.defaultCountryCode,
-        observationTime: windowEnd ?? windowStart)
-      if let alerts = window["alerts"]?.array {
+    let base = Context(
+      language: options.defaultLanguage ?? .enUS, defaultCountry: options.defaultCountryCode,
+      observationTime: nil)
+    // A root object's jams stream past before its window times (which may follow them) are
+    // known; they are decoded with the window time left open and settled at the end.
+    var openJams = Window()
+    let root = try JSONFeed.read(input, format: format, streaming: ["alerts", "jams", ""]) {
+      member, index, value in
+      switch member {
+      case "alerts":
         sawList = true
-        for (index, alert) in alerts.enumerated() {
-          do {
-            if let incident = try decodeAlert(alert, at: "\(prefix)alerts[\(index)]", context) {
-              document.incidents.append(incident)
-            }
-          } catch {
-            document.problems.append(JSONFeed.error(error, format: format))
+        decodeAlert(value, at: "alerts[\(index)]", base, into: &document)
+      case "jams":
+        sawList = true
+        var context = base
+        context.windowTimePending = true
+        openJams.decodeJam(value, at: "jams[\(index)]", context, into: &document)
+      default:
+        // A root array of windows (several CCP responses): each window is read whole.
+        guard value.object != nil else {
+          document.problems.append(
+            FeedError(format: format, location: "[\(index)]", reason: "expected an object"))
+          return
+        }
+        var context = base
+        context.observationTime = windowTime(of: value, publication: &document.publicationTime)
+        if let alerts = value["alerts"]?.array {
+          sawList = true
+          for (item, alert) in alerts.enumerated() {
+            decodeAlert(alert, at: "[\(index)]alerts[\(item)]", context, into: &document)
+          }
+        }
+        if let jams = value["jams"]?.array {
+          sawList = true
+          var window = Window()
+          for (item, jam) in jams.enumerated() {
+            window.decodeJam(jam, at: "[\(index)]jams[\(item)]", context, into: &document)
           }
         }
       }
-      if let jams = window["jams"]?.array {
-        sawList = true
-        for (index, jam) in jams.enumerated() {
-          do {
-            let (incident, observation) = try decodeJam(
-              jam, at: "\(prefix)jams[\(index)]", context)
-            document.incidents.append(incident)
-            document.flowObservations.append(observation)
-          } catch {
-            document.problems.append(JSONFeed.error(error, format: format))
-          }
-        }
-      }
+    }
+    switch root {
+    case .object:
+      let time = windowTime(of: root, publication: &document.publicationTime)
+      openJams.settle(windowTime: time, in: &document)
+    case .array: break
+    default:
+      throw FeedError(format: format, location: "$", reason: "expected a JSON object or array")
     }
     guard sawList else {
       throw FeedError(
@@ -130,10 +138,83 @@ public enum WazeDecoder: FeedDecoder {
     return document
   }
 
+  /// The time a window of the feed describes (its end, else its start), which also advances
+  /// the document's publication time.
+  private static func windowTime(of window: JSONValue, publication: inout Date?) -> Date? {
+    let end = window["endTimeMillis"]?.double.flatMap(FeedDates.fromUnixTime)
+    let start = window["startTimeMillis"]?.double.flatMap(FeedDates.fromUnixTime)
+    guard let time = end ?? start else { return nil }
+    publication = max(publication ?? time, time)
+    return time
+  }
+
+  private static func decodeAlert(
+    _ alert: JSONValue, at path: String, _ context: Context, into document: inout FeedDocument
+  ) {
+    do {
+      if let incident = try decodeAlert(alert, at: path, context) {
+        document.incidents.append(incident)
+      }
+    } catch {
+      document.problems.append(JSONFeed.error(error, format: format))
+    }
+  }
+
+  /// Jams of one window whose observation time waits for the window's time.
+  private struct Window {
+    /// Jams decoded before the window time was known: where their incident and observation
+    /// are in the document, and whether they carry their own time.
+    var pending: [(incident: Int, observation: Int, path: String, hasOwnTime: Bool)] = []
+
+    mutating func decodeJam(
+      _ jam: JSONValue, at path: String, _ context: Context, into document: inout FeedDocument
+    ) {
+      do {
+        let (incident, observation, hasOwnTime) = try WazeDecoder.decodeJam(jam, at: path, context)
+        if context.windowTimePending {
+          pending.append(
+            (document.incidents.count, document.flowObservations.count, path, hasOwnTime))
+        }
+        document.incidents.append(incident)
+        document.flowObservations.append(observation)
+      } catch {
+        document.problems.append(JSONFeed.error(error, format: WazeDecoder.format))
+      }
+    }
+
+    /// Gives the pending jams the window's time; jams with no time at all are dropped.
+    func settle(windowTime: Date?, in document: inout FeedDocument) {
+      var dropIncidents = IndexSet()
+      var dropObservations = IndexSet()
+      for jam in pending {
+        if let windowTime {
+          document.flowObservations[jam.observation].time = windowTime
+        } else if !jam.hasOwnTime {
+          dropIncidents.insert(jam.incident)
+          dropObservations.insert(jam.observation)
+          document.problems.append(
+            FeedError(
+              format: WazeDecoder.format, location: jam.path,
+              reason: "no time for the jam (no pubMillis, no window times)"))
+        }
+      }
+      guard !dropIncidents.isEmpty else { return }
+      document.incidents = document.incidents.enumerated().filter {
+        !dropIncidents.contains($0.offset)
+      }.map(\.element)
+      document.flowObservations = document.flowObservations.enumerated().filter {
+        !dropObservations.contains($0.offset)
+      }.map(\.element)
+    }
+  }
+
   private struct Context {
     var language: LanguageCode
     var defaultCountry: String?
     var observationTime: Date?
+    /// Whether the window's time is not known yet (a jam without its own time then gets a
+    /// placeholder, settled by `Window.settle`).
+    var windowTimePending = false
   }
 
   private struct Common {
@@ -203,7 +284,7 @@ public enum WazeDecoder: FeedDecoder {
 
   private static func decodeJam(
     _ jam: JSONValue, at path: String, _ context: Context
-  ) throws(JSONFieldError) -> (TrafficIncident, FlowObservation) {
+  ) throws(JSONFieldError) -> (TrafficIncident, FlowObservation, hasOwnTime: Bool) {
     let level = min(max(jam["level"]?.int ?? 0, 0), 5)
     let length = jam["length"]?.double.flatMap { $0 >= 0 ? $0 : nil }
     let delay = jam["delay"]?.double.flatMap { $0 >= 0 ? $0 : nil }
@@ -239,7 +320,10 @@ public enum WazeDecoder: FeedDecoder {
       let freeFlowTime = length / speed - delay
       if freeFlowTime > 0 { freeFlow = length / freeFlowTime }
     }
-    guard let time = context.observationTime ?? info.time else {
+    guard
+      let time = context.observationTime ?? info.time
+        ?? (context.windowTimePending ? .distantPast : nil)
+    else {
       throw JSONFieldError(
         path: info.recordPath, reason: "no time for the jam (no pubMillis, no window times)")
     }
@@ -247,7 +331,7 @@ public enum WazeDecoder: FeedDecoder {
       polyline: polyline, speedInMetersPerSecond: speed, freeFlowSpeedInMetersPerSecond: freeFlow,
       jamFactor: Double(2 * level), delayInSeconds: delay, time: time,
       sourceId: info.originalId)
-    return (incident, observation)
+    return (incident, observation, info.time != nil)
   }
 
   /// `{"x": longitude, "y": latitude}`.

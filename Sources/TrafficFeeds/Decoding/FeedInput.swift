@@ -1,0 +1,120 @@
+import Foundation
+
+/// A feed document to decode: bytes already in memory, or a file that decoders read in
+/// chunks, so that a large document is never held whole (memory stays bounded by the largest
+/// record and the decoded incidents).
+public struct FeedInput: Sendable {
+  private enum Source: Sendable {
+    case data(Data)
+    case file(URL)
+  }
+
+  private let source: Source
+
+  /// Bytes read per chunk from a file.
+  static let chunkBytes = 1 << 20
+
+  /// A document in memory.
+  public static func data(_ data: Data) -> FeedInput { FeedInput(source: .data(data)) }
+
+  /// A document in a file, read in chunks while decoding.
+  public static func file(_ url: URL) -> FeedInput { FeedInput(source: .file(url)) }
+
+  /// The first bytes of the document (at most `maximumCount`), for recognising its format.
+  ///
+  /// - Throws: `FeedReadError` when the file cannot be opened or read.
+  public func prefix(_ maximumCount: Int) throws(FeedReadError) -> Data {
+    switch source {
+    case .data(let data): return data.prefix(maximumCount)
+    case .file:
+      let chunks = try FeedChunks(self)
+      var head = Data()
+      while head.count < maximumCount, let chunk = try chunks.next() {
+        head.append(chunk.prefix(maximumCount - head.count))
+      }
+      return head
+    }
+  }
+
+  /// The document's bytes in memory when it was given as `Data`.
+  var inMemoryData: Data? {
+    if case .data(let data) = source { return data }
+    return nil
+  }
+
+  /// The file when it was given as one.
+  var fileURL: URL? {
+    if case .file(let url) = source { return url }
+    return nil
+  }
+}
+
+/// Why a feed document could not be read (before decoding): the file and the system's reason.
+public struct FeedReadError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// What failed, e.g. `"cannot open /data/feed.xml: No such file or directory"`.
+  public var description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
+
+/// Reads a `FeedInput` chunk by chunk. Used from one thread at a time.
+final class FeedChunks {
+  private var remaining: Data?
+  private let handle: FileHandle?
+  private let url: URL?
+
+  /// Opens the input.
+  ///
+  /// - Throws: `FeedReadError` when the file cannot be opened.
+  init(_ input: FeedInput) throws(FeedReadError) {
+    if let data = input.inMemoryData {
+      remaining = data
+      handle = nil
+      url = nil
+      return
+    }
+    let url = input.fileURL ?? URL(fileURLWithPath: "/dev/null")
+    self.url = url
+    do {
+      handle = try FileHandle(forReadingFrom: url)
+    } catch {
+      throw FeedReadError("cannot open \(url.path): \(Self.reason(error))")
+    }
+  }
+
+  deinit { try? handle?.close() }
+
+  /// The next chunk, `nil` at the end.
+  ///
+  /// - Throws: `FeedReadError` when reading the file fails.
+  func next() throws(FeedReadError) -> Data? {
+    if let data = remaining {
+      guard !data.isEmpty else { return nil }
+      let chunk = data.prefix(FeedInput.chunkBytes)
+      remaining = data.dropFirst(chunk.count)
+      return chunk
+    }
+    guard let handle else { return nil }
+    do {
+      guard let chunk = try handle.read(upToCount: FeedInput.chunkBytes), !chunk.isEmpty else {
+        return nil
+      }
+      return chunk
+    } catch {
+      throw FeedReadError("cannot read \(url?.path ?? "the input"): \(Self.reason(error))")
+    }
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+      underlying.domain == NSPOSIXErrorDomain,
+      let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+    {
+      return String(cString: strerror(code.rawValue))
+    }
+    return error.localizedDescription
+  }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficTestSupport
+
+@testable import TrafficFeeds
+
+/// Decoding from a file (streamed in chunks) must give exactly what decoding the same bytes
+/// from memory gives, for every format and every fixture; and streaming must hold up at chunk
+/// boundaries.
+@Suite struct FeedInputTests {
+  static let options = FeedOptions(
+    sourceName: "test", now: Date(timeIntervalSince1970: 1_714_557_600))
+
+  /// Every fixture file: the project's own, and the shared ones when present.
+  static func fixtureFiles() throws -> [(URL, FeedFormat)] {
+    var files: [(URL, FeedFormat)] = []
+    var roots = [
+      Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures")
+    ]
+    if let shared = Fixtures.shared { roots.append(shared) }
+    let folders: [String: FeedFormat] = [
+      "datex2": .datex2, "wzdx": .wzdx, "open511": .open511, "waze": .waze, "here-v7": .hereV7,
+      "tomtom": .tomtom,
+    ]
+    for root in roots {
+      for (folder, format) in folders {
+        let directory = root.appendingPathComponent(folder)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { continue }
+        for name in names.sorted() where !name.hasPrefix("bad") && !name.hasPrefix("invalid") {
+          files.append((directory.appendingPathComponent(name), format))
+        }
+      }
+    }
+    return files
+  }
+
+  @Test("a file decodes exactly as its bytes in memory do")
+  func fileEqualsData() throws {
+    var checked = Set<FeedFormat>()
+    for (url, format) in try Self.fixtureFiles() {
+      let data = try Data(contentsOf: url)
+      let fromData = Result { () throws(FeedError) in
+        try format.decoder.decode(data, options: Self.options)
+      }
+      let fromFile = Result { () throws(FeedError) in
+        try format.decoder.decode(.file(url), options: Self.options)
+      }
+      switch (fromData, fromFile) {
+      case (.success(let expected), .success(let found)):
+        #expect(found.incidents == expected.incidents, "\(url.lastPathComponent)")
+        #expect(found.problems == expected.problems, "\(url.lastPathComponent)")
+        #expect(found.flowObservations == expected.flowObservations)
+        #expect(found.publicationTime == expected.publicationTime)
+        checked.insert(format)
+      case (.failure(let expected), .failure(let found)):
+        #expect(found == expected, "\(url.lastPathComponent)")
+      default:
+        Issue.record("\(url.lastPathComponent): \(fromData) vs \(fromFile)")
+      }
+    }
+    #expect(checked == Set(FeedFormat.allCases))
+  }
+
+  @Test("format detection reads only the head of a file")
+  func detectsFromFile() throws {
+    for (url, format) in try Self.fixtureFiles() {
+      #expect(try FeedFormat.detect(.file(url)) == format, "\(url.lastPathComponent)")
+    }
+  }
+
+  @Test("a missing file is an error naming it, for detection and decoding")
+  func missingFile() throws {
+    let url = URL(fileURLWithPath: "/nonexistent/feed.json")
+    #expect(throws: FeedReadError.self) { _ = try FeedFormat.detect(.file(url)) }
+    for format in FeedFormat.allCases {
+      do {
+        _ = try format.decoder.decode(.file(url), options: Self.options)
+        Issue.record("\(format) decoded a missing file")
+      } catch {
+        #expect(error.reason.contains("/nonexistent/feed.json"), "\(format): \(error)")
+      }
+    }
+  }
+
+  @Test("a file larger than one chunk streams, and a record straddling chunks survives")
+  func multiChunkWZDx() throws {
+    // About 3 chunks of features, each a LineString with a long description.
+    var features: [String] = []
+    let padding = String(repeating: "roadworks ", count: 200)
+    for index in 0..<1_500 {
+      let longitude = -105.0 + Double(index) * 0.0001
+      features.append(
+        """
+        {"id": "wz-\(index)", "type": "Feature", "properties": {"core_details": {
+        "event_type": "work-zone", "data_source_id": "s", "road_names": ["I-25"],
+        "direction": "northbound", "description": "\(padding)\(index)"},
+        "start_date": "2024-05-01T00:00:00Z", "end_date": "2024-06-01T00:00:00Z",
+        "vehicle_impact": "some-lanes-closed"},
+        "geometry": {"type": "LineString", "coordinates": [[\(longitude), 39.5], [\(longitude + 0.001), 39.51]]}}
+        """)
+    }
+    let text =
+      "{\"type\": \"FeatureCollection\", \"features\": [" + features.joined(separator: ",")
+      + "], \"feed_info\": {\"update_date\": \"2024-05-01T10:00:00Z\"}}"
+    let data = Data(text.utf8)
+    #expect(data.count > 2 * FeedInput.chunkBytes)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wzdx-\(UUID().uuidString).geojson")
+    try data.write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let document = try WZDxDecoder.decode(.file(url), options: Self.options)
+    #expect(document.incidents.count == 1_500)
+    #expect(document.problems.isEmpty)
+    #expect(document.incidents.last?.description.text.hasSuffix("1499") == true)
+    // The header after the features still counts.
+    #expect(document.publicationTime == RFC3339.parse("2024-05-01T10:00:00Z"))
+  }
+
+  @Test("a Waze window's time settles jams streamed before it; jams with no time are skipped")
+  func wazeWindowAfterJams() throws {
+    let text = """
+      {"jams": [
+        {"uuid": 1, "pubMillis": 1714550000000, "line": [{"x": 8.0, "y": 50.0}, {"x": 8.01, "y": 50.0}],
+         "level": 3, "speed": 5.0, "length": 700, "delay": 60, "street": "A5"},
+        {"uuid": 2, "line": [{"x": 8.1, "y": 50.1}, {"x": 8.11, "y": 50.1}], "level": 2}
+      ],
+      "startTimeMillis": 1714557000000, "endTimeMillis": 1714557600000}
+      """
+    let document = try WazeDecoder.decode(Data(text.utf8), options: Self.options)
+    let windowEnd = Date(timeIntervalSince1970: 1_714_557_600)
+    #expect(document.flowObservations.map(\.time) == [windowEnd, windowEnd])
+    #expect(document.incidents.count == 2)
+    #expect(document.publicationTime == windowEnd)
+
+    let untimed = """
+      {"jams": [
+        {"uuid": 1, "pubMillis": 1714550000000, "line": [{"x": 8.0, "y": 50.0}, {"x": 8.01, "y": 50.0}]},
+        {"uuid": 2, "line": [{"x": 8.1, "y": 50.1}, {"x": 8.11, "y": 50.1}]}
+      ]}
+      """
+    let partial = try WazeDecoder.decode(Data(untimed.utf8), options: Self.options)
+    #expect(partial.incidents.map(\.originalId) == ["1"])
+    #expect(partial.flowObservations.map(\.time) == [Date(timeIntervalSince1970: 1_714_550_000)])
+    #expect(
+      partial.problems == [
+        FeedError(
+          format: .waze, location: "jams[1]",
+          reason: "no time for the jam (no pubMillis, no window times)")
+      ])
+  }
+}
+
+@Suite struct XMLEncodingScannerTests {
+  /// Documents with one problem each; fed in chunks of any size, the scanner must find the
+  /// problem at the offset the whole-document check finds.
+  static let documents: [[UInt8]] = [
+    Array("<?xml version=\"1.0\"?><a>caf".utf8) + [0xC3] + Array("<b/></a>".utf8),
+    Array("<a><b>".utf8) + [0xE2, 0x82] + Array("</b></a>".utf8),
+    Array("<a>ok</a><?pi   ?>".utf8),
+    Array("<a>€ 😀 fine</a>".utf8) + [0xF0, 0x9F],
+    Array("<?xml version=\"1.0\" encoding=\"US-ASCII\"?><a>plain é</a>".utf8),
+    Array("<a><".utf8),
+  ]
+
+  @Test("chunked scanning finds what the whole-document check finds", arguments: 0..<6)
+  func chunked(index: Int) throws {
+    let bytes = Self.documents[index]
+    let expected = XMLEncodingCheck.problem(in: Data(bytes))
+    for size in [1, 2, 3, 7] {
+      var scanner = XMLEncodingCheck.Scanner()
+      var released: [UInt8] = []
+      var found: XMLEncodingCheck.Problem?
+      var offset = 0
+      do {
+        while offset < bytes.count {
+          let end = min(offset + size, bytes.count)
+          released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
+          offset = end
+        }
+        released += try scanner.feed(Data(), atEnd: true)
+      } catch {
+        found = error
+      }
+      #expect(found == expected, "chunk size \(size)")
+      if found == nil { #expect(released == bytes) }
+      if let problem = found, let at = problem.offset {
+        // Nothing from the bad byte on reached the parser.
+        #expect(released.count <= at)
+      }
+    }
+  }
+
+  @Test("a clean document passes through unchanged in any chunking")
+  func clean() throws {
+    let bytes = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a x=\"ü\"><?pi data?>€😀</a>".utf8)
+    for size in 1...5 {
+      var scanner = XMLEncodingCheck.Scanner()
+      var released: [UInt8] = []
+      var offset = 0
+      while offset < bytes.count {
+        let end = min(offset + size, bytes.count)
+        released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
+        offset = end
+      }
+      released += try scanner.feed(Data(), atEnd: true)
+      #expect(released == bytes)
+    }
+  }
+}
