@@ -17,7 +17,9 @@ struct FeedBenchmarkSizes {
 /// Decode throughput of every feed format (issue 4) on large generated documents
 /// (`FeedWorkload`): the time of `FeedFormat.decoder.decode(_:options:)`, megabytes
 /// (10^6 bytes) and incidents per second, and how far the resident set rose above what it
-/// was before the decode (the document's bytes excluded, the decoded incidents included).
+/// was before the decode (the document's bytes excluded, the decoded incidents included);
+/// then the same for the document read from a file (`FeedInput.file`, streamed in chunks),
+/// where memory holds one record at a time and the decoded incidents.
 ///
 /// A format whose document fails to decode, or decodes to other than exactly the incidents
 /// generated, is reported through `fail` (with the decoder's error or the first problems)
@@ -99,6 +101,29 @@ func runFeedBenchmarks(
       report(
         Measurement(
           name: "\(name).peak-rss-growth", value: growth, unit: "MB", n: count,
+          flatbushMilliseconds: nil))
+    }
+    // The same document from a file, as `traffic import` reads it: streamed in chunks.
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "traffic-bench-\(format)-\(getpid())")
+    try data.write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let fileBaseline = ResidentMemory.startPeak()
+    let (fromFile, fileTime) = try timed { try decoder.decode(.file(url), options: options) }
+    let fileGrowth = ResidentMemory.peakGrowthInMegabytes(since: fileBaseline)
+    guard fromFile.incidents.count == count else {
+      fail("feeds.\(format): \(fromFile.incidents.count) incidents from the file, not \(count)")
+      continue
+    }
+    sink &+= fromFile.incidents.count
+    report(
+      Measurement(
+        name: "\(name).file.decode", value: fileTime, unit: "ms", n: count,
+        flatbushMilliseconds: nil))
+    if let fileGrowth {
+      report(
+        Measurement(
+          name: "\(name).file.peak-rss-growth", value: fileGrowth, unit: "MB", n: count,
           flatbushMilliseconds: nil))
     }
   }

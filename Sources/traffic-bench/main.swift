@@ -1,16 +1,21 @@
 // traffic-bench: R-tree, geodesy, incident engine, feed, store, flow and map benchmarks.
 // Prints one JSON line per measurement, then an aligned table (unless --json-only); notes
-// and failures go to standard error. --quick runs small sizes for smoke tests.
+// and failures go to standard error. --quick runs small sizes for smoke tests; --only=GROUP
+// runs one group (geo, incidents, feeds, stores, flow, map).
 import Foundation
 
+let groups = ["geo", "incidents", "feeds", "stores", "flow", "map"]
 let arguments = Set(CommandLine.arguments.dropFirst())
-let known: Set = ["--quick", "--json-only", "--help"]
+let known = Set(["--quick", "--json-only", "--help"] + groups.map { "--only=\($0)" })
 if !arguments.isSubset(of: known) || arguments.contains("--help") {
   let unknown = arguments.subtracting(known).sorted().joined(separator: " ")
   if !unknown.isEmpty { FileHandle.standardError.write(Data("unknown option: \(unknown)\n".utf8)) }
-  print("usage: traffic-bench [--quick] [--json-only]")
+  print("usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]")
   exit(arguments.contains("--help") ? 0 : 2)
 }
+let only = Set(arguments.compactMap { $0.hasPrefix("--only=") ? String($0.dropFirst(7)) : nil })
+/// Whether the group runs (all do unless --only names some).
+func runs(_ group: String) -> Bool { only.isEmpty || only.contains(group) }
 
 let quick = arguments.contains("--quick")
 var measurements: [Measurement] = []
@@ -29,22 +34,30 @@ var failures: [String] = []
   failures.append(text)
 }
 
-var sink = runBenchmarks(quick ? .quick : BenchmarkSizes(), report: record)
+var sink = runs("geo") ? runBenchmarks(quick ? .quick : BenchmarkSizes(), report: record) : 0
 do {
-  sink &+= try runIncidentBenchmarks(quick ? .quick : IncidentBenchmarkSizes(), report: record)
-  sink &+= try runFeedBenchmarks(
-    quick ? .quick : FeedBenchmarkSizes(), report: record, fail: fail)
-  sink &+= try runStoreBenchmarks(quick ? .quick : StoreBenchmarkSizes(), report: record)
-  let a10 = try BenchmarkNetwork.loadA10KreuzWest(report: record, note: note)
-  let liechtenstein = try BenchmarkNetwork.loadLiechtenstein(report: record, note: note)
-  if let a10 {
+  if runs("incidents") {
+    sink &+= try runIncidentBenchmarks(quick ? .quick : IncidentBenchmarkSizes(), report: record)
+  }
+  if runs("feeds") {
+    sink &+= try runFeedBenchmarks(
+      quick ? .quick : FeedBenchmarkSizes(), report: record, fail: fail)
+  }
+  if runs("stores") {
+    sink &+= try runStoreBenchmarks(quick ? .quick : StoreBenchmarkSizes(), report: record)
+  }
+  let needsNetworks = runs("flow") || runs("map")
+  let a10 = needsNetworks ? try BenchmarkNetwork.loadA10KreuzWest(report: record, note: note) : nil
+  let liechtenstein =
+    needsNetworks ? try BenchmarkNetwork.loadLiechtenstein(report: record, note: note) : nil
+  if runs("flow"), let a10 {
     sink &+= try runFlowBenchmarks(
       quick ? .quick : FlowBenchmarkSizes(), network: a10, report: record)
   }
   // The map wants many tiles of real density: the country when present.
   let mapNetwork =
     liechtenstein.map { ("Liechtenstein", $0) } ?? a10.map { ("A10 Kreuz West", $0) }
-  if let (name, network) = mapNetwork {
+  if runs("map"), let (name, network) = mapNetwork {
     note("map benchmarks on \(name) (\(network.segments.count) segments)")
     sink &+= try await runMapBenchmarks(
       quick ? .quick : MapBenchmarkSizes(), network: network, report: record)
