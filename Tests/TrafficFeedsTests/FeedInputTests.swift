@@ -118,6 +118,59 @@ import TrafficTestSupport
     #expect(document.publicationTime == RFC3339.parse("2024-05-01T10:00:00Z"))
   }
 
+  /// Writes `head`, then `count` MiB of `filler`, then `tail` to a temporary file.
+  static func hugeFile(
+    head: String, filler: UInt8, mebibytes count: Int, tail: String
+  ) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "huge-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: url.path, contents: Data(head.utf8))
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    let block = Data(repeating: filler, count: 1 << 20)
+    for _ in 0..<count { try handle.write(contentsOf: block) }
+    try handle.write(contentsOf: Data(tail.utf8))
+    return url
+  }
+
+  @Test("a 100 MiB JSON record is refused at the record limit, naming the place")
+  func hugeJSONRecord() throws {
+    let url = try Self.hugeFile(
+      head: "{\"features\": [{\"id\": \"", filler: UInt8(ascii: "x"), mebibytes: 100,
+      tail: "\"}]}")
+    defer { try? FileManager.default.removeItem(at: url) }
+    do {
+      _ = try WZDxDecoder.decode(.file(url), options: Self.options)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.location == "line 1, column 15 (byte 14)")
+      #expect(
+        error.reason
+          == "not valid JSON: a value is larger than 67108864 bytes, the limit of one record")
+    }
+  }
+
+  @Test("a 100 MiB XML text is refused at the text limit, naming the line")
+  func hugeXMLText() throws {
+    let url = try Self.hugeFile(
+      head: """
+        <d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0"><payloadPublication>
+        <situation id="s1"><situationRecord id="r1"><generalPublicComment><comment>
+        """, filler: UInt8(ascii: "y"), mebibytes: 100,
+      tail:
+        "</comment></generalPublicComment></situationRecord></situation></payloadPublication></d2LogicalModel>"
+    )
+    defer { try? FileManager.default.removeItem(at: url) }
+    do {
+      _ = try DATEXIIDecoder.decode(.file(url), options: Self.options)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.reason.contains("longer than 4000000 bytes"), "\(error)")
+      #expect(error.location?.contains("(line 2, column") == true, "\(error)")
+    }
+  }
+
   @Test("a Waze window's time settles jams streamed before it; jams with no time are skipped")
   func wazeWindowAfterJams() throws {
     let text = """
