@@ -110,7 +110,10 @@ let package = Package(
       dependencies: ["TrafficServer", "Traffic", "Roads", "Geo", "TrafficDemo", "TrafficFeeds"]),
     .testTarget(
       name: "FeedPollerTests",
-      dependencies: ["Traffic", "TrafficFeeds", "TrafficServer", "TrafficTestSupport"]),
+      dependencies: [
+        "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite", "TrafficPostgres",
+        "TrafficTestSupport",
+      ]),
     .testTarget(
       name: "MultiNodeTests", dependencies: ["traffic", "TrafficPostgres", "TrafficTestSupport"]),
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),

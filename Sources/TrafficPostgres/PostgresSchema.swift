@@ -13,9 +13,12 @@ import Traffic
 ///   `geom` with a GiST index, the `jsonb` body), `incident_versions` (every version, oldest
 ///   first), `feed_state`, and the change log `incident_changes` that LISTEN/NOTIFY
 ///   listeners read (see `PostgresTrafficStore.changes(since:)`).
+/// - Version 2: `feed_state.consecutive_failures` and `feed_state.problem_count`, so that a
+///   restarted feed poller reports what it reported before
+///   (`PostgresTrafficStore+FeedState.swift`).
 enum PostgresSchema {
   /// The newest schema version this build knows.
-  static let latestVersion = 1
+  static let latestVersion = 2
 
   /// The advisory lock key that serialises migrations and batch writes: "TRAF" in ASCII.
   static let lockKey = "1414676806"
@@ -28,6 +31,7 @@ enum PostgresSchema {
   static func migration(to version: Int) -> String? {
     switch version {
     case 1: return version1
+    case 2: return version2
     default: return nil
     }
   }
@@ -79,6 +83,13 @@ enum PostgresSchema {
     );
     CREATE TABLE incident_changes_pruned (through bigint NOT NULL);
     INSERT INTO incident_changes_pruned VALUES (0);
+    """
+
+  /// The rest of what a feed poller reports, beside the version-1 columns of `feed_state`.
+  static let version2 = """
+    ALTER TABLE feed_state
+      ADD COLUMN consecutive_failures bigint NOT NULL DEFAULT 0,
+      ADD COLUMN problem_count bigint NOT NULL DEFAULT 0;
     """
 
   /// Brings the database to `latestVersion`, one transaction per migration.

@@ -14,13 +14,15 @@ import Traffic
 /// - Version 3: the road network (`road_network`, `road_network_chunks`, `segment_rtree`)
 ///   and the flow state (`flow_state`, `flow_segments`, `flow_latest`); see
 ///   `SQLiteTrafficStore+Network.swift` and `SQLiteTrafficStore+Flow.swift`.
+/// - Version 4: `feed_state.consecutive_failures` and `feed_state.problem_count`, so that a
+///   restarted feed poller reports what it reported before (`SQLiteTrafficStore+FeedState`).
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.
   static let applicationID: Int64 = 0x5452_4146
 
   /// The newest schema version this build knows.
-  static let latestVersion: Int64 = 3
+  static let latestVersion: Int64 = 4
 
   /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
   private static func migration(
@@ -36,6 +38,8 @@ enum SQLiteSchema {
       try fillBoundingBoxes(connection)
     case 3:
       try connection.execute(script: version3)
+    case 4:
+      try connection.execute(script: version4)
     default:
       throw .incompatibleSchema("no migration to schema version \(target)")
     }
@@ -130,6 +134,12 @@ enum SQLiteSchema {
       jam_tendency TEXT,
       updated_at REAL NOT NULL
     ) STRICT;
+    """
+
+  /// The rest of what a feed poller reports, beside the version-1 columns of `feed_state`.
+  static let version4 = """
+    ALTER TABLE feed_state ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE feed_state ADD COLUMN problem_count INTEGER NOT NULL DEFAULT 0;
     """
 
   /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).

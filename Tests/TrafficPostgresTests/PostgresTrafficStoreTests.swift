@@ -58,8 +58,29 @@ import TrafficTestSupport
     }
     #expect(outcomes.withLock { $0 } == Array(repeating: "ok", count: 6))
     let store = try PostgresTrafficStore(url: url)
-    #expect(try store.texts("SELECT version FROM schema_migrations ORDER BY version") == ["1"])
+    #expect(
+      try store.texts("SELECT version FROM schema_migrations ORDER BY version")
+        == (1...PostgresTrafficStore.latestSchemaVersion).map(String.init))
     #expect(try store.history(ofOriginalId: "shared").map(\.id) == ["shared-v1"])
+  }
+
+  @Test func aVersion1DatabaseIsUpgradedKeepingItsFeedStates() throws {
+    let url = try PostgresTestDatabase.freshURL()
+    // Version 1 as released, with a feed state written by it.
+    try PostgresAdmin.run(
+      PostgresSchema.version1 + """
+        CREATE TABLE schema_migrations (
+          version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+        INSERT INTO schema_migrations (version) VALUES (1);
+        INSERT INTO feed_state (name, url, etag, fetch_count) VALUES
+          ('berlin', 'https://example.org/f', 'W/"7"', 4);
+        """, url: url)
+    let store = try PostgresTrafficStore(url: url)
+    #expect(try store.schemaVersion() == PostgresTrafficStore.latestSchemaVersion)
+    #expect(
+      try store.feedState(named: "berlin")
+        == FeedPollState(
+          name: "berlin", url: "https://example.org/f", etag: "W/\"7\"", fetchCount: 4))
   }
 
   @Test func aDatabaseOfANewerSchemaIsIncompatibleAndLeftAlone() throws {

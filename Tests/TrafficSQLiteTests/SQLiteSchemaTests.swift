@@ -74,6 +74,9 @@ import Traffic
     #expect(try store.currentIncidents() == [a2, b1])
     #expect(try store.history(ofOriginalId: "a") == [a1, a2])
     #expect(try store.feedState(named: "berlin")?.etag == "W/\"7\"")
+    // Version 4's columns start at zero on the old rows.
+    #expect(try store.feedState(named: "berlin")?.consecutiveFailures == 0)
+    #expect(try store.feedState(named: "berlin")?.problemCount == 0)
     // What version 2 added works on the old rows: the R*Tree was filled from their bodies,
     // the end-time index exists.
     #expect(try store.texts("SELECT count(*) FROM incident_rtree") == ["2"])
@@ -139,7 +142,7 @@ import Traffic
     #expect(try SQLiteScript.texts("PRAGMA user_version", inFileAt: path) == ["2"])
 
     let store = try SQLiteTrafficStore(path: path)
-    #expect(try store.schemaVersion() == 3)
+    #expect(try store.schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
     #expect(try store.integrityCheck() == ["ok"])
     #expect(try store.currentIncidents() == [a2])
     #expect(try store.history(ofOriginalId: "a") == [a1, a2])

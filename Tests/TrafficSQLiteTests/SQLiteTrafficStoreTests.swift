@@ -34,7 +34,7 @@ import TrafficStoreContract
     #expect(try store.texts("PRAGMA synchronous") == ["1"])  // NORMAL
     #expect(try store.texts("PRAGMA busy_timeout") == ["5000"])
     #expect(try store.texts("PRAGMA application_id") == ["\(0x5452_4146)"])
-    #expect(try store.schemaVersion() == 3)
+    #expect(try store.schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
     #expect(try store.integrityCheck() == ["ok"])
     let full = try SQLiteTrafficStore(path: directory.path("new.sqlite"), durability: .powerLoss)
     #expect(try full.texts("PRAGMA synchronous") == ["2"])  // FULL

@@ -127,6 +127,77 @@ import Traffic
     #expect(second.body.isEmpty)
   }
 
+  @Test(arguments: ["127.0.0.1", "::1"])
+  func theAccessLogNamesTheSocketPeer(_ host: String) async throws {
+    let lines = Mutex([String]())
+    var configuration = Self.quietLoopback()
+    configuration.host = host
+    configuration.accessLog = .custom { line in lines.withLock { $0.append(line) } }
+    let (server, port) = try Self.started(configuration)
+    defer { server.stop() }
+    // Only the socket peer counts, whatever a client claims. (A plain socket: URLSession on
+    // Linux refuses IPv6 literals in URLs.)
+    let answer = try Self.rawGet(
+      host: host, port: port,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.9\r\n"
+        + "Connection: close\r\n\r\n")
+    #expect(answer.hasPrefix("HTTP/1.1 200"))
+    let line = try #require(lines.withLock { $0.first })
+    #expect(line.contains(" client=\(host) method=GET path=\"/healthz\" status=200 "))
+    #expect(!line.contains("198.51.100.9"))
+  }
+
+  /// Sends `request` to an IPv4 or IPv6 literal and reads the answer until the server
+  /// closes the connection.
+  static func rawGet(host: String, port: Int, _ request: String) throws -> String {
+    var storage = sockaddr_storage()
+    let length: socklen_t
+    let family: Int32
+    if host.contains(":") {
+      family = AF_INET6
+      length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+      try withUnsafeMutablePointer(to: &storage) {
+        try $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+          address.pointee.sin6_family = sa_family_t(AF_INET6)
+          address.pointee.sin6_port = UInt16(port).bigEndian
+          try #require(inet_pton(AF_INET6, host, &address.pointee.sin6_addr) == 1)
+        }
+      }
+    } else {
+      family = AF_INET
+      length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      try withUnsafeMutablePointer(to: &storage) {
+        try $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+          address.pointee.sin_family = sa_family_t(AF_INET)
+          address.pointee.sin_port = UInt16(port).bigEndian
+          try #require(inet_pton(AF_INET, host, &address.pointee.sin_addr) == 1)
+        }
+      }
+    }
+    let socketDescriptor = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socketDescriptor >= 0)
+    defer { close(socketDescriptor) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(
+      socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &storage) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socketDescriptor, $0, length)
+      }
+    }
+    try #require(connected == 0, "connect to \(host) port \(port): errno \(errno)")
+    let bytes = Array(request.utf8)
+    try #require(write(socketDescriptor, bytes, bytes.count) == bytes.count)
+    var answer = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = read(socketDescriptor, &buffer, buffer.count)
+      guard count > 0 else { break }
+      answer.append(contentsOf: buffer[0..<count])
+    }
+    return String(decoding: answer, as: UTF8.self)
+  }
+
   @Test func oversizedBodiesAndTargetsOverTheSocket() async throws {
     var configuration = Self.quietLoopback()
     configuration.maxBodyBytes = 10_000

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import Traffic
+import TrafficTestSupport
 import Zlib
 
 @testable import TrafficServer
@@ -169,11 +170,79 @@ import Zlib
     #expect(logged.count == 3)
     #expect(!logged.contains { $0.contains("secret-key") })
     #expect(
-      logged[0].hasPrefix(
-        "method=GET path=\"/v7/incidents?in=circle:52.52,13.40;r=2000&apiKey=REDACTED\" status=200 bytes="
+      logged[0].contains(
+        " client=- method=GET path=\"/v7/incidents?in=circle:52.52,13.40;r=2000&apiKey=REDACTED\" status=200 bytes="
       ))
     #expect(logged[0].contains(" us="))
     #expect(logged[1].contains("APIKEY=REDACTED"))
+  }
+
+  @Test func accessLogLinesStartWithTheUTCTimeAndTheClientAddress() throws {
+    let lines = Mutex([String]())
+    let server = try ServerFixtures.server(
+      ServerConfiguration(accessLog: .custom { line in lines.withLock { $0.append(line) } }))
+    let before = Date()
+    for address in ["203.0.113.7", "2001:db8::7", "::ffff:192.0.2.1", "a b\"c"] {
+      _ = server.handle(HTTPRequest(target: "/healthz", remoteAddress: address))
+    }
+    let after = Date()
+    let logged = lines.withLock { $0 }
+    #expect(logged.count == 4)
+    let clients = logged.map { line in
+      line.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init)
+    }
+    #expect(
+      clients == [
+        "client=203.0.113.7", "client=2001:db8::7", "client=::ffff:192.0.2.1",
+        "client=\"a",  // anything but an address is quoted
+      ])
+    #expect(logged[3].contains("client=\"a b\\\"c\" method=GET"))
+    let time = try #require(logged[0].split(separator: " ").first)
+    #expect(time.hasPrefix("time=") && time.hasSuffix("Z"))
+    let stamp = String(time.dropFirst("time=".count))
+    #expect(stamp.count == "2026-11-29T20:10:00.123Z".count, "always with milliseconds")
+    let date = try #require(RFC3339.parse(stamp))
+    #expect(date >= before.addingTimeInterval(-0.001) && date <= after.addingTimeInterval(0.001))
+  }
+
+  @Test(arguments: [
+    (0.0, "1970-01-01T00:00:00.000Z"), (1_811_851_200.5, "2027-06-01T12:00:00.500Z"),
+    (1_811_851_199.9996, "2027-06-01T12:00:00.000Z"),
+  ])
+  func accessLogTimestampsHaveMilliseconds(_ seconds: Double, _ text: String) {
+    #expect(AccessLogSink.timestamp(Date(timeIntervalSince1970: seconds)) == text)
+  }
+
+  @Test func theLogLineInOperationsMdHasTheKeysTheServerWrites() throws {
+    let manual = try String(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/operations.md"),
+      encoding: .utf8)
+    let documented = try #require(
+      manual.components(separatedBy: "\n").first { $0.hasPrefix("time=") })
+    let lines = Mutex([String]())
+    let server = try ServerFixtures.server(
+      ServerConfiguration(
+        apiKeys: ["k"], accessLog: .custom { line in lines.withLock { $0.append(line) } }))
+    _ = server.handle(
+      HTTPRequest(
+        target: "/v7/incidents?in=circle:52.52,13.40;r=2000&apiKey=k", remoteAddress: "203.0.113.7")
+    )
+    let written = try #require(lines.withLock { $0.first })
+    func keys(_ line: String) -> [Substring] {
+      // Keys are the words before '=' that start a field (values here hold no spaces but the
+      // quoted path's, which holds no ' key=' either).
+      line.split(separator: " ").compactMap { field in
+        guard let equals = field.firstIndex(of: "="), field.first?.isLetter == true,
+          field[..<equals].allSatisfy(\.isLetter)
+        else { return nil }
+        return field[..<equals]
+      }
+    }
+    #expect(keys(documented) == keys(written))
+    #expect(
+      keys(written) == [
+        "time", "client", "method", "path", "status", "bytes", "us", "route", "correlation",
+      ])
   }
 
   @Test func configurationIsValidated() throws {

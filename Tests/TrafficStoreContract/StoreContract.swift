@@ -58,6 +58,9 @@ public enum StoreContract {
       description: "an invalid batch stores nothing", body: invalidBatchStoresNothing),
     StoreContractCheck(description: "10,000 upserts are one batch", body: largeBatchesAreAtomic),
     StoreContractCheck(description: "data survives reopening", body: dataSurvivesReopening),
+    StoreContractCheck(
+      description: "feed states round-trip, replace by name and survive reopening",
+      body: feedStatesRoundTrip),
   ]
 
   // MARK: Fixtures
@@ -267,5 +270,33 @@ public enum StoreContract {
         try fullIncident(), try fullIncident(version: 2),
       ])
     #expect(try reopened.history(ofOriginalId: "b").isEmpty)
+  }
+
+  static func feedStatesRoundTrip(_ harness: StoreHarness) throws {
+    let store = try harness.makeStore()
+    let feeds = try #require(store as? any FeedStateStore, "every store keeps feed states")
+    #expect(try feeds.feedState(named: "berlin") == nil)
+    var state = FeedPollState(
+      name: "berlin", url: "https://user:pw@example.org/datex.xml?key=1", etag: "W/\"7\"",
+      lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", lastFetch: now,
+      lastSuccess: now.addingTimeInterval(-60.5), lastError: nil, fetchCount: 12,
+      errorCount: 3, consecutiveFailures: 0, incidentCount: 340, problemCount: 2)
+    try feeds.saveFeedState(state)
+    try feeds.saveFeedState(FeedPollState(name: "wien", url: "https://example.org/wien"))
+    #expect(try feeds.feedState(named: "berlin") == state)
+    #expect(
+      try feeds.feedState(named: "wien")
+        == FeedPollState(
+          name: "wien", url: "https://example.org/wien"))
+    state.etag = nil
+    state.lastModified = nil
+    state.lastError = "HTTP status 503 — «unavailable»"
+    state.errorCount = 4
+    state.consecutiveFailures = 1
+    try feeds.saveFeedState(state)
+    #expect(try feeds.feedState(named: "berlin") == state)
+    guard let reopen = harness.reopen else { return }
+    let reopened = try #require(try reopen(store) as? any FeedStateStore)
+    #expect(try reopened.feedState(named: "berlin") == state)
   }
 }

@@ -11,6 +11,7 @@ public final class InMemoryTrafficStore: TrafficStore {
   }
 
   private let state = Mutex(State())
+  private let feedStates = Mutex([String: FeedPollState]())
 
   /// Creates an empty store.
   public init() {}
@@ -67,5 +68,17 @@ public final class InMemoryTrafficStore: TrafficStore {
       }
       return ended.sorted()
     }
+  }
+}
+
+extension InMemoryTrafficStore: FeedStateStore {
+  /// The state saved under `name` in this object, or `nil`.
+  public func feedState(named name: String) throws(TrafficStoreError) -> FeedPollState? {
+    feedStates.withLock { $0[name] }
+  }
+
+  /// Keeps `state` in this object (gone with it).
+  public func saveFeedState(_ state: FeedPollState) throws(TrafficStoreError) {
+    feedStates.withLock { $0[state.name] = state }
   }
 }

@@ -15,6 +15,13 @@ import Traffic
 /// `TrafficEngine.ingest(_:from:isFullRefresh:)`. After a failure the next attempt waits
 /// twice as long as the last (from the feed's interval up to one hour), and the first success
 /// returns to the interval.
+///
+/// What the poller knows about each feed (the validators, the last success, the counts)
+/// lives in a `FeedStateStore`, by default the engine's store, so that a restarted poller
+/// asks conditionally on its first request and reports what it knew. The validators of a
+/// document are saved only after its incidents were stored: a process that dies in between
+/// fetches the document again rather than losing it. A state saved for another URL than
+/// the feed's is ignored.
 public final class FeedPoller: Sendable {
   /// One feed to poll.
   public struct Feed: Sendable {
@@ -105,41 +112,50 @@ public final class FeedPoller: Sendable {
     public var lastError: String?
     /// Failures since the last success.
     public var consecutiveFailures = 0
-    /// Fetches so far.
+    /// Fetches so far (across restarts, when the state is kept in a store).
     public var fetches = 0
+    /// Fetches that failed so far.
+    public var failures = 0
     /// Incidents in the last document ingested.
     public var incidentCount = 0
     /// Records skipped in the last document.
     public var problemCount = 0
     /// What the last ingest changed.
     public var lastReport: IngestReport?
-    /// The validators of the last document.
+    /// The `ETag` of the last document ingested.
     public var etag: String?
-    /// The `Last-Modified` of the last document.
+    /// The `Last-Modified` of the last document ingested.
     public var lastModified: String?
     /// When the next fetch is due.
     public var nextFetch: Date?
   }
 
   private let engine: TrafficEngine
+  private let stateStore: (any FeedStateStore)?
   private let session: URLSession
   private let statuses: Mutex<[String: Status]>
   private let tasks = Mutex<[Task<Void, Never>]>([])
   /// Largest document accepted, bytes.
   public let maximumDocumentBytes: Int
 
-  /// Creates a poller; nothing is fetched until `start()`.
+  /// Creates a poller with the feeds' saved states; nothing is fetched until `start()`.
   ///
+  /// A feed whose saved state cannot be read starts without one, that error as its
+  /// `lastError`.
   /// - Parameters:
   ///   - feeds: The feeds (names must be unique; a later one of the same name replaces).
   ///   - engine: Where incidents go.
+  ///   - stateStore: Where the feeds' states are kept between runs; `nil` for the engine's
+  ///     store when it is a `FeedStateStore` (every store of this package is).
   ///   - timeoutInSeconds: The longest one fetch may take.
   ///   - maximumDocumentBytes: Larger documents are refused.
   public init(
-    feeds: [Feed], engine: TrafficEngine, timeoutInSeconds: Double = 30,
-    maximumDocumentBytes: Int = 100 << 20
+    feeds: [Feed], engine: TrafficEngine, stateStore: (any FeedStateStore)? = nil,
+    timeoutInSeconds: Double = 30, maximumDocumentBytes: Int = 100 << 20
   ) {
     self.engine = engine
+    let stateStore = stateStore ?? (engine.store as? any FeedStateStore)
+    self.stateStore = stateStore
     self.maximumDocumentBytes = maximumDocumentBytes
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeoutInSeconds
@@ -147,7 +163,44 @@ public final class FeedPoller: Sendable {
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     session = URLSession(configuration: configuration)
     statuses = Mutex(
-      Dictionary(feeds.map { ($0.name, Status(feed: $0)) }, uniquingKeysWith: { $1 }))
+      Dictionary(
+        feeds.map { ($0.name, FeedPoller.restoredStatus(of: $0, from: stateStore)) },
+        uniquingKeysWith: { $1 }))
+  }
+
+  /// The status `feed` starts with: its saved state, when one was saved for its URL.
+  private static func restoredStatus(
+    of feed: Feed, from store: (any FeedStateStore)?
+  ) -> Status {
+    var status = Status(feed: feed)
+    let saved: FeedPollState?
+    do { saved = try store?.feedState(named: feed.name) } catch {
+      status.lastError = "the saved state of the feed could not be read: \(error)"
+      return status
+    }
+    // Validators and counts of another URL say nothing about this one.
+    guard let saved, saved.url == feed.url.absoluteString else { return status }
+    status.etag = saved.etag
+    status.lastModified = saved.lastModified
+    status.lastFetch = saved.lastFetch
+    status.lastSuccess = saved.lastSuccess
+    status.lastError = saved.lastError
+    status.fetches = saved.fetchCount
+    status.failures = saved.errorCount
+    status.consecutiveFailures = saved.consecutiveFailures
+    status.incidentCount = saved.incidentCount
+    status.problemCount = saved.problemCount
+    return status
+  }
+
+  /// The state to save for `status`.
+  private static func state(of status: Status) -> FeedPollState {
+    FeedPollState(
+      name: status.feed.name, url: status.feed.url.absoluteString, etag: status.etag,
+      lastModified: status.lastModified, lastFetch: status.lastFetch,
+      lastSuccess: status.lastSuccess, lastError: status.lastError, fetchCount: status.fetches,
+      errorCount: status.failures, consecutiveFailures: status.consecutiveFailures,
+      incidentCount: status.incidentCount, problemCount: status.problemCount)
   }
 
   /// The feeds' statuses, by name.
@@ -175,8 +228,10 @@ public final class FeedPoller: Sendable {
     tasks.withLock { $0 = [] }
   }
 
-  /// Fetches and ingests one feed once.
+  /// Fetches and ingests one feed once, then saves its state.
   ///
+  /// When the state cannot be saved, the fetch still counts as a success, and `lastError`
+  /// says so.
   /// - Returns: Seconds to wait before the next fetch (the interval, or the backoff).
   @discardableResult
   public func poll(_ name: String) async -> Double {
@@ -192,7 +247,12 @@ public final class FeedPoller: Sendable {
       status.consecutiveFailures = 0
     } catch {
       status.lastError = error.description
+      status.failures += 1
       status.consecutiveFailures += 1
+    }
+    // After the ingest: the validators saved are those of a document already stored.
+    do { try stateStore?.saveFeedState(Self.state(of: status)) } catch {
+      status.lastError = "the state of the feed could not be saved: \(error)"
     }
     let delay =
       status.consecutiveFailures == 0
@@ -232,9 +292,14 @@ public final class FeedPoller: Sendable {
           format: feed.format ?? .hereV7, location: feed.displayURL,
           reason: "HTTP status \(http.statusCode)")
       }
-      status.etag = http.value(forHTTPHeaderField: "ETag")
-      status.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
     }
+    // Taken only once the document is stored: asking with them earlier would answer 304
+    // for a document that never arrived.
+    let http = response as? HTTPURLResponse
+    let validators = (
+      etag: http?.value(forHTTPHeaderField: "ETag"),
+      lastModified: http?.value(forHTTPHeaderField: "Last-Modified")
+    )
     guard data.count <= maximumDocumentBytes else {
       throw FeedError(
         format: feed.format ?? .hereV7, location: feed.displayURL,
@@ -258,6 +323,8 @@ public final class FeedPoller: Sendable {
     if !document.flowObservations.isEmpty {
       _ = engine.ingest(observations: document.flowObservations)
     }
+    status.etag = validators.etag
+    status.lastModified = validators.lastModified
     status.incidentCount = document.incidents.count
     status.problemCount = document.problems.count
     status.lastReport = report

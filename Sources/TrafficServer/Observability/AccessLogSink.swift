@@ -1,7 +1,9 @@
 import Foundation
+import Traffic
 
 /// Where the access log goes: one line per request, in logfmt
-/// (`method=GET path="/v7/incidents?in=..." status=200 bytes=1234 us=532 ...`).
+/// (`time=2026-11-29T20:10:00.123Z client=127.0.0.1 method=GET path="/v7/incidents?in=..."
+/// status=200 bytes=1234 us=532 ...`).
 public struct AccessLogSink: Sendable {
   let write: (@Sendable (String) -> Void)?
 
@@ -40,6 +42,35 @@ public struct AccessLogSink: Sendable {
       return decoded.caseInsensitiveEquals("apiKey") ? "\(name)=REDACTED" : String(piece)
     }
     return target[...question] + pieces.joined(separator: "&")
+  }
+
+  /// When a request arrived, in RFC 3339 UTC, always with milliseconds
+  /// (`2026-11-29T20:10:00.000Z`), so that lines sort and align as text.
+  ///
+  /// - Parameter date: When the request arrived.
+  /// - Returns: The time stamp.
+  static func timestamp(_ date: Date) -> String {
+    let text = RFC3339.format(date)
+    // `format` leaves out a zero fraction.
+    return text.contains(".") ? text : text.dropLast() + ".000Z"
+  }
+
+  /// The client's address as logged: the socket peer's IPv4 or IPv6 address as it is, `-`
+  /// when unknown (a request handled in-process), quoted when it is anything else.
+  ///
+  /// - Parameter address: The request's `remoteAddress`.
+  /// - Returns: The logfmt value.
+  static func client(_ address: String?) -> String {
+    guard let address, !address.isEmpty else { return "-" }
+    let isAddress = address.utf8.allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+        UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "."), UInt8(ascii: ":"):
+        return true
+      default: return false
+      }
+    }
+    return isAddress ? address : quoted(address)
   }
 
   /// Quotes a value for logfmt.

@@ -14,6 +14,7 @@ extension TrafficServer {
   /// - Returns: The response.
   /// - Complexity: That of the route; queries are O(log n + k) on the engine's snapshot.
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    let received = Date()
     let started = ContinuousClock.now
     let correlationId = nextCorrelationId()
     let route = Route(rawPath: request.rawPath)
@@ -44,7 +45,9 @@ extension TrafficServer {
     metrics.record(route: route?.label ?? "unmatched", status: response.status, seconds: seconds)
     if let write = configuration.accessLog.write {
       write(
-        "method=\(request.method) path=\(AccessLogSink.quoted(AccessLogSink.redacted(request.target)))"
+        "time=\(AccessLogSink.timestamp(received))"
+          + " client=\(AccessLogSink.client(request.remoteAddress))"
+          + " method=\(request.method) path=\(AccessLogSink.quoted(AccessLogSink.redacted(request.target)))"
           + " status=\(response.status) bytes=\(response.body.count)"
           + " us=\(Int(seconds * 1_000_000)) route=\(route?.label ?? "unmatched")"
           + " correlation=\(correlationId)")
