@@ -271,14 +271,19 @@ public final class FeedPoller: Sendable {
     if let modified = status.lastModified {
       request.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
     }
-    let data: Data
+    // The document goes to a file and is decoded from there, streamed: memory holds one
+    // record at a time, however large the feed.
+    let file: URL
+    var downloaded: URL?
+    defer { if let downloaded { try? FileManager.default.removeItem(at: downloaded) } }
     var response: URLResponse?
     do {
       if feed.url.isFileURL {
         // A local file (a mounted share, a file another process refreshes): read it.
-        data = try Data(contentsOf: feed.url)
+        file = feed.url
       } else {
-        (data, response) = try await session.data(for: request)
+        (file, response) = try await session.download(for: request)
+        downloaded = file
       }
     } catch {
       throw FeedError(
@@ -300,19 +305,32 @@ public final class FeedPoller: Sendable {
       etag: http?.value(forHTTPHeaderField: "ETag"),
       lastModified: http?.value(forHTTPHeaderField: "Last-Modified")
     )
-    guard data.count <= maximumDocumentBytes else {
+    let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+    guard let size else {
       throw FeedError(
         format: feed.format ?? .hereV7, location: feed.displayURL,
-        reason: "the document has \(data.count) bytes, more than the limit \(maximumDocumentBytes)")
+        reason: "fetch failed: cannot read \(file.path)")
     }
-    guard let format = feed.format ?? FeedFormat.detect(data) else {
+    guard size <= maximumDocumentBytes else {
+      throw FeedError(
+        format: feed.format ?? .hereV7, location: feed.displayURL,
+        reason: "the document has \(size) bytes, more than the limit \(maximumDocumentBytes)")
+    }
+    let input = FeedInput.file(file)
+    var detected = feed.format
+    if detected == nil {
+      do { detected = try FeedFormat.detect(input) } catch {
+        throw FeedError(format: .hereV7, location: feed.displayURL, reason: error.description)
+      }
+    }
+    guard let format = detected else {
       throw FeedError(
         format: .hereV7, location: feed.displayURL,
         reason: "the document is not a recognised feed format")
     }
     var options = feed.options
     options.now = Date()
-    let document = try format.decoder.decode(data, options: options)
+    let document = try format.decoder.decode(input, options: options)
     let report: IngestReport
     do {
       report = try engine.ingest(
