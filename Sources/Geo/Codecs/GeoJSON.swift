@@ -23,14 +23,23 @@ public enum GeoJSON {
   ///   the JSON path in the reason).
   /// - Complexity: O(n) in the size of `data`.
   public static func decodeGeometry(from data: Data) throws(GeoError) -> GeoGeometry {
-    let value: JSONValue
+    try decodeGeometry(fromJSONValue: try parse(data))
+  }
+
+  /// Parses a GeoJSON document (a geometry, Feature or FeatureCollection) as JSON.
+  ///
+  /// - Parameter data: UTF-8 JSON text.
+  /// - Returns: The JSON value.
+  /// - Throws: `GeoError.malformed(format: "GeoJSON", position: <byte offset>, reason:
+  ///   "not valid JSON: ...")`.
+  /// - Complexity: O(n) in the size of `data`.
+  package static func parse(_ data: Data) throws(GeoError) -> JSONValue {
     do {
-      value = try JSONParser.parse(data)
+      return try JSONParser.parse(data)
     } catch {
       throw .malformed(
         format: format, position: error.offset, reason: "not valid JSON: \(error.reason)")
     }
-    return try decodeGeometry(fromJSONValue: value)
   }
 
   /// Decodes a geometry from an already-parsed JSON value (as `JSONSerialization` returns, or
