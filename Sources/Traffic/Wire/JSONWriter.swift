@@ -172,6 +172,16 @@ package struct JSONWriter {
     }
   }
 
+  /// Appends a JSON string literal, or `null` for `nil`.
+  package mutating func string(_ text: String?) {
+    if let text { string(text) } else { null() }
+  }
+
+  /// Appends a date as RFC 3339 in UTC, or `null` for `nil`.
+  package mutating func date(_ value: Date?) {
+    if let value { date(value) } else { null() }
+  }
+
   /// Appends a date as RFC 3339 in UTC (see `RFC3339.format`).
   package mutating func date(_ value: Date) {
     bytes.append(UInt8(ascii: "\""))
