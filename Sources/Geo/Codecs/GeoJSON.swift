@@ -18,9 +18,9 @@ public enum GeoJSON {
   /// - Parameter data: UTF-8 JSON holding a Geometry object or a Feature.
   /// - Returns: The geometry.
   /// - Throws: `GeoError.malformed(format: "GeoJSON", position:, reason:)`: invalid JSON (with
-  ///   the byte offset of the error; nesting deeper than `JSONParser.maximumDepth` is
-  ///   invalid), or any problem listed for `decodeGeometry(fromJSONObject:)` (position `nil`,
-  ///   the JSON path in the reason).
+  ///   the byte offset of the error; nesting deeper than 256 levels and text that is not
+  ///   UTF-8 are invalid), or any problem listed for `decodeGeometry(fromJSONObject:)`
+  ///   (position `nil`, the JSON path in the reason).
   /// - Complexity: O(n) in the size of `data`.
   public static func decodeGeometry(from data: Data) throws(GeoError) -> GeoGeometry {
     try decodeGeometry(fromJSONValue: try parse(data))
