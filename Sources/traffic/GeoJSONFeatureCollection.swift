@@ -1,12 +1,13 @@
 import Foundation
 import Geo
+import Traffic
 
 /// A GeoJSON FeatureCollection as the `within` command reads and writes it: each feature's
 /// geometry decoded by `Geo`, its properties kept as parsed JSON.
 struct GeoJSONFeatureCollection {
   struct Feature {
     let geometry: GeoGeometry
-    let properties: [String: Any]
+    let properties: [String: JSONValue]
   }
 
   let features: [Feature]
@@ -15,40 +16,38 @@ struct GeoJSONFeatureCollection {
 
   /// Parses a FeatureCollection (or a single Feature).
   ///
-  /// - Throws: `GeoError.malformed` naming the feature and what is wrong with it.
+  /// - Throws: `GeoError.malformed` naming the byte of a JSON syntax error, or the feature
+  ///   and what is wrong with it.
   init(data: Data) throws {
-    let root: Any
-    do { root = try JSONSerialization.jsonObject(with: data) } catch {
-      throw GeoError.malformed(format: "GeoJSON", position: nil, reason: "not valid JSON")
-    }
-    guard let object = root as? [String: Any], let type = object["type"] as? String else {
+    let root = try GeoJSON.parse(data)
+    guard let type = root["type"]?.string else {
       throw GeoError.malformed(
         format: "GeoJSON", position: nil, reason: "expected an object with a \"type\"")
     }
-    let rawFeatures: [Any]
+    let rawFeatures: [JSONValue]
     switch type {
     case "FeatureCollection":
-      guard let list = object["features"] as? [Any] else {
+      guard let list = root["features"]?.array else {
         throw GeoError.malformed(
           format: "GeoJSON", position: nil, reason: "\"features\" must be an array")
       }
       rawFeatures = list
     case "Feature":
-      rawFeatures = [object]
+      rawFeatures = [root]
     default:
       throw GeoError.malformed(
         format: "GeoJSON", position: nil,
         reason: "expected a FeatureCollection or a Feature, got \(type)")
     }
     features = try rawFeatures.enumerated().map { index, raw in
-      guard let feature = raw as? [String: Any], let geometry = feature["geometry"] else {
+      guard let geometry = raw["geometry"] else {
         throw GeoError.malformed(
           format: "GeoJSON", position: nil, reason: "features[\(index)] has no geometry")
       }
       do {
         return Feature(
-          geometry: try GeoJSON.decodeGeometry(fromJSONObject: geometry),
-          properties: feature["properties"] as? [String: Any] ?? [:])
+          geometry: try GeoJSON.decodeGeometry(fromJSONValue: geometry),
+          properties: raw["properties"]?.object ?? [:])
       } catch {
         throw GeoError.malformed(
           format: "GeoJSON", position: nil, reason: "features[\(index)]: \(error)")
@@ -56,15 +55,19 @@ struct GeoJSONFeatureCollection {
     }
   }
 
-  /// The collection as GeoJSON text (UTF-8), keys sorted so the output is stable.
+  /// The collection as GeoJSON text (UTF-8), object keys sorted so the output is stable.
   func encoded() throws -> Data {
-    let list: [[String: Any]] = try features.map { feature in
-      [
-        "type": "Feature", "geometry": try GeoJSON.jsonObject(for: feature.geometry),
-        "properties": feature.properties,
-      ]
+    var writer = JSONWriter(capacity: 256 * features.count)
+    writer.raw("{\"features\":[")
+    for (index, feature) in features.enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writer.raw("{\"geometry\":")
+      writer.fragment(try GeoJSON.encode(feature.geometry))
+      writer.raw(",\"properties\":")
+      writer.value(.object(feature.properties))
+      writer.raw(",\"type\":\"Feature\"}")
     }
-    return try JSONSerialization.data(
-      withJSONObject: ["type": "FeatureCollection", "features": list], options: [.sortedKeys])
+    writer.raw("],\"type\":\"FeatureCollection\"}")
+    return Data(writer.bytes)
   }
 }

@@ -127,16 +127,25 @@ enum PickCommand: Subcommand {
     let result = await view.pickMapContent(
       inside: Rectangle2D(origin: Point2D(x: point[0], y: point[1]), size: rectangle))
     if json {
-      let items = result.trafficIncidents.map { picked -> [String: Any] in
-        [
-          "originalId": picked.originalId, "type": picked.type.rawValue,
-          "impact": picked.impact.rawValue,
-          "lat": picked.coordinates.latitude, "lng": picked.coordinates.longitude,
-        ]
+      // Members in name order, as the output has always had them.
+      var writer = JSONWriter(capacity: 128 * result.trafficIncidents.count + 32)
+      writer.raw("{\"trafficIncidents\":[")
+      for (index, picked) in result.trafficIncidents.enumerated() {
+        if index > 0 { writer.byte(UInt8(ascii: ",")) }
+        writer.raw("{\"impact\":")
+        writer.string(picked.impact.rawValue)
+        writer.raw(",\"lat\":")
+        writer.number(picked.coordinates.latitude)
+        writer.raw(",\"lng\":")
+        writer.number(picked.coordinates.longitude)
+        writer.raw(",\"originalId\":")
+        writer.string(picked.originalId)
+        writer.raw(",\"type\":")
+        writer.string(picked.type.rawValue)
+        writer.byte(UInt8(ascii: "}"))
       }
-      let data = try JSONSerialization.data(
-        withJSONObject: ["trafficIncidents": items], options: [.sortedKeys])
-      console.print(String(decoding: data, as: UTF8.self))
+      writer.raw("]}")
+      console.print(String(decoding: writer.bytes, as: UTF8.self))
       return
     }
     console.print(

@@ -58,8 +58,8 @@ enum WithinCommand: Subcommand {
     console.print(
       "\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
     for (rank, feature) in matches.enumerated() {
-      let id = feature.properties["id"] as? String ?? "#\(rank + 1)"
-      let text = feature.properties["description"] as? String ?? ""
+      let id = feature.properties["id"]?.string ?? "#\(rank + 1)"
+      let text = feature.properties["description"]?.string ?? ""
       let distance = distances[rank].map { String(format: " (%.0f m)", $0) } ?? ""
       console.print("- \(id)\(distance): \(text)")
     }

@@ -196,8 +196,8 @@ private let malformedCases: [(String, GeoError)] = [
   }
 
   @Test(arguments: [
-    (#"{"type":"#, 8, "expected a value, found the end of the text"),
-    ("", 0, "expected a value, found the end of the text"),
+    (#"{"type":"#, 8, "expected a value, found the end of the text (truncated document?)"),
+    ("", 0, "expected a value, found the end of the text (truncated document?)"),
     ("nope", 0, "invalid literal, expected null"),
     (#"{"type":"Point","coordinates":[1e400,0]}"#, 31, "number 1e400 is out of range"),
     (#"{"type":"Point","coordinates":[01,0]}"#, 32, "expected ',' or ']', found '1'"),
@@ -207,7 +207,7 @@ private let malformedCases: [(String, GeoError)] = [
     (#"{type:"Point"}"#, 1, "expected a member name in quotes, found 't'"),
     ("{\"type\":\"Po\nint\"}", 11, "control character byte 0xA inside a string"),
     (#"{"type":"Po\qint"}"#, 11, "invalid escape \\'q'"),
-    (String(repeating: "[", count: 600), 512, "nesting deeper than 512 levels"),
+    (String(repeating: "[", count: 600), 256, "nesting deeper than 256 levels"),
   ])
   func rejectsInvalidJSONTextWithItsOffset(text: String, offset: Int, reason: String) {
     #expect(
@@ -216,22 +216,6 @@ private let malformedCases: [(String, GeoError)] = [
     ) {
       try decode(text)
     }
-  }
-
-  @Test func readsEscapesAndExactNumbers() throws {
-    let object = try JSONReader.read(
-      Data(#"{"a\u00e9\ud83d\ude00\n":[-0.0,1E2,5e-324,120.30695683553716,true,null]}"#.utf8),
-      format: "GeoJSON")
-    let dictionary = try #require(object as? [String: Any])
-    let array = try #require(dictionary["a\u{E9}\u{1F600}\n"] as? [Any])
-    #expect(array.count == 6)
-    #expect((array[0] as? Double).map { $0 == 0 && $0.sign == .minus } == true)
-    #expect(array[1] as? Double == 100)
-    #expect(array[2] as? Double == Double.leastNonzeroMagnitude)
-    // JSONSerialization on Linux reads this one as ...715.
-    #expect(array[3] as? Double == 120.30695683553716)
-    #expect(array[4] as? Bool == true)
-    #expect(array[5] is NSNull)
   }
 
   // MARK: Encoding

@@ -88,6 +88,35 @@ func runTraffic(
     #expect(result.errors.contains("latitude 99"))
   }
 
+  @Test func jsonOutputKeepsGeometryAndPropertiesAsWritten() async throws {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("props-\(UUID().uuidString).geojson")
+    try Data(
+      (#"{"type":"Feature","properties":{"id":"a/1","lanes":[2,1.50],"note":{"é":null}},"#
+        + #""geometry":{"type":"LineString","coordinates":[[13.4,52.5],[13.41,52.5]]}}"#).utf8
+    ).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let result = await runTraffic(["within", "--circle", "52.5,13.4,100", "--json", file.path])
+    #expect(result.status == .success, "\(result.errors)")
+    #expect(
+      result.output
+        == #"{"features":[{"geometry":{"type":"LineString","coordinates":[[13.4,52.5],"#
+        + #"[13.41,52.5]]},"properties":{"id":"a/1","lanes":[2,1.50],"note":{"é":null}},"#
+        + #""type":"Feature"}],"type":"FeatureCollection"}"# + "\n")
+  }
+
+  @Test func invalidJSONIsRejectedWithItsByteOffset() async throws {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("syntax-\(UUID().uuidString).geojson")
+    try Data(#"{"type":"FeatureCollection","features":[}"#.utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let result = await runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
+    #expect(result.status == .usage)
+    #expect(
+      result.errors.contains("malformed GeoJSON at position 40: not valid JSON: expected a value"),
+      "stderr was: \(result.errors)")
+  }
+
   @Test func helpIsPrintedWithStatusZero() async {
     #expect(await runTraffic(["help"]).output.contains("within"))
     #expect(await runTraffic(["help", "within"]).output.contains("--sort-from"))

@@ -92,6 +92,16 @@ import TrafficTestSupport
     #expect(String(decoding: writer.bytes, as: UTF8.self) == "13,0,1e+20,0.1,null,12.3")
   }
 
+  @Test func writesParsedValuesBackWithSortedMembers() throws {
+    let text = #"{"z":[1.50,-0e3,"\u00e9\n"],"a":{"c":null,"b":true},"m":12345678901234567890}"#
+    var writer = JSONWriter()
+    writer.value(try JSONParser.parse(Data(text.utf8)))
+    #expect(
+      String(decoding: writer.bytes, as: UTF8.self)
+        == #"{"a":{"b":true,"c":null},"m":12345678901234567890,"z":[1.50,-0e3,"é\n"]}"#)
+    #expect(try JSONParser.parse(Data(writer.bytes)) == JSONParser.parse(Data(text.utf8)))
+  }
+
   @Test func parsesValuesExactly() throws {
     let text =
       "\u{FEFF}{\"a\": [1, -2.5e3, true, false, null, \"\\u00e9\\ud83d\\ude97\"], \"a2\": {}, \"a2\": 12345678901234567890}"

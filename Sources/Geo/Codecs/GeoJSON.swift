@@ -18,11 +18,28 @@ public enum GeoJSON {
   /// - Parameter data: UTF-8 JSON holding a Geometry object or a Feature.
   /// - Returns: The geometry.
   /// - Throws: `GeoError.malformed(format: "GeoJSON", position:, reason:)`: invalid JSON (with
-  ///   the byte offset of the error), or any problem listed for
-  ///   `decodeGeometry(fromJSONObject:)` (position `nil`, the JSON path in the reason).
+  ///   the byte offset of the error; nesting deeper than 256 levels and text that is not
+  ///   UTF-8 are invalid), or any problem listed for `decodeGeometry(fromJSONObject:)`
+  ///   (position `nil`, the JSON path in the reason).
   /// - Complexity: O(n) in the size of `data`.
   public static func decodeGeometry(from data: Data) throws(GeoError) -> GeoGeometry {
-    try decodeGeometry(fromJSONObject: try JSONReader.read(data, format: format))
+    try decodeGeometry(fromJSONValue: try parse(data))
+  }
+
+  /// Parses a GeoJSON document (a geometry, Feature or FeatureCollection) as JSON.
+  ///
+  /// - Parameter data: UTF-8 JSON text.
+  /// - Returns: The JSON value.
+  /// - Throws: `GeoError.malformed(format: "GeoJSON", position: <byte offset>, reason:
+  ///   "not valid JSON: ...")`.
+  /// - Complexity: O(n) in the size of `data`.
+  package static func parse(_ data: Data) throws(GeoError) -> JSONValue {
+    do {
+      return try JSONParser.parse(data)
+    } catch {
+      throw .malformed(
+        format: format, position: error.offset, reason: "not valid JSON: \(error.reason)")
+    }
   }
 
   /// Decodes a geometry from an already-parsed JSON value (as `JSONSerialization` returns, or
@@ -31,175 +48,69 @@ public enum GeoJSON {
   /// Prefer `decodeGeometry(from:)` for text: `JSONSerialization` in swift-corelibs-foundation
   /// may read a decimal number one unit in the last place off.
   ///
-  /// - Parameter object: A Geometry object, or a Feature with a non-null geometry.
+  /// - Parameter object: A Geometry object, or a Feature with a non-null geometry. Of a
+  ///   Feature only `type` and `geometry` are read.
   /// - Returns: The geometry.
   /// - Throws: `GeoError.malformed(format: "GeoJSON", position: nil, reason:)` whose reason
-  ///   starts with the JSON path: a value of the wrong JSON type, a missing `type`,
-  ///   `geometry` or `coordinates`, an unsupported type (such as GeometryCollection), a
-  ///   position with fewer than 2 numbers, a latitude/longitude out of range, a line string of
-  ///   fewer than 2 positions, an open ring or one of fewer than 4 positions, or an empty
-  ///   multi-geometry.
+  ///   starts with the JSON path: a value of the wrong JSON type (or of no JSON type), a
+  ///   missing `type`, `geometry` or `coordinates`, an unsupported type (such as
+  ///   GeometryCollection), a position with fewer than 2 numbers, a latitude/longitude out of
+  ///   range, a line string of fewer than 2 positions, an open ring or one of fewer than 4
+  ///   positions, or an empty multi-geometry.
   /// - Complexity: O(n) in the number of JSON values.
   public static func decodeGeometry(fromJSONObject object: Any) throws(GeoError) -> GeoGeometry {
-    let root = try dictionary(object, path: "")
-    let type = try string(root["type"], path: "type")
-    guard type == "Feature" else { return try geometry(root, type: type, path: "") }
-    let geometryPath = "geometry"
-    guard let member = root["geometry"] else {
-      throw failure(geometryPath, "missing; a Feature needs a geometry member")
+    var root = object
+    if let members = object as? [String: Any] {
+      root = members.filter { ["type", "geometry", "coordinates"].contains($0.key) }
     }
-    if member is NSNull { throw failure(geometryPath, "is null; the feature has no geometry") }
-    let object = try dictionary(member, path: geometryPath)
-    let geometryType = try string(object["type"], path: geometryPath + ".type")
-    return try geometry(object, type: geometryType, path: geometryPath)
-  }
-
-  private static func geometry(
-    _ object: [String: Any], type: String, path: String
-  )
-    throws(GeoError) -> GeoGeometry
-  {
-    let coordinatesPath = path.isEmpty ? "coordinates" : path + ".coordinates"
-    let decoded: GeoGeometry
-    switch type {
-    case "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon":
-      guard let coordinates = object["coordinates"] else {
-        throw failure(coordinatesPath, "missing; a \(type) needs coordinates")
-      }
-      switch type {
-      case "Point":
-        decoded = .point(try position(coordinates, path: coordinatesPath))
-      case "MultiPoint":
-        decoded = .multiPoint(try positions(coordinates, path: coordinatesPath))
-      case "LineString":
-        decoded = .lineString(try positions(coordinates, path: coordinatesPath))
-      case "MultiLineString":
-        decoded = .multiLineString(try lines(coordinates, path: coordinatesPath))
-      case "Polygon":
-        decoded = .polygon(try lines(coordinates, path: coordinatesPath))
-      default:
-        let parts = try array(coordinates, path: coordinatesPath)
-        var polygons: [[[GeoCoordinates]]] = []
-        polygons.reserveCapacity(parts.count)
-        for (index, part) in parts.enumerated() {
-          polygons.append(try lines(part, path: "\(coordinatesPath)[\(index)]"))
-        }
-        decoded = .multiPolygon(polygons)
-      }
-    case "GeometryCollection", "FeatureCollection":
-      throw failure(
-        path.isEmpty ? "type" : path + ".type", "\(type) is not supported; expected one geometry")
-    default:
-      throw failure(path.isEmpty ? "type" : path + ".type", "unknown geometry type \"\(type)\"")
-    }
-    if let (subpath, reason) = decoded.structuralProblem() {
-      throw failure(coordinatesPath + subpath, reason)
-    }
-    return decoded
-  }
-
-  private static func lines(_ value: Any, path: String) throws(GeoError) -> [[GeoCoordinates]] {
-    let items = try array(value, path: path)
-    var lines: [[GeoCoordinates]] = []
-    lines.reserveCapacity(items.count)
-    for (index, item) in items.enumerated() {
-      lines.append(try positions(item, path: "\(path)[\(index)]"))
-    }
-    return lines
-  }
-
-  private static func positions(_ value: Any, path: String) throws(GeoError) -> [GeoCoordinates] {
-    let items = try array(value, path: path)
-    var positions: [GeoCoordinates] = []
-    positions.reserveCapacity(items.count)
-    for (index, item) in items.enumerated() {
-      positions.append(try position(item, path: "\(path)[\(index)]"))
-    }
-    return positions
-  }
-
-  private static func position(_ value: Any, path: String) throws(GeoError) -> GeoCoordinates {
-    let items = try array(value, path: path)
-    guard items.count >= 2 else {
-      throw failure(
-        path, "a position needs [longitude, latitude(, altitude)], got an array of \(items.count)")
-    }
-    let longitude = try number(items[0], path: "\(path)[0]")
-    let latitude = try number(items[1], path: "\(path)[1]")
-    let altitude = items.count > 2 ? try number(items[2], path: "\(path)[2]") : nil
+    let value: JSONValue
     do {
-      return try GeoCoordinates(latitude: latitude, longitude: longitude, altitude: altitude)
+      value = try JSONValue(foundationObject: root, at: "")
     } catch {
-      let index: Int
-      switch error {
-      case .invalidLatitude: index = 1
-      case .invalidLongitude: index = 0
-      default: index = 2
+      throw failure(error)
+    }
+    return try decodeGeometry(fromJSONValue: value)
+  }
+
+  /// Decodes a geometry from a parsed JSON value (`JSONParser`'s output).
+  ///
+  /// - Parameter value: A Geometry object, or a Feature with a non-null geometry.
+  /// - Returns: The geometry.
+  /// - Throws: `GeoError.malformed(format: "GeoJSON", position: nil, reason:)` as
+  ///   `decodeGeometry(fromJSONObject:)` does.
+  /// - Complexity: O(n) in the number of positions.
+  package static func decodeGeometry(fromJSONValue value: JSONValue) throws(GeoError) -> GeoGeometry
+  {
+    let reader = GeoJSONGeometryReader.rfc7946
+    do throws(JSONFieldError) {
+      var object = value
+      var path = ""
+      var type = try reader.type(of: value, at: path)
+      if type == "Feature" {
+        path = "geometry"
+        guard let member = value["geometry"] else {
+          throw JSONFieldError(path: path, reason: "missing; a Feature needs a geometry member")
+        }
+        if member.isNull {
+          throw JSONFieldError(path: path, reason: "is null; the feature has no geometry")
+        }
+        object = member
+        type = try reader.type(of: member, at: path)
       }
-      throw failure("\(path)[\(index)]", error.description)
+      let geometry = try reader.geometry(object, type: type, at: path)
+      if let (subpath, reason) = geometry.structuralProblem() {
+        throw JSONFieldError(
+          path: GeoJSONGeometryReader.path(path, "coordinates") + subpath, reason: reason)
+      }
+      return geometry
+    } catch {
+      throw failure(error)
     }
   }
 
-  // MARK: - JSON values
-
-  private static func failure(_ path: String, _ reason: String) -> GeoError {
-    .malformed(format: format, position: nil, reason: path.isEmpty ? reason : "\(path): \(reason)")
-  }
-
-  private static func dictionary(_ value: Any, path: String) throws(GeoError) -> [String: Any] {
-    guard let dictionary = value as? [String: Any] else {
-      throw failure(path, "expected an object, got \(kind(of: value))")
-    }
-    return dictionary
-  }
-
-  private static func array(_ value: Any, path: String) throws(GeoError) -> [Any] {
-    guard let array = value as? [Any] else {
-      throw failure(path, "expected an array, got \(kind(of: value))")
-    }
-    return array
-  }
-
-  private static func string(_ value: Any?, path: String) throws(GeoError) -> String {
-    guard let value else { throw failure(path, "missing") }
-    guard let string = value as? String else {
-      throw failure(path, "expected a string, got \(kind(of: value))")
-    }
-    return string
-  }
-
-  private static func number(_ value: Any, path: String) throws(GeoError) -> Double {
-    guard let number = numberValue(value) else {
-      throw failure(path, "expected a number, got \(kind(of: value))")
-    }
-    return number
-  }
-
-  /// The value as a `Double` when it is a JSON number (not a boolean, which `NSNumber` also
-  /// represents).
-  private static func numberValue(_ value: Any) -> Double? {
-    if value is String || type(of: value) == Bool.self { return nil }
-    guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
-    return number.doubleValue
-  }
-
-  /// `JSONSerialization` and Swift bridging store booleans as `NSNumber` of Objective-C type
-  /// `char`.
-  private static func isBoolean(_ number: NSNumber) -> Bool {
-    String(cString: number.objCType) == "c"
-  }
-
-  private static func kind(of value: Any) -> String {
-    switch value {
-    case is NSNull: return "null"
-    case is String: return "a string"
-    case is [String: Any]: return "an object"
-    case is [Any]: return "an array"
-    default:
-      if type(of: value) == Bool.self { return "a boolean" }
-      if let number = value as? NSNumber { return isBoolean(number) ? "a boolean" : "a number" }
-      return "\(type(of: value))"
-    }
+  private static func failure(_ error: JSONFieldError) -> GeoError {
+    let reason = error.path.isEmpty ? error.reason : error.description
+    return .malformed(format: format, position: nil, reason: reason)
   }
 
   // MARK: - Encoding
@@ -266,7 +177,7 @@ public enum GeoJSON {
 
   private static func validate(_ geometry: GeoGeometry) throws(GeoError) {
     if let (path, reason) = geometry.structuralProblem() {
-      throw failure("coordinates" + path, reason)
+      throw failure(JSONFieldError(path: "coordinates" + path, reason: reason))
     }
   }
 
@@ -303,5 +214,47 @@ public enum GeoJSON {
       write(line, to: &text)
     }
     text.append("]")
+  }
+}
+
+extension JSONValue {
+  /// The JSON value of a Foundation object tree (`JSONSerialization`'s vocabulary, or Swift
+  /// dictionaries, arrays, strings, Booleans and numbers).
+  ///
+  /// A number is kept as its `Double`'s description: a non-finite one becomes `nan` or `inf`,
+  /// text `JSONParser` never produces and `double` refuses, so that the GeoJSON coordinate
+  /// check names it.
+  ///
+  /// - Throws: `JSONFieldError` naming the first value of no JSON type.
+  fileprivate init(foundationObject object: Any, at path: String) throws(JSONFieldError) {
+    switch object {
+    case is NSNull: self = .null
+    case let text as String: self = .string(text)
+    case let members as [String: Any]:
+      var values: [String: JSONValue] = [:]
+      for (key, member) in members {
+        values[key] = try JSONValue(
+          foundationObject: member, at: GeoJSONGeometryReader.path(path, key))
+      }
+      self = .object(values)
+    case let elements as [Any]:
+      var values: [JSONValue] = []
+      values.reserveCapacity(elements.count)
+      for (index, element) in elements.enumerated() {
+        values.append(try JSONValue(foundationObject: element, at: "\(path)[\(index)]"))
+      }
+      self = .array(values)
+    default:
+      if let flag = object as? Bool, type(of: object) == Bool.self {
+        self = .bool(flag)
+      } else if let number = object as? NSNumber {
+        // JSONSerialization and Swift bridging store Booleans as NSNumbers of type `char`.
+        self =
+          String(cString: number.objCType) == "c"
+          ? .bool(number.boolValue) : .number("\(number.doubleValue)")
+      } else {
+        throw JSONFieldError(path: path, reason: "expected a JSON value, got \(type(of: object))")
+      }
+    }
   }
 }

@@ -84,9 +84,7 @@ package enum JSONParser {
 
     func describeHere() -> String {
       guard position < bytes.count else { return "the end of the text (truncated document?)" }
-      let byte = bytes[position]
-      if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-      return "byte 0x" + String(byte, radix: 16, uppercase: true)
+      return FlexiblePolyline.describe(bytes[position])
     }
 
     mutating func skipWhitespace() {
@@ -296,10 +294,12 @@ package enum JSONParser {
             let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
             scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
           default:
-            throw failure("invalid escape sequence", at: position - 2)
+            throw failure(
+              "invalid escape \\\(FlexiblePolyline.describe(escape))", at: position - 2)
           }
         case 0x00..<0x20:
-          throw failure("control character 0x\(String(byte, radix: 16)) inside a string")
+          throw failure(
+            "control character \(FlexiblePolyline.describe(byte)) inside a string")
         default:
           scalars.append(byte)
           position += 1

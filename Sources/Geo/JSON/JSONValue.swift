@@ -81,7 +81,7 @@ package enum JSONValue: Hashable, Sendable {
   package var kindName: String {
     switch self {
     case .null: return "null"
-    case .bool: return "a Boolean"
+    case .bool: return "a boolean"
     case .number: return "a number"
     case .string: return "a string"
     case .array: return "an array"

@@ -135,6 +135,53 @@ package struct JSONWriter {
     raw("null")
   }
 
+  /// Appends JSON text written elsewhere (such as `GeoJSON.encode`'s output) as it is.
+  ///
+  /// - Parameter json: One complete JSON value, UTF-8.
+  package mutating func fragment(_ json: Data) {
+    bytes.append(contentsOf: json)
+  }
+
+  /// Appends a parsed JSON value; object members are written sorted by name, so the output
+  /// does not depend on dictionary order, and numbers as their source text.
+  ///
+  /// - Parameter value: The value (from `JSONParser`, whose numbers are valid JSON text).
+  /// - Complexity: O(n log n) in the number of members of the largest object, O(n) otherwise.
+  package mutating func value(_ value: JSONValue) {
+    switch value {
+    case .null: null()
+    case .bool(let flag): bool(flag)
+    case .number(let text): bytes.append(contentsOf: text.utf8)
+    case .string(let text): string(text)
+    case .array(let elements):
+      byte(UInt8(ascii: "["))
+      for (index, element) in elements.enumerated() {
+        if index > 0 { byte(UInt8(ascii: ",")) }
+        self.value(element)
+      }
+      byte(UInt8(ascii: "]"))
+    case .object(let members):
+      byte(UInt8(ascii: "{"))
+      for (index, name) in members.keys.sorted().enumerated() {
+        if index > 0 { byte(UInt8(ascii: ",")) }
+        string(name)
+        byte(UInt8(ascii: ":"))
+        if let member = members[name] { self.value(member) }
+      }
+      byte(UInt8(ascii: "}"))
+    }
+  }
+
+  /// Appends a JSON string literal, or `null` for `nil`.
+  package mutating func string(_ text: String?) {
+    if let text { string(text) } else { null() }
+  }
+
+  /// Appends a date as RFC 3339 in UTC, or `null` for `nil`.
+  package mutating func date(_ value: Date?) {
+    if let value { date(value) } else { null() }
+  }
+
   /// Appends a date as RFC 3339 in UTC (see `RFC3339.format`).
   package mutating func date(_ value: Date) {
     bytes.append(UInt8(ascii: "\""))

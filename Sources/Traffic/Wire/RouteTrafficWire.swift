@@ -7,7 +7,7 @@ public enum RouteTrafficWire {
   public static func encode(_ result: TrafficOnRoute, sourceUpdated: Date?) -> Data {
     var w = JSONWriter(capacity: 256 + result.spans.count * 200 + result.incidents.count * 800)
     w.raw("{\"sourceUpdated\":")
-    if let sourceUpdated { w.date(sourceUpdated) } else { w.null() }
+    w.date(sourceUpdated)
     w.raw(",\"length\":")
     w.number(result.lengthInMeters, decimals: 1)
     w.raw(",\"baseDuration\":")

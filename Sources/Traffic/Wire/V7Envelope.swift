@@ -1,7 +1,7 @@
 import Foundation
 
 /// The envelope every HERE v7 response shares, `{"sourceUpdated": ..., "results": [...]}`,
-/// read once for the incident and the flow decoders.
+/// read and written once for the incident and the flow codecs (and the v7 feed decoder).
 package enum V7Envelope {
   /// The update time and the result items of a response object.
   ///
@@ -28,6 +28,31 @@ package enum V7Envelope {
         location: "results", reason: "expected an array, found \(results.kindName)")
     }
     return (sourceUpdated, items)
+  }
+
+  /// Writes the envelope around `results`, each written by `writeResult`.
+  ///
+  /// - Parameters:
+  ///   - results: The results, in the order to write them.
+  ///   - sourceUpdated: When the data was last updated; `nil` writes `null`.
+  ///   - capacity: The bytes to reserve.
+  ///   - writeResult: Writes one result (a JSON object).
+  /// - Returns: UTF-8 JSON text.
+  /// - Complexity: O(n) calls of `writeResult`.
+  static func write<Results: Collection>(
+    _ results: Results, sourceUpdated: Date?, capacity: Int,
+    _ writeResult: (Results.Element, inout JSONWriter) -> Void
+  ) -> Data {
+    var writer = JSONWriter(capacity: capacity)
+    writer.raw("{\"sourceUpdated\":")
+    writer.date(sourceUpdated)
+    writer.raw(",\"results\":[")
+    for (index, result) in results.enumerated() {
+      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+      writeResult(result, &writer)
+    }
+    writer.raw("]}")
+    return Data(writer.bytes)
   }
 
   /// Decodes every result with `decode`; unreadable ones are left out and listed with their

@@ -46,18 +46,11 @@ public enum V7FlowWire {
   public static func encode(
     _ flows: some Collection<TrafficFlow>, sourceUpdated: Date?, includeShape: Bool = true
   ) -> Data {
-    var writer = JSONWriter(capacity: 64 + flows.count * (includeShape ? 512 : 256))
-    writer.raw("{\"sourceUpdated\":")
-    if let sourceUpdated { writer.date(sourceUpdated) } else { writer.null() }
-    writer.raw(",\"results\":[")
-    var first = true
-    for flow in flows {
-      if !first { writer.byte(UInt8(ascii: ",")) }
-      first = false
+    V7Envelope.write(
+      flows, sourceUpdated: sourceUpdated, capacity: 64 + flows.count * (includeShape ? 512 : 256)
+    ) { flow, writer in
       writeResult(flow, includeShape: includeShape, to: &writer)
     }
-    writer.raw("]}")
-    return Data(writer.bytes)
   }
 
   private static func writeResult(
@@ -72,22 +65,9 @@ public enum V7FlowWire {
     w.key("length")
     w.number(flow.lengthInMeters)
     if includeShape {
-      w.raw(",\"shape\":{\"links\":[{\"points\":[")
-      var length = 0.0
-      var previous: GeoCoordinates?
-      for (index, vertex) in flow.location.vertices.enumerated() {
-        if index > 0 { w.byte(UInt8(ascii: ",")) }
-        w.raw("{\"lat\":")
-        w.number(vertex.latitude)
-        w.raw(",\"lng\":")
-        w.number(vertex.longitude)
-        w.byte(UInt8(ascii: "}"))
-        if let previous { length += previous.fastDistance(to: vertex) }
-        previous = vertex
-      }
-      w.raw("],\"length\":")
-      w.number(length, decimals: 1)
-      w.raw("}]}")
+      w.raw(",\"shape\":{\"links\":[")
+      V7IncidentWire.writeLink(flow.location, to: &w)
+      w.raw("]}")
     }
     w.raw(",\"functionalClass\":")
     w.integer(flow.functionalClass)

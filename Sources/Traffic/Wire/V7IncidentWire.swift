@@ -56,18 +56,11 @@ public enum V7IncidentWire {
   public static func encode(
     _ incidents: some Collection<TrafficIncident>, sourceUpdated: Date?
   ) -> Data {
-    var writer = JSONWriter(capacity: 128 + incidents.count * 768)
-    writer.raw("{\"sourceUpdated\":")
-    if let sourceUpdated { writer.date(sourceUpdated) } else { writer.null() }
-    writer.raw(",\"results\":[")
-    var first = true
-    for incident in incidents {
-      if !first { writer.byte(UInt8(ascii: ",")) }
-      first = false
+    V7Envelope.write(
+      incidents, sourceUpdated: sourceUpdated, capacity: 128 + incidents.count * 768
+    ) { incident, writer in
       writeResult(incident, to: &writer)
     }
-    writer.raw("]}")
-    return Data(writer.bytes)
   }
 
   /// Encodes the answer to a lookup by id: the single result object.
@@ -155,7 +148,9 @@ public enum V7IncidentWire {
     w.raw("}}")
   }
 
-  private static func writeLink(_ polyline: GeoPolyline, to w: inout JSONWriter) {
+  /// Writes one v7 shape link, `{"points":[{"lat":..,"lng":..},...],"length":..}` (the
+  /// length in meters, one decimal); flow results write their shape with it too.
+  static func writeLink(_ polyline: GeoPolyline, to w: inout JSONWriter) {
     w.raw("{\"points\":[")
     var length = 0.0
     var previous: GeoCoordinates?

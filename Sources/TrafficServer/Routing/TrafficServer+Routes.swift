@@ -138,14 +138,14 @@ extension TrafficServer {
     writer.raw(",\"fullRefresh\":")
     writer.bool(outcome.document.isFullRefresh)
     writer.raw(",\"publicationTime\":")
-    if let time = outcome.document.publicationTime { writer.date(time) } else { writer.null() }
+    writer.date(outcome.document.publicationTime)
     writer.raw(",\"problemCount\":")
     writer.integer(outcome.document.problems.count)
     writer.raw(",\"problems\":[")
     for (index, problem) in outcome.document.problems.prefix(100).enumerated() {
       if index > 0 { writer.byte(UInt8(ascii: ",")) }
       writer.raw("{\"location\":")
-      if let location = problem.location { writer.string(location) } else { writer.null() }
+      writer.string(problem.location)
       writer.raw(",\"reason\":")
       writer.string(problem.reason)
       writer.byte(UInt8(ascii: "}"))
@@ -170,17 +170,17 @@ extension TrafficServer {
       writer.raw(",\"pushes\":")
       writer.integer(status.pushes)
       writer.raw(",\"lastPushTime\":")
-      if let time = status.lastPushTime { writer.date(time) } else { writer.null() }
+      writer.date(status.lastPushTime)
       writer.raw(",\"lastPublicationTime\":")
-      if let time = status.lastPublicationTime { writer.date(time) } else { writer.null() }
+      writer.date(status.lastPublicationTime)
       writer.raw(",\"incidents\":")
       writer.integer(status.lastIncidentCount)
       writer.raw(",\"problems\":")
       writer.integer(status.lastProblemCount)
       writer.raw(",\"lastError\":")
-      if let error = status.lastError { writer.string(error) } else { writer.null() }
+      writer.string(status.lastError)
       writer.raw(",\"lastErrorTime\":")
-      if let time = status.lastErrorTime { writer.date(time) } else { writer.null() }
+      writer.date(status.lastErrorTime)
       writer.byte(UInt8(ascii: "}"))
     }
     writer.raw("],\"polled\":[")
@@ -189,7 +189,7 @@ extension TrafficServer {
       writer.raw("{\"name\":")
       writer.string(status.feed.name)
       writer.raw(",\"format\":")
-      if let format = status.feed.format { writer.string(format.rawValue) } else { writer.null() }
+      writer.string(status.feed.format?.rawValue)
       writer.raw(",\"url\":")
       writer.string(status.feed.displayURL)
       writer.raw(",\"intervalSeconds\":")
@@ -203,7 +203,7 @@ extension TrafficServer {
         writer.byte(UInt8(ascii: ","))
         writer.string(name)
         writer.byte(UInt8(ascii: ":"))
-        if let time { writer.date(time) } else { writer.null() }
+        writer.date(time)
       }
       writer.raw(",\"consecutiveFailures\":")
       writer.integer(status.consecutiveFailures)
@@ -212,7 +212,7 @@ extension TrafficServer {
       writer.raw(",\"problems\":")
       writer.integer(status.problemCount)
       writer.raw(",\"lastError\":")
-      if let error = status.lastError { writer.string(error) } else { writer.null() }
+      writer.string(status.lastError)
       writer.byte(UInt8(ascii: "}"))
     }
     writer.raw("]}")
@@ -227,7 +227,7 @@ extension TrafficServer {
     writer.raw("{\"status\":\"ok\",\"incidents\":")
     writer.integer(engine.incidentCount)
     writer.raw(",\"sourceUpdated\":")
-    if let time = engine.lastUpdate { writer.date(time) } else { writer.null() }
+    writer.date(engine.lastUpdate)
     writer.raw("}")
     var response = HTTPResponse.json(Data(writer.bytes))
     response.headers.add("Cache-Control", "no-store")

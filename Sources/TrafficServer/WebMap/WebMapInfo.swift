@@ -97,9 +97,9 @@ enum WebMapInfo {
     writer.raw("{\"incidents\":")
     writer.integer(bounds.incidentCount)
     writer.raw(",\"sourceUpdated\":")
-    if let time = engine.lastUpdate { writer.date(time) } else { writer.null() }
+    writer.date(engine.lastUpdate)
     writer.raw(",\"flowUpdated\":")
-    if let time = engine.flowLastUpdate { writer.date(time) } else { writer.null() }
+    writer.date(engine.flowLastUpdate)
     writer.raw(",\"roadSegments\":")
     if let network = engine.roadNetwork {
       writer.integer(network.segments.count)
