@@ -106,14 +106,6 @@ import Traffic
     ("?in=circle:52.5,13.4;r=500&units=imperial", 400, "invalidParameter", "units"),
     ("?in=circle:52.5,13.4;r=500&units=furlongs", 400, "invalidParameter", "units"),
     (
-      "?in=circle:52.5,13.4;r=500&locationReferencing=olr", 400, "invalidParameter",
-      "locationReferencing"
-    ),
-    (
-      "?in=circle:52.5,13.4;r=500&locationReferencing=tmc,shape", 400, "invalidParameter",
-      "locationReferencing"
-    ),
-    (
       "?in=circle:52.5,13.4;r=500&locationReferencing=braille", 400, "invalidParameter",
       "locationReferencing"
     ),
@@ -188,8 +180,8 @@ import Traffic
       server.handle(ServerFixtures.get("/v7/incidents/A?lang=!!")), status: 400,
       code: "invalidParameter", mentions: "lang")
     ServerFixtures.expectError(
-      server.handle(ServerFixtures.get("/v7/incidents/A?locationReferencing=tmc")), status: 400,
-      code: "invalidParameter", mentions: "locationReferencing")
+      server.handle(ServerFixtures.get("/v7/incidents/A?locationReferencing=tmcc")),
+      status: 400, code: "invalidParameter", mentions: "locationReferencing")
   }
 
   // MARK: /v7/flow

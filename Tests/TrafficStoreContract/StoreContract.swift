@@ -106,7 +106,16 @@ public enum StoreContract {
       codes: [701, 401, 1],
       location: TrafficLocation(
         polyline: main, additionalPolylines: [other], lengthInMeters: 812.75,
-        description: "Sachsendamm, Gotenstraße – Priesterweg"),
+        description: "Sachsendamm, Gotenstraße – Priesterweg",
+        tmc: [
+          try TMCLocationReference(
+            countryCode: "D", extendedCountryCode: "E0", tableNumber: "1", tableVersion: "19.1",
+            primaryLocationCode: 10429, secondaryLocationCode: 10430, extent: 1,
+            direction: .negative, primaryOffsetInMeters: 120.5, secondaryOffsetInMeters: 0,
+            affectedLengthInMeters: 812.75),
+          try TMCLocationReference(countryCode: "D", tableNumber: "1", primaryLocationCode: 7),
+        ],
+        openLR: "CwRbWyNG9RpsCQCb/jsbtAT/6/+jK1lE"),
       vehicleRestrictions: [.heavyGoodsVehicle: restriction, .bus: .always],
       details: details,
       sourceTexts: [

@@ -145,6 +145,92 @@ private func expectSameWireFields(
     }
   }
 
+  @Test func writesAndReadsLocationReferences() throws {
+    let first = try TMCLocationReference(
+      countryCode: "D", extendedCountryCode: "E0", tableNumber: "1", tableVersion: "19.1",
+      primaryLocationCode: 10429, secondaryLocationCode: 10430, extent: 1, direction: .negative,
+      primaryOffsetInMeters: 0, secondaryOffsetInMeters: 12.5, affectedLengthInMeters: 634)
+    let second = try TMCLocationReference(
+      countryCode: "8", tableNumber: "1.11", primaryLocationCode: 7, direction: .both)
+    let incident = try TrafficIncident(
+      id: "x", type: .accident, impact: .major,
+      location: TrafficLocation(
+        point: try GeoCoordinates(latitude: 52, longitude: 13), tmc: [first, second],
+        openLR: "IyVUdwmSoA=="))
+    let data = V7IncidentWire.encodeLookup(incident, locationReferencing: .all)
+    let text = String(decoding: data, as: UTF8.self)
+    let parts: [String] = [
+      #""olr":"IyVUdwmSoA==","tmc":{"extendedCountryCode":"E0","ebuCountryCode":"D","#,
+      #""tableId":"1","tableVersion":"19.1","locationId":"10429","#,
+      #""secondaryLocationId":"10430","queuingDirection":"-","extent":1,"#,
+      #""primaryOffset":0,"secondaryOffset":12.5,"affectedLength":634},"#,
+      #""additionalTmc":[{"ebuCountryCode":"8","tableId":"1.11","locationId":"7","#,
+      #""queuingDirection":"both"}]},"incidentDetails""#,
+    ]
+    let expected = parts.joined()
+    #expect(text.contains(expected))
+    let decoded = try V7IncidentWire.decodeLookup(data)
+    #expect(decoded.location == incident.location)
+    // Without the options the references stay out, and read back as none.
+    let plain = try V7IncidentWire.decodeLookup(V7IncidentWire.encodeLookup(incident))
+    #expect(plain.location.tmc.isEmpty && plain.location.openLR == nil)
+  }
+
+  @Test func noReferencesLeavesOnlyLengthAndDescription() throws {
+    var generator = SeededGenerator(seed: 5)
+    let incidents = try (0..<20).map { try randomIncident($0, using: &generator) }
+    let with = try #require(
+      try JSONSerialization.jsonObject(
+        with: V7IncidentWire.encode(incidents, sourceUpdated: nil)) as? [String: Any])
+    let without = try #require(
+      try JSONSerialization.jsonObject(
+        with: V7IncidentWire.encode(incidents, sourceUpdated: nil, locationReferencing: []))
+        as? [String: Any])
+    let a = try #require(with["results"] as? [[String: Any]])
+    let b = try #require(without["results"] as? [[String: Any]])
+    #expect(a.count == b.count)
+    for (full, bare) in zip(a, b) {
+      var location = try #require(full["location"] as? [String: Any])
+      location.removeValue(forKey: "shape")
+      #expect(
+        NSDictionary(dictionary: location)
+          == NSDictionary(dictionary: try #require(bare["location"] as? [String: Any])))
+      #expect(
+        NSDictionary(dictionary: try #require(full["incidentDetails"] as? [String: Any]))
+          == NSDictionary(dictionary: try #require(bare["incidentDetails"] as? [String: Any])))
+    }
+  }
+
+  /// A result with only `olr` (HERE's `locationReferencing=olr`) is placed by it.
+  @Test func placesAResultWithoutShapeByItsOpenLR() throws {
+    let body: String = [
+      #"{"location":{"length":560,"olr":"CwRbWyNG9RpsCQCb/jsbtAT/6/+jK1lE"},"#,
+      #""incidentDetails":{"id":"1","description":{"value":"x","language":"en"}}}"#,
+    ].joined()
+    let incident = try V7IncidentWire.decodeLookup(Data(body.utf8))
+    #expect(incident.location.polyline.vertices.count == 3)
+    #expect(abs(incident.location.polyline.vertices[0].latitude - 49.6085178) < 1e-7)
+    #expect(incident.location.lengthInMeters == 560)
+    let broken = #"{"location":{"length":1,"olr":"CwRb"},"incidentDetails":{"id":"1"}}"#
+    #expect(
+      throws: V7WireError(
+        location: "$.location.olr",
+        reason: "malformed OpenLR at position 3: a line location needs at least 16 bytes, found 3")
+    ) {
+      try V7IncidentWire.decodeLookup(Data(broken.utf8))
+    }
+    let badTMC: String = [
+      #"{"location":{"length":1,"shape":{"links":[{"points":[{"lat":1,"lng":1}]}]},"#,
+      #""tmc":{"ebuCountryCode":"D","tableId":"1","locationId":"x"}},"incidentDetails":{"id":"1"}}"#,
+    ].joined()
+    #expect(
+      throws: V7WireError(
+        location: "$.location.tmc.locationId", reason: "\"x\" is not a location code")
+    ) {
+      try V7IncidentWire.decodeLookup(Data(badTMC.utf8))
+    }
+  }
+
   @Test func encodedTextIsValidJSONForFoundation() throws {
     var generator = SeededGenerator(seed: 3)
     let incidents = try (0..<30).map { try randomIncident($0, using: &generator) }

@@ -16,6 +16,24 @@ import Foundation
 ///      "junctionTraversability", "vehicleRestrictions"?}}]}
 /// ```
 ///
+/// Location references (v7 `locationReferencing`, ``LocationReferencing``): `shape` writes
+/// `location.shape`; `olr` writes `location.olr`, the incident's binary OpenLR reference in
+/// base64, when it has one; `tmc` writes `location.tmc` in HERE's shape when it has a TMC
+/// reference:
+///
+/// ```
+/// "tmc": {"extendedCountryCode"?: "E0", "ebuCountryCode": "D", "tableId": "1",
+///         "tableVersion"?: "11.0", "locationId": "10429", "secondaryLocationId"?: "10430",
+///         "queuingDirection"?: "+" | "-" | "both", "extent"?: 1, "primaryOffset"?: 0.0,
+///         "secondaryOffset"?: 0.0, "affectedLength"?: 634.0}
+/// ```
+///
+/// `tableVersion`, `secondaryLocationId`, `secondaryOffset`, the value `both` and
+/// `additionalTmc` (an array of further such objects when an incident has more than one TMC
+/// reference) are this project's additions; HERE's documented members keep HERE's meaning.
+/// Reading, a result without `shape` is placed by its `olr` when that decodes (the reference
+/// points joined, see `OpenLR.Location.approximatePolyline`).
+///
 /// A lookup by id (`GET /v7/incidents/{originalId}`) answers one result object alone
 /// (`{"location", "incidentDetails"}`), as HERE's does.
 ///
@@ -41,6 +59,25 @@ public enum V7IncidentWire {
   /// The namespace prefix v7 allows before an incident id (`here:traffic:incident:123`).
   public static let idNamespace = "here:traffic:incident:"
 
+  /// Which location references a response carries (v7 `locationReferencing`).
+  public struct LocationReferencing: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+
+    /// Creates a set from its raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `location.shape`: the polylines (`locationReferencing=shape`).
+    public static let shape = LocationReferencing(rawValue: 1)
+    /// `location.olr`: binary OpenLR in base64, for incidents that have it
+    /// (`locationReferencing=olr`).
+    public static let openLR = LocationReferencing(rawValue: 2)
+    /// `location.tmc`: the TMC reference, for incidents that have one
+    /// (`locationReferencing=tmc`).
+    public static let tmc = LocationReferencing(rawValue: 4)
+    /// Every reference.
+    public static let all: LocationReferencing = [.shape, .openLR, .tmc]
+  }
+
   // MARK: Encoding
 
   /// Encodes an incidents response.
@@ -51,30 +88,39 @@ public enum V7IncidentWire {
   /// - Parameters:
   ///   - incidents: The results, in the order to write them.
   ///   - sourceUpdated: When the underlying data was last updated; `nil` writes `null`.
+  ///   - locationReferencing: The location references to write; the shape by default, none
+  ///     for `locationReferencing=none`.
   /// - Returns: UTF-8 JSON text.
   /// - Complexity: O(n) in the total number of vertices and characters.
   public static func encode(
-    _ incidents: some Collection<TrafficIncident>, sourceUpdated: Date?
+    _ incidents: some Collection<TrafficIncident>, sourceUpdated: Date?,
+    locationReferencing: LocationReferencing = .shape
   ) -> Data {
     V7Envelope.write(
       incidents, sourceUpdated: sourceUpdated, capacity: 128 + incidents.count * 768
     ) { incident, writer in
-      writeResult(incident, to: &writer)
+      writeResult(incident, references: locationReferencing, to: &writer)
     }
   }
 
   /// Encodes the answer to a lookup by id: the single result object.
   ///
-  /// - Parameter incident: The incident found.
+  /// - Parameters:
+  ///   - incident: The incident found.
+  ///   - locationReferencing: The location references to write; the shape by default.
   /// - Returns: UTF-8 JSON text `{"location": ..., "incidentDetails": ...}`.
   /// - Complexity: O(n) in the number of vertices and characters.
-  public static func encodeLookup(_ incident: TrafficIncident) -> Data {
+  public static func encodeLookup(
+    _ incident: TrafficIncident, locationReferencing: LocationReferencing = .shape
+  ) -> Data {
     var writer = JSONWriter(capacity: 1024)
-    writeResult(incident, to: &writer)
+    writeResult(incident, references: locationReferencing, to: &writer)
     return Data(writer.bytes)
   }
 
-  private static func writeResult(_ incident: TrafficIncident, to w: inout JSONWriter) {
+  private static func writeResult(
+    _ incident: TrafficIncident, references: LocationReferencing, to w: inout JSONWriter
+  ) {
     let location = incident.location
     w.raw("{\"location\":{")
     w.key("length")
@@ -83,13 +129,32 @@ public enum V7IncidentWire {
       w.raw(",\"description\":")
       w.string(description)
     }
-    w.raw(",\"shape\":{\"links\":[")
-    writeLink(location.polyline, to: &w)
-    for polyline in location.additionalPolylines {
-      w.byte(UInt8(ascii: ","))
-      writeLink(polyline, to: &w)
+    if references.contains(.shape) {
+      w.raw(",\"shape\":{\"links\":[")
+      writeLink(location.polyline, to: &w)
+      for polyline in location.additionalPolylines {
+        w.byte(UInt8(ascii: ","))
+        writeLink(polyline, to: &w)
+      }
+      w.raw("]}")
     }
-    w.raw("]}},\"incidentDetails\":{")
+    if references.contains(.openLR), let openLR = location.openLR {
+      w.raw(",\"olr\":")
+      w.string(openLR)
+    }
+    if references.contains(.tmc), let first = location.tmc.first {
+      w.raw(",\"tmc\":")
+      writeTMC(first, to: &w)
+      if location.tmc.count > 1 {
+        w.raw(",\"additionalTmc\":[")
+        for (index, reference) in location.tmc.dropFirst().enumerated() {
+          if index > 0 { w.byte(UInt8(ascii: ",")) }
+          writeTMC(reference, to: &w)
+        }
+        w.byte(UInt8(ascii: "]"))
+      }
+    }
+    w.raw("},\"incidentDetails\":{")
     w.key("id")
     w.string(incident.id)
     w.raw(",\"originalId\":")
@@ -168,6 +233,54 @@ public enum V7IncidentWire {
     w.number(length, decimals: 1)
     w.byte(UInt8(ascii: "}"))
   }
+
+  private static func writeTMC(_ reference: TMCLocationReference, to w: inout JSONWriter) {
+    w.byte(UInt8(ascii: "{"))
+    if let code = reference.extendedCountryCode {
+      w.key("extendedCountryCode")
+      w.string(code)
+      w.byte(UInt8(ascii: ","))
+    }
+    w.key("ebuCountryCode")
+    w.string(reference.countryCode)
+    w.raw(",\"tableId\":")
+    w.string(reference.tableNumber)
+    if let version = reference.tableVersion {
+      w.raw(",\"tableVersion\":")
+      w.string(version)
+    }
+    w.raw(",\"locationId\":")
+    w.string(String(reference.primaryLocationCode))
+    if let code = reference.secondaryLocationCode {
+      w.raw(",\"secondaryLocationId\":")
+      w.string(String(code))
+    }
+    if let direction = tmcDirectionNames[reference.direction] {
+      w.raw(",\"queuingDirection\":")
+      w.string(direction)
+    }
+    if let extent = reference.extent {
+      w.raw(",\"extent\":")
+      w.integer(extent)
+    }
+    for (name, value) in [
+      ("primaryOffset", reference.primaryOffsetInMeters),
+      ("secondaryOffset", reference.secondaryOffsetInMeters),
+      ("affectedLength", reference.affectedLengthInMeters),
+    ] {
+      guard let value else { continue }
+      w.byte(UInt8(ascii: ","))
+      w.string(name)
+      w.byte(UInt8(ascii: ":"))
+      w.number(value)
+    }
+    w.byte(UInt8(ascii: "}"))
+  }
+
+  /// v7 `queuingDirection` values; an unknown direction is left out.
+  private static let tmcDirectionNames: [TMCLocationReference.Direction: String] = [
+    .positive: "+", .negative: "-", .both: "both",
+  ]
 
   private static func writeText(_ text: LocalizedText, to w: inout JSONWriter) {
     w.raw("{\"value\":")
@@ -426,6 +539,44 @@ public enum V7IncidentWire {
   private static func decodeLocation(
     _ value: JSONValue, at path: String
   ) throws(JSONFieldError) -> TrafficLocation {
+    var openLR: String?
+    var openLRLocation: OpenLR.Location?
+    if let member = value["olr"], !member.isNull {
+      let text = try member.requiredString(at: path + ".olr")
+      do {
+        openLRLocation = try OpenLR.decode(base64: text)
+      } catch {
+        throw JSONFieldError(path: path + ".olr", reason: error.description)
+      }
+      openLR = text
+    }
+    var tmc: [TMCLocationReference] = []
+    if let member = value["tmc"], !member.isNull {
+      tmc.append(try decodeTMC(member, at: path + ".tmc"))
+    }
+    if let list = value["additionalTmc"], !list.isNull {
+      let listPath = path + ".additionalTmc"
+      for (index, item) in try list.requiredArray(at: listPath).enumerated() {
+        tmc.append(try decodeTMC(item, at: "\(listPath)[\(index)]"))
+      }
+    }
+    var length: Double?
+    if let member = value["length"], !member.isNull {
+      length = try member.requiredDouble(at: path + ".length")
+    }
+    var description: String?
+    if let member = value["description"], !member.isNull {
+      description = try member.requiredString(at: path + ".description")
+    }
+    if value["shape"] == nil || value["shape"]?.isNull == true, let openLRLocation {
+      do {
+        return try TrafficLocation(
+          polyline: openLRLocation.approximatePolyline, lengthInMeters: length,
+          description: description, tmc: tmc, openLR: openLR)
+      } catch {
+        throw JSONFieldError(path: path + ".length", reason: error.description)
+      }
+    }
     let shape = try value.required("shape", at: path)
     let linksPath = path + ".shape.links"
     let links = try shape.required("links", at: path + ".shape").requiredArray(at: linksPath)
@@ -461,21 +612,74 @@ public enum V7IncidentWire {
     guard let main = polylines.first else {
       throw JSONFieldError(path: linksPath, reason: "the shape has no links")
     }
-    var length: Double?
-    if let member = value["length"], !member.isNull {
-      length = try member.requiredDouble(at: path + ".length")
-    }
-    var description: String?
-    if let member = value["description"], !member.isNull {
-      description = try member.requiredString(at: path + ".description")
-    }
     do {
       return try TrafficLocation(
         polyline: GeoPolyline(uncheckedVertices: main),
         additionalPolylines: polylines.dropFirst().map { GeoPolyline(uncheckedVertices: $0) },
-        lengthInMeters: length, description: description)
+        lengthInMeters: length, description: description, tmc: tmc, openLR: openLR)
     } catch {
       throw JSONFieldError(path: path + ".length", reason: error.description)
+    }
+  }
+
+  /// Reads one `tmc` object (see the type's documentation).
+  private static func decodeTMC(
+    _ value: JSONValue, at path: String
+  ) throws(JSONFieldError) -> TMCLocationReference {
+    func string(_ key: String) throws(JSONFieldError) -> String? {
+      guard let member = value[key], !member.isNull else { return nil }
+      if let number = member.int { return String(number) }
+      return try member.requiredString(at: "\(path).\(key)")
+    }
+    func code(_ key: String) throws(JSONFieldError) -> Int? {
+      guard let text = try string(key) else { return nil }
+      guard let number = Int(text) else {
+        throw JSONFieldError(path: "\(path).\(key)", reason: "\"\(text)\" is not a location code")
+      }
+      return number
+    }
+    func number(_ key: String) throws(JSONFieldError) -> Double? {
+      guard let member = value[key], !member.isNull else { return nil }
+      return try member.requiredDouble(at: "\(path).\(key)")
+    }
+    guard let country = try string("ebuCountryCode") else {
+      throw JSONFieldError(path: path, reason: "missing member \"ebuCountryCode\"")
+    }
+    guard let table = try string("tableId") else {
+      throw JSONFieldError(path: path, reason: "missing member \"tableId\"")
+    }
+    guard let primary = try code("locationId") else {
+      throw JSONFieldError(path: path, reason: "missing member \"locationId\"")
+    }
+    var direction = TMCLocationReference.Direction.unknown
+    if let name = try string("queuingDirection") {
+      guard let known = tmcDirectionNames.first(where: { $0.value == name })?.key else {
+        throw JSONFieldError(
+          path: path + ".queuingDirection", reason: "unknown direction \"\(name)\" (+, - or both)")
+      }
+      direction = known
+    }
+    var extent: Int?
+    if let member = value["extent"], !member.isNull {
+      guard let number = member.int else {
+        throw JSONFieldError(path: path + ".extent", reason: "expected an integer")
+      }
+      extent = number
+    }
+    do {
+      return try TMCLocationReference(
+        countryCode: country, extendedCountryCode: try string("extendedCountryCode"),
+        tableNumber: table, tableVersion: try string("tableVersion"),
+        primaryLocationCode: primary, secondaryLocationCode: try code("secondaryLocationId"),
+        extent: extent, direction: direction, primaryOffsetInMeters: try number("primaryOffset"),
+        secondaryOffsetInMeters: try number("secondaryOffset"),
+        affectedLengthInMeters: try number("affectedLength"))
+    } catch let error as TrafficModelError {
+      throw JSONFieldError(path: path, reason: error.description)
+    } catch let error as JSONFieldError {
+      throw error
+    } catch {
+      throw JSONFieldError(path: path, reason: "\(error)")
     }
   }
 

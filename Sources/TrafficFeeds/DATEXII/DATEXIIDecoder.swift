@@ -61,11 +61,21 @@ import Traffic
 /// 2. a from/to pair of coordinates (TPEG `from`/`to`, `linearCoordinatesStartPoint` /
 ///    `EndPoint`, `startPoint`/`endPoint`) as a two-vertex polyline;
 /// 3. the coordinates of OpenLR location reference points (`openlrCoordinates`) joined in
-///    order (the binary OpenLR form is not decoded);
-/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, as a point.
-/// Alert-C (TMC) and predefined location references carry no coordinates and need a location
-/// table this library does not have: a member with only those is ignored, and a record with
-/// no coordinates at all is skipped with a problem that lists its Alert-C location codes.
+///    order;
+/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, as a point;
+/// 5. binary OpenLR (`openlrBinary`, NDW's `openLrLinearAsBinary` / `openLrPointAsBinary` /
+///    `openLrAreaAsBinary`, a `binary` element), decoded with `OpenLR` (version 3: a line's
+///    reference points joined, a geo-coordinate, a point along a line at its offset between
+///    its two reference points, a POI at its position).
+/// The location keeps its references as codes: every ALERT-C (TMC) location
+/// (`alertCPoint`, `alertCLinear`, `alertCArea`: country code, table number and version,
+/// primary and secondary `specificLocation`, `alertCDirectionCoded`, method 4
+/// `offsetDistance`) in `TrafficLocation.tmc`, and the first binary OpenLR that decodes in
+/// `TrafficLocation.openLR` (binary OpenLR that does not decode is dropped when the member
+/// has coordinates). TMC and predefined location references carry no coordinates and need a
+/// location table this library does not have: a record with no coordinates and no decodable
+/// OpenLR is skipped with a problem that gives the OpenLR error, else lists its Alert-C
+/// location codes.
 ///
 /// Other facts: `roadNumber`, `roadName` and `roadDestination` (or a named Alert-C direction)
 /// give the road and direction; `numberOfLanesRestricted` and `originalNumberOfLanes` the

@@ -13,10 +13,13 @@ struct DATEXIILocationReader {
   static let endNames = ["to", "linearCoordinatesEndPoint", "endPoint", "toPoint"]
 
   /// The location of `record`: the first member with coordinates as the main polyline, the
-  /// others as additional polylines.
+  /// others as additional polylines; a member without coordinates is placed by its binary
+  /// OpenLR when that decodes. The location keeps every ALERT-C (TMC) reference of the record
+  /// and the first binary OpenLR that decodes.
   ///
-  /// - Throws: `RecordProblem` when no member has coordinates (naming Alert-C codes or
-  ///   predefined locations when that is all there is), or when coordinates are invalid.
+  /// - Throws: `RecordProblem` when no member has coordinates or decodable OpenLR (naming
+  ///   Alert-C codes, the OpenLR error or predefined locations when that is all there is), or
+  ///   when coordinates are invalid.
   func location(of record: XMLNode) throws(RecordProblem) -> TrafficLocation {
     let containers = record.children.filter {
       $0.name == "groupOfLocations" || $0.name == "locationReference"
@@ -25,19 +28,37 @@ struct DATEXIILocationReader {
       throw RecordProblem("the record has no groupOfLocations or locationReference")
     }
     var polylines: [GeoPolyline] = []
+    var tmc: [TMCLocationReference] = []
+    var openLR: String?
+    var openLRProblem: String?
     for container in containers {
+      tmc += Self.tmcReferences(in: container)
       var members: [XMLNode] = []
       Self.collectMembers(of: container, into: &members)
       if members.isEmpty { members = [container] }
       for member in members {
-        polylines += try self.polylines(of: member)
+        let memberPolylines = try self.polylines(of: member)
+        guard let binary = Self.openLRBinary(in: member, insideOpenLR: true) else {
+          polylines += memberPolylines
+          continue
+        }
+        do {
+          let reference = try OpenLR.decode(base64: binary.text)
+          if openLR == nil { openLR = binary.text }
+          polylines += memberPolylines.isEmpty ? [reference.approximatePolyline] : memberPolylines
+        } catch {
+          openLRProblem = openLRProblem ?? "\(error.description) (line \(binary.line))"
+          polylines += memberPolylines
+        }
       }
     }
     guard let main = polylines.first else {
-      throw RecordProblem(Self.missingCoordinatesReason(containers))
+      throw RecordProblem(Self.missingCoordinatesReason(containers, openLRProblem: openLRProblem))
     }
     do {
-      return try TrafficLocation(polyline: main, additionalPolylines: Array(polylines.dropFirst()))
+      return try TrafficLocation(
+        polyline: main, additionalPolylines: Array(polylines.dropFirst()), tmc: tmc,
+        openLR: openLR)
     } catch {
       throw RecordProblem(error.description)
     }
@@ -55,10 +76,11 @@ struct DATEXIILocationReader {
   }
 
   /// Why a location without coordinates cannot be placed.
-  static func missingCoordinatesReason(_ containers: [XMLNode]) -> String {
+  static func missingCoordinatesReason(
+    _ containers: [XMLNode], openLRProblem: String? = nil
+  ) -> String {
     var alertC: [String] = []
     var predefined: [String] = []
-    var openLR = false
     for container in containers {
       for name in ["specificLocation", "alertCLocationCode"] {
         alertC += container.all(name).compactMap(\.value)
@@ -66,16 +88,14 @@ struct DATEXIILocationReader {
       predefined += container.all("predefinedLocationReference").compactMap {
         $0.attributes["id"]
       }
-      openLR =
-        openLR || container.first("binary") != nil
-        || container.first("openlrBinary") != nil
+    }
+    if let openLRProblem {
+      return "the location has no coordinates, only binary OpenLR, which cannot be decoded: "
+        + openLRProblem
     }
     if !alertC.isEmpty {
       return "the location has no coordinates, only Alert-C (TMC) location codes "
         + alertC.prefix(4).joined(separator: ", ") + ", which need a TMC location table"
-    }
-    if openLR {
-      return "the location has no coordinates, only binary OpenLR, which is not decoded"
     }
     if !predefined.isEmpty {
       return "the location has no coordinates, only references to predefined locations "

@@ -51,7 +51,7 @@ public struct FeedInput: Sendable {
 
 /// Why a feed document could not be read (before decoding): the file and the system's reason.
 public struct FeedReadError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// What failed, e.g. `"cannot open /data/feed.xml: No such file or directory"`.
+  /// What failed, e.g. `"cannot read /data/feed.xml: No such file or directory"`.
   public var description: String
 
   init(_ description: String) {
@@ -80,7 +80,7 @@ final class FeedChunks {
     do {
       handle = try FileHandle(forReadingFrom: url)
     } catch {
-      throw FeedReadError("cannot open \(url.path): \(Self.reason(error))")
+      throw FeedReadError("cannot read \(url.path): \(Self.reason(error))")
     }
   }
 

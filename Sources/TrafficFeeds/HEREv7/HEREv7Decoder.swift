@@ -15,10 +15,12 @@ import Traffic
 /// | `roadClosed`, `codes`, `junctionTraversability`, `vehicleRestrictions` | the same |
 /// | `description` | `description` and the one source text |
 /// | `location.shape.links` | the polylines (consecutive links joined) |
+/// | `location.olr`, `location.tmc` (+ `additionalTmc`) | `TrafficLocation.openLR`, `.tmc` |
 ///
 /// `sourceUpdated` becomes the document's publication time. A v7 response is a full
-/// picture of its area, so documents are full refreshes. Results without a shape (requested
-/// with `locationReferencing=none`, `tmc` or `olr` only) are skipped with a problem each.
+/// picture of its area, so documents are full refreshes. A result without a shape is placed
+/// by its `olr` (decoded with `OpenLR`, its reference points joined); one with neither
+/// (requested with `locationReferencing=none` or `tmc` only) is skipped with a problem.
 public enum HEREv7Decoder: FeedDecoder {
   /// `.hereV7`.
   public static let format = FeedFormat.hereV7

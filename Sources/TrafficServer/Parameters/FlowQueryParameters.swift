@@ -30,7 +30,7 @@ struct FlowQueryParameters {
   ///   1...5, `.invalidFilterOptions` when `minJamFactor > maxJamFactor`.
   init(_ parameters: QueryParameters, limits: TrafficQueryLimits) throws(TrafficQueryError) {
     area = try IncidentQueryParameters.area(parameters, limits: limits)
-    try IncidentQueryParameters.checkCommon(parameters)
+    try IncidentQueryParameters.checkCommon(parameters, allowsCodes: false)
     includeShape = try IncidentQueryParameters.includesShape(parameters)
     _ = try IncidentQueryParameters.language(parameters)
     minJamFactor = try Self.jamFactor("minJamFactor", parameters)

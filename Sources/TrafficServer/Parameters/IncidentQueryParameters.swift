@@ -9,9 +9,9 @@ struct IncidentQueryParameters {
   var area: any GeoArea
   /// Filters, language, order and limit.
   var options: TrafficIncidentsQueryOptions
-  /// Whether results carry their shape (`locationReferencing=shape`, the default) or not
-  /// (`none`).
-  var includeShape: Bool
+  /// The location references results carry (`locationReferencing`, a comma list of `shape`,
+  /// `olr`, `tmc` and `none`): the shape when absent.
+  var locationReferencing: V7IncidentWire.LocationReferencing
 
   /// Reads and checks the parameters of `GET`/`POST /v7/incidents`.
   ///
@@ -23,8 +23,8 @@ struct IncidentQueryParameters {
   init(_ parameters: QueryParameters, limits: TrafficQueryLimits) throws(TrafficQueryError) {
     area = try Self.area(parameters, limits: limits)
     var options = TrafficIncidentsQueryOptions()
-    try Self.checkCommon(parameters)
-    includeShape = try Self.includesShape(parameters)
+    try Self.checkCommon(parameters, allowsCodes: true)
+    locationReferencing = try Self.locationReferencing(parameters)
     options.languageCode = try Self.language(parameters)
     if let names = try parameters.list("criticality", error: TrafficQueryError.invalidParameter) {
       options.impactFilter = try names.map { name throws(TrafficQueryError) in
@@ -88,7 +88,16 @@ struct IncidentQueryParameters {
   }
 
   /// Checks `locationReferencing` and `units`, which every v7 route takes.
-  static func checkCommon(_ parameters: QueryParameters) throws(TrafficQueryError) {
+  ///
+  /// - Parameters:
+  ///   - parameters: The query.
+  ///   - allowsCodes: Whether `olr` and `tmc` are answered (incidents) or refused (flow).
+  /// - Throws: `TrafficQueryError.invalidParameter` for an unknown or refused location
+  ///   reference and for units other than metric.
+  static func checkCommon(
+    _ parameters: QueryParameters, allowsCodes: Bool
+  ) throws(TrafficQueryError) {
+    let known = allowsCodes ? "shape, olr, tmc or none" : "shape or none"
     if let references = try parameters.list(
       "locationReferencing", error: TrafficQueryError.invalidParameter)
     {
@@ -96,12 +105,13 @@ struct IncidentQueryParameters {
         switch reference {
         case "shape", "none": continue
         case "olr", "tmc":
+          if allowsCodes { continue }
           throw .invalidParameter(
-            "locationReferencing \(reference) is not supported; use shape or none")
+            "locationReferencing \(reference) is not supported for flow; use shape or none")
         default:
           throw .invalidParameter(
-            "locationReferencing \"\(AreaParameter.excerpt(reference))\" is unknown; use shape "
-              + "or none")
+            "locationReferencing \"\(AreaParameter.excerpt(reference))\" is unknown; use "
+              + known)
         }
       }
     }
@@ -119,13 +129,32 @@ struct IncidentQueryParameters {
   /// Whether answers carry shapes: `locationReferencing` absent or naming `shape`; `false`
   /// when it names only `none` (v7 then leaves `location.shape` out).
   ///
-  /// - Throws: `TrafficQueryError.invalidParameter` as ``checkCommon(_:)``.
+  /// - Throws: `TrafficQueryError.invalidParameter` as ``checkCommon(_:allowsCodes:)``.
   static func includesShape(_ parameters: QueryParameters) throws(TrafficQueryError) -> Bool {
+    try locationReferencing(parameters).contains(.shape)
+  }
+
+  /// The location references named by `locationReferencing`: the shape when the parameter is
+  /// absent, nothing for `none` alone.
+  ///
+  /// - Throws: `TrafficQueryError.invalidParameter` for a repeated parameter.
+  static func locationReferencing(
+    _ parameters: QueryParameters
+  ) throws(TrafficQueryError) -> V7IncidentWire.LocationReferencing {
     guard
       let references = try parameters.list(
         "locationReferencing", error: TrafficQueryError.invalidParameter)
-    else { return true }
-    return references.contains("shape")
+    else { return .shape }
+    var result: V7IncidentWire.LocationReferencing = []
+    for reference in references {
+      switch reference {
+      case "shape": result.insert(.shape)
+      case "olr": result.insert(.openLR)
+      case "tmc": result.insert(.tmc)
+      default: break
+      }
+    }
+    return result
   }
 
   /// The `lang` parameter.

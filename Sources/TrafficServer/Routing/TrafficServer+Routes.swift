@@ -15,9 +15,9 @@ extension TrafficServer {
     let results = try Self.incidents(
       in: engine, inside: parameters.area, options: parameters.options)
     var response = HTTPResponse.json(
-      parameters.includeShape
-        ? V7IncidentWire.encode(results, sourceUpdated: sourceUpdated)
-        : ShapelessIncidents.encode(results, sourceUpdated: sourceUpdated))
+      V7IncidentWire.encode(
+        results, sourceUpdated: sourceUpdated,
+        locationReferencing: parameters.locationReferencing))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
@@ -46,14 +46,13 @@ extension TrafficServer {
     guard let id = QueryParameters.percentDecoded(rawId) else {
       throw .invalidIncident("the incident id is not valid percent-encoded UTF-8")
     }
-    try IncidentQueryParameters.checkCommon(query)
+    try IncidentQueryParameters.checkCommon(query, allowsCodes: true)
     let language = try IncidentQueryParameters.language(query)
     let incident = try engine.incident(
       originalId: id, options: TrafficIncidentLookupOptions(languageCode: language))
-    let includeShape = try IncidentQueryParameters.includesShape(query)
+    let references = try IncidentQueryParameters.locationReferencing(query)
     var response = HTTPResponse.json(
-      includeShape
-        ? V7IncidentWire.encodeLookup(incident) : ShapelessIncidents.encodeLookup(incident))
+      V7IncidentWire.encodeLookup(incident, locationReferencing: references))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
@@ -329,7 +328,7 @@ extension TrafficServer {
       <li><code>GET|POST /v7/incidents?in=circle:LAT,LNG;r=M</code> (or <code>bbox:W,S,E,N</code>,
         <code>corridor:POLYLINE;r=M</code>); <code>lang</code>, <code>criticality</code>,
         <code>type</code>, <code>earliestStartTime</code>, <code>latestEndTime</code>,
-        <code>locationReferencing=shape</code>, <code>sort=distance&amp;from=LAT,LNG</code>,
+        <code>locationReferencing=shape,olr,tmc|none</code>, <code>sort=distance&amp;from=LAT,LNG</code>,
         <code>limit</code></li>
       <li><code>GET /v7/incidents/{originalId}</code></li>
       <li><code>GET /v7/incidents/stream?in=...</code> (Server-Sent Events)</li>

@@ -1,0 +1,100 @@
+import Foundation
+import Traffic
+
+/// The location references of a DATEX II location besides coordinates: ALERT-C (TMC) codes
+/// and binary OpenLR.
+extension DATEXIILocationReader {
+  /// Names of the ALERT-C location elements (v2 and v3): `alertCPoint` (methods 2 and 4),
+  /// `alertCLinear` (methods 2 and 4, and by code) and `alertCArea`.
+  static let alertCNames: Set<String> = ["alertCPoint", "alertCLinear", "alertCArea"]
+
+  /// The TMC references below `node`, in document order. An ALERT-C element without a
+  /// country code, a table number or a numeric primary location code is ignored.
+  static func tmcReferences(in node: XMLNode) -> [TMCLocationReference] {
+    var elements: [XMLNode] = []
+    for name in alertCNames { elements += node.all(name) }
+    elements.sort { $0.line < $1.line }
+    return elements.compactMap(tmcReference)
+  }
+
+  /// One ALERT-C element as a TMC reference (DATEX II `AlertCPoint` / `AlertCLinear`
+  /// subtypes: `alertCLocationCountryCode`, `alertCLocationTableNumber`,
+  /// `alertCLocationTableVersion`, `alertCDirection/alertCDirectionCoded`, the primary and
+  /// secondary `alertCMethod2/4...PointLocation` with `alertCLocation/specificLocation` and,
+  /// for method 4, `offsetDistance/offsetDistance` in meters; `locationCodeForLinearLocation`
+  /// for a linear location by code; `areaLocation` for an area).
+  static func tmcReference(_ element: XMLNode) -> TMCLocationReference? {
+    guard let country = element.childValue("alertCLocationCountryCode"),
+      let table = element.childValue("alertCLocationTableNumber")
+    else { return nil }
+    var primaryNode: XMLNode?
+    var secondaryNode: XMLNode?
+    for child in element.children {
+      if child.name.hasSuffix("PrimaryPointLocation") {
+        primaryNode = child
+      } else if child.name.hasSuffix("SecondaryPointLocation") {
+        secondaryNode = child
+      } else if child.name == "locationCodeForLinearLocation" || child.name == "areaLocation" {
+        primaryNode = primaryNode ?? child
+      }
+    }
+    guard
+      let primary = (primaryNode ?? element).first("specificLocation")?.value.flatMap({ Int($0) })
+    else { return nil }
+    let secondary = secondaryNode?.first("specificLocation")?.value.flatMap { Int($0) }
+    let direction: TMCLocationReference.Direction
+    switch element.first("alertCDirectionCoded")?.value {
+    case "positive": direction = .positive
+    case "negative": direction = .negative
+    case "both": direction = .both
+    default: direction = .unknown
+    }
+    return try? TMCLocationReference(
+      countryCode: country, tableNumber: table,
+      tableVersion: element.childValue("alertCLocationTableVersion"),
+      primaryLocationCode: primary, secondaryLocationCode: secondary, direction: direction,
+      primaryOffsetInMeters: primaryNode.flatMap(offsetDistance),
+      secondaryOffsetInMeters: secondaryNode.flatMap(offsetDistance))
+  }
+
+  /// The method 4 offset of a point location: the innermost `offsetDistance` with a
+  /// non-negative number (v2 and v3 nest `offsetDistance` in `offsetDistance`).
+  static func offsetDistance(_ pointLocation: XMLNode) -> Double? {
+    var node = pointLocation.first("offsetDistance")
+    while let current = node {
+      if let inner = current.child("offsetDistance") {
+        node = inner
+        continue
+      }
+      guard let value = current.value.flatMap(Double.init), value.isFinite, value >= 0 else {
+        return nil
+      }
+      return value
+    }
+    return nil
+  }
+
+  /// The base64 text of the first binary OpenLR element below `node`: `openlrBinary`, NDW's
+  /// `openLrLinearAsBinary` / `openLrPointAsBinary` / `openLrAreaAsBinary` (any element whose
+  /// name starts with `openlr` and contains `binary`, ignoring case), or a `binary` element
+  /// inside an element whose name starts with `openlr`. White space is removed.
+  static func openLRBinary(
+    in node: XMLNode, insideOpenLR: Bool = false
+  ) -> (
+    text: String, line: Int
+  )? {
+    let lower = node.name.lowercased()
+    let isOpenLR = lower.hasPrefix("openlr")
+    if (isOpenLR && lower.contains("binary")) || (insideOpenLR && lower == "binary"),
+      let value = node.value
+    {
+      return (String(value.filter { !$0.isWhitespace }), node.line)
+    }
+    for child in node.children {
+      if let found = openLRBinary(in: child, insideOpenLR: insideOpenLR || isOpenLR) {
+        return found
+      }
+    }
+    return nil
+  }
+}
