@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import Traffic
-import TrafficFeeds
 import TrafficTestSupport
+
+@testable import TrafficFeeds
 
 @Suite struct Open511DecoderTests {
   let options = FeedOptions(
@@ -111,6 +112,107 @@ import TrafficTestSupport
     #expect(try Open511Decoder.decode(data, options: options).incidents.map(\.type) == [type])
   }
 
+  @Test(
+    arguments: [
+      (
+        "Réfection de la chaussée", nil, TrafficIncidentType.construction,
+        TrafficEventKind?.some(.roadworks)
+      ),
+      ("TRAVAUX D'ÉGOUT", nil, .construction, .roadworks),
+      ("Underground infrastructure repair", nil, .construction, .roadworks),
+      ("Opération de déneigement", nil, .construction, .maintenanceWork),
+      ("Fermeture complète de la rue Sherbrooke", nil, .roadClosure, nil),
+      ("Fermeture de deux voies", nil, .laneRestriction, nil),
+      ("Entrave sur l'autoroute 40", nil, .laneRestriction, nil),
+      ("Collision sur le pont", nil, .accident, .accident),
+      ("Défilé de la Saint-Patrick", nil, .plannedEvent, .majorEvent),
+      // The description is read when the headline says nothing; closures only in headlines.
+      (
+        "Rue Meilleur", "Stationnement interdit dans la zone des travaux.", .construction,
+        .roadworks
+      ),
+      ("Rue Meilleur", "Aucune voie fermée.", .unknown, nil),
+      ("Chemin de la Ferme", nil, .unknown, nil),
+    ] as [(String, String?, TrafficIncidentType, TrafficEventKind?)])
+  func untypedEventsAreClassifiedByTheirWords(
+    headline: String, description: String?, type: TrafficIncidentType, kind: TrafficEventKind?
+  ) throws {
+    var event: [String: Any] = [
+      "id": "x.org/1", "headline": headline, "lang": "fr",
+      "geography": ["type": "Point", "coordinates": [-73.6, 45.5]],
+    ]
+    event["description"] = description
+    let data = try JSONSerialization.data(withJSONObject: ["events": [event]])
+    let incident = try #require(try Open511Decoder.decode(data, options: options).incidents.first)
+    #expect(incident.type == type)
+    #expect(incident.details.eventKind == kind)
+    #expect(!incident.isRoadClosed)  // words never close a road; only a road `state` does
+  }
+
+  @Test func aKnownTypeWinsOverWords() throws {
+    let text = """
+      {"events": [{"id": "x.org/1", "event_type": "INCIDENT", "headline": "Travaux",
+                   "geography": {"type": "Point", "coordinates": [-73.6, 45.5]}}]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.map(\.type) == [.other])
+  }
+
+  @Test func decimalCoordinatesSurviveExactly() throws {
+    // Read as written, correctly rounded: the 18-digit pair (as PostGIS writes Montreal's
+    // geometry) came out one unit in the last place off through JSONSerialization.
+    let text = """
+      {"events": [{"id": "mtl/1", "event_type": "CONSTRUCTION",
+        "geography": {"type": "LineString", "coordinates":
+          [[-73.56789, 45.50884], [-73.6586093902588033, 45.5703130353666026], [-122.95, 49.21]]}}]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    let vertices = try #require(document.incidents.first).location.polyline.vertices
+    #expect(vertices.map(\.latitude) == [45.50884, 45.5703130353666026, 49.21])
+    #expect(vertices.map(\.longitude) == [-73.56789, -73.6586093902588033, -122.95])
+  }
+
+  @Test func oneEventDecodesOnItsOwnWithPathsToTheFault() throws {
+    func event(_ text: String) throws -> JSONValue { try JSONParser.parse(Data(text.utf8)) }
+    let good = try event(
+      #"{"id": 42, "event_type": "CONSTRUCTION", "geography": {"type": "Point", "coordinates": [-73.6, 45.5]}}"#
+    )
+    let incident = try Open511Decoder.decodeEvent(good, at: "events[7]", options: options)
+    #expect(incident.id == "42")
+    #expect(incident.type == .construction)
+
+    let cases: [(String, JSONFieldError)] = [
+      (
+        #"{"id": "a", "roads": [{"lanes_closed": -1}], "geography": {"type": "Point", "coordinates": [1, 2]}}"#,
+        JSONFieldError(path: "events[7].roads[0].lanes_closed", reason: "-1 is not a lane count")
+      ),
+      (
+        #"{"id": "a", "geography": {"type": "LineString", "coordinates": [[1, 2], [1, "x"]]}}"#,
+        JSONFieldError(
+          path: "events[7].geography.coordinates[1][1]",
+          reason: "expected a number, got a string")
+      ),
+      (
+        #"{"id": "a", "schedule": {"recurring_schedules": [3]}, "geography": "POINT (1 2)"}"#,
+        JSONFieldError(
+          path: "events[7].schedule.recurring_schedules[0]", reason: "expected an object")
+      ),
+      (#"{"id": "a"}"#, JSONFieldError(path: "events[7]", reason: "the event has no geography")),
+      ("[]", JSONFieldError(path: "events[7]", reason: "expected an object")),
+    ]
+    for (text, expected) in cases {
+      let value = try event(text)
+      #expect(throws: expected) {
+        _ = try Open511Decoder.decodeEvent(value, at: "events[7]", options: options)
+      }
+      // In a document, the problem is placed at the event and its id.
+      let problem = Open511Decoder.problem(expected, in: value, at: "events[7]")
+      #expect(problem.location == (value["id"] == nil ? "events[7]" : "events[7] id=a"))
+    }
+    let problem = Open511Decoder.problem(cases[0].1, in: try event(cases[0].0), at: "events[7]")
+    #expect(problem.reason == "roads[0].lanes_closed: -1 is not a lane count")
+  }
+
   // MARK: Real fixtures
 
   static func shared(_ name: String) throws -> Data {
@@ -172,7 +274,11 @@ import TrafficTestSupport
     #expect(document.incidents.count == 5)
     let first = document.incidents[0]
     #expect(first.id == "converted.ville.montreal.qc.ca/56d67eaf8f8dab047f6f870078229b1e")
-    #expect(first.type == .unknown)  // the draft RoadEvent has no type
+    // The draft RoadEvent has no type; the titles say what the works are.
+    #expect(first.type == .construction)
+    #expect(document.incidents.map(\.type) == Array(repeating: .construction, count: 5))
+    #expect(
+      document.incidents.map(\.details.eventKind) == Array(repeating: .roadworks, count: 5))
     #expect(first.startTime == (try utc("2012-05-07T00:00:00Z")))
     #expect(first.endTime == (try utc("2012-06-04T00:00:00Z")))  // EndDate 2012-06-03 inclusive
     #expect(first.location.polyline.vertices.count == 4)
@@ -222,8 +328,9 @@ import TrafficTestSupport
       _ = try Open511Decoder.decode(Data("{\"events\": [{\"id\": }]}".utf8), options: options)
     } throws: { error in
       guard let error = error as? FeedError else { return false }
-      return error.format == .open511 && error.reason.contains("malformed JSON")
-        && error.reason.contains("character")
+      return error.format == .open511
+        && error.reason == "not valid JSON: expected a value, found '}'"
+        && error.location == "line 1, column 20 (byte 19)"
     }
   }
 
@@ -234,7 +341,7 @@ import TrafficTestSupport
     #expect {
       _ = try Open511Decoder.decode(Data(text.utf8), options: options)
     } throws: { error in
-      (error as? FeedError)?.reason.contains("nested") == true
+      (error as? FeedError)?.reason.contains("nesting deeper than") == true
     }
   }
 

@@ -30,11 +30,17 @@ extension TrafficEngine {
   ///   content changed, and nothing when it did not: importing the same document twice
   ///   changes nothing. A version whose entry time is older than the held one's is ignored.
   /// - An incident of a new id that matches one reported by another feed (same type, time
-  ///   intervals overlapping, geometry within 50 m) is merged into it: the existing incident
-  ///   gains this feed in `sources` and keeps its `originalId`.
+  ///   intervals overlapping, geometry within 50 m, not ended) is merged into it: the
+  ///   existing incident gains this feed in `sources`, keeps its `originalId` and content,
+  ///   and each source entry records a digest of its feed's report.
+  /// - A later report of a merged incident is compared with what its own feed said last:
+  ///   unchanged, it writes nothing; changed, it is `updated`: the feed's source entry
+  ///   records it and, unless the incident's content is more recent by entry time, it
+  ///   becomes the content (a new version); older than the feed's last report, it is stale.
   /// - With `isFullRefresh`, incidents this feed reported before but no longer carries are
   ///   ended now (a new version whose end time is now); an incident other feeds also report
-  ///   just loses this feed from its sources.
+  ///   just loses this feed from its sources, and when its content was this feed's report,
+  ///   the next report of the remaining feed that reported last becomes the content.
   /// - Parameters:
   ///   - incidents: The decoded incidents, `originalId` = the feed's own id.
   ///   - feed: The feed's name.
@@ -42,7 +48,7 @@ extension TrafficEngine {
   /// - Returns: Counts of what happened.
   /// - Throws: `TrafficStoreError`; nothing is stored then.
   /// - Complexity: O(n log m) for n incoming and m held incidents, plus rebuilding the
-  ///   snapshot.
+  ///   snapshot and a digest of each report that concerns a merged incident.
   @discardableResult
   public func ingest(
     _ incidents: [TrafficIncident], from feed: String, isFullRefresh: Bool
@@ -52,91 +58,11 @@ extension TrafficEngine {
     var report = IngestReport()
     let now = clock()
     _ = try write { snapshot in
-      var upserts: [String: TrafficIncident] = [:]
-      var order: [String] = []
-      var seen = Set<String>()
-      var versionCounter = 0
-      func nextVersionId(of originalId: String) -> String {
-        versionCounter += 1
-        let stamp = String(Int(now.timeIntervalSince1970 * 1000), radix: 36)
-        return "\(originalId)~\(stamp)\(versionCounter)"
-      }
-      func stage(_ incident: TrafficIncident) {
-        if upserts.updateValue(incident, forKey: incident.originalId) == nil {
-          order.append(incident.originalId)
-        }
-      }
-      for var incoming in incidents {
-        let reference = TrafficIncidentSource(feed: feed, id: incoming.originalId)
-        if let existing = upserts[incoming.originalId]
-          ?? snapshot.incident(exactOriginalId: incoming.originalId)
-        {
-          seen.insert(existing.originalId)
-          incoming.sources = TrafficEngine.adding(reference, to: existing.sources)
-          if TrafficEngine.sameContent(incoming, existing) {
-            report.unchanged += 1
-            continue
-          }
-          // An older version than the one held (re-reading an archive, a late duplicate
-          // publication) never replaces a newer one.
-          if let incomingTime = incoming.entryTime, let heldTime = existing.entryTime,
-            incomingTime < heldTime
-          {
-            report.stale += 1
-            continue
-          }
-          if incoming.id == existing.id || incoming.id == incoming.originalId {
-            incoming = TrafficEngine.renamed(incoming, id: nextVersionId(of: incoming.originalId))
-          }
-          stage(incoming)
-          report.updated += 1
-        } else if let host = snapshot.incident(originalId: incoming.originalId),
-          host.sources.contains(reference)
-        {
-          // A report merged into another feed's incident before: that incident stands for it.
-          seen.insert(host.originalId)
-          report.unchanged += 1
-        } else if let duplicate = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot) {
-          seen.insert(duplicate.originalId)
-          if duplicate.sources.contains(reference) {
-            report.unchanged += 1
-            continue
-          }
-          var merged = upserts[duplicate.originalId] ?? duplicate
-          merged.sources = TrafficEngine.adding(reference, to: merged.sources)
-          stage(TrafficEngine.renamed(merged, id: nextVersionId(of: merged.originalId)))
-          report.merged += 1
-        } else {
-          incoming.sources = [reference]
-          seen.insert(incoming.originalId)
-          stage(incoming)
-          report.added += 1
-        }
-      }
-      if isFullRefresh {
-        for incident in snapshot.incidents
-        where !seen.contains(incident.originalId)
-          && incident.sources.contains(where: { $0.feed == feed })
-          && (incident.endTime.map { $0 > now } ?? true)
-        {
-          var next = incident
-          next.sources.removeAll { $0.feed == feed }
-          let id = nextVersionId(of: incident.originalId)
-          if next.sources.isEmpty {
-            let start = incident.startTime.map { min($0, now) }
-            guard let ended = try? incident.updated(id: id, startTime: start, endTime: now) else {
-              continue
-            }
-            next = ended
-            next.sources = incident.sources
-            report.ended += 1
-          } else {
-            next = TrafficEngine.renamed(next, id: id)
-          }
-          stage(next)
-        }
-      }
-      return IncidentBatch(upserts: order.compactMap { upserts[$0] })
+      var pass = IngestPass(feed: feed, now: now, snapshot: snapshot)
+      for incoming in incidents { pass.take(incoming) }
+      if isFullRefresh { pass.endReportsNoLongerCarried() }
+      report = pass.report
+      return pass.batch
     }
     return report
   }
@@ -154,17 +80,11 @@ extension TrafficEngine {
       ?? incident
   }
 
-  static func adding(
-    _ reference: TrafficIncidentSource, to sources: [TrafficIncidentSource]
-  )
-    -> [TrafficIncidentSource]
-  {
-    sources.contains(reference) ? sources : sources + [reference]
-  }
-
-  /// An incident from another feed that reports the same event as `incoming`.
+  /// An incident from another feed that reports the same event as `incoming`. A report
+  /// still in effect at `now` never joins an incident that has ended (where it would not be
+  /// seen); past reports may join past incidents.
   static func duplicate(
-    of incoming: TrafficIncident, from feed: String, in snapshot: IncidentIndex
+    of incoming: TrafficIncident, from feed: String, in snapshot: IncidentIndex, now: Date
   )
     -> TrafficIncident?
   {
@@ -177,11 +97,17 @@ extension TrafficEngine {
       guard candidate.type == incoming.type,
         !candidate.sources.isEmpty,
         !candidate.sources.contains(where: { $0.feed == feed }),
+        isInEffect(candidate, at: now) || !isInEffect(incoming, at: now),
         overlaps(candidate, incoming)
       else { continue }
       return candidate
     }
     return nil
+  }
+
+  /// Whether the incident has not ended by `now` (it may not have begun).
+  static func isInEffect(_ incident: TrafficIncident, at now: Date) -> Bool {
+    incident.endTime.map { $0 > now } ?? true
   }
 
   /// Whether the two incidents' intervals [start, end) share an instant (open ends allowed).

@@ -163,6 +163,20 @@ public struct TrafficIncident: Hashable, Sendable {
     copy.endTime = endTime
     return copy
   }
+
+  /// A copy under another identity: what ingest uses when one feed's report becomes the
+  /// content of an incident another report created (a merged incident).
+  ///
+  /// - Parameters:
+  ///   - id: The version id; not checked (the engine makes it).
+  ///   - originalId: The original id of the incident the content goes into.
+  /// - Returns: The same content under `id` and `originalId`.
+  package func reidentified(id: String, originalId: String) -> TrafficIncident {
+    var copy = self
+    copy.id = id
+    copy.originalId = originalId
+    return copy
+  }
 }
 
 extension TrafficIncident: Codable {
@@ -224,15 +238,44 @@ extension TrafficIncident: Codable {
 }
 
 /// One feed's report of an incident: which feed, and the feed's own id for it.
+///
+/// When reports from several feeds are merged into one incident, each entry also records
+/// what its feed last said (`reportDigest`, `reportEntryTime`), so that a later report can be
+/// told apart as unchanged, changed or older without keeping every feed's copy.
 public struct TrafficIncidentSource: Hashable, Sendable, Codable {
   /// The feed's name (as configured, e.g. `"uk-ntis"`).
   public var feed: String
   /// The feed's own identifier of the incident.
   public var id: String
+  /// A digest of the content of this feed's latest report (ignoring its version id and entry
+  /// time), recorded while the incident has or had other sources. `nil` when the incident's
+  /// content is simply this feed's report, or, beside other sources, when the incident waits
+  /// for this feed's next report to take its content from.
+  public var reportDigest: String?
+  /// When this feed's latest report was entered into the feed's system, when known and
+  /// recorded beside `reportDigest`.
+  public var reportEntryTime: Date?
 
   /// Creates a source reference.
-  public init(feed: String, id: String) {
+  ///
+  /// - Parameters:
+  ///   - feed: The feed's name.
+  ///   - id: The feed's own identifier of the incident.
+  ///   - reportDigest: A digest of the feed's latest report, when recorded.
+  ///   - reportEntryTime: The entry time of the feed's latest report, when recorded.
+  public init(feed: String, id: String, reportDigest: String? = nil, reportEntryTime: Date? = nil) {
     self.feed = feed
     self.id = id
+    self.reportDigest = reportDigest
+    self.reportEntryTime = reportEntryTime
+  }
+
+  /// Whether this entry stands for the same report as `other`: the same feed and feed id,
+  /// whatever was recorded of it.
+  ///
+  /// - Parameter other: Another source reference.
+  /// - Returns: `true` when `feed` and `id` are equal.
+  public func isSameReport(as other: TrafficIncidentSource) -> Bool {
+    feed == other.feed && id == other.id
   }
 }

@@ -3,200 +3,265 @@ import Traffic
 
 extension Open511Decoder {
   /// Decodes Open511 JSON: `{"events": [...]}` or a list of open511-server records.
+  ///
+  /// The document is streamed: each element of `events` (or of a top-level list) is decoded
+  /// by `decodeEvent(_:at:options:)` as it is read, and its failure becomes a problem by
+  /// `problem(_:in:at:)`.
   static func decodeJSON(
     _ input: FeedInput, options: FeedOptions
   ) throws(FeedError) -> FeedDocument {
-    var data = Data()
-    do {
-      let chunks = try FeedChunks(input)
-      while let chunk = try chunks.next() { data.append(chunk) }
-    } catch {
-      throw FeedError(format: format, reason: error.description)
-    }
-    let root: Any
-    do {
-      root = try JSONSerialization.jsonObject(with: data, options: [])
-    } catch {
-      let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-      throw FeedError(
-        format: format, location: "JSON text",
-        reason: "malformed JSON: \(detail ?? error.localizedDescription)")
-    }
     var document = FeedDocument(isFullRefresh: true)
-    let records: [Any]
-    let path: String
-    if let object = root as? [String: Any] {
-      guard let events = object["events"] else {
+    let root = try JSONFeed.read(input, format: format, streaming: ["events", ""]) {
+      member, index, event in
+      let place = member.isEmpty ? "[\(index)]" : "\(member)[\(index)]"
+      do throws(JSONFieldError) {
+        document.incidents.append(try decodeEvent(event, at: place, options: options))
+      } catch {
+        document.problems.append(problem(error, in: event, at: place))
+      }
+    }
+    // The streamed list is left in the root as an empty array; this checks it was there.
+    _ = try eventList(of: root)
+    return document
+  }
+
+  /// The list of events of a document and its JSON path: the `events` member of an object,
+  /// or the document itself when it is a list (the open511-server fixture form, path `""`).
+  ///
+  /// - Throws: `FeedError` when the document is neither.
+  static func eventList(of root: JSONValue) throws(FeedError) -> ([JSONValue], String) {
+    switch root {
+    case .object(let members):
+      guard let events = members["events"] else {
         throw FeedError(
           format: format, location: "$",
           reason: "not an Open511 document: the object has no \"events\" member")
       }
-      guard let list = events as? [Any] else {
+      guard let list = events.array else {
         throw FeedError(format: format, location: "events", reason: "expected an array")
       }
-      records = list
-      path = "events"
-    } else if let list = root as? [Any] {
-      records = list
-      path = ""
-    } else {
+      return (list, "events")
+    case .array(let list):
+      return (list, "")
+    default:
       throw FeedError(format: format, location: "$", reason: "expected an object or an array")
     }
-    for (index, record) in records.enumerated() {
-      let place = "\(path)[\(index)]"
-      do throws(RecordProblem) {
-        guard let object = record as? [String: Any] else {
-          throw RecordProblem("expected an object")
-        }
-        let event: Open511Event
-        if let fields = object["fields"] as? [String: Any] {
-          event = try serverRecord(fields, options: options)
-        } else {
-          event = try jsonEvent(object, options: options)
-        }
-        document.incidents.append(try event.incident(options: options))
-      } catch {
-        let id = (record as? [String: Any])?["id"].flatMap(Self.string)
-        document.problems.append(
-          FeedError(
-            format: format, location: id.map { "\(place) id=\($0)" } ?? place,
-            reason: error.reason))
-      }
-    }
-    return document
   }
 
-  /// A string, or a number written as one.
-  static func string(_ value: Any) -> String? {
-    if let text = value as? String {
+  /// Decodes one event of a JSON document: an Open511 v1 event, or an open511-server record
+  /// (`fields.xml_data` with a draft `RoadEvent`, `fields.geom` in WKT).
+  ///
+  /// - Parameters:
+  ///   - event: The event's JSON value.
+  ///   - path: Its JSON path (`events[3]`), from which error paths are built.
+  ///   - options: Default language and country, axis order, the current time.
+  /// - Returns: The incident.
+  /// - Throws: `JSONFieldError` with the path of the member at fault
+  ///   (`events[3].roads[0].lanes_closed`), or the event's path when the event as a whole
+  ///   cannot be used (no geography, a schedule ending before it starts).
+  /// - Complexity: O(n) in the size of the event.
+  static func decodeEvent(
+    _ event: JSONValue, at path: String, options: FeedOptions
+  ) throws(JSONFieldError) -> TrafficIncident {
+    guard case .object(let members) = event else {
+      throw JSONFieldError(path: path, reason: "expected an object")
+    }
+    let parsed: Open511Event
+    if let fields = members["fields"], fields.object != nil {
+      parsed = try serverRecord(fields, at: path + ".fields", options: options)
+    } else {
+      parsed = try jsonEvent(event, at: path, options: options)
+    }
+    do {
+      return try parsed.incident(options: options)
+    } catch {
+      throw JSONFieldError(path: path, reason: error.reason)
+    }
+  }
+
+  /// The problem reported for an event that could not be decoded: placed at the event with
+  /// its id (`events[3] id=drivebc.ca/DBC-103`), the rest of the path in the reason
+  /// (`roads: expected an array`).
+  ///
+  /// - Parameters:
+  ///   - error: What `decodeEvent(_:at:options:)` threw.
+  ///   - event: The event's JSON value.
+  ///   - path: The event's path, as given to `decodeEvent`.
+  /// - Returns: The feed error.
+  static func problem(_ error: JSONFieldError, in event: JSONValue, at path: String) -> FeedError {
+    var reason = error.reason
+    if error.path.hasPrefix(path), error.path.count > path.count {
+      var inner = error.path.dropFirst(path.count)
+      if inner.first == "." { inner = inner.dropFirst() }
+      reason = "\(inner): \(reason)"
+    } else if error.path != path {
+      reason = error.description
+    }
+    let id = event["id"].flatMap(loose)
+    return FeedError(
+      format: format, location: id.map { "\(path) id=\($0)" } ?? path, reason: reason)
+  }
+
+  // MARK: Members
+
+  /// A string, or a number as written (ids are written either way); `nil` for anything
+  /// else and for empty or blank strings.
+  static func loose(_ value: JSONValue) -> String? {
+    switch value {
+    case .string(let text):
       let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
       return trimmed.isEmpty ? nil : trimmed
+    case .number(let text):
+      return text
+    default:
+      return nil
     }
-    if let number = value as? NSNumber, !isBoolean(number) { return number.stringValue }
-    return nil
   }
 
-  /// Whether a JSON number is really `true` or `false` (on Linux `1 is Bool` holds, so the
-  /// number's type code decides).
-  static func isBoolean(_ number: NSNumber) -> Bool {
-    String(cString: number.objCType) == "c"
-  }
-
-  /// The string member `key`; `nil` when absent or null.
-  static func string(
-    _ object: [String: Any], _ key: String
-  ) throws(RecordProblem) -> String? {
-    guard let value = object[key], !(value is NSNull) else { return nil }
-    guard let text = string(value) else { throw RecordProblem("\(key): expected a string") }
+  /// The string member `key` (a number is taken as written); `nil` when absent, null or
+  /// blank.
+  ///
+  /// - Throws: `JSONFieldError` at `path.key` for another kind of value.
+  static func text(
+    _ object: JSONValue, _ key: String, at path: String
+  ) throws(JSONFieldError) -> String? {
+    guard let value = object[key], !value.isNull else { return nil }
+    if case .string = value { return loose(value) }
+    guard let text = loose(value) else {
+      throw JSONFieldError(path: "\(path).\(key)", reason: "expected a string")
+    }
     return text
   }
 
   /// The array member `key`; empty when absent or null.
-  static func array(_ object: [String: Any], _ key: String) throws(RecordProblem) -> [Any] {
-    guard let value = object[key], !(value is NSNull) else { return [] }
-    guard let list = value as? [Any] else { throw RecordProblem("\(key): expected an array") }
-    return list
+  ///
+  /// - Throws: `JSONFieldError` at `path.key` for another kind of value.
+  static func list(
+    _ object: JSONValue, _ key: String, at path: String
+  ) throws(JSONFieldError) -> [JSONValue] {
+    guard let value = object[key], !value.isNull else { return [] }
+    guard let elements = value.array else {
+      throw JSONFieldError(path: "\(path).\(key)", reason: "expected an array")
+    }
+    return elements
   }
 
-  /// A non-negative integer member, tolerating strings.
-  static func count(_ object: [String: Any], _ key: String) throws(RecordProblem) -> Int? {
-    guard let value = object[key], !(value is NSNull) else { return nil }
-    if let number = value as? NSNumber, !isBoolean(number) {
-      let double = number.doubleValue
-      guard double.isFinite, double >= 0, double <= 1000, double == double.rounded() else {
-        throw RecordProblem("\(key): \(number) is not a lane count")
+  /// A lane count member (0 to 1000), tolerating strings.
+  ///
+  /// - Throws: `JSONFieldError` at `path.key` for anything else.
+  static func laneCount(
+    _ object: JSONValue, _ key: String, at path: String
+  ) throws(JSONFieldError) -> Int? {
+    guard let value = object[key], !value.isNull else { return nil }
+    switch value {
+    case .number(let text):
+      guard let count = value.int, (0...1000).contains(count) else {
+        throw JSONFieldError(path: "\(path).\(key)", reason: "\(text) is not a lane count")
       }
-      return Int(double)
-    }
-    if let text = value as? String, let count = Int(text), (0...1000).contains(count) {
       return count
+    case .string(let text):
+      if let count = Int(text), (0...1000).contains(count) { return count }
+    default:
+      break
     }
-    throw RecordProblem("\(key): expected a lane count")
+    throw JSONFieldError(path: "\(path).\(key)", reason: "expected a lane count")
   }
 
-  /// An Open511 v1 JSON event.
+  // MARK: Event forms
+
+  /// The fields of an Open511 v1 JSON event.
   static func jsonEvent(
-    _ object: [String: Any], options: FeedOptions
-  ) throws(RecordProblem) -> Open511Event {
+    _ object: JSONValue, at path: String, options: FeedOptions
+  ) throws(JSONFieldError) -> Open511Event {
     var event = Open511Event()
-    event.id = try string(object, "id")
-    event.status = try string(object, "status")
+    event.id = try text(object, "id", at: path)
+    event.status = try text(object, "status", at: path)?.uppercased()
     let language = Open511Decoder.language(
-      try string(object, "lang"), fallback: options.defaultLanguage)
-    if let headline = try string(object, "headline") {
+      try text(object, "lang", at: path), fallback: options.defaultLanguage)
+    if let headline = try text(object, "headline", at: path) {
       event.headlines = [LocalizedText(text: headline, language: language)]
     }
-    if let description = try string(object, "description") {
+    if let description = try text(object, "description", at: path) {
       event.descriptions = [LocalizedText(text: description, language: language)]
     }
-    event.eventType = try string(object, "event_type")?.uppercased()
-    event.subtypes = try array(object, "event_subtypes").compactMap { string($0)?.uppercased() }
-    event.severity = try string(object, "severity")?.uppercased()
-    event.created = try string(object, "created")
-    event.updated = try string(object, "updated")
-    event.timezone = try string(object, "timezone")
-    for (index, item) in try array(object, "roads").enumerated() {
-      guard let road = item as? [String: Any] else {
-        throw RecordProblem("roads[\(index)]: expected an object")
+    event.eventType = try text(object, "event_type", at: path)?.uppercased()
+    event.subtypes = try list(object, "event_subtypes", at: path).compactMap {
+      loose($0)?.uppercased()
+    }
+    event.severity = try text(object, "severity", at: path)?.uppercased()
+    event.created = try text(object, "created", at: path)
+    event.updated = try text(object, "updated", at: path)
+    event.timezone = try text(object, "timezone", at: path)
+    for (index, road) in try list(object, "roads", at: path).enumerated() {
+      let roadPath = "\(path).roads[\(index)]"
+      guard road.object != nil else {
+        throw JSONFieldError(path: roadPath, reason: "expected an object")
       }
       event.roads.append(
         Open511Event.Road(
-          name: try string(road, "name"), from: try string(road, "from"),
-          to: try string(road, "to"), direction: try string(road, "direction"),
-          state: try string(road, "state")?.uppercased(),
-          lanesClosed: try count(road, "lanes_closed"),
-          lanesOpen: try count(road, "lanes_open")))
+          name: try text(road, "name", at: roadPath), from: try text(road, "from", at: roadPath),
+          to: try text(road, "to", at: roadPath),
+          direction: try text(road, "direction", at: roadPath),
+          state: try text(road, "state", at: roadPath)?.uppercased(),
+          lanesClosed: try laneCount(road, "lanes_closed", at: roadPath),
+          lanesOpen: try laneCount(road, "lanes_open", at: roadPath)))
     }
-    event.areas = try array(object, "areas").compactMap { area in
-      (area as? [String: Any]).flatMap { $0["name"] }.flatMap(string) ?? string(area)
+    event.areas = try list(object, "areas", at: path).compactMap { area in
+      area["name"].flatMap(loose) ?? loose(area)
     }
-    if let geography = object["geography"], !(geography is NSNull) {
-      event.polylines = try polylines(fromGeography: geography, key: "geography")
+    if let geography = object["geography"], !geography.isNull {
+      event.polylines = try polylines(fromGeography: geography, at: path + ".geography")
     }
-    var schedules: [[String: Any]] = []
-    if let schedule = object["schedule"] as? [String: Any] { schedules.append(schedule) }
-    for item in try array(object, "schedules") {
-      if let schedule = item as? [String: Any] { schedules.append(schedule) }
+    var schedules: [(JSONValue, String)] = []
+    if let schedule = object["schedule"], schedule.object != nil {
+      schedules.append((schedule, path + ".schedule"))
     }
-    for schedule in schedules {
-      event.intervals += try array(schedule, "intervals").compactMap(string)
-      var recurring = try array(schedule, "recurring_schedules")
-      if schedule["start_date"] != nil { recurring.append(schedule) }
-      for item in recurring {
-        guard let entry = item as? [String: Any] else {
-          throw RecordProblem("recurring_schedules: expected objects")
+    for (index, schedule) in try list(object, "schedules", at: path).enumerated()
+    where schedule.object != nil {
+      schedules.append((schedule, "\(path).schedules[\(index)]"))
+    }
+    for (schedule, schedulePath) in schedules {
+      event.intervals += try list(schedule, "intervals", at: schedulePath).compactMap(loose)
+      var recurring: [(JSONValue, String)] = try list(
+        schedule, "recurring_schedules", at: schedulePath
+      ).enumerated().map { ($1, "\(schedulePath).recurring_schedules[\($0)]") }
+      if schedule["start_date"] != nil { recurring.append((schedule, schedulePath)) }
+      for (entry, entryPath) in recurring {
+        guard entry.object != nil else {
+          throw JSONFieldError(path: entryPath, reason: "expected an object")
         }
         event.recurringSchedules.append(
           Open511Event.RecurringSchedule(
-            startDate: try string(entry, "start_date"), endDate: try string(entry, "end_date"),
-            dailyStartTime: try string(entry, "daily_start_time"),
-            dailyEndTime: try string(entry, "daily_end_time")))
+            startDate: try text(entry, "start_date", at: entryPath),
+            endDate: try text(entry, "end_date", at: entryPath),
+            dailyStartTime: try text(entry, "daily_start_time", at: entryPath),
+            dailyEndTime: try text(entry, "daily_end_time", at: entryPath)))
       }
     }
     return event
   }
 
-  /// A GeoJSON object or a WKT string.
+  /// The polylines of a geography: a GeoJSON geometry object or a WKT string.
+  ///
+  /// - Throws: `JSONFieldError` naming the member or position at fault.
   static func polylines(
-    fromGeography value: Any, key: String
-  ) throws(RecordProblem)
-    -> [GeoPolyline]
-  {
+    fromGeography value: JSONValue, at path: String
+  ) throws(JSONFieldError) -> [GeoPolyline] {
+    guard let wkt = value.string else { return try value.geoJSONPolylines(at: path) }
     do {
-      if let text = value as? String { return try WKT.parse(text).polylines }
-      return try GeoJSON.decodeGeometry(fromJSONObject: value).polylines
+      return try WKT.parse(wkt).polylines
     } catch {
-      throw RecordProblem("\(key): \(error.description)")
+      throw JSONFieldError(path: path, reason: error.description)
     }
   }
 
-  /// An open511-server fixture record: `fields.xml_data` (draft `RoadEvent` XML),
-  /// `fields.geom` (WKT), `fields.id`, `fields.jurisdiction`.
+  /// The fields of an open511-server fixture record: `fields.xml_data` (a 2012 draft
+  /// `RoadEvent` in XML), `fields.geom` (WKT), `fields.id`, `fields.jurisdiction`.
   static func serverRecord(
-    _ fields: [String: Any], options: FeedOptions
-  ) throws(RecordProblem) -> Open511Event {
-    guard let xml = try string(fields, "xml_data") else {
-      throw RecordProblem("fields.xml_data: missing")
+    _ fields: JSONValue, at path: String, options: FeedOptions
+  ) throws(JSONFieldError) -> Open511Event {
+    guard let xml = try text(fields, "xml_data", at: path) else {
+      throw JSONFieldError(path: path + ".xml_data", reason: "missing")
     }
     var event = Open511Event()
     var problem: RecordProblem?
@@ -211,14 +276,15 @@ extension Open511Decoder {
           }
         })
     } catch {
-      throw RecordProblem("fields.xml_data: \(error.location ?? ""): \(error.reason)")
+      throw JSONFieldError(
+        path: path + ".xml_data", reason: "\(error.location ?? ""): \(error.reason)")
     }
-    if let problem { throw problem }
-    if let id = try string(fields, "id") {
-      event.id = try string(fields, "jurisdiction").map { "\($0)/\(id)" } ?? id
+    if let problem { throw JSONFieldError(path: path + ".xml_data", reason: problem.reason) }
+    if let id = try text(fields, "id", at: path) {
+      event.id = try text(fields, "jurisdiction", at: path).map { "\($0)/\(id)" } ?? id
     }
-    if let geom = fields["geom"], !(geom is NSNull) {
-      event.polylines = try polylines(fromGeography: geom, key: "fields.geom")
+    if let geom = fields["geom"], !geom.isNull {
+      event.polylines = try polylines(fromGeography: geom, at: path + ".geom")
     }
     return event
   }

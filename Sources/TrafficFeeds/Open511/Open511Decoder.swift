@@ -7,9 +7,10 @@ import Traffic
 /// form, a JSON list of records whose `fields.xml_data` holds a 2012 draft `RoadEvent` in XML
 /// and `fields.geom` its geometry in WKT.
 ///
-/// JSON is read with `JSONSerialization` (nesting deeper than 512 levels and numbers beyond
-/// `Double` are rejected there; decimals may be read one unit in the last place off, far
-/// below feed precision). XML is streamed with `XMLParser`, one `event` at a time.
+/// JSON is parsed with the package's strict `JSONParser` (nesting deeper than 256 levels and
+/// numbers beyond `Double` are rejected; decimals are read exactly as written, correctly
+/// rounded); each event is then decoded on its own (`decodeEvent(_:at:options:)`). XML is
+/// streamed with `XMLParser`, one `event` at a time.
 ///
 /// Each event becomes one incident; `id` and `originalId` are the event's `id` (Open511 has
 /// no version numbers). For the server fixture form the id is `"<jurisdiction>/<id>"`, the
@@ -31,7 +32,25 @@ import Traffic
 /// | `INCIDENT` otherwise | `other` | — |
 /// | `WEATHER_CONDITION` | `weather` | — |
 /// | `ROAD_CONDITION` | `roadHazard` | — |
-/// | absent (the draft `RoadEvent` has no type) | `unknown` | — |
+/// | absent or not one of these (the draft `RoadEvent` has no type) | by its words, below | |
+///
+/// An event without a known type or subtype (the 2012 draft `RoadEvent` of the Montreal
+/// open511-server data has neither, but a title such as "Réfection de la chaussée") is
+/// classified by the words of its headlines, else of its descriptions, in French or English,
+/// ignoring case, accents and a plural `s`/`x`; the first row that matches wins:
+///
+/// | words | type | event kind |
+/// |---|---|---|
+/// | `accident`, `collision`, `carambolage` | `accident` | `accident` |
+/// | `travaux`, `chantier`, `réfection`, `reconstruction`, `construction` | `construction` | `roadworks` |
+/// | `réhabilitation`, `réparation`, `pavage`, `asphaltage`, `resurfaçage` | `construction` | `roadworks` |
+/// | `roadworks`, `repair`, `resurfacing` | `construction` | `roadworks` |
+/// | `entretien`, `maintenance`, `déneigement`, `nettoyage`, `balayage` | `construction` | `maintenanceWork` |
+/// | headlines only: `fermeture`, `fermée`, `closed`, `closure` — with `voie` or `lane` | `laneRestriction` | — |
+/// | headlines only: the same without `voie` or `lane` | `roadClosure` | — |
+/// | `entrave` | `laneRestriction` | — |
+/// | `festival`, `défilé`, `parade`, `marathon` | `plannedEvent` | `majorEvent` |
+/// | none of these | `unknown` | — |
 ///
 /// An `other` or `unknown` event whose road `state` is `CLOSED` becomes `roadClosure`, one
 /// with `SOME_LANES_CLOSED` or `SINGLE_LANE_ALTERNATING` becomes `laneRestriction`. A road

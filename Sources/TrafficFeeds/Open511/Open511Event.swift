@@ -127,6 +127,9 @@ struct Open511Event {
       $0.state == "SOME_LANES_CLOSED" || $0.state == "SINGLE_LANE_ALTERNATING"
     }
     var (type, kind) = Self.classify(eventType: eventType, subtypes: subtypes)
+    if type == .unknown {
+      (type, kind) = Self.classify(headlines: headlines, descriptions: descriptions)
+    }
     if type == .unknown || type == .other {
       if isRoadClosed {
         type = .roadClosure
@@ -226,6 +229,63 @@ struct Open511Event {
     case "ROAD_CONDITION": return (.roadHazard, nil)
     default: return (.unknown, nil)
     }
+  }
+
+  /// The type and event kind an event without a (known) type states in words: its
+  /// headlines, then its descriptions, in French or English (see `Open511Decoder`).
+  /// Closures are read from headlines only: descriptions also mention what stays open
+  /// ("aucune voie fermée").
+  static func classify(
+    headlines: [LocalizedText], descriptions: [LocalizedText]
+  ) -> (TrafficIncidentType, TrafficEventKind?) {
+    for (texts, readsClosures) in [(headlines, true), (descriptions, false)] {
+      let words = Set(texts.flatMap { Self.words($0.text) })
+      if !words.isDisjoint(with: TextClue.accident) { return (.accident, .accident) }
+      if !words.isDisjoint(with: TextClue.works) { return (.construction, .roadworks) }
+      if !words.isDisjoint(with: TextClue.maintenance) {
+        return (.construction, .maintenanceWork)
+      }
+      if readsClosures, !words.isDisjoint(with: TextClue.closure) {
+        return words.isDisjoint(with: TextClue.lane) ? (.roadClosure, nil) : (.laneRestriction, nil)
+      }
+      if !words.isDisjoint(with: TextClue.restriction) { return (.laneRestriction, nil) }
+      if !words.isDisjoint(with: TextClue.plannedEvent) { return (.plannedEvent, .majorEvent) }
+    }
+    return (.unknown, nil)
+  }
+
+  /// The words of a text, lower case without accents, a final plural `s` or `x` removed
+  /// (`"Réfection d'aqueducs"` → `refection`, `d`, `aqueduc`).
+  static func words(_ text: String) -> [String] {
+    text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+      .split { !$0.isLetter }
+      .map { word in
+        word.count > 3 && (word.hasSuffix("s") || word.hasSuffix("x"))
+          ? String(word.dropLast()) : String(word)
+      }
+  }
+
+  /// Words (as `words(_:)` gives them) that say what an untyped event is.
+  enum TextClue {
+    /// Collisions.
+    static let accident: Set<String> = ["accident", "collision", "carambolage"]
+    /// Building and repairing roads and what lies under them.
+    static let works: Set<String> = [
+      "travau", "chantier", "refection", "reconstruction", "construction", "rehabilitation",
+      "reparation", "pavage", "asphaltage", "resurfacage", "roadwork", "repair", "resurfacing",
+    ]
+    /// Keeping roads in service.
+    static let maintenance: Set<String> = [
+      "entretien", "maintenance", "deneigement", "nettoyage", "balayage",
+    ]
+    /// A closure (of the road, or with `lane`, of lanes).
+    static let closure: Set<String> = ["fermeture", "fermee", "closed", "closure"]
+    /// What makes a closure one of lanes.
+    static let lane: Set<String> = ["voie", "lane"]
+    /// Restrictions of the roadway (Quebec's "entrave").
+    static let restriction: Set<String> = ["entrave"]
+    /// Planned events.
+    static let plannedEvent: Set<String> = ["festival", "defile", "parade", "marathon"]
   }
 
   /// The impact for an Open511 severity.

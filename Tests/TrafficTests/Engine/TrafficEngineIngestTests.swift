@@ -98,3 +98,271 @@ import Testing
     #expect(try await engine.queryForIncidents(inside: F.circle(52.5, 13.4, 100)).count == 1)
   }
 }
+
+/// Reports of one event from two feeds, merged into one incident: what later reports of
+/// either feed do to it.
+@Suite struct TrafficEngineMergedIngestTests {
+  typealias F = EngineFixtures
+
+  /// An `IngestReport` with the given counts.
+  func counts(
+    added: Int = 0, updated: Int = 0, unchanged: Int = 0, stale: Int = 0, merged: Int = 0,
+    ended: Int = 0
+  ) -> IngestReport {
+    var report = IngestReport()
+    report.added = added
+    report.updated = updated
+    report.unchanged = unchanged
+    report.stale = stale
+    report.merged = merged
+    report.ended = ended
+    return report
+  }
+
+  /// Feed A's accident a1, and feed B's report b7 of it ~20 m away.
+  func a1(
+    impact: TrafficIncidentImpact = .major, entryTime: Date? = nil
+  ) throws -> TrafficIncident {
+    var incident = try F.incident("a1", [(52.5, 13.4)], impact: impact)
+    incident.entryTime = entryTime
+    return incident
+  }
+
+  func b7(
+    impact: TrafficIncidentImpact = .major, entryTime: Date? = nil
+  ) throws -> TrafficIncident {
+    var incident = try F.incident("b7", [(52.50018, 13.4)], impact: impact)
+    incident.entryTime = entryTime
+    return incident
+  }
+
+  /// An engine where a1 (feed A) and b7 (feed B) are merged, both fed as full refreshes.
+  func mergedEngine(
+    a: TrafficIncident? = nil, b: TrafficIncident? = nil
+  ) throws -> TrafficEngine {
+    let engine = try F.engine([])
+    #expect(
+      try engine.ingest([a ?? a1()], from: "feed-a", isFullRefresh: true) == counts(added: 1))
+    #expect(
+      try engine.ingest([b ?? b7()], from: "feed-b", isFullRefresh: true) == counts(merged: 1))
+    #expect(engine.incidentCount == 1)
+    return engine
+  }
+
+  enum Change: String, CaseIterable, CustomTestStringConvertible {
+    case text, endTime, impact, geometry
+    var testDescription: String { rawValue }
+
+    func apply(to report: inout TrafficIncident) throws {
+      switch self {
+      case .text:
+        report.sourceTexts = [LocalizedText(text: "Two lanes closed", language: .enUS)]
+      case .endTime:
+        report = try report.updated(
+          id: report.id, startTime: report.startTime, endTime: F.now + 2 * F.hour)
+      case .impact:
+        report.impact = .critical
+      case .geometry:
+        report.location = try TrafficLocation(
+          polyline: GeoPolyline(vertices: [
+            GeoCoordinates(latitude: 52.50018, longitude: 13.4),
+            GeoCoordinates(latitude: 52.5004, longitude: 13.4012),
+          ]))
+      }
+    }
+  }
+
+  @Test(arguments: Change.allCases)
+  func aChangedReportFromTheSecondFeedUpdatesTheMergedIncident(change: Change) async throws {
+    let engine = try mergedEngine()
+    var changed = try b7()
+    try change.apply(to: &changed)
+    #expect(try engine.ingest([changed], from: "feed-b", isFullRefresh: true) == counts(updated: 1))
+
+    // The merged incident now says what B said last, under A's original id.
+    let merged = try await engine.lookupIncident(with: "a1")
+    #expect(merged.originalId == "a1")
+    #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
+    #expect(merged.impact == changed.impact)
+    #expect(merged.endTime == changed.endTime)
+    #expect(merged.sourceTexts == changed.sourceTexts)
+    #expect(merged.location == changed.location)
+    #expect(try await engine.lookupIncident(with: "b7").id == merged.id)
+    // Added, merged, updated: three versions.
+    #expect(try engine.store.history(ofOriginalId: "a1").count == 3)
+
+    // Idempotent: B's changed report again, or A's unchanged one, writes nothing.
+    #expect(
+      try engine.ingest([changed], from: "feed-b", isFullRefresh: true) == counts(unchanged: 1))
+    #expect(try engine.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
+    #expect(try engine.store.history(ofOriginalId: "a1").count == 3)
+    #expect(try await engine.lookupIncident(with: "a1").id == merged.id)
+  }
+
+  @Test func eachFeedsLatestChangeWinsWithoutFlipFlopping() async throws {
+    let engine = try mergedEngine()
+    #expect(
+      try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
+        == counts(updated: 1))
+    #expect(try await engine.lookupIncident(with: "a1").impact == .critical)
+    // A changes after B: A's report is the latest information.
+    #expect(
+      try engine.ingest([a1(impact: .minor)], from: "feed-a", isFullRefresh: true)
+        == counts(updated: 1))
+    #expect(try await engine.lookupIncident(with: "a1").impact == .minor)
+    // B repeating its own (older) change does not take the content back.
+    #expect(
+      try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
+        == counts(unchanged: 1))
+    #expect(try await engine.lookupIncident(with: "a1").impact == .minor)
+    #expect(
+      try engine.store.history(ofOriginalId: "a1").map(\.impact)
+        == [.major, .major, .critical, .minor])
+  }
+
+  @Test func anOlderReportOfTheSecondFeedIsStale() async throws {
+    let engine = try mergedEngine(
+      a: a1(entryTime: F.now - 600), b: b7(entryTime: F.now - 300))
+    #expect(
+      try engine.ingest(
+        [b7(impact: .critical, entryTime: F.now - 60)], from: "feed-b", isFullRefresh: true)
+        == counts(updated: 1))
+    let current = try await engine.lookupIncident(with: "a1")
+    #expect(current.impact == .critical)
+    #expect(current.entryTime == F.now - 60)
+    // Older than what B said last: ignored.
+    #expect(
+      try engine.ingest(
+        [b7(impact: .minor, entryTime: F.now - 200)], from: "feed-b", isFullRefresh: true)
+        == counts(stale: 1))
+    #expect(try await engine.lookupIncident(with: "a1").id == current.id)
+  }
+
+  @Test func aChangeOlderThanTheContentIsRecordedButNotShown() async throws {
+    let engine = try mergedEngine(
+      a: a1(entryTime: F.now - 60), b: b7(entryTime: F.now - 600))
+    // Newer than B's last report but older than A's, which the incident shows.
+    #expect(
+      try engine.ingest(
+        [b7(impact: .critical, entryTime: F.now - 300)], from: "feed-b", isFullRefresh: true)
+        == counts(updated: 1))
+    let current = try await engine.lookupIncident(with: "a1")
+    #expect(current.impact == .major)
+    #expect(current.entryTime == F.now - 60)
+    let entry = try #require(current.sources.last)
+    #expect(entry.feed == "feed-b")
+    #expect(entry.reportEntryTime == F.now - 300)
+    #expect(entry.reportDigest == (try b7(impact: .critical)).contentDigest)
+    #expect(
+      try engine.ingest(
+        [b7(impact: .critical, entryTime: F.now - 300)], from: "feed-b", isFullRefresh: true)
+        == counts(unchanged: 1))
+  }
+
+  @Test func theSecondFeedEndingLeavesTheIncidentToTheFirst() async throws {
+    let engine = try mergedEngine()
+    #expect(
+      try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
+        == counts(updated: 1))
+    // B no longer carries its report: A still does, so nothing ends.
+    #expect(try engine.ingest([], from: "feed-b", isFullRefresh: true) == counts())
+    let left = try await engine.lookupIncident(with: "a1")
+    #expect(left.sources.map(\.feed) == ["feed-a"])
+    #expect(left.endTime == F.now + 24 * F.hour)
+    #expect(try await engine.queryForIncidents(inside: F.circle(52.5, 13.4, 100)).count == 1)
+    // The content was B's: A's next report, although unchanged, becomes the content again.
+    #expect(try engine.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(updated: 1))
+    let back = try await engine.lookupIncident(with: "a1")
+    #expect(back.impact == .major)
+    #expect(back.location == (try a1()).location)
+    #expect(try engine.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
+    // The last source ending it ends it.
+    #expect(try engine.ingest([], from: "feed-a", isFullRefresh: true) == counts(ended: 1))
+    #expect(try await engine.lookupIncident(with: "a1").endTime == F.now)
+    #expect(try await engine.queryForIncidents(inside: F.circle(52.5, 13.4, 100)).isEmpty)
+  }
+
+  @Test func aFeedLeavingWithoutHavingChangedAnythingChangesNothingElse() async throws {
+    let engine = try mergedEngine()
+    #expect(try engine.ingest([], from: "feed-b", isFullRefresh: true) == counts())
+    // The content is A's own report: A's next unchanged report writes nothing.
+    #expect(try engine.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
+    let left = try await engine.lookupIncident(with: "a1")
+    #expect(left.sources == [TrafficIncidentSource(feed: "feed-a", id: "a1")])
+    #expect(try engine.store.history(ofOriginalId: "a1").count == 3)  // added, merged, left
+  }
+
+  @Test func whenTheFirstFeedLeavesTheSecondFeedsViewTakesOver() async throws {
+    let engine = try mergedEngine()
+    #expect(try engine.ingest([], from: "feed-a", isFullRefresh: true) == counts())
+    #expect(try await engine.lookupIncident(with: "b7").sourceTexts.isEmpty)
+    #expect(try await engine.lookupIncident(with: "a1").location == (try a1()).location)
+    // A's content has no feed left: B's next report, unchanged, supplies it.
+    #expect(try engine.ingest([b7()], from: "feed-b", isFullRefresh: true) == counts(updated: 1))
+    let now = try await engine.lookupIncident(with: "b7")
+    #expect(now.originalId == "a1")
+    #expect(now.location == (try b7()).location)
+    #expect(try engine.ingest([b7()], from: "feed-b", isFullRefresh: true) == counts(unchanged: 1))
+    #expect(try engine.ingest([], from: "feed-b", isFullRefresh: true) == counts(ended: 1))
+    #expect(try await engine.lookupIncident(with: "a1").endTime == F.now)
+  }
+
+  @Test func theSameIdFromAnotherFeedIsMergedAndFollowsItsChanges() async throws {
+    let engine = try F.engine([])
+    let x = try F.incident("x1", [(52.5, 13.4)])
+    #expect(try engine.ingest([x], from: "feed-a", isFullRefresh: true) == counts(added: 1))
+    #expect(try engine.ingest([x], from: "feed-b", isFullRefresh: true) == counts(merged: 1))
+    #expect(
+      try await engine.lookupIncident(with: "x1").sources.map(\.feed) == ["feed-a", "feed-b"])
+    #expect(try engine.ingest([x], from: "feed-b", isFullRefresh: true) == counts(unchanged: 1))
+    var changed = x
+    changed.impact = .critical
+    #expect(try engine.ingest([changed], from: "feed-b", isFullRefresh: true) == counts(updated: 1))
+    #expect(try engine.ingest([x], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
+    #expect(try await engine.lookupIncident(with: "x1").impact == .critical)
+  }
+
+  @Test func whatEachFeedSaidSurvivesARestart() throws {
+    let engine = try mergedEngine()
+    try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
+    let restarted = try TrafficEngine(store: engine.store, clock: { F.now })
+    #expect(
+      try restarted.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
+        == counts(unchanged: 1))
+    #expect(
+      try restarted.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
+    // And through the stores' JSON bodies.
+    let stored = try #require(try engine.store.history(ofOriginalId: "a1").last)
+    let decoded = try JSONDecoder().decode(
+      TrafficIncident.self, from: JSONEncoder().encode(stored))
+    #expect(decoded.sources == stored.sources)
+    #expect(stored.sources.allSatisfy { $0.reportDigest?.count == 16 })
+  }
+
+  @Test func aReportInEffectDoesNotJoinAnEndedIncident() throws {
+    let engine = try F.engine([])
+    try engine.ingest([a1()], from: "feed-a", isFullRefresh: true)
+    #expect(try engine.ingest([], from: "feed-a", isFullRefresh: true) == counts(ended: 1))
+    #expect(try engine.ingest([b7()], from: "feed-b", isFullRefresh: true) == counts(added: 1))
+    #expect(engine.incidentCount == 2)
+  }
+}
+
+extension TrafficEngineIngestTests {
+  @Test func versionIdsStayDistinctWithinOneMillisecond() throws {
+    // The fixture clock never moves: every ingest happens at the same millisecond. The feed
+    // gives no version ids (id = original id), so the engine makes each one.
+    func report(_ impact: TrafficIncidentImpact) throws -> TrafficIncident {
+      try F.incident("a", [(52.5, 13.4)], impact: impact).reidentified(id: "a", originalId: "a")
+    }
+    let engine = try F.engine([])
+    try engine.ingest([try report(.minor)], from: "feed", isFullRefresh: false)
+    for impact in [TrafficIncidentImpact.major, .critical, .minor] {
+      #expect(
+        try engine.ingest([try report(impact)], from: "feed", isFullRefresh: false).updated == 1)
+    }
+    let history = try engine.store.history(ofOriginalId: "a")
+    #expect(history.map(\.impact) == [.minor, .major, .critical, .minor])
+    #expect(Set(history.map(\.id)).count == 4)
+  }
+}
