@@ -18,7 +18,7 @@ RUN_ARGS ?= serve --demo
 
 # Seconds each fuzz target runs under `make fuzz`.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson v7-query
+FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson openlr json-stream v7-query
 
 # Installs the Debian packages that are missing (only those) for the job named in PACKAGES.
 define install_missing
@@ -57,6 +57,10 @@ TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerComma
 
 test: deps-test
 	$(SWIFT) build --build-tests
+	@for target in $(FUZZ_TARGETS); do \
+	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); [ -z "$$seeds" ] && continue; \
+	  TRAFFIC_FUZZ_TARGET=$$target $$($(SWIFT) build --show-bin-path)/traffic-fuzz $$seeds || exit 1; \
+	done
 	$(SWIFT) test --skip-build --skip '$(TIMED_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
 

@@ -78,7 +78,7 @@ let package = Package(
     .testTarget(
       name: "GeoTests",
       dependencies: ["Geo", "TrafficTestSupport"],
-      exclude: ["Vectors"],
+      exclude: ["Vectors", "Fuzz"],
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),

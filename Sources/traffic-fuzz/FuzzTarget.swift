@@ -2,7 +2,7 @@
 //
 // Built with `-sanitize=fuzzer -DFUZZING` (see `make fuzz`) it is a libFuzzer binary;
 // built normally it replays the seed corpus under Tests/*/Fuzz/<target>/ (or the files given
-// as arguments) through the same entry point, so `make test` exercises every seed.
+// as arguments) through the same entry point; `make test` replays every seed that way.
 import Foundation
 import Geo
 import Traffic
@@ -24,6 +24,11 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
   }
   targets["wkt"] = { data in _ = try? WKT.parse(String(decoding: data, as: UTF8.self)) }
   targets["geojson"] = { data in _ = try? GeoJSON.decodeGeometry(from: data) }
+  targets["openlr"] = { data in
+    _ = try? OpenLR.decode([UInt8](data))
+    _ = try? OpenLR.decode(base64: String(decoding: data, as: UTF8.self))
+  }
+  targets["json-stream"] = { data in checkStreamAgreesWithParser(data) }
   // The HTTP API's query strings (`in=`, filters, times...): any query must get a 2xx or 4xx,
   // never a 5xx; a 5xx stops the fuzzer as a crash.
   targets["v7-query"] = { data in
@@ -36,6 +41,49 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
   }
   return targets
 }()
+
+/// Differential target: `JSONStreamReader`, fed in chunks of 1–16 bytes (the first input
+/// byte chooses), must accept exactly what `JSONParser` accepts, with the same values, and
+/// reject the rest at the same byte; a disagreement stops the fuzzer as a crash.
+///
+/// Inputs with 200 or more brackets are only run, not compared: the reader counts nesting
+/// from each streamed record, the parser from the root.
+func checkStreamAgreesWithParser(_ data: Data) {
+  guard let first = data.first else { return }
+  let chunk = Int(first % 16) + 1
+  let text = Data(data.dropFirst())
+  var offset = text.startIndex
+  var reader = JSONStreamReader { () throws(JSONStreamError) -> Data? in
+    guard offset < text.endIndex else { return nil }
+    let end = min(offset + chunk, text.endIndex)
+    defer { offset = end }
+    return text[offset..<end]
+  }
+  var elements: [JSONValue] = []
+  let streamed = Result { () throws(JSONStreamError) in
+    try reader.read(streaming: ["a", ""]) { _, _, value in elements.append(value) }
+  }
+  let whole = Result { () throws(JSONSyntaxError) in try JSONParser.parse(text) }
+  let brackets = text.count { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "{") }
+  guard brackets < 200 else { return }
+  switch (whole, streamed) {
+  case (.success(let value), .success(let rest)):
+    if case .array(let items) = value {
+      guard rest == .array([]), elements == items else { fatalError("root array differs") }
+    } else if case .object(var members) = value, let items = members["a"]?.array,
+      text.firstRange(of: Data("\"a\"".utf8)) == text.lastRange(of: Data("\"a\"".utf8))
+    {
+      members["a"] = .array([])
+      guard rest == .object(members), elements == items else { fatalError("object differs") }
+    }
+  case (.failure(let expected), .failure(.syntax(let found))):
+    guard expected.offset == found.offset else {
+      fatalError("parser fails at byte \(expected.offset), stream at \(found.offset)")
+    }
+  default:
+    fatalError("parser and stream disagree: \(whole) vs \(streamed)")
+  }
+}
 
 /// A server on an empty in-memory engine, for the HTTP targets.
 let fuzzServer: TrafficServer? = {
