@@ -91,6 +91,9 @@ struct JSONStreamReaderTests {
     "{\"features\": [\"unterminated]}",  // unterminated string
     "{\"features\": [\"\u{00E9}\", \"\\u12\"]}",  // short unicode escape
     "",  // empty
+    "{\"features\": [{\"id\"[ 0, \"s\": 1}]}",  // an early error before an unpaired bracket
+    "{\"features\": [{\"id\"[ 0, \"s\": 1",  // an early error before the end of the text
+    "{\"features\": [{\"id\": tru, \"s\": \"open",  // an early error before an open string
   ]
 
   @Test("syntax errors name the same place as the whole-text parser", arguments: malformed)

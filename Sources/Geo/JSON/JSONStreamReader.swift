@@ -62,6 +62,8 @@ package struct JSONStreamReader {
   /// Absolute offset from which bytes must be kept (the value being delimited).
   private var keepFrom: Int?
   private var exhausted = false
+  /// Whether the value being delimited outgrew `maximumValueBytes`.
+  private var exceededLimit = false
 
   /// A reader pulling chunks from `chunks` until it returns `nil`.
   ///
@@ -191,16 +193,20 @@ package struct JSONStreamReader {
     guard let first = try peek() else {
       throw failure("expected a value, found the end of the text (truncated document?)")
     }
-    switch first {
-    case UInt8(ascii: "{"), UInt8(ascii: "["): try skipContainer()
-    case UInt8(ascii: "\""):
-      position += 1
-      try skipStringBody(openedAt: start)
-    default:
-      while let byte = try peek(), !Self.endsScalar(byte) { position += 1 }
-      guard base + position > start else {
-        throw failure("expected a value, found \(try describeHere())")
+    do throws(JSONStreamError) {
+      switch first {
+      case UInt8(ascii: "{"), UInt8(ascii: "["): try skipContainer()
+      case UInt8(ascii: "\""):
+        position += 1
+        try skipStringBody(openedAt: start)
+      default:
+        while let byte = try peek(), !Self.endsScalar(byte) { position += 1 }
+        guard base + position > start else {
+          throw failure("expected a value, found \(try describeHere())")
+        }
       }
+    } catch {
+      throw earliestFailure(delimiting: error, valueStart: start)
     }
     guard base + position - start <= maximumValueBytes else {
       throw failure(
@@ -213,6 +219,26 @@ package struct JSONStreamReader {
     } catch {
       throw failure(error.reason, atAbsolute: start + error.offset)
     }
+  }
+
+  /// The error to report when delimiting a value failed (unpaired bracket, end of input,
+  /// nesting): the parser's first error in the bytes read so far, which may come earlier
+  /// (`{"id"[ ... }` is wrong at the `[`, not at the `}`), so that the place is the one a
+  /// whole-text parse names. Limit and input errors are reported as they are.
+  private func earliestFailure(
+    delimiting error: JSONStreamError, valueStart start: Int
+  ) -> JSONStreamError {
+    guard case .syntax(let found) = error, !exceededLimit, start >= base else { return error }
+    let end = min(position + 1, buffer.count)
+    guard start - base < end else { return error }
+    do {
+      _ = try JSONParser.parse(bytes: Array(buffer[(start - base)..<end]))
+    } catch {
+      if start + error.offset <= found.offset {
+        return failure(error.reason, atAbsolute: start + error.offset)
+      }
+    }
+    return error
   }
 
   private static func endsScalar(_ byte: UInt8) -> Bool {
@@ -303,6 +329,7 @@ package struct JSONStreamReader {
       position -= keep
     }
     if let keepFrom, base + buffer.count - keepFrom > maximumValueBytes {
+      exceededLimit = true
       throw failure(
         "a value is larger than \(maximumValueBytes) bytes, the limit of one record",
         atAbsolute: keepFrom)
