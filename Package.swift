@@ -57,7 +57,10 @@ let package = Package(
       ]),
     .executableTarget(
       name: "traffic-bench",
-      dependencies: ["Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficMap"]),
+      dependencies: [
+        "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres", "TrafficMap",
+        "TrafficTestSupport",
+      ]),
     .executableTarget(
       name: "traffic-fuzz", dependencies: ["Geo", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(

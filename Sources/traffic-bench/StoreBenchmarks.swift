@@ -1,7 +1,9 @@
 import Foundation
 import Geo
 import Traffic
+import TrafficPostgres
 import TrafficSQLite
+import TrafficTestSupport
 
 /// Sizes of the store benchmarks.
 struct StoreBenchmarkSizes {
@@ -26,13 +28,14 @@ struct StoreBenchmarkSizes {
 ///   rebuild);
 /// - circle queries answered from the engine's snapshot (`incidents(inside:options:)`)
 ///   and straight from the file (`SQLiteTrafficStore.incidents(meeting:)`: R*Tree
-///   candidates, bodies decoded, exact test) — the reason the engine keeps a snapshot.
+///   candidates, bodies decoded, exact test) — the reason the engine keeps a snapshot;
+/// - the same on PostgreSQL + PostGIS (`runPostgresBenchmarks`), when it is installed.
 ///
 /// - Throws: Store and query errors; `BenchmarkFailure` when the two ways of answering
 ///   disagree on how many incidents the circles hold.
 /// - Returns: A sum to fold into the sink.
 func runStoreBenchmarks(
-  _ sizes: StoreBenchmarkSizes, report: (Measurement) -> Void
+  _ sizes: StoreBenchmarkSizes, report: (Measurement) -> Void, note: (String) -> Void
 ) throws
   -> Int
 {
@@ -156,6 +159,78 @@ func runStoreBenchmarks(
         name: "stores.\(label).results", value: Double(fromSnapshot) / Double(count),
         unit: "incidents/query", n: count, flatbushMilliseconds: nil))
     sink &+= fromSnapshot
+  }
+  sink &+= try runPostgresBenchmarks(
+    sizes, batches: batches, updates: updates, now: now, random: &random, report: report,
+    note: note)
+  return sink
+}
+
+/// The same import, start-up, update and circle queries on `PostgresTrafficStore`, against
+/// a throw-away PostgreSQL + PostGIS cluster on loopback with PostgreSQL's default
+/// durability (every commit flushed), started here and stopped after. Skipped with a note
+/// when PostgreSQL is not installed.
+private func runPostgresBenchmarks(
+  _ sizes: StoreBenchmarkSizes, batches: [IncidentBatch], updates: [IncidentBatch], now: Date,
+  random: inout SplitMix64, report: (Measurement) -> Void, note: (String) -> Void
+) throws -> Int {
+  let cluster: PostgresCluster
+  do { cluster = try PostgresCluster.dedicated(durable: true) } catch {
+    note("PostgreSQL benchmarks skipped: \(error)")
+    return 0
+  }
+  defer { cluster.stop() }
+  let count = batches.reduce(0) { $0 + $1.upserts.count }
+  let store = try PostgresTrafficStore(url: cluster.url)
+  let imported = try timed { for batch in batches { try store.apply(batch) } }
+  report(
+    Measurement(
+      name: "stores.postgres.import", value: imported.milliseconds, unit: "ms", n: count,
+      flatbushMilliseconds: nil))
+  report(
+    Measurement(
+      name: "stores.postgres.import-rate", value: Double(count) / (imported.milliseconds / 1000),
+      unit: "incidents/s", n: count, flatbushMilliseconds: nil))
+  let starts = try (0..<3).map { _ in
+    try timed { try TrafficEngine(store: PostgresTrafficStore(url: cluster.url), clock: { now }) }
+  }
+  guard let engine = starts.last?.result, engine.incidentCount == count else {
+    throw BenchmarkFailure(
+      "the PostgreSQL store gave \(starts.last?.result.incidentCount ?? 0) of \(count) incidents")
+  }
+  report(
+    Measurement(
+      name: "stores.postgres.engine-start", value: starts.map(\.milliseconds).sorted()[1],
+      unit: "ms", n: count, flatbushMilliseconds: nil))
+  var sink = 0
+  let applies = try updates.map { batch in
+    let applied = try timed { try engine.apply(batch).count }
+    sink &+= applied.result
+    return applied.milliseconds
+  }
+  report(
+    Measurement(
+      name: "stores.postgres.engine-apply-batch", value: applies.sorted()[1], unit: "ms",
+      n: sizes.batchSize, flatbushMilliseconds: nil))
+  let options = TrafficIncidentsQueryOptions()
+  for (radius, queries) in [(1_000.0, sizes.circleQueries), (10_000.0, sizes.wideCircleQueries)] {
+    let circles = try (0..<queries).map { _ in
+      try GeoCircle(center: randomGermanPlace(&random), radiusInMeters: radius)
+    }
+    let label = "circle-\(Int(radius / 1000))km"
+    let fromSnapshot = try (0..<queries).reduce(0) {
+      $0 + (try engine.incidents(inside: circles[$1], options: options).count)
+    }
+    let fromDatabase = try measureLatencies(
+      "stores.postgres-gist.\(label)", count: queries, report: report
+    ) {
+      try store.incidents(meeting: circles[$0]).count
+    }
+    guard fromSnapshot == fromDatabase else {
+      throw BenchmarkFailure(
+        "\(label): the snapshot found \(fromSnapshot) incidents, PostgreSQL \(fromDatabase)")
+    }
+    sink &+= fromDatabase
   }
   return sink
 }

@@ -44,7 +44,8 @@ do {
       quick ? .quick : FeedBenchmarkSizes(), report: record, fail: fail)
   }
   if runs("stores") {
-    sink &+= try runStoreBenchmarks(quick ? .quick : StoreBenchmarkSizes(), report: record)
+    sink &+= try runStoreBenchmarks(
+      quick ? .quick : StoreBenchmarkSizes(), report: record, note: note)
   }
   let needsNetworks = runs("flow") || runs("map")
   let a10 = needsNetworks ? try BenchmarkNetwork.loadA10KreuzWest(report: record, note: note) : nil

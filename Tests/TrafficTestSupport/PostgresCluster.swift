@@ -72,7 +72,17 @@ public final class PostgresCluster: Sendable {
 
   // MARK: Starting
 
-  private static func start() throws(PostgresClusterError) -> PostgresCluster {
+  /// A cluster of its own (not the shared one), which the caller must `stop()`.
+  ///
+  /// - Parameter durable: Whether commits wait for the disk (`fsync`, synchronous commit,
+  ///   full-page writes: PostgreSQL's defaults, for benchmarks that compare durable stores);
+  ///   otherwise durability is off for speed, as for the tests.
+  /// - Throws: `PostgresClusterError` saying what is missing or what failed.
+  public static func dedicated(durable: Bool) throws(PostgresClusterError) -> PostgresCluster {
+    try start(durable: durable)
+  }
+
+  private static func start(durable: Bool = false) throws(PostgresClusterError) -> PostgresCluster {
     let binaries = try findBinaries()
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("traffic-postgres-\(UUID().uuidString)").path
@@ -98,8 +108,9 @@ public final class PostgresCluster: Sendable {
             binaries + "/pg_ctl",
             [
               "-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "-o",
-              "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off "
-                + "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+              "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+                + (durable
+                  ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"),
               "start",
             ], as: user, in: directory)
         } catch {
