@@ -222,21 +222,22 @@ package struct JSONStreamReader {
   }
 
   /// The error to report when delimiting a value failed (unpaired bracket, end of input,
-  /// nesting): the parser's first error in the bytes read so far, which may come earlier
-  /// (`{"id"[ ... }` is wrong at the `[`, not at the `}`), so that the place is the one a
-  /// whole-text parse names. Limit and input errors are reported as they are.
+  /// nesting): the parser's first error in the bytes read so far, which may lie before the
+  /// place delimiting stopped (`{"id"[ ... }` is wrong at the `[`, not at the `}`), so that
+  /// the place is the one a whole-text parse names. Limit and input errors are reported as
+  /// they are.
   private func earliestFailure(
     delimiting error: JSONStreamError, valueStart start: Int
   ) -> JSONStreamError {
-    guard case .syntax(let found) = error, !exceededLimit, start >= base else { return error }
+    // The bytes up to and including the one where delimiting stopped are the whole text's
+    // bytes, so the parser's first error in them is the whole-text parse's first error.
+    guard case .syntax = error, !exceededLimit, start >= base else { return error }
     let end = min(position + 1, buffer.count)
     guard start - base < end else { return error }
     do {
       _ = try JSONParser.parse(bytes: Array(buffer[(start - base)..<end]))
     } catch {
-      if start + error.offset <= found.offset {
-        return failure(error.reason, atAbsolute: start + error.offset)
-      }
+      return failure(error.reason, atAbsolute: start + error.offset)
     }
     return error
   }
