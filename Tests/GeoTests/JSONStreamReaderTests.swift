@@ -94,6 +94,8 @@ struct JSONStreamReaderTests {
     "{\"features\": [{\"id\"[ 0, \"s\": 1}]}",  // an early error before an unpaired bracket
     "{\"features\": [{\"id\"[ 0, \"s\": 1",  // an early error before the end of the text
     "{\"features\": [{\"id\": tru, \"s\": \"open",  // an early error before an open string
+    "{\"\u{00}\u{00}\": 1}",  // NUL bytes in a member name (not UTF-16)
+    "{\"\u{01}, \"features\": [1]",  // a control character, then an unterminated string
   ]
 
   @Test("syntax errors name the same place as the whole-text parser", arguments: malformed)

@@ -40,19 +40,24 @@ package enum JSONParser {
 
   /// Parses one JSON value filling the whole of `bytes` (surrounding whitespace allowed).
   ///
-  /// - Parameter bytes: UTF-8 JSON text.
+  /// - Parameters:
+  ///   - bytes: UTF-8 JSON text.
+  ///   - isFragment: Whether the bytes are one value cut out of a larger text, whose start
+  ///     was already checked for a byte-order mark and UTF-16/32 (`JSONStreamReader`).
   /// - Returns: The value.
   /// - Throws: `JSONSyntaxError` naming the place (relative to `bytes`) and the reason.
   /// - Complexity: O(n) in the number of bytes.
-  package static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+  package static func parse(
+    bytes: [UInt8], isFragment: Bool = false
+  ) throws(JSONSyntaxError) -> JSONValue {
     var parser = Parser(bytes: bytes)
-    if bytes.count >= 2,
+    if !isFragment, bytes.count >= 2,
       (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF)
         || (bytes[0] == 0 || bytes[1] == 0)
     {
       throw parser.failure("the text is UTF-16 or UTF-32 encoded; JSON feeds must be UTF-8")
     }
-    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+    if !isFragment, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
       parser.position = 3
     }
     parser.skipWhitespace()

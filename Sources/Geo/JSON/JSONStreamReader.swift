@@ -215,7 +215,7 @@ package struct JSONStreamReader {
     }
     let bytes = Array(buffer[(start - base)..<position])
     do {
-      return try JSONParser.parse(bytes: bytes)
+      return try JSONParser.parse(bytes: bytes, isFragment: true)
     } catch {
       throw failure(error.reason, atAbsolute: start + error.offset)
     }
@@ -235,7 +235,7 @@ package struct JSONStreamReader {
     let end = min(position + 1, buffer.count)
     guard start - base < end else { return error }
     do {
-      _ = try JSONParser.parse(bytes: Array(buffer[(start - base)..<end]))
+      _ = try JSONParser.parse(bytes: Array(buffer[(start - base)..<end]), isFragment: true)
     } catch {
       return failure(error.reason, atAbsolute: start + error.offset)
     }
