@@ -86,7 +86,8 @@ let package = Package(
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
     .testTarget(
-      name: "RoadsTests", dependencies: ["Roads", "TrafficTestSupport"], exclude: ["Fixtures"]),
+      name: "RoadsTests", dependencies: ["Roads", "Zlib", "TrafficTestSupport"],
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
       dependencies: ["Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),

@@ -26,7 +26,10 @@ enum NetworkCommand: Subcommand {
     guard rest.first == "import" else { throw UsageError("expects 'import FILE'") }
     guard rest.count == 2 else { throw UsageError("expects exactly one FILE after import") }
     let started = ContinuousClock.now
-    let network = try NetworkArguments.load(rest[1], countryCode: country)
+    let (network, report) = try NetworkArguments.loadReporting(rest[1], countryCode: country)
+    if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
+      console.error("\(rest[1]): \(report)")
+    }
     do {
       try SQLiteTrafficStore(path: path).saveNetwork(network)
     } catch {

@@ -76,12 +76,11 @@ import TrafficTestSupport
     #expect(network.segments[6].laneCount == 2 && network.segments[7].laneCount == 1)
   }
 
-  @Test("Malformed XML names the line")
-  func malformedXML() {
+  @Test("Malformed XML names the line; a node off the globe is left out and counted")
+  func malformedXML() throws {
     let xml = "<osm><node id=\"1\" lat=\"91\" lon=\"9\"/></osm>"
-    #expect(throws: RoadsError.self) {
-      try OSMImporter.importNetwork(xml: Data(xml.utf8), name: "bad.osm")
-    }
+    let offGlobe = try OSMImporter.importNetworkReporting(xml: Data(xml.utf8), name: "bad.osm")
+    #expect(offGlobe.report.invalidNodes == 1 && offGlobe.network.segments.isEmpty)
     do {
       _ = try OSMImporter.importNetwork(
         xml: Data("<osm><way id=\"x\"></osm>".utf8), name: "bad.osm")
@@ -160,6 +159,73 @@ import TrafficTestSupport
         return
       }
       #expect(file == url.lastPathComponent)
+    }
+  }
+}
+
+@Suite struct OSMTaggingVariantsTests {
+  @Test("oneway=-1, reversible, roundabouts, maxspeed units, access and a clipped extract")
+  func variants() throws {
+    let (network, report) = try OSMImporter.importNetworkReporting(
+      from: RoadsFixtures.url("variants.osm"))
+    let rows = network.segments.map {
+      "\(network.nodes[$0.fromNode].sourceID)->\(network.nodes[$0.toNode].sourceID) "
+        + "\($0.sourceID)\($0.isReversed ? "r" : "") "
+        + "\(Int(($0.speedLimitInMetersPerSecond * 3.6).rounded())) \($0.speedLimitSource)"
+    }
+    // -1: only against the drawing; reversible: dropped; roundabout: one-way; a link without
+    // oneway is two-way (OSM wiki); signals: the class default; access=no but
+    // motor_vehicle=yes: kept; 506, 507 (no motor access) and 508 (area) are left out.
+    #expect(
+      rows == [
+        "1->2 501r 80 posted", "3->4 503 60 implicit", "4->5 504 120 unlimited",
+        "5->4 504r 120 unlimited", "5->2 505 50 roadClassDefault",
+        "2->5 505r 50 roadClassDefault", "6->5 509 50 roadClassDefault",
+        "5->6 509r 50 roadClassDefault", "8->9 512 50 roadClassDefault",
+        "9->8 512r 50 roadClassDefault",
+      ])
+    // 509 lost node 90 and 512 the invalid node 7: clipped; 510 (no node present) and 511
+    // (one node) dropped.
+    #expect(report.roadWays == 8)
+    #expect(report.clippedWays == 2)
+    #expect(report.droppedWays == 2)
+    #expect(report.missingNodeReferences == 4)
+    #expect(report.invalidNodes == 1)
+  }
+
+  @Test("A truncated, a non-XML and a roadless file are refused naming the file and place")
+  func badFiles() throws {
+    let text = try String(contentsOf: RoadsFixtures.url("variants.osm"), encoding: .utf8)
+    let truncated = Data(text.prefix(text.count - 200).utf8)
+    #expect {
+      try OSMImporter.importNetwork(xml: truncated, name: "cut.osm")
+    } throws: { error in
+      "\(error)".hasPrefix("malformed cut.osm at line 26")
+        && "\(error)".contains("truncated")
+    }
+    #expect {
+      try OSMImporter.importNetwork(xml: Data([0x50, 0x4B, 3, 4, 0, 0]), name: "zip.osm")
+    } throws: { error in
+      "\(error)" == "malformed zip.osm at line 1, column 1: "
+        + "the document is empty or is not XML (XML error 4)"
+    }
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("osm-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let roadless = directory.appendingPathComponent("paths.osm")
+    try Data(
+      """
+      <osm version="0.6"><node id="1" lat="47" lon="9"/><node id="2" lat="47" lon="9.1"/>
+      <way id="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="footway"/></way></osm>
+      """.utf8
+    ).write(to: roadless)
+    #expect(
+      throws: RoadsError.unsupported(
+        file: "paths.osm",
+        reason: "no way is a road open to motor vehicles (highway=* with motor access)")
+    ) {
+      try OSMImporter.importNetwork(from: roadless)
     }
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import Roads
 import Testing
+import Zlib
 
 @Suite struct SUMONetworkImporterTests {
   @Test("The hand-written network: kept edges, coordinates, speeds, opposites")
@@ -37,11 +38,13 @@ import Testing
     let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
       .replacingOccurrences(
         of: "+proj=utm +zone=32 +ellps=WGS84 +datum=WGS84 +units=m +no_defs", with: "!")
-    #expect(
-      throws: RoadsError.malformed(
-        file: "x.net.xml", position: "<location>",
-        reason: "projParameter \"!\": the network is not geo-referenced")
-    ) { try SUMONetworkImporter.importNetwork(xml: Data(text.utf8), name: "x.net.xml") }
+    #expect {
+      try SUMONetworkImporter.importNetwork(xml: Data(text.utf8), name: "x.net.xml")
+    } throws: { error in
+      guard case .unsupported(let file, let reason) = error as? RoadsError else { return false }
+      return file == "x.net.xml"
+        && reason.hasPrefix("the network is not geo-referenced (<location projParameter=\"!\">)")
+    }
     let lambert = text.replacingOccurrences(
       of: "projParameter=\"!\"", with: "projParameter=\"+proj=lcc +lat_1=49\"")
     #expect(throws: RoadsError.self) {
@@ -66,5 +69,60 @@ import Testing
     #expect(network.segments.count > 100)
     #expect(network.segments.contains { $0.roadClass == .motorway && $0.functionalClass == 1 })
     #expect(Set(network.segments.map(\.sourceID)).count == network.segments.count)
+  }
+}
+
+@Suite struct SUMONetworkVariantsTests {
+  static let small = RoadsFixtures.url("small.net.xml")
+
+  func temporaryFile(_ name: String, _ data: Data) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sumo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try data.write(to: url)
+    return url
+  }
+
+  @Test("A gzip'd .net.xml.gz imports as the plain file does")
+  func gzip() throws {
+    let plain = try SUMONetworkImporter.importNetwork(from: Self.small)
+    let url = try temporaryFile("small.net.xml.gz", Gzip.compress(try Data(contentsOf: Self.small)))
+    defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+    let packed = try SUMONetworkImporter.importNetwork(from: url)
+    #expect(packed.segments.map(\.sourceID) == plain.segments.map(\.sourceID))
+    #expect(packed.nodes.map(\.coordinates) == plain.nodes.map(\.coordinates))
+    let cut = try temporaryFile(
+      "cut.net.xml.gz", Gzip.compress(try Data(contentsOf: Self.small)).prefix(300))
+    defer { try? FileManager.default.removeItem(at: cut.deletingLastPathComponent()) }
+    #expect(
+      throws: RoadsError.malformed(
+        file: "cut.net.xml.gz", position: "gzip data", reason: "the compressed data is truncated")
+    ) { try SUMONetworkImporter.importNetwork(from: cut) }
+  }
+
+  @Test("A truncated file names where it ends; a rail-only network has no road")
+  func truncatedAndRailOnly() throws {
+    let text = try String(contentsOf: Self.small, encoding: .utf8)
+    let cut = String(text[..<(try #require(text.range(of: "<junction"))).lowerBound])
+    #expect {
+      try SUMONetworkImporter.importNetwork(xml: Data(cut.utf8), name: "cut.net.xml")
+    } throws: { error in
+      "\(error)".hasPrefix("malformed cut.net.xml at line ")
+        && "\(error)".hasSuffix("the file ends before </net>: it is truncated")
+    }
+    var rail = text
+    for (from, to) in [
+      ("<lane id=\"e1_", "<lane allow=\"rail\" id=\"e1_"),
+      ("<lane id=\"-e1_", "<lane allow=\"rail tram\" id=\"-e1_"),
+      ("disallow=\"pedestrian bicycle\"", "disallow=\"all\""),
+    ] {
+      rail = rail.replacingOccurrences(of: from, with: to)
+    }
+    #expect {
+      try SUMONetworkImporter.importNetwork(xml: Data(rail.utf8), name: "rail.net.xml")
+    } throws: { error in
+      "\(error)".contains("no edge is open to motor vehicles")
+    }
   }
 }

@@ -43,31 +43,54 @@ public enum OSMImporter {
   ///   - url: a local file.
   ///   - options: country for default speed limits, service roads.
   /// - Returns: the network.
-  /// - Throws: ``RoadsError/unreadable(file:reason:)`` when the file cannot be opened,
-  ///   ``RoadsError/malformed(file:position:reason:)`` naming the byte offset and block (PBF)
-  ///   or line and column (XML) of a defect, ``RoadsError/unsupported(file:reason:)`` for
-  ///   PBF features other than dense nodes and zlib, and ``RoadsError/missingTool(name:reason:)``
-  ///   when a `.bz2` file needs the absent `bzip2` command.
+  /// - Throws: as ``importNetworkReporting(from:options:)``.
   /// - Complexity: O(r log n) for r way-node references and n distinct road nodes, after one
   ///   pass over the file (two for PBF).
   public static func importNetwork(
     from url: URL, options: OSMImportOptions = OSMImportOptions()
   ) throws(RoadsError) -> RoadNetwork {
+    try importNetworkReporting(from: url, options: options).network
+  }
+
+  /// Imports a file, choosing the format from its name, and tells what was left out.
+  ///
+  /// Extracts clipped at a border reference nodes they do not contain: the complete
+  /// stretches of such ways are imported, and the report counts the ways clipped and those
+  /// dropped entirely. Nodes with coordinates off the globe are left out and counted.
+  ///
+  /// - Parameters:
+  ///   - url: a local file.
+  ///   - options: country for default speed limits, service roads.
+  /// - Returns: the network and the import report.
+  /// - Throws: ``RoadsError/unreadable(file:reason:)`` when the file cannot be opened,
+  ///   ``RoadsError/malformed(file:position:reason:)`` naming the byte offset and block (PBF)
+  ///   or line and column (XML) of a defect, including XML that ends before `</osm>`;
+  ///   ``RoadsError/unsupported(file:reason:)`` for PBF features other than dense nodes and
+  ///   zlib, and for a file without a single road for motor traffic;
+  ///   ``RoadsError/missingTool(name:reason:)`` when a `.bz2` file needs the absent `bzip2`
+  ///   command.
+  /// - Complexity: as ``importNetwork(from:options:)``.
+  public static func importNetworkReporting(
+    from url: URL, options: OSMImportOptions = OSMImportOptions()
+  ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw .unreadable(file: url.path, reason: "no such readable file")
     }
+    let result: (network: RoadNetwork, report: OSMImportReport)
     switch Format(fileName: url.lastPathComponent) {
     case .pbf:
-      return try PBFReader(url: url, options: options).read()
+      result = try PBFReader(url: url, options: options).read()
     case .xml:
       guard let stream = InputStream(url: url) else {
         throw .unreadable(file: url.path, reason: "cannot open a stream")
       }
       let reader = OSMXMLReader(fileName: url.lastPathComponent, options: options)
-      return try reader.read(XMLParser(stream: stream))
+      result = try reader.read(XMLParser(stream: stream))
     case .bzip2XML:
-      return try importBzip2(url, options: options)
+      result = try importBzip2(url, options: options)
     }
+    try requireRoads(result, fileName: url.lastPathComponent)
+    return result
   }
 
   /// Imports OpenStreetMap XML held in memory.
@@ -76,13 +99,41 @@ public enum OSMImporter {
   ///   - data: the XML document.
   ///   - name: a name for the data in error messages.
   ///   - options: country for default speed limits, service roads.
-  /// - Returns: the network.
+  /// - Returns: the network (empty when the data holds no road).
   /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column.
   /// - Complexity: O(r log n), as ``importNetwork(from:options:)``.
   public static func importNetwork(
     xml data: Data, name: String = "OSM XML", options: OSMImportOptions = OSMImportOptions()
   ) throws(RoadsError) -> RoadNetwork {
+    try importNetworkReporting(xml: data, name: name, options: options).network
+  }
+
+  /// Imports OpenStreetMap XML held in memory, and tells what was left out.
+  ///
+  /// - Parameters:
+  ///   - data: the XML document.
+  ///   - name: a name for the data in error messages.
+  ///   - options: country for default speed limits, service roads.
+  /// - Returns: the network (empty when the data holds no road) and the import report.
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column.
+  /// - Complexity: O(r log n), as ``importNetwork(from:options:)``.
+  public static func importNetworkReporting(
+    xml data: Data, name: String = "OSM XML", options: OSMImportOptions = OSMImportOptions()
+  ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
     try OSMXMLReader(fileName: name, options: options).read(XMLParser(data: data))
+  }
+
+  /// Refuses a file that gave no road, saying why.
+  private static func requireRoads(
+    _ result: (network: RoadNetwork, report: OSMImportReport), fileName: String
+  ) throws(RoadsError) {
+    guard result.network.segments.isEmpty else { return }
+    throw .unsupported(
+      file: fileName,
+      reason: result.report.roadWays == 0
+        ? "no way is a road open to motor vehicles (highway=* with motor access)"
+        : "none of its \(result.report.roadWays) road ways has two nodes present (\(result.report))"
+    )
   }
 
   /// The path of an executable found in `PATH` (or the usual system folders).
@@ -100,7 +151,7 @@ public enum OSMImporter {
   private static func importBzip2(
     _ url: URL, options: OSMImportOptions
   ) throws(RoadsError)
-    -> RoadNetwork
+    -> (network: RoadNetwork, report: OSMImportReport)
   {
     guard let bzip2 = executable(named: "bzip2") else {
       throw .missingTool(
@@ -124,7 +175,7 @@ public enum OSMImporter {
       throw .unreadable(file: url.path, reason: "cannot stream the output of bzip2")
     }
     let reader = OSMXMLReader(fileName: url.lastPathComponent, options: options)
-    let result: Result<RoadNetwork, RoadsError>
+    let result: Result<(network: RoadNetwork, report: OSMImportReport), RoadsError>
     do {
       result = .success(try reader.read(XMLParser(stream: stream)))
     } catch {
@@ -135,8 +186,10 @@ public enum OSMImporter {
       process.terminate()
     }
     try? output.fileHandleForReading.close()
+    // bzip2 explains at length; its first line says what is wrong.
     let message = String(
-      decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+      String(decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+        .trimmingWhitespace().prefix { $0 != "\n" })
     process.waitUntilExit()
     if case .success = result, process.terminationStatus != 0 {
       throw .malformed(

@@ -22,13 +22,21 @@ struct OSMNetworkBuilder {
 
   var wayCount: Int { wayIDs.count }
 
+  /// Nodes whose coordinates were out of range and were left out (readers count them).
+  var invalidNodes = 0
+  /// Road ways of fewer than two node references, left out.
+  private var shortWays = 0
+
   /// Adds a way if its tags make it a road for motor traffic.
   mutating func addWay(
     id: Int64, nodeIDs wayRefs: some Collection<Int64>, tags: [String: String],
     options: OSMImportOptions
   ) {
-    guard wayRefs.count >= 2, let attributes = OSMWayProfile.attributes(tags, options: options)
-    else { return }
+    guard let attributes = OSMWayProfile.attributes(tags, options: options) else { return }
+    guard wayRefs.count >= 2 else {
+      shortWays += 1
+      return
+    }
     wayIDs.append(id)
     wayAttributes.append(attributes)
     refs.append(contentsOf: wayRefs)
@@ -68,8 +76,13 @@ struct OSMNetworkBuilder {
   /// references share (a junction, or a way that meets itself) and at nodes whose
   /// coordinates the file lacks (extracts cut at a border); way ends are always nodes.
   ///
+  /// - Returns: the network and what the import kept and left out.
   /// - Complexity: O(r log n) for r references and n distinct nodes.
-  func build() -> RoadNetwork {
+  func build() -> (network: RoadNetwork, report: OSMImportReport) {
+    var report = OSMImportReport()
+    report.roadWays = wayIDs.count + shortWays
+    report.droppedWays = shortWays
+    report.invalidNodes = invalidNodes
     var useCount = [UInt8](repeating: 0, count: nodeIDs.count)
     var refIndex = [Int](repeating: -1, count: refs.count)
     for (i, id) in refs.enumerated() {
@@ -123,9 +136,13 @@ struct OSMNetworkBuilder {
     }
 
     for w in 0..<wayIDs.count {
+      let segmentsBefore = segments.count
+      var clipped = false
       for r in refStarts[w]..<refStarts[w + 1] {
         let index = refIndex[r]
         guard index >= 0, !latitudes[index].isNaN else {
+          report.missingNodeReferences += 1
+          clipped = true
           flush(way: w)
           continue
         }
@@ -137,11 +154,49 @@ struct OSMNetworkBuilder {
         }
       }
       flush(way: w)
+      if segments.count == segmentsBefore {
+        report.droppedWays += 1
+      } else if clipped {
+        report.clippedWays += 1
+      }
     }
-    return RoadNetwork(uncheckedNodes: nodes, segments: segments)
+    return (RoadNetwork(uncheckedNodes: nodes, segments: segments), report)
   }
 
   private func coordinates(_ index: Int) -> GeoCoordinates {
     GeoCoordinates(uncheckedLatitude: latitudes[index], longitude: longitudes[index])
+  }
+}
+
+/// What an OpenStreetMap import kept and left out, for telling the user about clipped
+/// extracts and bad data.
+public struct OSMImportReport: Hashable, Sendable, CustomStringConvertible {
+  /// Ways whose tags make them roads for motor traffic.
+  public var roadWays = 0
+  /// Road ways imported only in part: some of their nodes are missing from the file (an
+  /// extract clipped at its border) or had invalid coordinates; the complete stretches
+  /// between such nodes are kept.
+  public var clippedWays = 0
+  /// Road ways that gave no segment at all: fewer than two of their nodes are present, or
+  /// no two present nodes are consecutive.
+  public var droppedWays = 0
+  /// Way node references whose node the file lacks or gave invalid coordinates.
+  public var missingNodeReferences = 0
+  /// Nodes left out for coordinates outside -90...90, -180...180.
+  public var invalidNodes = 0
+
+  /// An empty report.
+  public init() {}
+
+  /// One line: ways kept, clipped and dropped, and bad nodes.
+  public var description: String {
+    var parts = ["\(roadWays) road ways"]
+    if clippedWays > 0 { parts.append("\(clippedWays) clipped (nodes missing from the file)") }
+    if droppedWays > 0 { parts.append("\(droppedWays) dropped (fewer than 2 nodes present)") }
+    if missingNodeReferences > 0 {
+      parts.append("\(missingNodeReferences) references to missing nodes")
+    }
+    if invalidNodes > 0 { parts.append("\(invalidNodes) nodes with invalid coordinates left out") }
+    return parts.joined(separator: ", ")
   }
 }

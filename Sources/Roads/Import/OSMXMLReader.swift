@@ -19,6 +19,8 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
   private var wayRefs: [Int64] = []
   private var wayTags: [String: String] = [:]
   private(set) var failure: RoadsError?
+  private var sawRoot = false
+  private var closedRoot = false
 
   init(fileName: String, options: OSMImportOptions) {
     self.fileName = fileName
@@ -27,22 +29,27 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
 
   /// Parses the document and returns the finished network.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column.
-  func read(_ parser: XMLParser) throws(RoadsError) -> RoadNetwork {
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column,
+  ///   also for a file that ends before `</osm>` (truncated).
+  func read(
+    _ parser: XMLParser
+  ) throws(RoadsError) -> (
+    network: RoadNetwork, report: OSMImportReport
+  ) {
     parser.delegate = self
     parser.shouldProcessNamespaces = false
     let succeeded = parser.parse()
     if let failure { throw failure }
-    if !succeeded {
-      let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "XML parse error"
-      throw .malformed(
-        file: fileName, position: "line \(parser.lineNumber), column \(parser.columnNumber)",
-        reason: reason)
+    if let error = XMLParseFailure.error(
+      parser, succeeded: succeeded, fileName: fileName, root: "osm", sawRoot: sawRoot,
+      closedRoot: closedRoot)
+    {
+      throw error
     }
     return finish()
   }
 
-  private func finish() -> RoadNetwork {
+  private func finish() -> (network: RoadNetwork, report: OSMImportReport) {
     builder.finishWays()
     for (index, id) in builder.nodeIDs.enumerated() {
       if let point = nodeCoordinates[id] {
@@ -66,15 +73,22 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
   ) {
     switch elementName {
+    case "osm":
+      sawRoot = true
     case "node":
       guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
         return fail(parser, "node without a valid id")
       }
       // Deleted nodes in change files carry no position; they cannot be used.
       guard let latText = attributeDict["lat"], let lonText = attributeDict["lon"] else { return }
+      // A node off the globe is left out (and counted); ways through it are cut there.
       guard let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat),
         (-180...180).contains(lon)
-      else { return fail(parser, "node \(id) has invalid coordinates \(latText),\(lonText)") }
+      else {
+        builder.invalidNodes += 1
+        nodeCoordinates[id] = nil
+        return
+      }
       nodeCoordinates[id] = (lat, lon)
     case "way":
       guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
@@ -103,6 +117,7 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
     _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
     qualifiedName qName: String?
   ) {
+    if elementName == "osm" { closedRoot = true }
     guard elementName == "way", let id = wayID else { return }
     builder.addWay(id: id, nodeIDs: wayRefs, tags: wayTags, options: options)
     wayID = nil

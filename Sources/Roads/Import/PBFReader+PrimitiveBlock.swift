@@ -139,9 +139,10 @@ extension PBFReader {
           let longitude =
             (Double(layout.longitudeOffset) + Double(layout.granularity) * Double(rawLongitude))
             * 1e-9
+          // A node off the globe is left out (and counted); ways through it are cut there.
           guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-            throw ProtobufError(
-              offset: offset, reason: "node \(id) has coordinates \(latitude),\(longitude)")
+            builder.invalidNodes += 1
+            return
           }
           builder.setCoordinates(index: index, latitude: latitude, longitude: longitude)
         }

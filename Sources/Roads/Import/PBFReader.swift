@@ -39,7 +39,7 @@ struct PBFReader {
   /// Imports the file into a network.
   ///
   /// - Throws: ``RoadsError`` naming the file and the block and byte offset of any defect.
-  func read() throws(RoadsError) -> RoadNetwork {
+  func read() throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
     var builder = OSMNetworkBuilder()
     var nodeBlockOffsets: [(offset: Int, index: Int)] = []
     var sawHeader = false

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Zlib
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -23,25 +24,58 @@ import Geo
 /// - Nodes: the edges' `from` and `to` junctions, at the junction's `x`,`y`.
 /// - Opposite directions: an edge and one joining the same junctions the other way (SUMO
 ///   names them `id` and `-id` when both come from one OpenStreetMap way).
+/// - Left out: internal edges and junctions, `function="crossing|walkingarea|connector"`
+///   edges, and edges no lane of which admits a motor vehicle class (railways, tram tracks,
+///   footways, cycleways, `vip`- or `emergency`-only lanes).
+/// - Files may be gzip-compressed (`.net.xml.gz`, recognised by content). Left-hand
+///   networks (`lefthand="true"`) need nothing special: geometry is the edges' centre lines.
+/// - Networks that are not geo-referenced (`projParameter="!"`, what `netgenerate` and
+///   hand-written plain networks carry) are refused with
+///   ``RoadsError/unsupported(file:reason:)``: their coordinates are metres on no map, and
+///   SUMO's `--fcd-output.geo` writes those same metres as if they were degrees, so no
+///   placement could make probes from such a simulation meet its roads. Build such networks
+///   with a projection instead (from OpenStreetMap, or with netconvert's `--proj.utm` from
+///   geo-referenced input).
 public enum SUMONetworkImporter {
   /// Imports a `.net.xml` file.
   ///
   /// - Parameter url: a local SUMO network file.
   /// - Returns: the network.
   /// - Throws: ``RoadsError/unreadable(file:reason:)``;
-  ///   ``RoadsError/malformed(file:position:reason:)`` naming the line and column, including
-  ///   a network without a `<location>` or one whose `projParameter` is `"!"` (not
-  ///   geo-referenced); ``RoadsError/unsupported(file:reason:)`` for projections other than
-  ///   UTM and transverse Mercator.
+  ///   ``RoadsError/malformed(file:position:reason:)`` naming the line and column of a
+  ///   defect, for a file that is not XML, ends early (truncated), lacks a `<location>`, or
+  ///   whose gzip data is corrupt; ``RoadsError/unsupported(file:reason:)`` for a network
+  ///   that is not geo-referenced (`projParameter="!"`), projections other than UTM and
+  ///   transverse Mercator, and networks without one edge open to motor vehicles.
   /// - Complexity: O(e log e + v) for e edges of v shape points in total.
   public static func importNetwork(from url: URL) throws(RoadsError) -> RoadNetwork {
     guard FileManager.default.isReadableFile(atPath: url.path),
-      let stream = InputStream(url: url)
+      let handle = FileHandle(forReadingAtPath: url.path)
     else {
       throw .unreadable(file: url.path, reason: "no such readable file")
     }
-    return try SUMONetworkReader(fileName: url.lastPathComponent).read(XMLParser(stream: stream))
+    let magic = (try? handle.read(upToCount: 2)) ?? Data()
+    try? handle.close()
+    let name = url.lastPathComponent
+    if magic == Data([0x1F, 0x8B]) {
+      let compressed: Data
+      do { compressed = try Data(contentsOf: url) } catch {
+        throw .unreadable(file: url.path, reason: error.localizedDescription)
+      }
+      let xml: Data
+      do { xml = try Gzip.decompress(compressed, maxOutputBytes: maxUncompressedBytes) } catch {
+        throw .malformed(file: name, position: "gzip data", reason: "\(error)")
+      }
+      return try SUMONetworkReader(fileName: name).read(XMLParser(data: xml))
+    }
+    guard let stream = InputStream(url: url) else {
+      throw .unreadable(file: url.path, reason: "cannot open a stream")
+    }
+    return try SUMONetworkReader(fileName: name).read(XMLParser(stream: stream))
   }
+
+  /// The largest decompressed `.net.xml.gz` read (8 GiB), a guard against gzip bombs.
+  static let maxUncompressedBytes = 8 << 30
 
   /// Imports a SUMO network held in memory.
   ///
@@ -61,8 +95,9 @@ public enum SUMONetworkImporter {
 
   /// Reads a PROJ string of the kinds SUMO writes.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` for `"!"`,
-  ///   ``RoadsError/unsupported(file:reason:)`` for other projections or ellipsoids.
+  /// - Throws: ``RoadsError/unsupported(file:reason:)`` for `"!"` (not geo-referenced),
+  ///   other projections or ellipsoids; ``RoadsError/malformed(file:position:reason:)`` for
+  ///   unreadable numbers.
   static func projection(
     _ parameters: String, fileName: String
   ) throws(RoadsError)
@@ -70,9 +105,12 @@ public enum SUMONetworkImporter {
   {
     let text = parameters.trimmingWhitespace()
     if text == "!" || text.isEmpty {
-      throw .malformed(
-        file: fileName, position: "<location>",
-        reason: "projParameter \"\(text)\": the network is not geo-referenced")
+      throw .unsupported(
+        file: fileName,
+        reason:
+          "the network is not geo-referenced (<location projParameter=\"\(text)\">): its "
+          + "x,y are metres on no map; build it with a projection (netconvert --proj.utm, or "
+          + "from OpenStreetMap) so that probes can be placed on it")
     }
     var values: [String: String] = [:]
     for token in text.split(separator: " ") where token.hasPrefix("+") {
@@ -145,6 +183,10 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
   private var current: Edge?
   private var junctions: [String: (x: Double, y: Double)] = [:]
   private var failure: RoadsError?
+  private var sawRoot = false
+  private var closedRoot = false
+  /// Normal edges left out because no lane admits a motor vehicle.
+  private var nonMotorEdges = 0
 
   init(fileName: String) {
     self.fileName = fileName
@@ -154,14 +196,22 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     parser.delegate = self
     let succeeded = parser.parse()
     if let failure { throw failure }
-    guard succeeded else {
-      throw .malformed(
-        file: fileName, position: "line \(parser.lineNumber), column \(parser.columnNumber)",
-        reason: parser.parserError.map { $0.localizedDescription } ?? "XML parse error")
+    if let error = XMLParseFailure.error(
+      parser, succeeded: succeeded, fileName: fileName, root: "net", sawRoot: sawRoot,
+      closedRoot: closedRoot)
+    {
+      throw error
     }
     guard let projection else {
       throw .malformed(
         file: fileName, position: nil, reason: "no <location> element with a projParameter")
+    }
+    guard !edges.isEmpty else {
+      throw .unsupported(
+        file: fileName,
+        reason:
+          "no edge is open to motor vehicles (\(nonMotorEdges) normal edges admit only "
+          + "other vehicle classes, such as rail, bicycles, pedestrians or vip)")
     }
     return build(projection)
   }
@@ -210,6 +260,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     qualifiedName qName: String?, attributes: [String: String] = [:]
   ) {
     switch elementName {
+    case "net":
+      sawRoot = true
     case "location":
       if let text = attributes["netOffset"] {
         let parts = text.split(separator: ",")
@@ -262,9 +314,14 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
     qualifiedName qName: String?
   ) {
+    if elementName == "net" { closedRoot = true }
     guard elementName == "edge", let edge = current else { return }
     current = nil
-    if edge.lanes.contains(where: \.allowsMotorVehicles) { edges.append(edge) }
+    if edge.lanes.contains(where: \.allowsMotorVehicles) {
+      edges.append(edge)
+    } else {
+      nonMotorEdges += 1
+    }
   }
 
   private func build(_ projection: TransverseMercator) -> RoadNetwork {

@@ -121,6 +121,8 @@ public struct SpeedLimit: Hashable, Sendable {
     "NL:living_street": 15,
     "PL:urban": 50, "PL:rural": 90, "PL:trunk": 100, "PL:motorway": 140,
     "PL:expressway": 120, "PL:living_street": 20,
+    "RU:urban": 60, "RU:rural": 90, "RU:motorway": 110, "RU:living_street": 20,
+    "UA:urban": 50, "UA:rural": 90, "UA:motorway": 130, "UA:living_street": 20,
   ]
 
   /// The limit of a country-coded category such as `"DE:urban"` or `"DE:zone30"`.
