@@ -56,7 +56,9 @@ enum ProbesCommand: Subcommand {
 
     Options:
       --format F            csv, ndjson or fcd (SUMO floating-car data); default: detected
-      --simulation-start T  the wall-clock time (RFC 3339) of SUMO's time 0 (default: now)
+      --simulation-start T  the wall-clock time (RFC 3339) of SUMO's time 0 (default: the
+                            last time step of each file is now, as if the simulation had
+                            just run)
       --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
 
     Rejected rows are counted by reason and never stop the rest.
@@ -87,7 +89,7 @@ enum ProbesCommand: Subcommand {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }
     let now = Date()
-    let decoder = ProbeDecoder(now: now, simulationStart: simulationStart ?? now)
+    let decoder = ProbeDecoder(now: now, simulationStart: simulationStart)
     var failures: [String] = []
     for file in files {
       let data: Data

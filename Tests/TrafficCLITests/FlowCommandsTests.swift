@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Traffic
 import TrafficTestSupport
 
 @testable import traffic
@@ -62,6 +63,35 @@ import TrafficTestSupport
     let answer = try #require(
       try JSONSerialization.jsonObject(with: Data(routeJSON.output.utf8)) as? [String: Any])
     #expect((answer["totalDelay"] as? Double ?? 0) > 5)
+  }
+
+  /// A 20-minute SUMO run (a time step a minute) imported without `--simulation-start`:
+  /// its last step is now, so no probe is in the future; with the start set to now, the
+  /// steps more than the 5-minute clock skew ahead are rejected.
+  @Test func fcdRunsEndNowByDefault() async throws {
+    let db = Self.database()
+    _ = await runTraffic(["network", "import", "--db", db, Self.network])
+    var xml = "<fcd-export>\n"
+    for minute in 0...20 {
+      let latitude = 47.0991 + Double(minute) * 0.00008
+      xml +=
+        "<timestep time=\"\(minute * 60).00\"><vehicle id=\"v\" x=\"9.5010\" "
+        + "y=\"\(latitude)\" speed=\"1.5\" angle=\"0\"/></timestep>\n"
+    }
+    xml += "</fcd-export>\n"
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fcd-\(UUID()).xml")
+    try Data(xml.utf8).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let aligned = await runTraffic(["probes", "import", "--db", db, url.path])
+    #expect(aligned.status == .success, "\(aligned.errors)")
+    #expect(aligned.output.contains("21 accepted, 0 rejected"), "\(aligned.output)")
+    let db2 = Self.database()
+    _ = await runTraffic(["network", "import", "--db", db2, Self.network])
+    let ahead = await runTraffic([
+      "probes", "import", "--db", db2, "--simulation-start", RFC3339.format(Date()), url.path,
+    ])
+    // Minutes 0...5 are within the skew; 6...20 lie in the future.
+    #expect(ahead.output.contains("6 accepted, 15 rejected"), "\(ahead.output)")
   }
 
   @Test(arguments: [
