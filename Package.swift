@@ -74,7 +74,8 @@ let package = Package(
     // Test support and tests.
     .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
     .target(
-      name: "TrafficStoreContract", dependencies: ["Traffic"], path: "Tests/TrafficStoreContract"),
+      name: "TrafficStoreContract", dependencies: ["Traffic", "TrafficTestSupport"],
+      path: "Tests/TrafficStoreContract"),
     .executableTarget(
       name: "traffic-store-crash-writer", dependencies: ["TrafficSQLite"],
       path: "Tests/TrafficStoreCrashWriter"),

@@ -63,11 +63,10 @@ extension PostgresTrafficStore {
   ) throws(TrafficStoreError)
     -> [TrafficIncident]
   {
-    let decoder = JSONDecoder()
+    let coder = StoredIncidentCoder()
     var result: [TrafficIncident] = []
     for (originalId, body) in try candidateBodies(intersecting: area.boundingBox) {
-      let incident = try IncidentBody.decode(
-        body, originalId: originalId, decoder: decoder, database: displayName)
+      let incident = try coder.decode(body, originalId: originalId, store: displayName)
       if incident.location.allPolylines.contains(where: { area.intersects($0) }) {
         result.append(incident)
       }

@@ -75,7 +75,7 @@ extension PostgresTrafficStore {
     }
     return PostgresChanges(
       sequence: latest,
-      upserts: try IncidentBody.decodeConcurrently(rows, database: database),
+      upserts: try StoredIncidentCoder.decodeConcurrently(rows, store: database),
       deletions: missing, isFullReload: isFullReload)
   }
 

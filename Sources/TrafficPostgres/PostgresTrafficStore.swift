@@ -84,7 +84,7 @@ public final class PostgresTrafficStore: TrafficStore {
       session.loadedSequence = sequence
       return rows
     }
-    return try IncidentBody.decodeConcurrently(rows, database: displayName)
+    return try StoredIncidentCoder.decodeConcurrently(rows, store: displayName)
   }
 
   /// Stores the batch in one transaction: deletions first, then the upserts in order.
@@ -99,10 +99,10 @@ public final class PostgresTrafficStore: TrafficStore {
   public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) {
     try batch.validate()
     guard !batch.isEmpty else { return }
-    let encoder = JSONEncoder()
+    let coder = StoredIncidentCoder()
     var encoded: [IncidentRow] = []
     encoded.reserveCapacity(batch.upserts.count)
-    for incident in batch.upserts { encoded.append(try IncidentRow(incident, encoder: encoder)) }
+    for incident in batch.upserts { encoded.append(try IncidentRow(incident, coder: coder)) }
     let rows = encoded
     if let bad = batch.deletions.first(where: { $0.utf8.contains(0) }) {
       throw .invalidBatch("the deleted id \(bad.debugDescription) holds a NUL character")
@@ -131,12 +131,11 @@ public final class PostgresTrafficStore: TrafficStore {
         return (0..<result.count).map { result.data($0, 0) }
       }
     }
-    let decoder = JSONDecoder()
+    let coder = StoredIncidentCoder()
     var versions: [TrafficIncident] = []
     for body in rows {
       versions.append(
-        try IncidentBody.decode(
-          body, originalId: originalId, decoder: decoder, database: displayName))
+        try coder.decode(body, originalId: originalId, store: displayName))
     }
     return versions
   }
@@ -148,7 +147,7 @@ public final class PostgresTrafficStore: TrafficStore {
   /// - Throws: `TrafficStoreError.operationFailed`; nothing is removed then.
   /// - Complexity: O(k log n) for k incidents removed (an index on the end time).
   public func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String] {
-    let bound = String(IncidentRow.milliseconds(cutoff))
+    let bound = String(StoredIncidentCoder.milliseconds(cutoff))
     let database = displayName
     let change = try writeBatch { connection throws(TrafficStoreError) in
       let rows = try connection.query(
@@ -156,14 +155,14 @@ public final class PostgresTrafficStore: TrafficStore {
         SELECT original_id, CASE WHEN end_time = $1::bigint THEN body END
         FROM incidents WHERE end_time <= $1::bigint
         """, [bound])
-      let decoder = JSONDecoder()
+      let coder = StoredIncidentCoder()
       var ended: [String] = []
       for row in 0..<rows.count {
         guard let originalId = rows.text(row, 0) else { continue }
         // Rows at the bound ended in the same millisecond as the cutoff: compare exactly.
         if rows.text(row, 1) != nil {
-          let incident = try IncidentBody.decode(
-            rows.data(row, 1), originalId: originalId, decoder: decoder, database: database)
+          let incident = try coder.decode(
+            rows.data(row, 1), originalId: originalId, store: database)
           guard let end = incident.endTime, end < cutoff else { continue }
         }
         ended.append(originalId)

@@ -145,13 +145,13 @@ enum SQLiteSchema {
   /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).
   static func fillBoundingBoxes(_ connection: SQLiteConnection) throws(TrafficStoreError) {
     var stored: [(key: Int64, incident: TrafficIncident)] = []
-    let coder = IncidentCoder()
+    let coder = StoredIncidentCoder()
     try connection.query("SELECT key, original_id, body FROM incidents") {
       row throws(TrafficStoreError) in
       stored.append(
         (
           row.integer(0),
-          try coder.decode(row.data(2), originalId: row.text(1), path: connection.path)
+          try coder.decode(row.data(2), originalId: row.text(1), store: connection.path)
         ))
     }
     for (key, incident) in stored {

@@ -44,14 +44,14 @@ extension SQLiteTrafficStore {
   {
     let ids = try incidentIds(intersecting: area.boundingBox)
     return try withConnection { connection throws(TrafficStoreError) in
-      let coder = IncidentCoder()
+      let coder = StoredIncidentCoder()
       var result: [TrafficIncident] = []
       for originalId in ids {
         try connection.query(
           "SELECT body FROM incidents WHERE original_id = ?", [.text(originalId)]
         ) { row throws(TrafficStoreError) in
           let incident = try coder.decode(
-            row.data(0), originalId: originalId, path: connection.path)
+            row.data(0), originalId: originalId, store: connection.path)
           if incident.location.allPolylines.contains(where: { area.intersects($0) }) {
             result.append(incident)
           }

@@ -143,7 +143,7 @@ public final class SQLiteTrafficStore: TrafficStore {
       }
       return rows
     }
-    return try IncidentCoder.decodeConcurrently(rows, path: path)
+    return try StoredIncidentCoder.decodeConcurrently(rows, store: path)
   }
 
   /// Stores the batch in one transaction: deletions first, then the upserts in order.
@@ -158,7 +158,7 @@ public final class SQLiteTrafficStore: TrafficStore {
     try batch.validate()
     guard !batch.isEmpty else { return }
     try checkWritable()
-    let coder = IncidentCoder()
+    let coder = StoredIncidentCoder()
     // Encoding happens before the lock and can fail without touching the file.
     var bodies: [Data] = []
     bodies.reserveCapacity(batch.upserts.count)
@@ -199,8 +199,8 @@ public final class SQLiteTrafficStore: TrafficStore {
     ) { row throws(TrafficStoreError) in stored = (row.integer(0), row.text(1), row.integer(2)) }
     let columns: [SQLiteValue] = [
       .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
-      incident.startTime.map { .integer(IncidentCoder.milliseconds($0)) } ?? .null,
-      incident.endTime.map { .integer(IncidentCoder.milliseconds($0)) } ?? .null,
+      incident.startTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
+      incident.endTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
       .utf8(body),
     ]
     let key: Int64
@@ -249,7 +249,7 @@ public final class SQLiteTrafficStore: TrafficStore {
     ofOriginalId originalId: String
   ) throws(TrafficStoreError) -> [TrafficIncident] {
     try connection.withLock { connection throws(TrafficStoreError) in
-      let coder = IncidentCoder()
+      let coder = StoredIncidentCoder()
       var versions: [TrafficIncident] = []
       try connection.query(
         """
@@ -258,7 +258,7 @@ public final class SQLiteTrafficStore: TrafficStore {
         """, [.text(originalId)]
       ) { row throws(TrafficStoreError) in
         versions.append(
-          try coder.decode(row.data(0), originalId: originalId, path: connection.path))
+          try coder.decode(row.data(0), originalId: originalId, store: connection.path))
       }
       return versions
     }
@@ -272,10 +272,10 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// - Complexity: O(k log n) for k incidents removed (an index on the end time).
   public func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String] {
     try checkWritable()
-    let bound = IncidentCoder.milliseconds(cutoff)
+    let bound = StoredIncidentCoder.milliseconds(cutoff)
     return try connection.withLock { connection throws(TrafficStoreError) in
       try connection.transaction { () throws(TrafficStoreError) -> [String] in
-        let coder = IncidentCoder()
+        let coder = StoredIncidentCoder()
         var ended: [(key: Int64, originalId: String, boxes: Int64)] = []
         try connection.query(
           "SELECT key, original_id, box_count, end_time, body FROM incidents WHERE end_time <= ?",
@@ -285,7 +285,7 @@ public final class SQLiteTrafficStore: TrafficStore {
           // Rows at the bound ended in the same millisecond as the cutoff: compare exactly.
           if row.integer(3) == bound {
             let incident = try coder.decode(
-              row.data(4), originalId: originalId, path: connection.path)
+              row.data(4), originalId: originalId, store: connection.path)
             guard let end = incident.endTime, end < cutoff else { return }
           }
           ended.append((row.integer(0), originalId, row.integer(2)))
