@@ -412,3 +412,47 @@ import TrafficTestSupport
     #expect(document.problems[1].reason.contains("ends"))
   }
 }
+
+/// Open511 XML of Repentigny (Quebec) from the Open511 API test suite (see
+/// `Fixtures/README.md`): `gml:coordinates` longitude first, date-only recurring schedules,
+/// no time zone, bare `INCIDENT` types; expected values read from the file by hand.
+@Suite struct Open511RealSampleTests {
+  @Test func repentignyXML() throws {
+    let data = try ownFixture("open511", "real-repentigny-api-tests.xml")
+    #expect(FeedFormat.detect(data) == .open511)
+    let document = try Open511Decoder.decode(data, options: FeedOptions(sourceName: "test"))
+    #expect(document.problems.isEmpty)
+    #expect(
+      document.incidents.map(\.originalId) == [
+        "test.open511.org/1", "test.open511.org/2", "test.open511.org/7",
+      ])
+    // The publisher's type wins over the words ("Excavation d'égouts" is an INCIDENT).
+    #expect(document.incidents.map(\.type) == [.other, .other, .construction])
+    #expect(document.incidents.map(\.impact) == [.low, .low, .major])
+
+    let sewer = document.incidents[0]
+    #expect(sewer.startTime == (try utc("2013-05-08T00:00:00Z")))
+    #expect(sewer.endTime == (try utc("2013-05-10T00:00:00Z")))
+    #expect(
+      pairs(sewer.location.polyline) == [
+        [45.722562664000002, -73.468033075299999], [45.723641236500001, -73.467056751300007],
+        [45.724540030999997, -73.466262817399993],
+      ])
+    #expect(sewer.details.roadName == "Iberville")
+    #expect(sewer.details.fromJunction == "Bonaventure")
+    #expect(sewer.details.toJunction == "Bord-de-l'eau")
+
+    let archived = document.incidents[1]
+    #expect(isNear(archived.entryTime, try utc("2013-05-24T13:14:21Z") + 0.688587))
+    #expect(archived.endTime == (try utc("2013-05-20T00:00:00Z")))
+    #expect(
+      pairs(archived.location.polyline) == [
+        [45.727479736900001, -73.471326828000002], [45.727479736900001, -73.471326828000002],
+      ])
+
+    let works = document.incidents[2]
+    #expect(works.startTime == (try utc("2013-05-06T00:00:00Z")))
+    #expect(works.endTime == (try utc("2013-06-01T00:00:00Z")))
+    #expect(works.sourceTexts.first?.language == (try LanguageCode("fr")))
+  }
+}

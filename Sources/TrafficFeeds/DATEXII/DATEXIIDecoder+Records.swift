@@ -79,8 +79,14 @@ extension DATEXIIDecoder {
     let impact = Self.impact(
       severity: record.childValue("severity") ?? overallSeverity,
       probability: record.childValue("probabilityOfOccurrence"))
-    let location = try DATEXIILocationReader(axisOrder: context.options.axisOrder)
-      .location(of: record)
+    let recordCountry = record.first("sourceCountry")?.value.flatMap {
+      isCountryCode($0) ? $0 : nil
+    }
+    let location = try DATEXIILocationReader(
+      axisOrder: context.options.axisOrder,
+      nationalGrid: DATEXIILocationReader.nationalGrid(
+        ofCountry: recordCountry ?? context.countryCode)
+    ).location(of: record)
 
     let recordImpact = record.child("impact")
     let lanesClosed = recordImpact?.childValue("numberOfLanesRestricted").flatMap { Int($0) }
@@ -90,9 +96,7 @@ extension DATEXIIDecoder {
     let delay = recordImpact?.child("delays")?.childValue("delayTimeValue")
       .flatMap(nonNegative)
     let queueLength = record.first("queueLength")?.value.flatMap(nonNegative)
-    let sourceCountry = record.first("sourceCountry")?.value.flatMap {
-      isCountryCode($0) ? $0 : nil
-    }
+    let sourceCountry = recordCountry
     let language = context.language ?? .enUS
 
     let details: TrafficIncidentDetails
@@ -186,11 +190,50 @@ extension DATEXIIDecoder {
   ) -> (
     type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
   ) {
+    let type = record.typeName ?? ""
+    if type == "GenericSituationRecord" || type.isEmpty,
+      let cause = record.child("cause"),
+      let causeType = cause.childValue("causeType"),
+      let equivalent = recordTypeOfCause[causeType]
+    {
+      return classify(typeName: equivalent, details: cause.child("detailedCauseType") ?? cause)
+    }
+    return classify(typeName: type, details: record)
+  }
+
+  /// The record type whose mapping a v3 `causeType` of a `GenericSituationRecord` (or of a
+  /// record without `xsi:type`) takes; its `detailedCauseType` gives the detail values.
+  static let recordTypeOfCause: [String: String] = [
+    "accident": "Accident",
+    "abnormalTraffic": "AbnormalTraffic",
+    "roadMaintenance": "MaintenanceWorks",
+    "roadworks": "MaintenanceWorks",
+    "constructionWork": "ConstructionWorks",
+    "vehicleObstruction": "VehicleObstruction",
+    "obstruction": "GeneralObstruction",
+    "animalPresence": "AnimalPresenceObstruction",
+    "environmentalObstruction": "EnvironmentalObstruction",
+    "infrastructureDamageObstruction": "InfrastructureDamageObstruction",
+    "poorRoadInfrastructure": "InfrastructureDamageObstruction",
+    "roadConditions": "NonWeatherRelatedRoadConditions",
+    "nonWeatherRelatedRoadConditions": "NonWeatherRelatedRoadConditions",
+    "weatherRelatedRoadConditions": "WeatherRelatedRoadConditions",
+    "poorEnvironment": "PoorEnvironmentConditions",
+    "publicEvent": "PublicEvent",
+    "disturbanceActivity": "DisturbanceActivity",
+  ]
+
+  /// The type, event kind and closure for the record type `type`, with its detail values read
+  /// from the children of `details`.
+  static func classify(
+    typeName type: String, details record: XMLNode
+  ) -> (
+    type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
+  ) {
     func values(_ name: String) -> [String] { record.children(name).compactMap(\.value) }
     func any(_ name: String, _ test: (String) -> Bool) -> Bool {
       values(name).contains(where: test)
     }
-    let type = record.typeName ?? ""
     switch type {
     case "Accident":
       if any("accidentType", { $0 == "vehicleOnFire" }) { return (.accident, .vehicleFire, false) }

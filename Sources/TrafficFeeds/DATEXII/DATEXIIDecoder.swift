@@ -3,7 +3,8 @@ import Traffic
 
 /// Decodes DATEX II SituationPublications — v2 (`d2LogicalModel`, namespace
 /// `http://datex2.eu/schema/2/2_0`) and v3 (`http://datex2.eu/schema/3/...`, records in the
-/// `situation` namespace, locations in `locationReferencing`) — bare or inside a SOAP envelope
+/// `situation` namespace, locations in `locationReferencing`; DGT (Spain) publishes v3 under
+/// `http://levelC/schema/3/...`, which is read the same way) — bare or inside a SOAP envelope
 /// (CEN/TS 16157-2 and -3, "DATEX II data exchange specifications for traffic management and
 /// information").
 ///
@@ -32,6 +33,7 @@ import Traffic
 /// | `PublicEvent` | `plannedEvent` | `demonstration` for demonstrations, marches, parades and processions, else `majorEvent` |
 /// | `DisturbanceActivity` | `other` | `demonstration` for demonstrations and marches |
 /// | `TransitInformation`, `PublicTransport` | `massTransit` | `transitDisruption` |
+/// | `GenericSituationRecord` (v3) | as the record type its `cause`/`causeType` names (`accident`→`Accident`, `abnormalTraffic`→`AbnormalTraffic`, `roadMaintenance`→`MaintenanceWorks`, `vehicleObstruction`, `obstruction`→`GeneralObstruction`, `environmentalObstruction`, `poorEnvironment`→`PoorEnvironmentConditions`, `publicEvent`, ...), details from `detailedCauseType`; `other` without a known cause | as that type |
 /// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, others | `other` | — |
 ///
 /// Impact comes from the record's `severity`, else the situation's `overallSeverity`:
@@ -67,6 +69,10 @@ import Traffic
 ///    `openLrAreaAsBinary`, a `binary` element), decoded with `OpenLR` (version 3: a line's
 ///    reference points joined, a geo-coordinate, a point along a line at its offset between
 ///    its two reference points, a POI at its position).
+/// Coordinates outside the degree ranges from a Finnish publisher (record `sourceCountry`, else
+/// the publication's country `FI`) are ETRS-TM35FIN metres, as Fintraffic writes them: they
+/// are converted to WGS 84, the larger number taken as the northing (its v2 feed writes the
+/// easting as `latitude`, its v3 feed the northing).
 /// The location keeps its references as codes: every ALERT-C (TMC) location
 /// (`alertCPoint`, `alertCLinear`, `alertCArea`: country code, table number and version,
 /// primary and secondary `specificLocation`, `alertCDirectionCoded`, method 4
@@ -99,6 +105,14 @@ public enum DATEXIIDecoder: FeedDecoder {
 
   /// The namespace URIs of DATEX II begin with this.
   static let namespacePrefix = "http://datex2.eu/schema/"
+  /// DGT (Spain) publishes the DATEX II v3 schema under these namespace URIs
+  /// (`http://levelC/schema/3/situation`, `.../locationReferencing`, ...).
+  static let levelCNamespacePrefix = "http://levelC/schema/"
+
+  /// Whether `namespace` is one of DATEX II's (or DGT's `levelC` copy of v3).
+  static func isDATEXIINamespace(_ namespace: String) -> Bool {
+    namespace.hasPrefix(namespacePrefix) || namespace.hasPrefix(levelCNamespacePrefix)
+  }
 
   /// Whether the first 64 KiB mention a DATEX II namespace or the v2 root element.
   ///
@@ -109,6 +123,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     let head = String(decoding: data.prefix(65_536), as: UTF8.self)
     guard head.contains("<") else { return false }
     return head.contains("datex2.eu/schema/") || head.contains("d2LogicalModel")
+      || head.contains(levelCNamespacePrefix)
   }
 
   /// Decodes a DATEX II document.
@@ -130,7 +145,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     try reader.read(
       input,
       isRecord: { _, name, namespace in
-        name == "situation" && (namespace.hasPrefix(namespacePrefix) || namespace.isEmpty)
+        name == "situation" && (isDATEXIINamespace(namespace) || namespace.isEmpty)
       },
       opening: { ancestors, node in state.open(node, depth: ancestors.count) },
       header: { ancestors, node in state.close(node, parent: ancestors.last) },
@@ -162,7 +177,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     }
 
     func open(_ node: XMLNode, depth: Int) {
-      if node.namespace.hasPrefix(DATEXIIDecoder.namespacePrefix) { sawDATEXII = true }
+      if DATEXIIDecoder.isDATEXIINamespace(node.namespace) { sawDATEXII = true }
       if node.name == "payloadPublication" || node.name == "payload"
         || node.name == "situationPublication",
         let lang = node.attributes["lang"], let code = try? LanguageCode(lang)

@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// Reads the geometry of a DATEX II situation record's location (v2 `groupOfLocations`, v3
@@ -6,6 +7,42 @@ import Traffic
 struct DATEXIILocationReader {
   /// The order of the numbers in a GML `posList`.
   var axisOrder: FeedOptions.AxisOrder
+  /// The national grid of the publisher's country, for publishers that write its projected
+  /// metres (northing, easting) in `latitude`/`longitude` (Fintraffic: ETRS-TM35FIN); `nil`
+  /// when positions out of the degree ranges are errors.
+  var nationalGrid: TransverseMercator? = nil
+
+  /// ETRS-TM35FIN (EPSG:3067): transverse Mercator on GRS80, central meridian 27° E, scale
+  /// 0.9996, false easting 500 000 m; Finland's national grid.
+  static let etrsTM35FIN = TransverseMercator(
+    semiMajorAxis: 6_378_137, flattening: 1 / 298.257222101, centralMeridian: 27)
+
+  /// The national grid whose metres a publisher of `countryCode` may write as coordinates.
+  static func nationalGrid(ofCountry countryCode: String?) -> TransverseMercator? {
+    countryCode?.uppercased() == "FI" ? etrsTM35FIN : nil
+  }
+
+  /// A position from two numbers read as latitude and longitude. Numbers outside the degree
+  /// ranges are read as metres of `grid`, when there is one and both are in 0 ..< 10 000 000:
+  /// the larger as the northing, the smaller as the easting (in Finland northings exceed 6.6
+  /// million metres and eastings stay below 1 million; Fintraffic's DATEX II v2 writes the
+  /// easting as `latitude`, its v3 the northing).
+  ///
+  /// - Throws: `GeoError` when the position is not valid in either reading.
+  static func position(
+    latitude: Double, longitude: Double, grid: TransverseMercator?
+  ) throws(GeoError) -> GeoCoordinates {
+    let metres = 0.0..<10_000_000
+    if let grid, abs(latitude) > 90 || abs(longitude) > 180, metres.contains(latitude),
+      metres.contains(longitude)
+    {
+      let (northing, easting) =
+        latitude >= longitude ? (latitude, longitude) : (longitude, latitude)
+      let (gridLatitude, gridLongitude) = grid.unproject(easting: easting, northing: northing)
+      return try GeoCoordinates(latitude: gridLatitude, longitude: gridLongitude)
+    }
+    return try GeoCoordinates(latitude: latitude, longitude: longitude)
+  }
 
   /// Names of elements whose coordinates start a linear location.
   static let startNames = ["from", "linearCoordinatesStartPoint", "startPoint", "fromPoint"]
@@ -122,16 +159,20 @@ struct DATEXIILocationReader {
     }
     var referencePoints: [GeoCoordinates] = []
     for node in member.all("openlrCoordinates") {
-      if let point = try Self.coordinates(in: node) { referencePoints.append(point) }
+      if let point = try Self.coordinates(in: node, grid: nationalGrid) {
+        referencePoints.append(point)
+      }
     }
     if referencePoints.count >= 2 { return [GeoPolyline(uncheckedVertices: referencePoints)] }
     if let point = referencePoints.first { return [GeoPolyline(point: point)] }
     if let node = member.first("pointCoordinates", excluding: ["locationForDisplay"]),
-      let point = try Self.coordinates(in: node)
+      let point = try Self.coordinates(in: node, grid: nationalGrid)
     {
       return [GeoPolyline(point: point)]
     }
-    if let node = member.first("locationForDisplay"), let point = try Self.coordinates(in: node) {
+    if let node = member.first("locationForDisplay"),
+      let point = try Self.coordinates(in: node, grid: nationalGrid)
+    {
       return [GeoPolyline(point: point)]
     }
     return []
@@ -156,15 +197,20 @@ struct DATEXIILocationReader {
     in member: XMLNode, names: [String]
   ) throws(RecordProblem) -> GeoCoordinates? {
     for name in names {
-      if let node = member.first(name), let point = try Self.coordinates(in: node) {
+      if let node = member.first(name),
+        let point = try Self.coordinates(in: node, grid: nationalGrid)
+      {
         return point
       }
     }
     return nil
   }
 
-  /// The first `latitude`/`longitude` pair at or below `node`.
-  static func coordinates(in node: XMLNode) throws(RecordProblem) -> GeoCoordinates? {
+  /// The first `latitude`/`longitude` pair at or below `node` (grid metres converted, see
+  /// `position(latitude:longitude:grid:)`).
+  static func coordinates(
+    in node: XMLNode, grid: TransverseMercator? = nil
+  ) throws(RecordProblem) -> GeoCoordinates? {
     if let latitudeText = node.childValue("latitude"),
       let longitudeText = node.childValue("longitude")
     {
@@ -174,13 +220,13 @@ struct DATEXIILocationReader {
             + "numbers")
       }
       do {
-        return try GeoCoordinates(latitude: latitude, longitude: longitude)
+        return try position(latitude: latitude, longitude: longitude, grid: grid)
       } catch {
         throw RecordProblem("\(error.description) (line \(node.line))")
       }
     }
     for child in node.children {
-      if let point = try coordinates(in: child) { return point }
+      if let point = try coordinates(in: child, grid: grid) { return point }
     }
     return nil
   }
@@ -212,7 +258,8 @@ struct DATEXIILocationReader {
         axisOrder == .latLon
         ? (numbers[index], numbers[index + 1]) : (numbers[index + 1], numbers[index])
       do {
-        vertices.append(try GeoCoordinates(latitude: latitude, longitude: longitude))
+        vertices.append(
+          try Self.position(latitude: latitude, longitude: longitude, grid: nationalGrid))
       } catch {
         throw RecordProblem(
           "posList position \(index / size + 1) (line \(node.line)): \(error.description)")

@@ -42,7 +42,7 @@ import Traffic
 /// | words | type | event kind |
 /// |---|---|---|
 /// | `accident`, `collision`, `carambolage` | `accident` | `accident` |
-/// | `travaux`, `chantier`, `réfection`, `reconstruction`, `construction` | `construction` | `roadworks` |
+/// | `travaux`, `chantier`, `excavation`, `réfection`, `reconstruction`, `construction` | `construction` | `roadworks` |
 /// | `réhabilitation`, `réparation`, `pavage`, `asphaltage`, `resurfaçage` | `construction` | `roadworks` |
 /// | `roadworks`, `repair`, `resurfacing` | `construction` | `roadworks` |
 /// | `entretien`, `maintenance`, `déneigement`, `nettoyage`, `balayage` | `construction` | `maintenanceWork` |

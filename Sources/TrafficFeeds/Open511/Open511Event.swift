@@ -271,7 +271,8 @@ struct Open511Event {
     static let accident: Set<String> = ["accident", "collision", "carambolage"]
     /// Building and repairing roads and what lies under them.
     static let works: Set<String> = [
-      "travau", "chantier", "refection", "reconstruction", "construction", "rehabilitation",
+      "travau", "chantier", "excavation", "refection", "reconstruction", "construction",
+      "rehabilitation",
       "reparation", "pavage", "asphaltage", "resurfacage", "roadwork", "repair", "resurfacing",
     ]
     /// Keeping roads in service.

@@ -19,6 +19,10 @@ import Traffic
 /// | `all-lanes-open` | `.construction` | `.low` | no |
 /// | `unknown` or absent: from `lanes` (all driving lanes closed / some / none) | `.roadClosure` / `.laneRestriction` / `.construction` | `.critical` / `.major` / `.unknown` | when all closed |
 /// | `event_type` `detour` | `.construction` | `.low` | no |
+/// | `event_type` `restriction` (RoadRestrictionFeed) that closes no lane | `.other` (no event kind) | `.low` | no |
+///
+/// Features of a DeviceFeed (`core_details.device_type` and no `event_type`: arrow boards,
+/// cameras, signs) are not road events and are passed over without a problem.
 ///
 /// A detour's `parentId` is the work zone named by its `related_road_events` entry of type
 /// `related-work-zone` (4.2) or `core_details.relationship.parents` (4.0/4.1).
@@ -85,6 +89,8 @@ public enum WZDxDecoder: FeedDecoder {
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
     let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
       _, index, feature in
+      // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
+      if isDevice(feature) { return }
       do throws(JSONFieldError) {
         document.incidents.append(try decodeFeature(feature, at: "features[\(index)]", context))
       } catch {
@@ -103,6 +109,13 @@ public enum WZDxDecoder: FeedDecoder {
     document.publicationTime = JSONFeed.text(feedInfo?["update_date"]).flatMap(
       FeedDates.parseISO8601)
     return document
+  }
+
+  /// Whether a feature is a field device of a DeviceFeed (its `core_details` name a
+  /// `device_type`) rather than a road event.
+  private static func isDevice(_ feature: JSONValue) -> Bool {
+    let core = feature["properties"]?["core_details"]
+    return core?["device_type"] != nil && core?["event_type"] == nil
   }
 
   private struct Context {
@@ -131,7 +144,9 @@ public enum WZDxDecoder: FeedDecoder {
       properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
     let updated = try JSONFeed.date(core["update_date"], at: corePath + ".update_date")
     let created = try JSONFeed.date(core["creation_date"], at: corePath + ".creation_date")
-    let isDetour = JSONFeed.text(core["event_type"]) == "detour"
+    let eventType = JSONFeed.text(core["event_type"])
+    let isDetour = eventType == "detour"
+    let isRestriction = eventType == "restriction"
 
     let lanes = LaneSummary(properties["lanes"]?.array ?? [])
     var (type, impact, isRoadClosed) = classify(
@@ -140,6 +155,9 @@ public enum WZDxDecoder: FeedDecoder {
     if isDetour {
       (type, impact, isRoadClosed) = (.construction, .low, false)
       parentId = relatedWorkZone(core)
+    } else if isRestriction, type == .construction {
+      // A RoadRestrictionFeed's restriction (a low bridge, a weight limit) is no work zone.
+      (type, impact) = (.other, .low)
     }
 
     var roadNames = (core["road_names"]?.array ?? []).compactMap { JSONFeed.text($0) }
@@ -164,7 +182,7 @@ public enum WZDxDecoder: FeedDecoder {
         toJunction: JSONFeed.text(properties["ending_cross_street"]),
         lanesClosed: lanes.total > 0 ? lanes.closed : nil,
         totalLanes: lanes.total > 0 ? lanes.total : nil,
-        eventKind: eventKind(properties["types_of_work"]?.array ?? []))
+        eventKind: isRestriction ? nil : eventKind(properties["types_of_work"]?.array ?? []))
     } catch {
       throw JSONFieldError(path: propertiesPath + ".lanes", reason: error.description)
     }
@@ -267,7 +285,8 @@ public enum WZDxDecoder: FeedDecoder {
     mutating func add(_ item: JSONValue) {
       // 3.x wrote restrictions as bare strings.
       guard let type = JSONFeed.text(item["type"]) ?? JSONFeed.text(item) else { return }
-      let value = item["value"]?.double
+      // Some publishers write the number as text ("10.5").
+      let value = item["value"]?.double ?? JSONFeed.text(item["value"]).flatMap(Double.init)
       let unit = JSONFeed.text(item["unit"])
       switch type {
       case "reduced-width":
