@@ -190,19 +190,22 @@ extension DATEXIIDecoder {
   ) -> (
     type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
   ) {
-    let type = record.typeName ?? ""
-    if type == "GenericSituationRecord" || type.isEmpty,
+    let byType = classify(typeName: record.typeName ?? "", details: record)
+    // A record whose type says nothing more (a generic record, speed or network management,
+    // an operator action) takes the type its cause names.
+    guard byType.type == .other, byType.kind == nil,
       let cause = record.child("cause"),
       let causeType = cause.childValue("causeType"),
       let equivalent = recordTypeOfCause[causeType]
-    {
-      return classify(typeName: equivalent, details: cause.child("detailedCauseType") ?? cause)
-    }
-    return classify(typeName: type, details: record)
+    else { return byType }
+    let byCause = classify(
+      typeName: equivalent, details: cause.child("detailedCauseType") ?? cause)
+    return (byCause.type, byCause.kind, byType.isRoadClosed)
   }
 
-  /// The record type whose mapping a v3 `causeType` of a `GenericSituationRecord` (or of a
-  /// record without `xsi:type`) takes; its `detailedCauseType` gives the detail values.
+  /// The record type whose mapping a `causeType` takes for a record whose own type maps to
+  /// `other` (v3 `GenericSituationRecord`, management records); the cause's
+  /// `detailedCauseType` gives the detail values.
   static let recordTypeOfCause: [String: String] = [
     "accident": "Accident",
     "abnormalTraffic": "AbnormalTraffic",

@@ -33,8 +33,15 @@ import Traffic
 /// | `PublicEvent` | `plannedEvent` | `demonstration` for demonstrations, marches, parades and processions, else `majorEvent` |
 /// | `DisturbanceActivity` | `other` | `demonstration` for demonstrations and marches |
 /// | `TransitInformation`, `PublicTransport` | `massTransit` | `transitDisruption` |
-/// | `GenericSituationRecord` (v3) | as the record type its `cause`/`causeType` names (`accident`→`Accident`, `abnormalTraffic`→`AbnormalTraffic`, `roadMaintenance`→`MaintenanceWorks`, `vehicleObstruction`, `obstruction`→`GeneralObstruction`, `environmentalObstruction`, `poorEnvironment`→`PoorEnvironmentConditions`, `publicEvent`, ...), details from `detailedCauseType`; `other` without a known cause | as that type |
-/// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, others | `other` | — |
+/// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, v3 `GenericSituationRecord`, others | `other` | — |
+///
+/// A record that maps to `other` without an event kind (the last row, and lane management
+/// that names no closure) takes the type its `cause`/`causeType` names, as the record type
+/// it stands for (`accident`→`Accident`, `abnormalTraffic`→`AbnormalTraffic`,
+/// `roadMaintenance`→`MaintenanceWorks`, `vehicleObstruction`, `obstruction`→
+/// `GeneralObstruction`, `environmentalObstruction`, `poorEnvironment`→
+/// `PoorEnvironmentConditions`, `publicEvent`, ...), with the detail values of its
+/// `detailedCauseType`; DGT types most of its records only this way.
 ///
 /// Impact comes from the record's `severity`, else the situation's `overallSeverity`:
 ///
