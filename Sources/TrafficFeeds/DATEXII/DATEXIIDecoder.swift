@@ -12,7 +12,8 @@ import Traffic
 /// different prefixes. The document is streamed (`XMLParser`), one `situation` at a time.
 ///
 /// Each `situationRecord` becomes one incident: `originalId` is the record's `id`, `id` is
-/// `"<id>_<version>"` when the record has a non-empty `version`. Its type comes from the
+/// `"<id>_<version>"` when the record has a non-empty `version` (attribute, or the v1.0
+/// `situationRecordVersion` element). Its type comes from the
 /// record's `xsi:type`:
 ///
 /// | `xsi:type` (and detail) | type | event kind |
@@ -43,7 +44,9 @@ import Traffic
 /// `PoorEnvironmentConditions`, `publicEvent`, ...), with the detail values of its
 /// `detailedCauseType`; DGT types most of its records only this way.
 ///
-/// Impact comes from the record's `severity`, else the situation's `overallSeverity`:
+/// Impact comes from the record's `severity`, else the situation's `overallSeverity`, else
+/// (DATEX II v1.0) the record's `impactOnTraffic` (`impossible` critical, `congested` major,
+/// `heavy` minor, `freeFlow` low):
 ///
 /// | severity | impact |
 /// |---|---|
@@ -58,7 +61,8 @@ import Traffic
 ///
 /// Times: `overallStartTime` / `overallEndTime` of `validityTimeSpecification` are the start
 /// and end; `situationRecordCreationTime` (else `situationRecordVersionTime`) is the entry
-/// time. A record whose `validityStatus` is `suspended`, or whose `lifeCycleManagement` says
+/// time. Times written without a UTC offset (some local publishers) are read at the offset of
+/// the document's `publicationTime`, else as UTC. A record whose `validityStatus` is `suspended`, or whose `lifeCycleManagement` says
 /// `end` or `cancel`, has ended: its end becomes the version time (or the publication time,
 /// or `FeedOptions.now`) when that is earlier, so that it is never active after it.
 ///
@@ -76,10 +80,16 @@ import Traffic
 ///    `openLrAreaAsBinary`, a `binary` element), decoded with `OpenLR` (version 3: a line's
 ///    reference points joined, a geo-coordinate, a point along a line at its offset between
 ///    its two reference points, a POI at its position).
-/// Coordinates outside the degree ranges from a Finnish publisher (record `sourceCountry`, else
-/// the publication's country `FI`) are ETRS-TM35FIN metres, as Fintraffic writes them: they
-/// are converted to WGS 84, the larger number taken as the northing (its v2 feed writes the
-/// easting as `latitude`, its v3 feed the northing).
+/// German state feeds add `linearByCoordinates` (a `start`, indexed `intermediate` points and
+/// an `end`), read after `posList`, and coordinates under extensions of their own naming: any
+/// latitude/longitude pair is the last resort. Numbers outside the degree ranges are
+/// projected metres, converted to WGS 84 when the system is certain: a GML `srsName` of
+/// ETRS89 / UTM (EPSG:25828–25838), WGS 84 / UTM (326xx), ETRS-TM35FIN (3067) or SWEREF 99 TM
+/// (3006); a UTM easting prefixed with its zone (Mecklenburg-Vorpommern's EPSG:5650); or a
+/// Finnish publisher (record `sourceCountry`, else the publication's country `FI`), whose
+/// metres are ETRS-TM35FIN as Fintraffic writes them (the larger number is the northing: its
+/// v2 feed writes the easting as `latitude`, its v3 feed the northing). Other metres are
+/// skipped with a problem.
 /// The location keeps its references as codes: every ALERT-C (TMC) location
 /// (`alertCPoint`, `alertCLinear`, `alertCArea`: country code, table number and version,
 /// primary and secondary `specificLocation`, `alertCDirectionCoded`, method 4
@@ -175,6 +185,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     var language: LanguageCode?
     var countryCode: String?
     var publicationTime: Date?
+    var localOffsetInSeconds: Int?
     var isFullRefresh = true
     var incidents: [TrafficIncident] = []
     var problems: [FeedError] = []
@@ -197,7 +208,10 @@ public enum DATEXIIDecoder: FeedDecoder {
       guard let value = node.value else { return }
       switch node.name {
       case "publicationTime":
-        if publicationTime == nil { publicationTime = FeedDates.parseISO8601(value) }
+        if publicationTime == nil {
+          publicationTime = FeedDates.parseISO8601(value)
+          localOffsetInSeconds = Open511Event.utcOffsetInSeconds(value)
+        }
       case "country":
         // The publication creator's country wins over the supplier's.
         if countryCode == nil || parent == "publicationCreator",
@@ -227,7 +241,7 @@ public enum DATEXIIDecoder: FeedDecoder {
       let context = DATEXIIDecoder.RecordContext(
         options: options, language: language ?? options.defaultLanguage,
         countryCode: countryCode ?? options.defaultCountryCode,
-        publicationTime: publicationTime)
+        publicationTime: publicationTime, localOffsetInSeconds: localOffsetInSeconds)
       for result in DATEXIIDecoder.incidents(fromSituation: node, number: number, context) {
         switch result {
         case .success(let incident): incidents.append(incident)

@@ -141,7 +141,8 @@ extension Open511Decoder {
         if vertices.count > 1 { result.append(GeoPolyline(uncheckedVertices: vertices)) }
       } else {
         result.append(
-          try reader.polyline(posList: element, dimension: element.attributes["srsDimension"]))
+          try reader.polyline(
+            posList: element, dimension: element.attributes["srsDimension"], grid: nil))
       }
     }
     return result
