@@ -75,7 +75,8 @@ import Traffic
 ///    `EndPoint`, `startPoint`/`endPoint`) as a two-vertex polyline;
 /// 3. the coordinates of OpenLR location reference points (`openlrCoordinates`) joined in
 ///    order;
-/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, as a point;
+/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, then any other
+///    latitude/longitude pair, as a point (a `linearByCoordinates` line comes right after 1);
 /// 5. binary OpenLR (`openlrBinary`, NDW's `openLrLinearAsBinary` / `openLrPointAsBinary` /
 ///    `openLrAreaAsBinary`, a `binary` element), decoded with `OpenLR` (version 3: a line's
 ///    reference points joined, a geo-coordinate, a point along a line at its offset between
