@@ -360,3 +360,23 @@ private let options = FeedOptions(sourceName: "test")
       document.incidents[1].vehicleRestrictions[.all]?.restrictedIfHigherThanInCentimeters == 274)
   }
 }
+
+extension WZDxDecoderTests {
+  /// WZDx 3.x fields written apart: `road_number`, `total_num_lanes`.
+  @Test func wzdx3RoadNumberAndLaneCount() throws {
+    let text = """
+      {"road_event_feed_info": {"update_date": "2021-01-01T00:00:00Z", "version": "3.0"},
+       "type": "FeatureCollection", "features": [{"type": "Feature",
+         "properties": {"road_event_id": "3x-1", "event_type": "work-zone", "road_name": "Main St",
+           "road_number": "VT 133", "direction": "northbound", "total_num_lanes": 2,
+           "start_date": "2021-01-02T08:00:00Z", "vehicle_impact": "all-lanes-open"},
+         "geometry": {"type": "LineString", "coordinates": [[-72.9, 43.6], [-72.91, 43.61]]}}]}
+      """
+    let document = try WZDxDecoder.decode(Data(text.utf8), options: options)
+    let incident = try #require(document.incidents.first)
+    #expect(incident.details.roadNumber == "VT 133")
+    #expect(incident.details.roadName == "Main St")
+    #expect(incident.details.totalLanes == 2)
+    #expect(incident.startTime == (try utc("2021-01-02T08:00:00Z")))
+  }
+}

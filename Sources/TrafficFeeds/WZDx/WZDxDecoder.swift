@@ -31,9 +31,10 @@ import Traffic
 /// seconds>` when `core_details.update_date` is given (each update is a new version), else
 /// the feature id. `start_date`/`end_date` are the times, `creation_date` (else
 /// `update_date`) the entry time. `road_names` fill the road number (when shaped like
-/// `I-35`, `US 69`, `CO-3`) or name; cross streets the junctions; `lanes` the closed and
-/// total driving lanes (shoulders, bike lanes, sidewalks, parking, medians and turn lanes are
-/// not driving lanes); `description` is the source text (en-US unless
+/// `I-35`, `US 69`, `CO-3`) or name, 3.x `road_number` the number; cross streets the
+/// junctions; `lanes` the closed and total driving lanes (shoulders, bike lanes, sidewalks,
+/// parking, medians and turn lanes are not driving lanes; 3.x `total_num_lanes` the total
+/// when there are no `lanes`); `description` is the source text (en-US unless
 /// `options.defaultLanguage` says otherwise); country `US` unless `options.defaultCountryCode`.
 /// `types_of_work` of maintenance kinds (`maintenance`, `minor-road-defect-repair`,
 /// `roadside-work`, `painting`) give the event kind `.maintenanceWork`, others `.roadworks`.
@@ -162,7 +163,8 @@ public enum WZDxDecoder: FeedDecoder {
 
     var roadNames = (core["road_names"]?.array ?? []).compactMap { JSONFeed.text($0) }
     if roadNames.isEmpty, let name = JSONFeed.text(core["road_name"]) { roadNames = [name] }
-    let roadNumber = roadNames.first(where: isRoadNumber)
+    // 2.x/3.x name the number apart (`road_number`).
+    let roadNumber = JSONFeed.text(core["road_number"]) ?? roadNames.first(where: isRoadNumber)
     let roadName = roadNames.first(where: { !isRoadNumber($0) })
     let direction = JSONFeed.text(core["direction"])
     let place = ([roadNames.joined(separator: " / ")] + [direction].compactMap { $0 })
@@ -181,7 +183,8 @@ public enum WZDxDecoder: FeedDecoder {
         fromJunction: JSONFeed.text(properties["beginning_cross_street"]),
         toJunction: JSONFeed.text(properties["ending_cross_street"]),
         lanesClosed: lanes.total > 0 ? lanes.closed : nil,
-        totalLanes: lanes.total > 0 ? lanes.total : nil,
+        totalLanes: lanes.total > 0
+          ? lanes.total : properties["total_num_lanes"]?.int.flatMap { $0 > 0 ? $0 : nil },
         eventKind: isRestriction ? nil : eventKind(properties["types_of_work"]?.array ?? []))
     } catch {
       throw JSONFieldError(path: propertiesPath + ".lanes", reason: error.description)
