@@ -456,3 +456,40 @@ import TrafficTestSupport
     #expect(works.sourceTexts.first?.language == (try LanguageCode("fr")))
   }
 }
+
+extension Open511DecoderTests {
+  /// DriveBC (api.open511.gov.bc.ca) writes its schedule intervals in UTC (an event created at
+  /// 16:08:02-07:00 starts "23:08"); other publishers' offset-less times stay local.
+  @Test func driveBCIntervalsAreUTC() throws {
+    let text = """
+      {"events": [
+        {"id": "drivebc.ca/DBC-53013", "status": "ACTIVE", "event_type": "INCIDENT",
+         "jurisdiction_url": "https://api.open511.gov.bc.ca/jurisdiction",
+         "severity": "MAJOR", "created": "2023-06-05T16:08:02-07:00",
+         "updated": "2025-04-10T09:28:05-07:00",
+         "geography": {"type": "Point", "coordinates": [-122.37, 52.21]},
+         "roads": [{"name": "Highway 1", "direction": "BOTH", "state": "CLOSED"}],
+         "schedule": {"intervals": ["2023-06-05T23:08/"]}, "+linear_reference_km": -1},
+        {"id": "drivebc.ca/DBC-90617", "status": "ACTIVE", "event_type": "CONSTRUCTION",
+         "url": "https://api.open511.gov.bc.ca/events/drivebc.ca/DBC-90617",
+         "event_subtypes": ["ROAD_CONSTRUCTION"], "severity": "MINOR",
+         "updated": "2026-04-29T11:40:00-07:00",
+         "geography": {"type": "Point", "coordinates": [-120.78, 49.66]},
+         "schedule": {"intervals": ["2026-04-29T18:34/2026-10-02T06:59"]}},
+        {"id": "example.org/1", "event_type": "CONSTRUCTION", "updated": "2026-04-29T11:40:00-07:00",
+         "geography": {"type": "Point", "coordinates": [-120.78, 49.66]},
+         "schedule": {"intervals": ["2026-04-29T18:34/2026-10-02T06:59"]}}
+      ]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    #expect(document.problems.isEmpty)
+    let closure = document.incidents[0]
+    #expect(closure.startTime == (try utc("2023-06-05T23:08:00Z")))
+    #expect(closure.endTime == nil)
+    #expect(closure.type == .roadClosure)
+    #expect(closure.impact == .critical)
+    #expect(document.incidents[1].startTime == (try utc("2026-04-29T18:34:00Z")))
+    #expect(document.incidents[1].endTime == (try utc("2026-10-02T06:59:00Z")))
+    #expect(document.incidents[2].startTime == (try utc("2026-04-30T01:34:00Z")))
+  }
+}
