@@ -38,7 +38,7 @@ let package = Package(
       dependencies: ["Geo", "Roads"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Traffic"]),
+    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Roads"]),
     .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
     .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(

@@ -526,3 +526,262 @@ func pairs(_ polyline: GeoPolyline) -> [[Double]] {
       ])
   }
 }
+
+/// Whether `date` lies within a millisecond of `expected` (times with fractions of a second).
+func isNear(_ date: Date?, _ expected: Date) -> Bool {
+  guard let date else { return false }
+  return abs(date.timeIntervalSince(expected)) < 0.001
+}
+
+/// Published DATEX II documents of real publishers (see `Fixtures/README.md`); the expected
+/// values are read from the files by hand, positions in national grids converted with PROJ.
+@Suite struct DATEXIIRealSampleTests {
+  let options = FeedOptions(sourceName: "test", now: Date(timeIntervalSince1970: 1_750_000_000))
+
+  func decode(_ name: String) throws -> FeedDocument {
+    let data = try ownFixture("datex2", name)
+    #expect(FeedFormat.detect(data) == .datex2)
+    return try DATEXIIDecoder.decode(data, options: options)
+  }
+
+  /// Whether `polyline` is the point `expected` (a point is stored as two equal vertices),
+  /// within 1e-8 degrees (about a millimetre) in latitude and longitude.
+  func isClose(_ polyline: GeoPolyline, _ expected: [[Double]]) -> Bool {
+    let actual = pairs(polyline)
+    let expected = expected + expected
+    return actual.count == expected.count
+      && zip(actual, expected).allSatisfy {
+        abs($0[0] - $1[0]) <= 1e-8 && abs($0[1] - $1[1]) <= 1e-8
+      }
+  }
+
+  /// DGT (Spain) publishes DATEX II v3.6 under `http://levelC/schema/3/...` namespaces, most
+  /// records as `GenericSituationRecord` typed by their `causeType`, locations as TPEG points
+  /// and from/to pairs, times with `+01:00`/`+02:00` offsets.
+  @Test func dgtLevelCNamespacesAndGenericRecords() throws {
+    let document = try decode("real-dgt-v3-levelc.xml")
+    #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
+    #expect(isNear(document.publicationTime, try utc("2026-09-02T22:52:41Z") + 0.560))
+    #expect(
+      document.incidents.map(\.id) == ["27433286_1", "20276492_3", "26710501_2", "27470012_1"])
+    #expect(
+      document.incidents.map(\.type) == [.accident, .roadClosure, .weather, .disabledVehicle])
+    #expect(document.incidents.map(\.impact) == [.low, .critical, .minor, .minor])
+    #expect(
+      document.incidents.map(\.details.eventKind) == [
+        .accident, nil, .flooding, .brokenDownVehicle,
+      ])
+
+    let accident = document.incidents[0]
+    #expect(accident.startTime == (try utc("2026-09-02T04:30:00Z")))
+    #expect(accident.endTime == nil)
+    #expect(accident.entryTime == (try utc("2026-09-02T04:32:54Z")))
+    #expect(
+      pairs(accident.location.polyline) == [[39.136375, -0.48124817], [39.136375, -0.48124817]])
+    #expect(accident.details.roadName == "CV-550")
+
+    let closure = document.incidents[1]
+    #expect(closure.isRoadClosed)
+    #expect(closure.startTime == (try utc("2026-02-19T12:00:00Z")))
+    #expect(closure.endTime == (try utc("2026-12-31T22:59:00Z")))
+    #expect(closure.entryTime == (try utc("2026-02-19T12:19:14Z")))
+    // `to` comes before `from` in the file: the line still runs from `from` to `to`.
+    #expect(
+      pairs(closure.location.polyline) == [[37.41493, -4.5017304], [37.31576, -4.3549824]])
+
+    let flooding = document.incidents[2]
+    #expect(flooding.startTime == (try utc("2026-09-01T16:00:00Z")))
+    #expect(flooding.entryTime == (try utc("2026-09-01T16:05:10Z")))
+    #expect(
+      pairs(flooding.location.polyline) == [[37.458626, -3.6391692], [37.458626, -3.6391692]])
+  }
+
+  /// Fintraffic's v3 variable speed limits write ETRS-TM35FIN metres in `latitude` (northing)
+  /// and `longitude` (easting).
+  @Test func fintrafficV3GridMetres() throws {
+    let document = try decode("real-fintraffic-v3-speed-management.xml")
+    #expect(document.problems.isEmpty)
+    #expect(isNear(document.publicationTime, try utc("2025-09-22T09:29:34Z") + 0.995))
+    #expect(
+      document.incidents.map(\.id) == [
+        "KRM021323_1758233391165", "KRM01K001_1758247908068",
+      ])
+    #expect(document.incidents.map(\.type) == [.other, .other])
+    #expect(document.incidents.map(\.impact) == [.major, .major])
+    #expect(isNear(document.incidents[0].startTime, try utc("2025-09-18T22:09:51Z") + 0.165))
+    #expect(isNear(document.incidents[0].entryTime, try utc("2025-09-18T22:09:51Z") + 0.165))
+    #expect(document.incidents[0].details.countryCode == "FI")
+    // N 6 704 207, E 286 946 and N 6 672 259, E 379 389 (EPSG:3067), by PROJ.
+    #expect(
+      isClose(document.incidents[0].location.polyline, [[60.417834350822986, 23.129905037484345]]))
+    #expect(
+      isClose(document.incidents[1].location.polyline, [[60.169370796085396, 24.826265157697488]]))
+  }
+
+  /// Fintraffic's v2 feed writes the same grid with the easting in `latitude`.
+  @Test func fintrafficV2SwappedGridMetres() throws {
+    let document = try decode("real-fintraffic-v2-speed-management.xml")
+    #expect(document.problems.isEmpty)
+    #expect(document.incidents.map(\.originalId) == ["KRM043951", "KRM044051"])
+    #expect(isNear(document.incidents[1].startTime, try utc("2021-04-13T05:13:21Z") + 0.932))
+    // E 326 986.03, N 6 818 407 and E 328 063, N 6 818 573 (EPSG:3067), by PROJ.
+    #expect(
+      isClose(document.incidents[0].location.polyline, [[61.460652524545004, 23.75306534254971]]))
+    #expect(
+      isClose(document.incidents[1].location.polyline, [[61.46261996475703, 23.77308473951295]]))
+  }
+
+  /// Grid metres are only read as such for Finnish publishers: elsewhere they stay an error.
+  @Test func gridMetresOfOtherCountriesAreSkipped() throws {
+    var text = String(
+      decoding: try ownFixture("datex2", "real-fintraffic-v3-speed-management.xml"), as: UTF8.self)
+    text = text.replacingOccurrences(of: "<country>FI</country>", with: "<country>SE</country>")
+    let document = try DATEXIIDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(document.problems.count == 2)
+    #expect(document.problems.first?.reason.contains("6704207") == true)
+  }
+}
+
+/// Shapes individual publishers give DATEX II (German state feeds, UK councils' v1.0), in
+/// documents written for these tests; grid positions converted with PROJ for reference.
+@Suite struct DATEXIIPublisherVariantTests {
+  let options = FeedOptions(sourceName: "test", now: Date(timeIntervalSince1970: 1_750_000_000))
+
+  /// A v2 document with one situation per record body.
+  func document(_ records: [String]) -> Data {
+    let situations = records.enumerated().map { index, body in
+      """
+      <situation id="S\(index)"><situationRecord \(body)</situationRecord></situation>
+      """
+    }
+    return Data(
+      """
+      <d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" modelBaseVersion="2"
+          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+        <payloadPublication xsi:type="SituationPublication" lang="de">
+          <publicationTime>2026-07-31T00:00:00Z</publicationTime>
+          \(situations.joined(separator: "\n"))
+        </payloadPublication>
+      </d2LogicalModel>
+      """.utf8)
+  }
+
+  func isClose(_ actual: [[Double]], _ expected: [[Double]]) -> Bool {
+    actual.count == expected.count
+      && zip(actual, expected).allSatisfy {
+        abs($0[0] - $1[0]) <= 1e-8 && abs($0[1] - $1[1]) <= 1e-8
+      }
+  }
+
+  /// Mecklenburg-Vorpommern writes ETRS89 / UTM 33 with the zone before the easting
+  /// (EPSG:5650), easting first, and declares no system; a declared `srsName` is honoured.
+  @Test func projectedPositionLists() throws {
+    let data = document([
+      """
+      xsi:type="MaintenanceWorks" id="MV"><validity><validityStatus>active</validityStatus>
+      </validity><groupOfLocations xsi:type="Linear"><linearExtension><linearExtended>
+      <gmlLineString><posList>33342865.72 6020207.51 33342859.99 6020464.00</posList>
+      </gmlLineString></linearExtended></linearExtension></groupOfLocations>
+      """,
+      """
+      xsi:type="MaintenanceWorks" id="UTM32"><validity><validityStatus>active</validityStatus>
+      </validity><groupOfLocations xsi:type="Linear"><linearExtension><linearExtended>
+      <gmlLineString srsName="urn:ogc:def:crs:EPSG::25832"><posList>5512345.0 512345.0
+      5512400.0 512400.0</posList></gmlLineString></linearExtended></linearExtension>
+      </groupOfLocations>
+      """,
+      """
+      xsi:type="MaintenanceWorks" id="UNDECLARED"><validity><validityStatus>active
+      </validityStatus></validity><groupOfLocations xsi:type="Linear"><linearExtension>
+      <linearExtended><gmlLineString><posList>5512345.0 512345.0 5512400.0 512400.0</posList>
+      </gmlLineString></linearExtended></linearExtension></groupOfLocations>
+      """,
+    ])
+    let decoded = try DATEXIIDecoder.decode(data, options: options)
+    #expect(decoded.incidents.map(\.id) == ["MV", "UTM32"])
+    #expect(
+      isClose(
+        pairs(decoded.incidents[0].location.polyline),
+        [[54.305541513677404, 12.58487023329198], [54.30784289448461, 12.584647333973855]]))
+    #expect(
+      isClose(
+        pairs(decoded.incidents[1].location.polyline),
+        [[49.76345334072831, 9.171415298881406], [49.763946899380755, 9.172180744379768]]))
+    // Plain UTM metres without a declared system cannot be placed: skipped, not guessed.
+    #expect(decoded.problems.count == 1)
+    #expect(decoded.problems.first?.location?.contains("UNDECLARED") == true)
+  }
+
+  /// German state feeds: `linearByCoordinates` with bare `start`/`end` pairs and indexed
+  /// `intermediate` points; coordinates under extensions of the publisher's own naming.
+  @Test func linearByCoordinatesAndExtensionPoints() throws {
+    let data = document([
+      """
+      xsi:type="Accident" id="LINE"><validity><validityStatus>active</validityStatus>
+      </validity><groupOfLocations xsi:type="Linear"><linearByCoordinates>
+      <start><latitude>48.6206291</latitude><longitude>10.2168311</longitude></start>
+      <end><latitude>48.6304951</latitude><longitude>10.2203178</longitude></end>
+      <intermediate index="2"><pointCoordinates><latitude>48.627</latitude>
+      <longitude>10.219</longitude></pointCoordinates></intermediate>
+      <intermediate index="1"><pointCoordinates><latitude>48.625</latitude>
+      <longitude>10.218</longitude></pointCoordinates></intermediate>
+      </linearByCoordinates></groupOfLocations>
+      """,
+      """
+      xsi:type="Accident" id="AREA"><validity><validityStatus>active</validityStatus>
+      </validity><groupOfLocations xsi:type="Area"><areaExtension><somePublisherPoint>
+      <latitude>50.1</latitude><longitude>8.6</longitude></somePublisherPoint></areaExtension>
+      </groupOfLocations>
+      """,
+    ])
+    let decoded = try DATEXIIDecoder.decode(data, options: options)
+    #expect(decoded.problems.isEmpty)
+    #expect(
+      pairs(decoded.incidents[0].location.polyline) == [
+        [48.6206291, 10.2168311], [48.625, 10.218], [48.627, 10.219], [48.6304951, 10.2203178],
+      ])
+    #expect(pairs(decoded.incidents[1].location.polyline) == [[50.1, 8.6], [50.1, 8.6]])
+  }
+
+  /// A management record whose type says nothing more takes the type its cause names.
+  @Test func managementRecordTypedByItsCause() throws {
+    let data = document([
+      """
+      xsi:type="SpeedManagement" id="SPEED"><validity><validityStatus>active</validityStatus>
+      </validity><cause xsi:type="NonManagedCause"><causeType>roadMaintenance</causeType>
+      </cause><groupOfLocations xsi:type="Point"><locationForDisplay><latitude>52.1</latitude>
+      <longitude>4.3</longitude></locationForDisplay></groupOfLocations>
+      <speedManagementType>speedRestrictionInOperation</speedManagementType>
+      """,
+      """
+      xsi:type="SpeedManagement" id="PLAIN"><validity><validityStatus>active</validityStatus>
+      </validity><groupOfLocations xsi:type="Point"><locationForDisplay><latitude>52.1
+      </latitude><longitude>4.3</longitude></locationForDisplay></groupOfLocations>
+      """,
+    ])
+    let decoded = try DATEXIIDecoder.decode(data, options: options)
+    #expect(decoded.incidents.map(\.type) == [.construction, .other])
+    #expect(decoded.incidents.map(\.details.eventKind) == [.maintenanceWork, nil])
+  }
+
+  /// DATEX II v1.0 of UK councils: version element, local times, `impactOnTraffic`.
+  @Test func version1LocalTimes() throws {
+    let data = try ownFixture("datex2", "v1_local_times.xml")
+    #expect(FeedFormat.detect(data) == .datex2)
+    let decoded = try DATEXIIDecoder.decode(data, options: options)
+    #expect(decoded.problems.isEmpty)
+    let works = try #require(decoded.incidents.first)
+    #expect(works.id == "GUIDAB0001/1-1_2")
+    #expect(works.originalId == "GUIDAB0001/1-1")
+    #expect(works.type == .construction)
+    #expect(works.impact == .minor)  // impactOnTraffic heavy
+    // Local times at the publication time's +01:00.
+    #expect(works.startTime == (try utc("2025-07-30T23:00:00Z")))
+    #expect(works.endTime == (try utc("2025-08-01T22:59:59Z")))
+    #expect(works.entryTime == (try utc("2025-04-18T14:38:37Z")))
+    #expect(pairs(works.location.polyline) == [[52.64208, -0.24422], [52.64208, -0.24422]])
+    #expect(works.details.countryCode == "GB")
+  }
+}

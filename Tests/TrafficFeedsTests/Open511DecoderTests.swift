@@ -412,3 +412,84 @@ import TrafficTestSupport
     #expect(document.problems[1].reason.contains("ends"))
   }
 }
+
+/// Open511 XML of Repentigny (Quebec) from the Open511 API test suite (see
+/// `Fixtures/README.md`): `gml:coordinates` longitude first, date-only recurring schedules,
+/// no time zone, bare `INCIDENT` types; expected values read from the file by hand.
+@Suite struct Open511RealSampleTests {
+  @Test func repentignyXML() throws {
+    let data = try ownFixture("open511", "real-repentigny-api-tests.xml")
+    #expect(FeedFormat.detect(data) == .open511)
+    let document = try Open511Decoder.decode(data, options: FeedOptions(sourceName: "test"))
+    #expect(document.problems.isEmpty)
+    #expect(
+      document.incidents.map(\.originalId) == [
+        "test.open511.org/1", "test.open511.org/2", "test.open511.org/7",
+      ])
+    // The publisher's type wins over the words ("Excavation d'égouts" is an INCIDENT).
+    #expect(document.incidents.map(\.type) == [.other, .other, .construction])
+    #expect(document.incidents.map(\.impact) == [.low, .low, .major])
+
+    let sewer = document.incidents[0]
+    #expect(sewer.startTime == (try utc("2013-05-08T00:00:00Z")))
+    #expect(sewer.endTime == (try utc("2013-05-10T00:00:00Z")))
+    #expect(
+      pairs(sewer.location.polyline) == [
+        [45.722562664000002, -73.468033075299999], [45.723641236500001, -73.467056751300007],
+        [45.724540030999997, -73.466262817399993],
+      ])
+    #expect(sewer.details.roadName == "Iberville")
+    #expect(sewer.details.fromJunction == "Bonaventure")
+    #expect(sewer.details.toJunction == "Bord-de-l'eau")
+
+    let archived = document.incidents[1]
+    #expect(isNear(archived.entryTime, try utc("2013-05-24T13:14:21Z") + 0.688587))
+    #expect(archived.endTime == (try utc("2013-05-20T00:00:00Z")))
+    #expect(
+      pairs(archived.location.polyline) == [
+        [45.727479736900001, -73.471326828000002], [45.727479736900001, -73.471326828000002],
+      ])
+
+    let works = document.incidents[2]
+    #expect(works.startTime == (try utc("2013-05-06T00:00:00Z")))
+    #expect(works.endTime == (try utc("2013-06-01T00:00:00Z")))
+    #expect(works.sourceTexts.first?.language == (try LanguageCode("fr")))
+  }
+}
+
+extension Open511DecoderTests {
+  /// DriveBC (api.open511.gov.bc.ca) writes its schedule intervals in UTC (an event created at
+  /// 16:08:02-07:00 starts "23:08"); other publishers' offset-less times stay local.
+  @Test func driveBCIntervalsAreUTC() throws {
+    let text = """
+      {"events": [
+        {"id": "drivebc.ca/DBC-53013", "status": "ACTIVE", "event_type": "INCIDENT",
+         "jurisdiction_url": "https://api.open511.gov.bc.ca/jurisdiction",
+         "severity": "MAJOR", "created": "2023-06-05T16:08:02-07:00",
+         "updated": "2025-04-10T09:28:05-07:00",
+         "geography": {"type": "Point", "coordinates": [-122.37, 52.21]},
+         "roads": [{"name": "Highway 1", "direction": "BOTH", "state": "CLOSED"}],
+         "schedule": {"intervals": ["2023-06-05T23:08/"]}, "+linear_reference_km": -1},
+        {"id": "drivebc.ca/DBC-90617", "status": "ACTIVE", "event_type": "CONSTRUCTION",
+         "url": "https://api.open511.gov.bc.ca/events/drivebc.ca/DBC-90617",
+         "event_subtypes": ["ROAD_CONSTRUCTION"], "severity": "MINOR",
+         "updated": "2026-04-29T11:40:00-07:00",
+         "geography": {"type": "Point", "coordinates": [-120.78, 49.66]},
+         "schedule": {"intervals": ["2026-04-29T18:34/2026-10-02T06:59"]}},
+        {"id": "example.org/1", "event_type": "CONSTRUCTION", "updated": "2026-04-29T11:40:00-07:00",
+         "geography": {"type": "Point", "coordinates": [-120.78, 49.66]},
+         "schedule": {"intervals": ["2026-04-29T18:34/2026-10-02T06:59"]}}
+      ]}
+      """
+    let document = try Open511Decoder.decode(Data(text.utf8), options: options)
+    #expect(document.problems.isEmpty)
+    let closure = document.incidents[0]
+    #expect(closure.startTime == (try utc("2023-06-05T23:08:00Z")))
+    #expect(closure.endTime == nil)
+    #expect(closure.type == .roadClosure)
+    #expect(closure.impact == .critical)
+    #expect(document.incidents[1].startTime == (try utc("2026-04-29T18:34:00Z")))
+    #expect(document.incidents[1].endTime == (try utc("2026-10-02T06:59:00Z")))
+    #expect(document.incidents[2].startTime == (try utc("2026-04-30T01:34:00Z")))
+  }
+}

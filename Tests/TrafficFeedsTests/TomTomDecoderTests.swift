@@ -138,3 +138,16 @@ private let options = FeedOptions(sourceName: "test")
       ])
   }
 }
+
+extension TomTomDecoderTests {
+  /// Responses that ask for `aci` carry the probability there.
+  @Test func probabilityUnderAci() throws {
+    let text = """
+      {"incidents": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [4.9, 52.4]},
+        "properties": {"id": "aci-1", "iconCategory": 6, "magnitudeOfDelay": 1,
+          "aci": {"probabilityOfOccurrence": "risk_of", "numberOfReports": 2}}}]}
+      """
+    let document = try TomTomDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.map(\.details.queueRisk) == [true])
+  }
+}

@@ -303,3 +303,80 @@ private let options = FeedOptions(sourceName: "test")
     #expect(points.incidents[0].location.polyline.vertices[0].longitude == -93.77668405099996)
   }
 }
+
+/// The US DOT's published WZDx examples of feeds other than work zones (CC0, see
+/// `Fixtures/README.md`); expected values read from the files by hand.
+@Suite struct WZDxRealSampleTests {
+  /// A RoadRestrictionFeed (4.0): low bridges on the Hutchinson River Parkway, no times, no
+  /// `vehicle_impact`.
+  @Test func roadRestrictionFeed() throws {
+    let data = try ownFixture("wzdx", "real-usdot-road-restriction.geojson")
+    #expect(FeedFormat.detect(data) == .wzdx)
+    let document = try WZDxDecoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.publicationTime == (try utc("2021-07-01T15:00:00Z")))
+    #expect(document.incidents.map(\.id) == ["Bridge1", "Bridge2"])
+    #expect(document.incidents.map(\.type) == [.other, .other])
+    #expect(document.incidents.map(\.impact) == [.low, .low])
+    #expect(document.incidents.map(\.details.eventKind) == [nil, nil])
+    #expect(document.incidents.map(\.isRoadClosed) == [false, false])
+
+    let first = document.incidents[0]
+    #expect(first.startTime == nil)
+    #expect(first.endTime == nil)
+    #expect(
+      pairs(first.location.polyline) == [
+        [40.83782481579416, -73.83857488632202], [40.83905758069452, -73.8385534286499],
+        [40.84667890696712, -73.83646667003632],
+      ])
+    #expect(first.details.lanesClosed == 0)
+    #expect(first.details.totalLanes == 3)
+    var lowest = VehicleRestriction()
+    lowest.restrictedIfHigherThanInCentimeters = 320  // 10.5 ft, the lowest of the lanes
+    #expect(first.vehicleRestrictions == [.all: lowest])
+    var second = VehicleRestriction()
+    second.restrictedIfHigherThanInCentimeters = 274  // 9.0 ft
+    #expect(document.incidents[1].vehicleRestrictions == [.all: second])
+    #expect(pairs(document.incidents[1].location.polyline).count == 4)
+  }
+
+  /// A DeviceFeed (arrow board) is recognised as WZDx and holds no road events.
+  @Test func deviceFeedHasNoIncidents() throws {
+    let data = try ownFixture("wzdx", "real-usdot-device-feed.geojson")
+    #expect(FeedFormat.detect(data) == .wzdx)
+    let document = try WZDxDecoder.decode(data, options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(document.problems.isEmpty)
+    #expect(document.publicationTime == (try utc("2021-12-06T15:00:00Z")))
+  }
+
+  /// Restriction values written as text are read as numbers.
+  @Test func restrictionValueAsText() throws {
+    var text = String(
+      decoding: try ownFixture("wzdx", "real-usdot-road-restriction.geojson"), as: UTF8.self)
+    text = text.replacingOccurrences(of: "\"value\": 9.0", with: "\"value\": \"9.0\"")
+    let document = try WZDxDecoder.decode(Data(text.utf8), options: options)
+    #expect(
+      document.incidents[1].vehicleRestrictions[.all]?.restrictedIfHigherThanInCentimeters == 274)
+  }
+}
+
+extension WZDxDecoderTests {
+  /// WZDx 3.x fields written apart: `road_number`, `total_num_lanes`.
+  @Test func wzdx3RoadNumberAndLaneCount() throws {
+    let text = """
+      {"road_event_feed_info": {"update_date": "2021-01-01T00:00:00Z", "version": "3.0"},
+       "type": "FeatureCollection", "features": [{"type": "Feature",
+         "properties": {"road_event_id": "3x-1", "event_type": "work-zone", "road_name": "Main St",
+           "road_number": "VT 133", "direction": "northbound", "total_num_lanes": 2,
+           "start_date": "2021-01-02T08:00:00Z", "vehicle_impact": "all-lanes-open"},
+         "geometry": {"type": "LineString", "coordinates": [[-72.9, 43.6], [-72.91, 43.61]]}}]}
+      """
+    let document = try WZDxDecoder.decode(Data(text.utf8), options: options)
+    let incident = try #require(document.incidents.first)
+    #expect(incident.details.roadNumber == "VT 133")
+    #expect(incident.details.roadName == "Main St")
+    #expect(incident.details.totalLanes == 2)
+    #expect(incident.startTime == (try utc("2021-01-02T08:00:00Z")))
+  }
+}

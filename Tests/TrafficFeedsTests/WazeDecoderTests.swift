@@ -179,3 +179,68 @@ private let options = FeedOptions(sourceName: "test")
     #expect(document.incidents[2].details.toJunction == "Preston Hwy")
   }
 }
+
+/// A real one-minute CCP window of New York (22 March 2019) with alerts, irregularities and
+/// jams, as published in nyc-lib's tests (Apache-2.0, see `Fixtures/README.md`); expected
+/// values read from the file by hand.
+@Suite struct WazeRealSampleTests {
+  @Test func nycWindowWithIrregularities() throws {
+    let data = try ownFixture("waze", "real-nyc-ccp-window.json")
+    #expect(FeedFormat.detect(data) == .waze)
+    let document = try WazeDecoder.decode(data, options: options)
+    #expect(document.problems.isEmpty)
+    #expect(document.publicationTime == (try utc("2019-03-22T21:39:00Z")))
+    #expect(
+      document.incidents.map(\.originalId) == [
+        "03769afc-d16d-376a-b5ed-628ade6beedf", "bb53aa5b-ef97-33f5-8b3a-84a4a7dfadf4",
+        "76745544", "76986232", "411005085", "431427598",
+      ])
+    #expect(
+      document.incidents.map(\.type) == [
+        .disabledVehicle, .construction, .congestion, .congestion, .congestion, .congestion,
+      ])
+    #expect(document.incidents.map(\.impact) == [.low, .minor, .major, .major, .major, .minor])
+    #expect(document.flowObservations.count == 2)  // jams only
+
+    let construction = document.incidents[1]
+    #expect(construction.startTime == (try utc("2018-09-08T12:43:00Z")))
+    #expect(
+      pairs(construction.location.polyline) == [[40.556061, -74.266732], [40.556061, -74.266732]])
+    #expect(
+      construction.sourceTexts.map(\.text) == [
+        "XCM:Long term road construction New Jersey Turnpike SB"
+      ])
+
+    let irregularity = document.incidents[2]
+    #expect(isNear(irregularity.startTime, try utc("2019-03-22T20:19:19Z") + 0.922))
+    #expect(isNear(irregularity.entryTime, try utc("2019-03-22T21:39:35Z") + 0.986))
+    #expect(irregularity.endTime == nil)
+    #expect(
+      pairs(irregularity.location.polyline) == [
+        [40.596345, -73.908038], [40.595727, -73.908303], [40.595425, -73.908408],
+      ])
+    #expect(irregularity.details.roadName == "Belt Pkwy W")
+    #expect(irregularity.details.toJunction == "Exit 7B: Ocean Pkwy")
+    #expect(irregularity.details.delayInSeconds == 697)
+    #expect(irregularity.details.queueLengthInMeters == 5389)
+    #expect(irregularity.details.eventKind == .queuingTraffic)
+    #expect(irregularity.details.countryCode == "US")
+
+    let jam = document.incidents[5]
+    #expect(isNear(jam.startTime, try utc("2019-03-22T21:40:49Z") + 0.213))
+    #expect(jam.details.roadName == "Market St")
+  }
+
+  /// A document with only irregularities is a Waze feed.
+  @Test func irregularitiesAlone() throws {
+    let text = """
+      {"irregularities": [{"id": 7, "detectionDateMillis": 1553285959922, "jamLevel": 5,
+        "line": [{"x": -73.9, "y": 40.6}, {"x": -73.91, "y": 40.61}]}]}
+      """
+    #expect(FeedFormat.detect(Data(text.utf8)) == .waze)
+    let document = try WazeDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.map(\.id) == ["7"])
+    #expect(document.incidents.map(\.impact) == [.critical])
+    #expect(document.incidents.map(\.isRoadClosed) == [true])
+  }
+}

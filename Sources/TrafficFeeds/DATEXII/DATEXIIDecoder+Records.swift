@@ -8,6 +8,8 @@ extension DATEXIIDecoder {
     var language: LanguageCode?
     var countryCode: String?
     var publicationTime: Date?
+    /// The UTC offset of the publication time as written, for times written without one.
+    var localOffsetInSeconds: Int?
   }
 
   /// The incidents of one `situation`, one result per `situationRecord`.
@@ -49,15 +51,19 @@ extension DATEXIIDecoder {
     guard let recordId = record.attributes["id"]?.trimmingCharacters(in: .whitespaces),
       !recordId.isEmpty
     else { throw RecordProblem("the situationRecord has no id") }
-    let version = record.attributes["version"]?.trimmingCharacters(in: .whitespaces) ?? ""
+    // DATEX II v1.0 gives the version as an element.
+    let version =
+      (record.attributes["version"] ?? record.childValue("situationRecordVersion"))?
+      .trimmingCharacters(in: .whitespaces) ?? ""
     let id = version.isEmpty ? recordId : "\(recordId)_\(version)"
 
     let validity = record.child("validity")
     let specification = validity?.child("validityTimeSpecification")
-    var startTime = try time(specification, "overallStartTime")
-    var endTime = try time(specification, "overallEndTime")
-    let creationTime = try time(record, "situationRecordCreationTime")
-    let versionTime = try time(record, "situationRecordVersionTime")
+    let offset = context.localOffsetInSeconds
+    var startTime = try time(specification, "overallStartTime", localOffset: offset)
+    var endTime = try time(specification, "overallEndTime", localOffset: offset)
+    let creationTime = try time(record, "situationRecordCreationTime", localOffset: offset)
+    let versionTime = try time(record, "situationRecordVersionTime", localOffset: offset)
     if let startTime, let endTime, endTime < startTime {
       throw RecordProblem(
         "overallEndTime \(endTime) lies before overallStartTime \(startTime)")
@@ -78,9 +84,16 @@ extension DATEXIIDecoder {
     let classification = classify(record)
     let impact = Self.impact(
       severity: record.childValue("severity") ?? overallSeverity,
+      impactOnTraffic: record.child("impact")?.childValue("impactOnTraffic"),
       probability: record.childValue("probabilityOfOccurrence"))
-    let location = try DATEXIILocationReader(axisOrder: context.options.axisOrder)
-      .location(of: record)
+    let recordCountry = record.first("sourceCountry")?.value.flatMap {
+      isCountryCode($0) ? $0 : nil
+    }
+    let location = try DATEXIILocationReader(
+      axisOrder: context.options.axisOrder,
+      nationalGrid: DATEXIILocationReader.nationalGrid(
+        ofCountry: recordCountry ?? context.countryCode)
+    ).location(of: record)
 
     let recordImpact = record.child("impact")
     let lanesClosed = recordImpact?.childValue("numberOfLanesRestricted").flatMap { Int($0) }
@@ -90,9 +103,7 @@ extension DATEXIIDecoder {
     let delay = recordImpact?.child("delays")?.childValue("delayTimeValue")
       .flatMap(nonNegative)
     let queueLength = record.first("queueLength")?.value.flatMap(nonNegative)
-    let sourceCountry = record.first("sourceCountry")?.value.flatMap {
-      isCountryCode($0) ? $0 : nil
-    }
+    let sourceCountry = recordCountry
     let language = context.language ?? .enUS
 
     let details: TrafficIncidentDetails
@@ -126,10 +137,17 @@ extension DATEXIIDecoder {
   }
 
   /// The date-time in the child `name` of `node`, or `nil` when absent.
-  static func time(_ node: XMLNode?, _ name: String) throws(RecordProblem) -> Date? {
+  /// The date-time in the child `name` of `node`; one written without a UTC offset is read
+  /// at `localOffset` (the publication time's), else as UTC.
+  static func time(
+    _ node: XMLNode?, _ name: String, localOffset: Int? = nil
+  ) throws(RecordProblem) -> Date? {
     guard let text = node?.childValue(name) else { return nil }
     guard let date = FeedDates.parseISO8601(text) else {
       throw RecordProblem("\(name) \"\(text)\" is not an ISO 8601 date-time")
+    }
+    if let localOffset, Open511Event.utcOffsetInSeconds(text) == nil {
+      return date.addingTimeInterval(-Double(localOffset))
     }
     return date
   }
@@ -161,14 +179,26 @@ extension DATEXIIDecoder {
   }
 
   /// The impact for a DATEX II severity, lowered one step for a mere risk.
-  static func impact(severity: String?, probability: String?) -> TrafficIncidentImpact {
-    let impact: TrafficIncidentImpact
+  static func impact(
+    severity: String?, impactOnTraffic: String? = nil, probability: String?
+  ) -> TrafficIncidentImpact {
+    var impact: TrafficIncidentImpact
     switch severity {
     case "highest": impact = .critical
     case "high": impact = .major
     case "medium": impact = .minor
     case "low", "lowest", "none": impact = .low
     default: impact = .unknown
+    }
+    if impact == .unknown {
+      // DATEX II v1.0 has no severity; its impact says how traffic flows.
+      switch impactOnTraffic {
+      case "impossible": impact = .critical
+      case "congested": impact = .major
+      case "heavy": impact = .minor
+      case "freeFlow": impact = .low
+      default: break
+      }
     }
     guard probability == "riskOf" else { return impact }
     switch impact {
@@ -186,11 +216,53 @@ extension DATEXIIDecoder {
   ) -> (
     type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
   ) {
+    let byType = classify(typeName: record.typeName ?? "", details: record)
+    // A record whose type says nothing more (a generic record, speed or network management,
+    // an operator action) takes the type its cause names.
+    guard byType.type == .other, byType.kind == nil,
+      let cause = record.child("cause"),
+      let causeType = cause.childValue("causeType"),
+      let equivalent = recordTypeOfCause[causeType]
+    else { return byType }
+    let byCause = classify(
+      typeName: equivalent, details: cause.child("detailedCauseType") ?? cause)
+    return (byCause.type, byCause.kind, byType.isRoadClosed)
+  }
+
+  /// The record type whose mapping a `causeType` takes for a record whose own type maps to
+  /// `other` (v3 `GenericSituationRecord`, management records); the cause's
+  /// `detailedCauseType` gives the detail values.
+  static let recordTypeOfCause: [String: String] = [
+    "accident": "Accident",
+    "abnormalTraffic": "AbnormalTraffic",
+    "roadMaintenance": "MaintenanceWorks",
+    "roadworks": "MaintenanceWorks",
+    "constructionWork": "ConstructionWorks",
+    "vehicleObstruction": "VehicleObstruction",
+    "obstruction": "GeneralObstruction",
+    "animalPresence": "AnimalPresenceObstruction",
+    "environmentalObstruction": "EnvironmentalObstruction",
+    "infrastructureDamageObstruction": "InfrastructureDamageObstruction",
+    "poorRoadInfrastructure": "InfrastructureDamageObstruction",
+    "roadConditions": "NonWeatherRelatedRoadConditions",
+    "nonWeatherRelatedRoadConditions": "NonWeatherRelatedRoadConditions",
+    "weatherRelatedRoadConditions": "WeatherRelatedRoadConditions",
+    "poorEnvironment": "PoorEnvironmentConditions",
+    "publicEvent": "PublicEvent",
+    "disturbanceActivity": "DisturbanceActivity",
+  ]
+
+  /// The type, event kind and closure for the record type `type`, with its detail values read
+  /// from the children of `details`.
+  static func classify(
+    typeName type: String, details record: XMLNode
+  ) -> (
+    type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
+  ) {
     func values(_ name: String) -> [String] { record.children(name).compactMap(\.value) }
     func any(_ name: String, _ test: (String) -> Bool) -> Bool {
       values(name).contains(where: test)
     }
-    let type = record.typeName ?? ""
     switch type {
     case "Accident":
       if any("accidentType", { $0 == "vehicleOnFire" }) { return (.accident, .vehicleFire, false) }

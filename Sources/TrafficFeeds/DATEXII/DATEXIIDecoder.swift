@@ -3,7 +3,8 @@ import Traffic
 
 /// Decodes DATEX II SituationPublications — v2 (`d2LogicalModel`, namespace
 /// `http://datex2.eu/schema/2/2_0`) and v3 (`http://datex2.eu/schema/3/...`, records in the
-/// `situation` namespace, locations in `locationReferencing`) — bare or inside a SOAP envelope
+/// `situation` namespace, locations in `locationReferencing`; DGT (Spain) publishes v3 under
+/// `http://levelC/schema/3/...`, which is read the same way) — bare or inside a SOAP envelope
 /// (CEN/TS 16157-2 and -3, "DATEX II data exchange specifications for traffic management and
 /// information").
 ///
@@ -11,7 +12,8 @@ import Traffic
 /// different prefixes. The document is streamed (`XMLParser`), one `situation` at a time.
 ///
 /// Each `situationRecord` becomes one incident: `originalId` is the record's `id`, `id` is
-/// `"<id>_<version>"` when the record has a non-empty `version`. Its type comes from the
+/// `"<id>_<version>"` when the record has a non-empty `version` (attribute, or the v1.0
+/// `situationRecordVersion` element). Its type comes from the
 /// record's `xsi:type`:
 ///
 /// | `xsi:type` (and detail) | type | event kind |
@@ -32,9 +34,19 @@ import Traffic
 /// | `PublicEvent` | `plannedEvent` | `demonstration` for demonstrations, marches, parades and processions, else `majorEvent` |
 /// | `DisturbanceActivity` | `other` | `demonstration` for demonstrations and marches |
 /// | `TransitInformation`, `PublicTransport` | `massTransit` | `transitDisruption` |
-/// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, others | `other` | — |
+/// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, v3 `GenericSituationRecord`, others | `other` | — |
 ///
-/// Impact comes from the record's `severity`, else the situation's `overallSeverity`:
+/// A record that maps to `other` without an event kind (the last row, and lane management
+/// that names no closure) takes the type its `cause`/`causeType` names, as the record type
+/// it stands for (`accident`→`Accident`, `abnormalTraffic`→`AbnormalTraffic`,
+/// `roadMaintenance`→`MaintenanceWorks`, `vehicleObstruction`, `obstruction`→
+/// `GeneralObstruction`, `environmentalObstruction`, `poorEnvironment`→
+/// `PoorEnvironmentConditions`, `publicEvent`, ...), with the detail values of its
+/// `detailedCauseType`; DGT types most of its records only this way.
+///
+/// Impact comes from the record's `severity`, else the situation's `overallSeverity`, else
+/// (DATEX II v1.0) the record's `impactOnTraffic` (`impossible` critical, `congested` major,
+/// `heavy` minor, `freeFlow` low):
 ///
 /// | severity | impact |
 /// |---|---|
@@ -49,7 +61,8 @@ import Traffic
 ///
 /// Times: `overallStartTime` / `overallEndTime` of `validityTimeSpecification` are the start
 /// and end; `situationRecordCreationTime` (else `situationRecordVersionTime`) is the entry
-/// time. A record whose `validityStatus` is `suspended`, or whose `lifeCycleManagement` says
+/// time. Times written without a UTC offset (some local publishers) are read at the offset of
+/// the document's `publicationTime`, else as UTC. A record whose `validityStatus` is `suspended`, or whose `lifeCycleManagement` says
 /// `end` or `cancel`, has ended: its end becomes the version time (or the publication time,
 /// or `FeedOptions.now`) when that is earlier, so that it is never active after it.
 ///
@@ -62,11 +75,22 @@ import Traffic
 ///    `EndPoint`, `startPoint`/`endPoint`) as a two-vertex polyline;
 /// 3. the coordinates of OpenLR location reference points (`openlrCoordinates`) joined in
 ///    order;
-/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, as a point;
+/// 4. `pointByCoordinates` / `pointCoordinates`, then `locationForDisplay`, then any other
+///    latitude/longitude pair, as a point (a `linearByCoordinates` line comes right after 1);
 /// 5. binary OpenLR (`openlrBinary`, NDW's `openLrLinearAsBinary` / `openLrPointAsBinary` /
 ///    `openLrAreaAsBinary`, a `binary` element), decoded with `OpenLR` (version 3: a line's
 ///    reference points joined, a geo-coordinate, a point along a line at its offset between
 ///    its two reference points, a POI at its position).
+/// German state feeds add `linearByCoordinates` (a `start`, indexed `intermediate` points and
+/// an `end`), read after `posList`, and coordinates under extensions of their own naming: any
+/// latitude/longitude pair is the last resort. Numbers outside the degree ranges are
+/// projected metres, converted to WGS 84 when the system is certain: a GML `srsName` of
+/// ETRS89 / UTM (EPSG:25828–25838), WGS 84 / UTM (326xx), ETRS-TM35FIN (3067) or SWEREF 99 TM
+/// (3006); a UTM easting prefixed with its zone (Mecklenburg-Vorpommern's EPSG:5650); or a
+/// Finnish publisher (record `sourceCountry`, else the publication's country `FI`), whose
+/// metres are ETRS-TM35FIN as Fintraffic writes them (the larger number is the northing: its
+/// v2 feed writes the easting as `latitude`, its v3 feed the northing). Other metres are
+/// skipped with a problem.
 /// The location keeps its references as codes: every ALERT-C (TMC) location
 /// (`alertCPoint`, `alertCLinear`, `alertCArea`: country code, table number and version,
 /// primary and secondary `specificLocation`, `alertCDirectionCoded`, method 4
@@ -99,6 +123,14 @@ public enum DATEXIIDecoder: FeedDecoder {
 
   /// The namespace URIs of DATEX II begin with this.
   static let namespacePrefix = "http://datex2.eu/schema/"
+  /// DGT (Spain) publishes the DATEX II v3 schema under these namespace URIs
+  /// (`http://levelC/schema/3/situation`, `.../locationReferencing`, ...).
+  static let levelCNamespacePrefix = "http://levelC/schema/"
+
+  /// Whether `namespace` is one of DATEX II's (or DGT's `levelC` copy of v3).
+  static func isDATEXIINamespace(_ namespace: String) -> Bool {
+    namespace.hasPrefix(namespacePrefix) || namespace.hasPrefix(levelCNamespacePrefix)
+  }
 
   /// Whether the first 64 KiB mention a DATEX II namespace or the v2 root element.
   ///
@@ -109,6 +141,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     let head = String(decoding: data.prefix(65_536), as: UTF8.self)
     guard head.contains("<") else { return false }
     return head.contains("datex2.eu/schema/") || head.contains("d2LogicalModel")
+      || head.contains(levelCNamespacePrefix)
   }
 
   /// Decodes a DATEX II document.
@@ -130,7 +163,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     try reader.read(
       input,
       isRecord: { _, name, namespace in
-        name == "situation" && (namespace.hasPrefix(namespacePrefix) || namespace.isEmpty)
+        name == "situation" && (isDATEXIINamespace(namespace) || namespace.isEmpty)
       },
       opening: { ancestors, node in state.open(node, depth: ancestors.count) },
       header: { ancestors, node in state.close(node, parent: ancestors.last) },
@@ -153,6 +186,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     var language: LanguageCode?
     var countryCode: String?
     var publicationTime: Date?
+    var localOffsetInSeconds: Int?
     var isFullRefresh = true
     var incidents: [TrafficIncident] = []
     var problems: [FeedError] = []
@@ -162,7 +196,7 @@ public enum DATEXIIDecoder: FeedDecoder {
     }
 
     func open(_ node: XMLNode, depth: Int) {
-      if node.namespace.hasPrefix(DATEXIIDecoder.namespacePrefix) { sawDATEXII = true }
+      if DATEXIIDecoder.isDATEXIINamespace(node.namespace) { sawDATEXII = true }
       if node.name == "payloadPublication" || node.name == "payload"
         || node.name == "situationPublication",
         let lang = node.attributes["lang"], let code = try? LanguageCode(lang)
@@ -175,7 +209,10 @@ public enum DATEXIIDecoder: FeedDecoder {
       guard let value = node.value else { return }
       switch node.name {
       case "publicationTime":
-        if publicationTime == nil { publicationTime = FeedDates.parseISO8601(value) }
+        if publicationTime == nil {
+          publicationTime = FeedDates.parseISO8601(value)
+          localOffsetInSeconds = Open511Event.utcOffsetInSeconds(value)
+        }
       case "country":
         // The publication creator's country wins over the supplier's.
         if countryCode == nil || parent == "publicationCreator",
@@ -205,7 +242,7 @@ public enum DATEXIIDecoder: FeedDecoder {
       let context = DATEXIIDecoder.RecordContext(
         options: options, language: language ?? options.defaultLanguage,
         countryCode: countryCode ?? options.defaultCountryCode,
-        publicationTime: publicationTime)
+        publicationTime: publicationTime, localOffsetInSeconds: localOffsetInSeconds)
       for result in DATEXIIDecoder.incidents(fromSituation: node, number: number, context) {
         switch result {
         case .success(let incident): incidents.append(incident)

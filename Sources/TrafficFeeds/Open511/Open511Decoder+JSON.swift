@@ -192,6 +192,9 @@ extension Open511Decoder {
     event.created = try text(object, "created", at: path)
     event.updated = try text(object, "updated", at: path)
     event.timezone = try text(object, "timezone", at: path)
+    event.publisherURLs = [object["url"], object["jurisdiction_url"]].compactMap {
+      $0.flatMap(loose)
+    }
     for (index, road) in try list(object, "roads", at: path).enumerated() {
       let roadPath = "\(path).roads[\(index)]"
       guard road.object != nil else {

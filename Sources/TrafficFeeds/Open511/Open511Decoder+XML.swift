@@ -72,6 +72,9 @@ extension Open511Decoder {
     event.created = node.childValue("created")
     event.updated = node.childValue("updated")
     event.timezone = node.childValue("timezone")
+    event.publisherURLs =
+      node.children("link").compactMap { $0.attributes["href"] }
+      + [node.childValue("jurisdiction_url")].compactMap { $0 }
     for road in node.child("roads")?.children("road") ?? [] {
       func lanes(_ name: String) throws(RecordProblem) -> Int? {
         guard let text = road.childValue(name) else { return nil }
@@ -141,7 +144,8 @@ extension Open511Decoder {
         if vertices.count > 1 { result.append(GeoPolyline(uncheckedVertices: vertices)) }
       } else {
         result.append(
-          try reader.polyline(posList: element, dimension: element.attributes["srsDimension"]))
+          try reader.polyline(
+            posList: element, dimension: element.attributes["srsDimension"], grid: nil))
       }
     }
     return result

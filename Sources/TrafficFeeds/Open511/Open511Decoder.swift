@@ -42,7 +42,7 @@ import Traffic
 /// | words | type | event kind |
 /// |---|---|---|
 /// | `accident`, `collision`, `carambolage` | `accident` | `accident` |
-/// | `travaux`, `chantier`, `réfection`, `reconstruction`, `construction` | `construction` | `roadworks` |
+/// | `travaux`, `chantier`, `excavation`, `réfection`, `reconstruction`, `construction` | `construction` | `roadworks` |
 /// | `réhabilitation`, `réparation`, `pavage`, `asphaltage`, `resurfaçage` | `construction` | `roadworks` |
 /// | `roadworks`, `repair`, `resurfacing` | `construction` | `roadworks` |
 /// | `entretien`, `maintenance`, `déneigement`, `nettoyage`, `balayage` | `construction` | `maintenanceWork` |
@@ -69,7 +69,8 @@ import Traffic
 /// (latest, or none when any part is open); draft `StartDate`/`EndDate` are dates, the end
 /// inclusive. Open511 writes schedule times without offset, in local time: they are read in
 /// the event's `timezone`, else at the UTC offset of its `updated` (or `created`) time, else
-/// as UTC. `created` (else `updated`) is the entry time. An `ARCHIVED` event ends at its
+/// as UTC. DriveBC (events whose `url` or `jurisdiction_url` is on
+/// `api.open511.gov.bc.ca`) writes its `intervals` in UTC: they are read so. `created` (else `updated`) is the entry time. An `ARCHIVED` event ends at its
 /// `updated` time at the latest.
 ///
 /// Roads: the first road's `name`, `from` and `to` become the road name and junctions;

@@ -33,6 +33,9 @@ struct Open511Event {
   var created: String?
   var updated: String?
   var timezone: String?
+  /// The event's own `url` and its `jurisdiction_url` (XML: `link` `href`s), which name the
+  /// publisher.
+  var publisherURLs: [String] = []
   var roads: [Road] = []
   var areas: [String] = []
   var polylines: [GeoPolyline] = []
@@ -68,6 +71,16 @@ struct Open511Event {
       try local(text, field: "updated")
     }
 
+    // DriveBC (British Columbia, api.open511.gov.bc.ca) writes its intervals in UTC, not
+    // local time: an event created at 16:08:02-07:00 has the interval "23:08/".
+    let intervalsInUTC = publisherURLs.contains { $0.contains("://api.open511.gov.bc.ca/") }
+    func intervalTime(_ text: String, field: String) throws(RecordProblem) -> Date {
+      guard intervalsInUTC else { return try local(text, field: field) }
+      guard let date = Self.parseLocal(text, zone: nil, fallbackOffset: 0) else {
+        throw RecordProblem("\(field) \"\(text)\" is not an ISO 8601 date-time")
+      }
+      return date
+    }
     var starts: [Date] = []
     var ends: [Date] = []
     var isOpenEnded = false
@@ -76,11 +89,11 @@ struct Open511Event {
       guard parts.count == 2, !parts[0].isEmpty else {
         throw RecordProblem("schedule interval \"\(interval)\" is not \"start/end\"")
       }
-      starts.append(try local(String(parts[0]), field: "schedule interval start"))
+      starts.append(try intervalTime(String(parts[0]), field: "schedule interval start"))
       if parts[1].trimmingCharacters(in: .whitespaces).isEmpty {
         isOpenEnded = true
       } else {
-        ends.append(try local(String(parts[1]), field: "schedule interval end"))
+        ends.append(try intervalTime(String(parts[1]), field: "schedule interval end"))
       }
     }
     for schedule in recurringSchedules {
@@ -271,7 +284,8 @@ struct Open511Event {
     static let accident: Set<String> = ["accident", "collision", "carambolage"]
     /// Building and repairing roads and what lies under them.
     static let works: Set<String> = [
-      "travau", "chantier", "refection", "reconstruction", "construction", "rehabilitation",
+      "travau", "chantier", "excavation", "refection", "reconstruction", "construction",
+      "rehabilitation",
       "reparation", "pavage", "asphaltage", "resurfacage", "roadwork", "repair", "resurfacing",
     ]
     /// Keeping roads in service.

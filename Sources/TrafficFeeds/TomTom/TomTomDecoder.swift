@@ -7,7 +7,7 @@ import Traffic
 /// Each feature's `properties` give `id`, `iconCategory`, `magnitudeOfDelay`, `events`
 /// (`description`, `code`, `iconCategory`), `startTime`, `endTime`, `from`, `to`, `length`
 /// (m), `delay` (s), `roadNumbers`, `timeValidity`, `probabilityOfOccurrence`,
-/// `numberOfReports`, `lastReportTime`; the geometry is a `Point` or a `LineString`
+/// `numberOfReports`, `lastReportTime` (also under `aci`); the geometry is a `Point` or a `LineString`
 /// (`[lng, lat]`).
 ///
 /// | `iconCategory` | type | kind |
@@ -115,7 +115,10 @@ public enum TomTomDecoder: FeedDecoder {
     let length = properties["length"]?.double.flatMap { $0 >= 0 ? $0 : nil }
     let delay = properties["delay"]?.double.flatMap { $0 >= 0 ? $0 : nil }
     let roadNumbers = (properties["roadNumbers"]?.array ?? []).compactMap { JSONFeed.text($0) }
-    let probability = JSONFeed.text(properties["probabilityOfOccurrence"])
+    // Newer responses group the report details under `aci`.
+    let probability =
+      JSONFeed.text(properties["probabilityOfOccurrence"])
+      ?? JSONFeed.text(properties["aci"]?["probabilityOfOccurrence"])
     let details: TrafficIncidentDetails
     do {
       details = try TrafficIncidentDetails(

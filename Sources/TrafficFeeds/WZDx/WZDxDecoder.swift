@@ -19,6 +19,10 @@ import Traffic
 /// | `all-lanes-open` | `.construction` | `.low` | no |
 /// | `unknown` or absent: from `lanes` (all driving lanes closed / some / none) | `.roadClosure` / `.laneRestriction` / `.construction` | `.critical` / `.major` / `.unknown` | when all closed |
 /// | `event_type` `detour` | `.construction` | `.low` | no |
+/// | `event_type` `restriction` (RoadRestrictionFeed) that closes no lane | `.other` (no event kind) | `.low` | no |
+///
+/// Features of a DeviceFeed (`core_details.device_type` and no `event_type`: arrow boards,
+/// cameras, signs) are not road events and are passed over without a problem.
 ///
 /// A detour's `parentId` is the work zone named by its `related_road_events` entry of type
 /// `related-work-zone` (4.2) or `core_details.relationship.parents` (4.0/4.1).
@@ -27,9 +31,10 @@ import Traffic
 /// seconds>` when `core_details.update_date` is given (each update is a new version), else
 /// the feature id. `start_date`/`end_date` are the times, `creation_date` (else
 /// `update_date`) the entry time. `road_names` fill the road number (when shaped like
-/// `I-35`, `US 69`, `CO-3`) or name; cross streets the junctions; `lanes` the closed and
-/// total driving lanes (shoulders, bike lanes, sidewalks, parking, medians and turn lanes are
-/// not driving lanes); `description` is the source text (en-US unless
+/// `I-35`, `US 69`, `CO-3`) or name, 3.x `road_number` the number; cross streets the
+/// junctions; `lanes` the closed and total driving lanes (shoulders, bike lanes, sidewalks,
+/// parking, medians and turn lanes are not driving lanes; 3.x `total_num_lanes` the total
+/// when there are no `lanes`); `description` is the source text (en-US unless
 /// `options.defaultLanguage` says otherwise); country `US` unless `options.defaultCountryCode`.
 /// `types_of_work` of maintenance kinds (`maintenance`, `minor-road-defect-repair`,
 /// `roadside-work`, `painting`) give the event kind `.maintenanceWork`, others `.roadworks`.
@@ -85,6 +90,8 @@ public enum WZDxDecoder: FeedDecoder {
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
     let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
       _, index, feature in
+      // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
+      if isDevice(feature) { return }
       do throws(JSONFieldError) {
         document.incidents.append(try decodeFeature(feature, at: "features[\(index)]", context))
       } catch {
@@ -103,6 +110,13 @@ public enum WZDxDecoder: FeedDecoder {
     document.publicationTime = JSONFeed.text(feedInfo?["update_date"]).flatMap(
       FeedDates.parseISO8601)
     return document
+  }
+
+  /// Whether a feature is a field device of a DeviceFeed (its `core_details` name a
+  /// `device_type`) rather than a road event.
+  private static func isDevice(_ feature: JSONValue) -> Bool {
+    let core = feature["properties"]?["core_details"]
+    return core?["device_type"] != nil && core?["event_type"] == nil
   }
 
   private struct Context {
@@ -131,7 +145,9 @@ public enum WZDxDecoder: FeedDecoder {
       properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
     let updated = try JSONFeed.date(core["update_date"], at: corePath + ".update_date")
     let created = try JSONFeed.date(core["creation_date"], at: corePath + ".creation_date")
-    let isDetour = JSONFeed.text(core["event_type"]) == "detour"
+    let eventType = JSONFeed.text(core["event_type"])
+    let isDetour = eventType == "detour"
+    let isRestriction = eventType == "restriction"
 
     let lanes = LaneSummary(properties["lanes"]?.array ?? [])
     var (type, impact, isRoadClosed) = classify(
@@ -140,11 +156,15 @@ public enum WZDxDecoder: FeedDecoder {
     if isDetour {
       (type, impact, isRoadClosed) = (.construction, .low, false)
       parentId = relatedWorkZone(core)
+    } else if isRestriction, type == .construction {
+      // A RoadRestrictionFeed's restriction (a low bridge, a weight limit) is no work zone.
+      (type, impact) = (.other, .low)
     }
 
     var roadNames = (core["road_names"]?.array ?? []).compactMap { JSONFeed.text($0) }
     if roadNames.isEmpty, let name = JSONFeed.text(core["road_name"]) { roadNames = [name] }
-    let roadNumber = roadNames.first(where: isRoadNumber)
+    // 2.x/3.x name the number apart (`road_number`).
+    let roadNumber = JSONFeed.text(core["road_number"]) ?? roadNames.first(where: isRoadNumber)
     let roadName = roadNames.first(where: { !isRoadNumber($0) })
     let direction = JSONFeed.text(core["direction"])
     let place = ([roadNames.joined(separator: " / ")] + [direction].compactMap { $0 })
@@ -163,8 +183,9 @@ public enum WZDxDecoder: FeedDecoder {
         fromJunction: JSONFeed.text(properties["beginning_cross_street"]),
         toJunction: JSONFeed.text(properties["ending_cross_street"]),
         lanesClosed: lanes.total > 0 ? lanes.closed : nil,
-        totalLanes: lanes.total > 0 ? lanes.total : nil,
-        eventKind: eventKind(properties["types_of_work"]?.array ?? []))
+        totalLanes: lanes.total > 0
+          ? lanes.total : properties["total_num_lanes"]?.int.flatMap { $0 > 0 ? $0 : nil },
+        eventKind: isRestriction ? nil : eventKind(properties["types_of_work"]?.array ?? []))
     } catch {
       throw JSONFieldError(path: propertiesPath + ".lanes", reason: error.description)
     }
@@ -267,7 +288,8 @@ public enum WZDxDecoder: FeedDecoder {
     mutating func add(_ item: JSONValue) {
       // 3.x wrote restrictions as bare strings.
       guard let type = JSONFeed.text(item["type"]) ?? JSONFeed.text(item) else { return }
-      let value = item["value"]?.double
+      // Some publishers write the number as text ("10.5").
+      let value = item["value"]?.double ?? JSONFeed.text(item["value"]).flatMap(Double.init)
       let unit = JSONFeed.text(item["unit"])
       switch type {
       case "reduced-width":

@@ -29,6 +29,11 @@ import Traffic
 /// | `MISC` and unknown types | `.other` | `.unknown` | — |
 /// | `POLICE`, `CHIT_CHAT` | not traffic incidents: skipped (not a problem) | | |
 ///
+/// Irregularities (`irregularities`: jams much slower than usual) become congestion incidents:
+/// `id` the id, `detectionDateMillis` the start, `updateDateMillis` the entry time, `jamLevel`
+/// (else `severity`) the impact and kind as a jam's `level` below, `length` and
+/// `delaySeconds` the queue and delay; they give no flow observations.
+///
 /// Jams become congestion incidents, `parentId` the `blockingAlertUuid`, and also flow
 /// observations:
 ///
@@ -64,6 +69,11 @@ public enum WazeDecoder: FeedDecoder {
     guard let first = JSONFeed.firstSignificantByte(data),
       first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     else { return false }
+    if JSONFeed.contains(data, "\"irregularities\"")
+      && JSONFeed.contains(data, "\"detectionDateMillis\"")
+    {
+      return true
+    }
     return JSONFeed.contains(data, "\"pubMillis\"")
       && (JSONFeed.contains(data, "\"jams\"") || JSONFeed.contains(data, "\"alerts\""))
   }
@@ -88,7 +98,9 @@ public enum WazeDecoder: FeedDecoder {
     // A root object's jams stream past before its window times (which may follow them) are
     // known; they are decoded with the window time left open and settled at the end.
     var openJams = Window()
-    let root = try JSONFeed.read(input, format: format, streaming: ["alerts", "jams", ""]) {
+    let root = try JSONFeed.read(
+      input, format: format, streaming: ["alerts", "jams", "irregularities", ""]
+    ) {
       member, index, value in
       switch member {
       case "alerts":
@@ -99,6 +111,9 @@ public enum WazeDecoder: FeedDecoder {
         var context = base
         context.windowTimePending = true
         openJams.decodeJam(value, at: "jams[\(index)]", context, into: &document)
+      case "irregularities":
+        sawList = true
+        decodeIrregularity(value, at: "irregularities[\(index)]", base, into: &document)
       default:
         // A root array of windows (several CCP responses): each window is read whole.
         guard value.object != nil else {
@@ -121,6 +136,13 @@ public enum WazeDecoder: FeedDecoder {
             window.decodeJam(jam, at: "[\(index)]jams[\(item)]", context, into: &document)
           }
         }
+        if let irregularities = value["irregularities"]?.array {
+          sawList = true
+          for (item, irregularity) in irregularities.enumerated() {
+            decodeIrregularity(
+              irregularity, at: "[\(index)]irregularities[\(item)]", context, into: &document)
+          }
+        }
       }
     }
     switch root {
@@ -133,7 +155,8 @@ public enum WazeDecoder: FeedDecoder {
     }
     guard sawList else {
       throw FeedError(
-        format: format, location: "$", reason: "neither an \"alerts\" nor a \"jams\" array")
+        format: format, location: "$",
+        reason: "neither an \"alerts\", a \"jams\" nor an \"irregularities\" array")
     }
     return document
   }
@@ -146,6 +169,17 @@ public enum WazeDecoder: FeedDecoder {
     guard let time = end ?? start else { return nil }
     publication = max(publication ?? time, time)
     return time
+  }
+
+  private static func decodeIrregularity(
+    _ irregularity: JSONValue, at path: String, _ context: Context,
+    into document: inout FeedDocument
+  ) {
+    do {
+      document.incidents.append(try decodeIrregularity(irregularity, at: path, context))
+    } catch {
+      document.problems.append(JSONFeed.error(error, format: format))
+    }
   }
 
   private static func decodeAlert(
@@ -332,6 +366,48 @@ public enum WazeDecoder: FeedDecoder {
       jamFactor: Double(2 * level), delayInSeconds: delay, time: time,
       sourceId: info.originalId)
     return (incident, observation, info.time != nil)
+  }
+
+  /// An irregularity (a jam much slower than usual for its place and time): a congestion
+  /// incident starting at `detectionDateMillis`, entered at `updateDateMillis`.
+  private static func decodeIrregularity(
+    _ item: JSONValue, at path: String, _ context: Context
+  ) throws(JSONFieldError) -> TrafficIncident {
+    let level = min(max(item["jamLevel"]?.int ?? item["severity"]?.int ?? 0, 0), 5)
+    let length = item["length"]?.double.flatMap { $0 >= 0 ? $0 : nil }
+    let delay = item["delaySeconds"]?.double.flatMap { $0 >= 0 ? $0 : nil }
+    let kind: TrafficEventKind =
+      level >= 4 ? .stationaryTraffic : level == 3 ? .queuingTraffic : .slowTraffic
+    let info = try common(item, at: path, context, kind: kind, queueLength: length, delay: delay)
+    func time(_ name: String) throws(JSONFieldError) -> Date? {
+      guard let value = item[name], !value.isNull else { return nil }
+      guard let date = value.double.flatMap(FeedDates.fromUnixTime) else {
+        throw JSONFieldError(path: "\(path).\(name)", reason: "not a Unix time in milliseconds")
+      }
+      return date
+    }
+    let detected = try time("detectionDateMillis")
+    let updated = try time("updateDateMillis")
+    let linePath = path + ".line"
+    let points = try item.required("line", at: info.recordPath).requiredArray(at: linePath)
+    var vertices: [GeoCoordinates] = []
+    vertices.reserveCapacity(points.count)
+    for (index, value) in points.enumerated() {
+      vertices.append(try point(value, at: "\(linePath)[\(index)]"))
+    }
+    guard let first = vertices.first else {
+      throw JSONFieldError(path: linePath, reason: "the irregularity's line has no points")
+    }
+    let polyline =
+      vertices.count == 1 ? GeoPolyline(point: first) : GeoPolyline(uncheckedVertices: vertices)
+    let impacts: [TrafficIncidentImpact] = [.low, .low, .minor, .major, .critical, .critical]
+    return try JSONFeed.incident(at: info.recordPath) { () throws(TrafficModelError) in
+      try TrafficIncident(
+        id: info.originalId, type: .congestion, impact: impacts[level],
+        startTime: detected ?? updated, entryTime: updated ?? detected, isRoadClosed: level == 5,
+        location: TrafficLocation(polyline: polyline, description: info.street),
+        details: info.details)
+    }
   }
 
   /// `{"x": longitude, "y": latitude}`.
