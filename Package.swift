@@ -38,7 +38,7 @@ let package = Package(
       dependencies: ["Geo", "Roads"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Roads"]),
+    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Roads", "Zlib"]),
     .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
     .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
     .target(
@@ -95,7 +95,7 @@ let package = Package(
     .testTarget(
       name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
     .testTarget(
-      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport"],
+      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport", "Zlib"],
       exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",

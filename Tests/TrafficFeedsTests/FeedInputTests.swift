@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Traffic
 import TrafficTestSupport
+import Zlib
 
 @testable import TrafficFeeds
 
@@ -81,6 +82,54 @@ import TrafficTestSupport
       } catch {
         #expect(error.reason.contains("/nonexistent/feed.json"), "\(format): \(error)")
       }
+    }
+  }
+
+  @Test("a gzip-compressed document decodes as the plain one, from a file or from memory")
+  func gzipDocuments() throws {
+    var checked = Set<FeedFormat>()
+    for (url, format) in try Self.fixtureFiles() {
+      let plain = try Data(contentsOf: url)
+      let compressed = Gzip.compress(plain)
+      let gz = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "\(UUID().uuidString)-\(url.lastPathComponent).gz")
+      try compressed.write(to: gz)
+      defer { try? FileManager.default.removeItem(at: gz) }
+      guard let expected = try? format.decoder.decode(plain, options: Self.options) else {
+        continue
+      }
+      #expect(try FeedFormat.detect(.file(gz)) == format, "\(url.lastPathComponent)")
+      #expect(FeedFormat.detect(compressed) == format, "\(url.lastPathComponent)")
+      let fromFile = try format.decoder.decode(.file(gz), options: Self.options)
+      let fromMemory = try format.decoder.decode(compressed, options: Self.options)
+      #expect(fromFile.incidents == expected.incidents, "\(url.lastPathComponent)")
+      #expect(fromMemory.incidents == expected.incidents, "\(url.lastPathComponent)")
+      checked.insert(format)
+    }
+    #expect(checked == Set(FeedFormat.allCases))
+  }
+
+  @Test("a truncated or corrupt gzip document is an error naming the compression")
+  func brokenGzip() throws {
+    let plain = try Data(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent(
+        "Tests/TrafficFeedsTests/Fixtures/wzdx/feed_v42.geojson"))
+    let compressed = Gzip.compress(plain)
+    let truncated = compressed.prefix(compressed.count / 2)
+    do {
+      _ = try WZDxDecoder.decode(truncated, options: Self.options)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.reason.contains("gzip: the compressed data is truncated"), "\(error)")
+    }
+    var corrupt = compressed
+    corrupt[corrupt.startIndex + 20] ^= 0xFF
+    corrupt[corrupt.startIndex + 21] ^= 0xFF
+    do {
+      _ = try WZDxDecoder.decode(corrupt, options: Self.options)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.reason.contains("gzip"), "\(error)")
     }
   }
 

@@ -55,3 +55,45 @@ import Zlib
     }
   }
 }
+
+@Suite struct StreamingInflaterTests {
+  static let text = Data(
+    (0..<2_000).map { "line \($0): roadworks between junctions \($0 % 7) and \($0 % 11)\n" }
+      .joined().utf8)
+
+  /// Inflates `compressed` fed in pieces of `size` bytes.
+  static func inflate(_ compressed: Data, pieces size: Int) throws -> Data {
+    let inflater = try StreamingInflater(maxOutputBytes: 1 << 24)
+    var output = Data()
+    var offset = compressed.startIndex
+    while offset < compressed.endIndex {
+      let end = min(offset + size, compressed.endIndex)
+      output += try inflater.inflate(compressed[offset..<end])
+      offset = end
+    }
+    try inflater.finish()
+    return output
+  }
+
+  @Test("any split of the input inflates to the original", arguments: [1, 7, 512, 1 << 20])
+  func pieces(size: Int) throws {
+    #expect(try Self.inflate(Gzip.compress(Self.text), pieces: size) == Self.text)
+  }
+
+  @Test("concatenated gzip members read as one stream")
+  func members() throws {
+    let joined = Gzip.compress(Self.text) + Gzip.compress(Data("tail\n".utf8))
+    #expect(try Self.inflate(joined, pieces: 100) == Self.text + Data("tail\n".utf8))
+  }
+
+  @Test("a truncated stream is reported at finish; a bomb at the limit")
+  func errors() throws {
+    let compressed = Gzip.compress(Self.text)
+    #expect(throws: ZlibError.truncated) {
+      _ = try Self.inflate(compressed.prefix(compressed.count - 10), pieces: 64)
+    }
+    let zeros = Gzip.compress(Data(count: 1 << 20))
+    let small = try StreamingInflater(maxOutputBytes: 1_000)
+    #expect(throws: ZlibError.tooLarge(limit: 1_000)) { _ = try small.inflate(zeros) }
+  }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Traffic
+import Zlib
 
 /// The feed formats this module reads; the raw value is the name used on the command line
 /// (`traffic import --format datex2`) and in `POST /v1/feeds/{format}`.
@@ -158,7 +159,11 @@ extension FeedFormat {
   /// - Parameter data: The whole document (decoders look at a bounded prefix).
   /// - Returns: The first format whose decoder claims the document, or `nil`.
   public static func detect(_ data: Data) -> FeedFormat? {
-    allCases.first { $0.decoder.recognizes(data) }
+    if StreamingInflater.isGzip(data) {
+      // A compressed document: look at what it inflates to.
+      return try? detect(FeedInput.data(data))
+    }
+    return allCases.first { $0.decoder.recognizes(data) }
   }
 
   /// How much of a file `detect(_:)` looks at: the markers every format is recognised by sit

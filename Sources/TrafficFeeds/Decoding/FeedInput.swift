@@ -1,4 +1,5 @@
 import Foundation
+import Zlib
 
 /// A feed document to decode: bytes already in memory, or a file that decoders read in
 /// chunks, so that a large document is never held whole (memory stays bounded by the largest
@@ -24,17 +25,20 @@ public struct FeedInput: Sendable {
   ///
   /// - Throws: `FeedReadError` when the file cannot be opened or read.
   public func prefix(_ maximumCount: Int) throws(FeedReadError) -> Data {
-    switch source {
-    case .data(let data): return data.prefix(maximumCount)
-    case .file:
-      let chunks = try FeedChunks(self)
-      var head = Data()
-      while head.count < maximumCount, let chunk = try chunks.next() {
-        head.append(chunk.prefix(maximumCount - head.count))
-      }
-      return head
+    if case .data(let data) = source, !StreamingInflater.isGzip(data) {
+      return data.prefix(maximumCount)
     }
+    let chunks = try FeedChunks(self)
+    var head = Data()
+    while head.count < maximumCount, let chunk = try chunks.next() {
+      head.append(chunk.prefix(maximumCount - head.count))
+    }
+    return head
   }
+
+  /// The most bytes a compressed document may inflate to (a guard against compression
+  /// bombs; memory stays bounded either way, since documents are streamed).
+  public static let maximumInflatedBytes = 1 << 32
 
   /// The document's bytes in memory when it was given as `Data`.
   var inMemoryData: Data? {
@@ -64,6 +68,9 @@ final class FeedChunks {
   private var remaining: Data?
   private let handle: FileHandle?
   private let url: URL?
+  /// Set when the first chunk shows a gzip stream; `nil` before and for plain documents.
+  private var inflater: StreamingInflater?
+  private var sawFirstChunk = false
 
   /// Opens the input.
   ///
@@ -86,10 +93,41 @@ final class FeedChunks {
 
   deinit { try? handle?.close() }
 
-  /// The next chunk, `nil` at the end.
+  /// The next chunk of the document (inflated when it is gzip-compressed), `nil` at the end.
   ///
-  /// - Throws: `FeedReadError` when reading the file fails.
+  /// - Throws: `FeedReadError` when reading the file fails or the compressed data is corrupt
+  ///   or truncated.
   func next() throws(FeedReadError) -> Data? {
+    while true {
+      let raw = try nextRaw()
+      if !sawFirstChunk {
+        sawFirstChunk = true
+        if let raw, StreamingInflater.isGzip(raw) {
+          do {
+            inflater = try StreamingInflater(maxOutputBytes: FeedInput.maximumInflatedBytes)
+          } catch {
+            throw FeedReadError("cannot read \(name): gzip: \(error)")
+          }
+        }
+      }
+      guard let inflater else { return raw }
+      do throws(ZlibError) {
+        guard let raw else {
+          try inflater.finish()
+          return nil
+        }
+        let inflated = try inflater.inflate(raw)
+        if !inflated.isEmpty { return inflated }
+      } catch {
+        throw FeedReadError("cannot read \(name): gzip: \(error)")
+      }
+    }
+  }
+
+  private var name: String { url?.path ?? "the document" }
+
+  /// The next chunk as stored, `nil` at the end.
+  private func nextRaw() throws(FeedReadError) -> Data? {
     if let data = remaining {
       guard !data.isEmpty else { return nil }
       let chunk = data.prefix(FeedInput.chunkBytes)
