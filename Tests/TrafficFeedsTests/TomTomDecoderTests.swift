@@ -130,12 +130,35 @@ private let options = FeedOptions(sourceName: "test")
       ]}
       """
     let document = try TomTomDecoder.decode(Data(text.utf8), options: options)
-    #expect(document.incidents.isEmpty)
+    // The first has no id but a geometry: it gets a derived one (see below).
+    #expect(document.incidents.map(\.type) == [.accident])
     #expect(
       document.problems.map(\.location) == [
-        "incidents[0].properties", "incidents[1].properties.startTime", "incidents[2] (id e)",
-        "incidents[3] (id g)",
+        "incidents[1].properties.startTime", "incidents[2] (id e)", "incidents[3] (id g)",
       ])
+  }
+
+  /// TomTom's default `fields` leave out `id`: every incident of such a response must still
+  /// import, under an id that stays the same from one poll to the next.
+  @Test func defaultFieldsWithoutIdsGetStableDerivedIds() throws {
+    let text = """
+      {"incidents": [
+        {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[4.9, 52.37], [4.91, 52.371]]},
+         "properties": {"iconCategory": 9}},
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [4.95, 52.4]},
+         "properties": {"iconCategory": 8}}
+      ]}
+      """
+    let first = try TomTomDecoder.decode(Data(text.utf8), options: options)
+    let again = try TomTomDecoder.decode(Data(text.utf8), options: options)
+    #expect(first.problems.isEmpty)
+    #expect(first.incidents.map(\.type) == [.construction, .roadClosure])
+    #expect(first.incidents.map(\.originalId) == again.incidents.map(\.originalId))
+    #expect(Set(first.incidents.map(\.originalId)).count == 2)
+    #expect(first.incidents.allSatisfy { $0.originalId.hasPrefix("tomtom-") })
+    let moved = text.replacingOccurrences(of: "4.95", with: "4.96")
+    let changed = try TomTomDecoder.decode(Data(moved.utf8), options: options)
+    #expect(changed.incidents[1].originalId != first.incidents[1].originalId)
   }
 }
 

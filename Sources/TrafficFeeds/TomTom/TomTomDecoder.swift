@@ -35,7 +35,7 @@ import Traffic
 /// | 3 Major | `.major` |
 /// | 4 Undefined (closures, indefinite delays) | `.critical` |
 ///
-/// Other fields: `id` is both `originalId` and `id` (TomTom keeps an incident's id across
+/// Other fields: `id` is both `originalId` and `id` (without one, `derivedId(_:)`; TomTom keeps an incident's id across
 /// updates and gives no version); the events' `code`s are the incident's `codes` (TomTom's
 /// event codes follow Alert-C numbering); their descriptions, joined with ", ", the source
 /// text, in `options.defaultLanguage` (else en-GB, TomTom's default `language`); an event of
@@ -87,11 +87,26 @@ public enum TomTomDecoder: FeedDecoder {
     return document
   }
 
+  /// An id for an incident without one: TomTom leaves `id` out unless the request's
+  /// `fields` asks for it (the default fields carry only `iconCategory` and the geometry).
+  /// `tomtom-` and a 64-bit FNV-1a hash of the category and the geometry as written, so the
+  /// same report gets the same id on every poll; `nil` without a geometry.
+  static func derivedId(_ item: JSONValue) -> String? {
+    guard let geometry = item["geometry"], geometry.object != nil else { return nil }
+    var writer = JSONWriter()
+    writer.value(.array([item["properties"]?["iconCategory"] ?? .null, geometry]))
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in writer.bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    let hex = String(hash, radix: 16)
+    return "tomtom-" + String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
   private static func decodeIncident(
     _ item: JSONValue, at path: String, language: LanguageCode, countryCode: String?
   ) throws(JSONFieldError) -> TrafficIncident {
     let properties = try item.required("properties", at: path)
-    guard let id = properties["id"]?.identifier ?? item["id"]?.identifier else {
+    guard let id = properties["id"]?.identifier ?? item["id"]?.identifier ?? derivedId(item)
+    else {
       throw JSONFieldError(path: path + ".properties", reason: "no incident \"id\"")
     }
     let recordPath = "\(path) (id \(id))"
