@@ -97,6 +97,22 @@ static inline void traffic_mhd_client_address(struct MHD_Connection *connection,
   }
 }
 
+/// Ends the request target's query right after its '?', so that libmicrohttpd does not
+/// split the query into GET arguments in the connection's memory pool; call it from the URI
+/// callback, after copying the target (the server parses the query from that copy).
+///
+/// libmicrohttpd 0.9.x finds the '?' before it calls the URI callback and then parses the
+/// NUL-terminated text after it in place, in the connection's read buffer (it overwrites
+/// that text itself while parsing). Each argument costs a list entry of the pool, so a
+/// query of a few hundred short pairs exhausted a 32 KiB pool and the connection was closed
+/// without any answer; with the query hidden, the server answers such a query itself (or
+/// with its own 414 beyond the target limit).
+static inline void traffic_mhd_hide_query(const char *uri) {
+  if (uri == NULL) return;
+  char *mark = strchr((char *)uri, '?');
+  if (mark != NULL) mark[1] = '\0';
+}
+
 /// Sets the inactivity timeout of one connection, seconds (0 for none).
 static inline void traffic_mhd_set_connection_timeout(struct MHD_Connection *connection,
                                                       unsigned int seconds) {

@@ -8,7 +8,27 @@ struct ArgumentList {
   init(_ arguments: [String]) { remaining = arguments }
 
   /// Removes and returns the value of `--name VALUE` (or `--name=VALUE`), if present.
+  ///
+  /// - Throws: `UsageError` when the option has no value or is given more than once.
   mutating func option(_ name: String) throws(UsageError) -> String? {
+    guard let value = try takeOption(name) else { return nil }
+    if try takeOption(name) != nil {
+      throw UsageError("\(name) is given more than once; give it once")
+    }
+    return value
+  }
+
+  /// Removes and returns every value of an option that may be repeated
+  /// (`--api-key A --api-key B`), in order.
+  ///
+  /// - Throws: `UsageError` when an occurrence has no value.
+  mutating func repeatedOption(_ name: String) throws(UsageError) -> [String] {
+    var values: [String] = []
+    while let value = try takeOption(name) { values.append(value) }
+    return values
+  }
+
+  private mutating func takeOption(_ name: String) throws(UsageError) -> String? {
     for (index, argument) in remaining.enumerated() {
       if argument == name {
         guard index + 1 < remaining.count else { throw UsageError("\(name) needs a value") }
@@ -24,11 +44,11 @@ struct ArgumentList {
     return nil
   }
 
-  /// Removes `--name` and tells whether it was there.
+  /// Removes `--name` (every time it is given) and tells whether it was there.
   mutating func flag(_ name: String) -> Bool {
-    guard let index = remaining.firstIndex(of: name) else { return false }
-    remaining.remove(at: index)
-    return true
+    let count = remaining.count
+    remaining.removeAll { $0 == name }
+    return remaining.count < count
   }
 
   /// The positional arguments left once every option has been taken; fails on unknown

@@ -103,14 +103,14 @@ enum ProbesCommand: Subcommand {
         continue
       }
       let report = engine.ingest(probes: batch.probes)
-      let reasons = batch.rejectedCounts.sorted { $0.key.rawValue < $1.key.rawValue }
-        .map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+      let reasons = batch.rejectedCounts.sorted { $0.key.wireName < $1.key.wireName }
+        .map { "\($0.value) \($0.key.wireName)" }.joined(separator: ", ")
       console.print(
         "\(file): \(batch.acceptedCount) accepted, \(batch.rejectedCount) rejected"
           + (reasons.isEmpty ? "" : " (\(reasons))")
-          + ", \(report.accepted - report.unmatched) matched to roads, \(report.vehicles) vehicles")
+          + ", \(report.accepted) matched to roads, \(report.vehicles) vehicles")
       for rejection in batch.rejections.prefix(10) {
-        console.error("  line \(rejection.line): \(rejection.reason.rawValue): \(rejection.detail)")
+        console.error("  line \(rejection.line): \(rejection.reason.wireName): \(rejection.detail)")
       }
     }
     engine.flushProbes()

@@ -47,7 +47,7 @@ enum IncidentOptions {
   /// An RFC 3339 time option.
   static func time(from arguments: inout ArgumentList, option: String) throws(UsageError) -> Date? {
     guard let text = try arguments.option(option) else { return nil }
-    guard let date = try? Date(text, strategy: .iso8601) else {
+    guard let date = RFC3339.parseWithOffset(text) else {
       throw UsageError(
         "\(option) expects an RFC 3339 time such as 2026-11-29T18:00:00Z, got '\(text)'")
     }

@@ -124,6 +124,10 @@ enum PickCommand: Subcommand {
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help pick")
     }
+    guard (0...view.size.width).contains(point[0]), (0...view.size.height).contains(point[1]) else {
+      throw UsageError(
+        "--at \(at) lies outside the \(Int(view.size.width))x\(Int(view.size.height)) image")
+    }
     let result = await view.pickMapContent(
       inside: Rectangle2D(origin: Point2D(x: point[0], y: point[1]), size: rectangle))
     if json {

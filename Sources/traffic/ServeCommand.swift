@@ -65,7 +65,7 @@ enum ServeCommand: Subcommand {
       }
       configuration.rateLimit = ServerConfiguration.RateLimit(requestsPerSecond: rate)
     }
-    while let key = try arguments.option("--api-key") {
+    for key in try arguments.repeatedOption("--api-key") {
       guard !key.isEmpty else { throw UsageError("--api-key must not be empty") }
       configuration.apiKeys.insert(key)
     }
@@ -77,7 +77,7 @@ enum ServeCommand: Subcommand {
       }
     }
     var feeds: [FeedPoller.Feed] = []
-    while let text = try arguments.option("--feed") {
+    for text in try arguments.repeatedOption("--feed") {
       do { feeds.append(try FeedPoller.Feed.parse(text)) } catch {
         throw UsageError("--feed: \(error.reason)")
       }

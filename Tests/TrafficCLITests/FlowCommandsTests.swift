@@ -65,6 +65,30 @@ import TrafficTestSupport
     #expect((answer["totalDelay"] as? Double ?? 0) > 5)
   }
 
+  /// The summary counts the matched positions as the HTTP answer's `matched` does and names
+  /// the reasons as it does (`future`, not the Swift case name).
+  @Test func probesImportNamesReasonsAsTheHTTPAnswer() async throws {
+    let db = Self.database()
+    _ = await runTraffic(["network", "import", "--db", db, Self.network])
+    let now = Int(Date().timeIntervalSince1970)
+    let csv = """
+      id,time,lat,lng
+      a,\(now - 20),47.0991,9.5010
+      a,\(now - 17),47.0993,9.5010
+      off,\(now - 15),47.2,9.7
+      b,\(now + 3600),47.0991,9.5010
+      """
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("p-\(UUID()).csv")
+    try Data(csv.utf8).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let result = await runTraffic(["probes", "import", "--db", db, url.path])
+    #expect(result.status == .success, "\(result.errors)")
+    #expect(
+      result.output.contains("3 accepted, 1 rejected (1 future), 2 matched to roads"),
+      "\(result.output)")
+    #expect(result.errors.contains("line 5: future: time "), "\(result.errors)")
+  }
+
   /// A 20-minute SUMO run (a time step a minute) imported without `--simulation-start`:
   /// its last step is now, so no probe is in the future; with the start set to now, the
   /// steps more than the 5-minute clock skew ahead are rejected.

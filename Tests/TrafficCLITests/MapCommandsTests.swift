@@ -74,6 +74,14 @@ import TrafficTestSupport
     ),
     (["pick", "--center", "47,9", "--zoom", "3"], "--at"),
     (["pick", "--center", "47,9", "--zoom", "3", "--at", "1,1", "--rect", "0,5"], "--rect"),
+    (
+      ["pick", "--center", "47,9", "--zoom", "3", "--size", "256x256", "--at", "999,10"],
+      "--at 999,10 lies outside the 256x256 image"
+    ),
+    (
+      ["render", "--center", "47,9", "--zoom", "3", "--zoom", "4", "-o", "/tmp/x.png"],
+      "--zoom is given more than once"
+    ),
   ])
   func badArgumentsExitWith64(arguments: [String], message: String) async throws {
     let database = try Self.database()

@@ -74,6 +74,57 @@ import Traffic
     }
   }
 
+  /// HERE's limits hold exactly: the limit itself passes, the least step beyond fails.
+  @Test func limitsHoldAtTheirExactBoundaries() throws {
+    func code(_ value: String) -> String? {
+      do {
+        _ = try AreaParameter.parse(value, limits: .here)
+        return nil
+      } catch {
+        return error.name
+      }
+    }
+    #expect(code("circle:52.5,13.4;r=50000") == nil)
+    #expect(code("circle:52.5,13.4;r=50000.001") == "invalidGeometry")
+    #expect(code("bbox:13,52,14,53") == nil)
+    #expect(code("bbox:13,52,14.0000001,53") == "invalidGeometry")
+    #expect(code("bbox:13,52,14,53.0000001") == "invalidGeometry")
+    #expect(code("bbox:179.5,0,-179.5,1") == nil)
+    #expect(code("bbox:179.5,0,-179.4,1") == "invalidGeometry")
+    func line(_ count: Int) throws -> String {
+      try FlexiblePolyline.encode(
+        (0..<count).map { try GeoCoordinates(latitude: 47 + Double($0) * 0.001, longitude: 9) })
+    }
+    #expect(code("corridor:\(try line(300));r=5000") == nil)
+    #expect(code("corridor:\(try line(301));r=10") == "invalidGeometry")
+    #expect(code("corridor:\(try line(2));r=5000.01") == "invalidGeometry")
+    // Along the equator the length grows linearly with the longitude.
+    let probe = try GeoCorridor(
+      polyline: [
+        try GeoCoordinates(latitude: 0, longitude: 0),
+        try GeoCoordinates(latitude: 0, longitude: 4),
+      ], halfWidthInMeters: 10)
+    let degrees = 4 * 500_000 / probe.path.lengthInMeters
+    func equator(_ longitude: Double) throws -> String {
+      try FlexiblePolyline.encode(
+        [
+          try GeoCoordinates(latitude: 0, longitude: 0),
+          try GeoCoordinates(latitude: 0, longitude: longitude),
+        ], precision: 7)
+    }
+    #expect(code("corridor:\(try equator(degrees - 2e-6));r=10") == nil)
+    let tooLong = "corridor:\(try equator(degrees + 2e-6));r=10"
+    do {
+      _ = try AreaParameter.parse(tooLong, limits: .here)
+      Issue.record("a corridor longer than 500 km passed")
+    } catch {
+      #expect(error.name == "invalidGeometry")
+      #expect(
+        error.detail == "in: corridor length 500000.3 m exceeds the limit of 500000.0 m",
+        "\(error)")
+    }
+  }
+
   @Test func refusesCorridorsBeyondThePointLimitBeforeBuildingThem() throws {
     let points = try (0..<10_000).map {
       try GeoCoordinates(latitude: 52 + Double($0) * 1e-5, longitude: 13)

@@ -220,6 +220,28 @@ import Traffic
     #expect(try await Self.fetch(port, "/healthz").status == 200)
   }
 
+  /// Thousands of short query pairs within the 16 KiB target limit once made libmicrohttpd
+  /// run out of connection memory splitting them into arguments and close the connection
+  /// without an answer; the server now parses the query itself.
+  @Test func queriesOfManyPairsAndAbsoluteTargetsOverTheSocket() async throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    let area = "/v7/incidents?in=circle:52.5,13.4;r=500&"
+    let named = try await Self.fetch(
+      port, area + (0..<2000).map { "a\($0)=1" }.joined(separator: "&"))
+    #expect(named.status == 200)
+    let bare = try await Self.fetch(port, area + String(repeating: "a&", count: 7000))
+    #expect(bare.status == 200)
+    let repeated = try await Self.fetch(port, area + String(repeating: "lang=de&", count: 1500))
+    #expect(repeated.status == 400)
+    #expect(String(decoding: repeated.body, as: UTF8.self).contains("lang is given 1500 times"))
+    let absolute = try Self.rawGet(
+      host: "127.0.0.1", port: port,
+      "GET http://127.0.0.1:\(port)/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Connection: close\r\n\r\n")
+    #expect(absolute.hasPrefix("HTTP/1.1 200"), "\(absolute.prefix(200))")
+  }
+
   @Test func eventStreamOverTheSocketEndsWhenTheClientGoes() async throws {
     let (server, port) = try Self.started()
     defer { server.stop() }

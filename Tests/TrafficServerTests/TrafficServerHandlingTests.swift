@@ -35,6 +35,22 @@ import Zlib
       server.handle(ServerFixtures.get("/metrics")), status: 401, code: "authenticationFailed")
   }
 
+  /// RFC 9112 §3.2.2: a server must accept a request target in absolute form.
+  @Test func absoluteFormTargetsAreRoutedByTheirPath() throws {
+    let server = try ServerFixtures.server()
+    let absolute = HTTPRequest(target: "http://traffic.example:8080" + query + "&limit=1")
+    #expect(absolute.rawPath == "/v7/incidents")
+    #expect(absolute.rawQuery == "in=circle:52.52,13.40;r=2000&limit=1")
+    #expect(server.handle(absolute).status == 200)
+    #expect(server.handle(HTTPRequest(target: "HTTPS://traffic.example/healthz")).status == 200)
+    #expect(HTTPRequest(target: "http://traffic.example").rawPath == "/")
+    #expect(HTTPRequest(target: "http://traffic.example?a=1").rawQuery == "a=1")
+    #expect(HTTPRequest(target: "/http://x").rawPath == "/http://x")
+    ServerFixtures.expectError(
+      server.handle(HTTPRequest(target: "ftp://traffic.example/healthz")), status: 404,
+      code: "httpError")
+  }
+
   @Test func keysFileSkipsCommentsAndBlankLines() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(
       "keys-\(UUID().uuidString)")

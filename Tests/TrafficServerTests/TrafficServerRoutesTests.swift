@@ -79,6 +79,28 @@ import Traffic
     #expect(try ServerFixtures.resultIds(box) == ["B", "A"])
   }
 
+  /// JSON does not tell `1` from `1.0` or `1e0`: whole numbers count as whole numbers
+  /// however they are written; a fraction is still refused where a whole number is needed.
+  @Test func wholeJSONNumbersInAnyNotation() throws {
+    let area =
+      #"{"in": {"type": "circle", "center": {"lat": 5.252e1, "lng": 13.40}, "#
+      + #""radius": 2.0e3}, "sort": "distance", "from": "52.53,13.4", "limit": "#
+    #expect(
+      try ServerFixtures.resultIds(
+        server.handle(ServerFixtures.post("/v7/incidents", area + "1e0}"))) == ["B"])
+    #expect(
+      try ServerFixtures.resultIds(
+        server.handle(ServerFixtures.post("/v7/incidents", area + "2.0}"))) == ["B", "A"])
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v7/incidents", area + "1.5}")), status: 400,
+      code: "invalidParameter", mentions: "limit")
+    #expect(RequestParameters.integral("1e2") == "100")
+    #expect(RequestParameters.integral("-3.0") == "-3")
+    #expect(RequestParameters.integral("0.25") == "0.25")
+    #expect(RequestParameters.integral("12") == "12")
+    #expect(RequestParameters.integral("1e300") == "1e300")
+  }
+
   /// Bad parameters of `/v7/incidents`: (query suffix, status, code, text the detail names).
   static let badIncidentQueries: [(String, Int, String, String)] = [
     ("", 400, "invalidIn", "in"),
@@ -98,6 +120,22 @@ import Traffic
     (
       "?in=circle:52.5,13.4;r=500&latestEndTime=2028-13-45T00:00:00Z", 400, "invalidIncident",
       "latestEndTime"
+    ),
+    // RFC 3339 needs the offset and the seconds; a time without an offset is refused.
+    (
+      "?in=circle:52.5,13.4;r=500&earliestStartTime=2028-02-20T10:00:00", 400,
+      "invalidIncident", "earliestStartTime"
+    ),
+    (
+      "?in=circle:52.5,13.4;r=500&latestEndTime=2028-02-20T10:00:00+0100", 400,
+      "invalidIncident", "latestEndTime"
+    ),
+    (
+      "?in=circle:52.5,13.4;r=500&latestEndTime=2028-02-20T10:00Z", 400, "invalidIncident",
+      "latestEndTime"
+    ),
+    (
+      "?in=circle:52.5,13.4;r=500&latestEndTime=2028-02-20", 400, "invalidIncident", "latestEndTime"
     ),
     (
       "?in=circle:52.5,13.4;r=500&earliestStartTime=2028-02-21T00:00:00Z"
@@ -124,6 +162,21 @@ import Traffic
     ("?in=circle:52.5,13.4;r=500&limit=1&limit=2", 400, "invalidParameter", "limit"),
     ("?in=circle:52.5%ZZ", 400, "badRequest", "in"),
   ]
+
+  /// RFC 3339 spellings of one instant that the time parameters take: `T` or `t` or a space
+  /// between date and time, `Z` or `z`, an offset, a fraction.
+  @Test(arguments: [
+    "2028-02-20T22:30:00Z", "2028-02-20t22:30:00z", "2028-02-20%2022:30:00Z",
+    "2028-02-20T23:30:00+01:00", "2028-02-20T23:30:00%2B01:00", "2028-02-20T22:30:00.000Z",
+  ])
+  func timeParametersTakeEveryRFC3339Spelling(_ time: String) throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(
+      ServerFixtures.get(
+        "/v7/incidents?in=circle:52.5,13.4;r=500&earliestStartTime=\(time)"
+          + "&latestEndTime=2028-02-20T23:00:00Z"))
+    #expect(response.status == 200, "\(time): \(response.bodyText)")
+  }
 
   @Test(arguments: badIncidentQueries)
   func badIncidentParametersAnswer4xxNamingTheParameter(

@@ -34,6 +34,22 @@ import TrafficTestSupport
     }
   }
 
+  @Test func parameterTimesNeedTheirOffset() {
+    let instant = Date(timeIntervalSince1970: 1_714_636_800)
+    for good in [
+      "2024-05-02T08:00:00Z", "2024-05-02t08:00:00z", "2024-05-02 08:00:00Z",
+      "2024-05-02T10:00:00+02:00", "2024-05-02T03:00:00-05:00", "2024-05-02T08:00:00.000Z",
+    ] {
+      #expect(RFC3339.parseWithOffset(good) == instant, "\(good)")
+    }
+    for bad in [
+      "2024-05-02T08:00:00", "2024-05-02T08:00:00.5", "2024-05-02T10:00:00+0200",
+      "2024-05-02T08:00Z", "2024-05-02", "Z", "", "2024-05-02T10:00:00+02:0x",
+    ] {
+      #expect(RFC3339.parseWithOffset(bad) == nil, "\(bad)")
+    }
+  }
+
   @Test func civilDateConversionAgreesWithFoundationsCalendar() throws {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = try #require(TimeZone(identifier: "UTC"))

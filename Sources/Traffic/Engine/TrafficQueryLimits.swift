@@ -67,7 +67,8 @@ public struct TrafficQueryLimits: Hashable, Sendable {
       let length = corridor.path.lengthInMeters
       guard length <= maxCorridorLengthInMeters else {
         throw .invalidGeometry(
-          "corridor length \(Int(length)) m exceeds the limit of \(maxCorridorLengthInMeters) m")
+          "corridor length \((length * 10).rounded(.up) / 10) m exceeds the limit of "
+            + "\(maxCorridorLengthInMeters) m")
       }
     default:
       throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")

@@ -11,6 +11,15 @@ public enum ProbeRejectionReason: String, CaseIterable, Hashable, Sendable, Coda
   case timeInFuture
   /// The same vehicle already reported a position at the same time.
   case duplicate
+
+  /// The name `POST /v1/probes` and `traffic probes import` give the reason (API.md): the
+  /// case name, except `future` for ``timeInFuture``.
+  public var wireName: String {
+    switch self {
+    case .timeInFuture: return "future"
+    default: return rawValue
+    }
+  }
 }
 
 /// One rejected row, for messages.

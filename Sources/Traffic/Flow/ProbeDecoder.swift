@@ -130,10 +130,16 @@ public struct ProbeDecoder: Sendable {
         return reject(line, .outOfRange, "accuracy \(accuracy) m out of range")
       }
       if checkFuture, time.timeIntervalSince(decoder.now) > decoder.maxClockSkewInSeconds {
-        return reject(line, .timeInFuture, "time \(time) is after now (\(decoder.now))")
+        return reject(
+          line, .timeInFuture,
+          "time \(RFC3339.format(time)) is after now (\(RFC3339.format(decoder.now)))")
+      }
+      guard time.timeIntervalSince1970 >= 0 else {
+        return reject(line, .outOfRange, "time \(RFC3339.format(time)) is before 1970")
       }
       guard seen.insert(Key(vehicleID: id, time: time)).inserted else {
-        return reject(line, .duplicate, "vehicle \(id) already reported time \(time)")
+        return reject(
+          line, .duplicate, "vehicle \(id) already reported time \(RFC3339.format(time))")
       }
       var normalized = heading
       if let heading, heading < 0 { normalized = heading + 360 }
@@ -149,10 +155,25 @@ public struct ProbeDecoder: Sendable {
   /// Parses a time: Unix seconds (or milliseconds above 10^11), or RFC 3339.
   static func parseTime(_ text: Substring) -> Date? {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    if let seconds = Double(trimmed), seconds.isFinite {
+    if let seconds = decimal(trimmed), seconds.isFinite {
       return Date(timeIntervalSince1970: abs(seconds) > 1e11 ? seconds / 1000 : seconds)
     }
     return RFC3339.parse(trimmed)
+  }
+
+  /// A number in decimal notation (`-12.5`, `1e3`), infinite when it overflows (`1e400`);
+  /// `nil` for other text, such as `nan`, `inf` or hexadecimal, which `Double(_:)` would
+  /// accept.
+  ///
+  /// - Complexity: O(n) in the length of the text.
+  static func decimal(_ text: some StringProtocol) -> Double? {
+    guard !text.isEmpty,
+      text.utf8.allSatisfy({
+        ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+          || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+      })
+    else { return nil }
+    return Double(String(text))
   }
 
   // MARK: CSV
@@ -186,7 +207,7 @@ public struct ProbeDecoder: Sendable {
       var unreadable: String?
       func number(_ name: String) -> Double? {
         guard let text = field(name) else { return nil }
-        guard let value = Double(text) else {
+        guard let value = ProbeDecoder.decimal(text) else {
           unreadable = "\(name) \"\(text)\" is not a number"
           return nil
         }
@@ -310,7 +331,8 @@ public struct ProbeDecoder: Sendable {
             continue
           }
           if let value = try? container.decode(Double.self, forKey: key) { return value }
-          if let value = try? container.decode(String.self, forKey: key), let number = Double(value)
+          if let value = try? container.decode(String.self, forKey: key),
+            let number = ProbeDecoder.decimal(value.trimmingCharacters(in: .whitespaces))
           {
             return number
           }
@@ -346,7 +368,7 @@ public struct ProbeDecoder: Sendable {
           switch tag.name {
           case "timestep":
             lineOfTime = tag.line
-            simulationTime = tag.attributes["time"].flatMap { Double($0) }
+            simulationTime = tag.attributes["time"].flatMap { ProbeDecoder.decimal($0) }
             if simulationTime == nil {
               sink.reject(tag.line, .unparseable, "timestep without a readable time")
             }
@@ -358,7 +380,7 @@ public struct ProbeDecoder: Sendable {
             let attributes = tag.attributes
             func number(_ key: String) -> Double?? {
               guard let text = attributes[key] else { return .some(nil) }
-              guard let value = Double(text) else { return nil }
+              guard let value = ProbeDecoder.decimal(text) else { return nil }
               return .some(value)
             }
             guard let lng = number("x") ?? number("lon"), let lat = number("y") ?? number("lat"),

@@ -62,6 +62,31 @@ package enum RFC3339 {
     bytes.append(UInt8(ascii: "Z"))
   }
 
+  /// Parses an RFC 3339 date-time as the standard requires it: with seconds and an offset
+  /// (`Z`, `z` or `±hh:mm`; `T`, `t` or a space between date and time; any fraction). A
+  /// time without an offset is local time of an unknown place, which RFC 3339 does not
+  /// allow and HERE refuses; query parameters and command-line options use this.
+  ///
+  /// - Parameter text: The date-time.
+  /// - Returns: `nil` when the text is not such a date-time.
+  /// - Complexity: O(n) in the length of the text.
+  package static func parseWithOffset(_ text: String) -> Date? {
+    hasOffset(text) ? parse(text) : nil
+  }
+
+  /// Whether a date-time ends in an offset: `Z`, `z` or `±hh:mm`.
+  ///
+  /// - Complexity: O(1).
+  package static func hasOffset(_ text: String) -> Bool {
+    let bytes = Array(text.utf8.suffix(6))
+    guard let last = bytes.last else { return false }
+    if last == UInt8(ascii: "Z") || last == UInt8(ascii: "z") { return true }
+    guard bytes.count == 6 else { return false }
+    func digit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+    return (bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-")) && digit(bytes[1])
+      && digit(bytes[2]) && bytes[3] == UInt8(ascii: ":") && digit(bytes[4]) && digit(bytes[5])
+  }
+
   /// Parses an RFC 3339 date-time (`T` or `t` or a space between date and time, optional
   /// fraction of any length, `Z` or `±hh:mm` offset; a missing offset is read as UTC).
   ///

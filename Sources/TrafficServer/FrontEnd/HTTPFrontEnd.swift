@@ -319,6 +319,9 @@ private func uriLogger(
   guard let cls else { return nil }
   let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
   let context = frontEnd.begin(target: uri.map { String(cString: $0) } ?? "/")
+  // The query was copied above; keep libmicrohttpd from splitting it into arguments in the
+  // connection's small memory pool (hundreds of pairs closed the connection unanswered).
+  traffic_mhd_hide_query(uri)
   return Unmanaged.passRetained(context).toOpaque()
 }
 

@@ -38,13 +38,36 @@ public struct HTTPRequest: Sendable, Hashable {
     self.remoteAddress = remoteAddress
   }
 
-  /// The path part of the target, still percent-encoded.
+  /// The path part of the target, still percent-encoded. A target in absolute form
+  /// (`http://host:8080/v7/flow?...`, which RFC 9112 §3.2.2 requires servers to accept) is
+  /// read as its path, `/v7/flow`.
   public var rawPath: Substring {
-    target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+    let origin = originForm
+    return origin.firstIndex(of: "?").map { origin[..<$0] } ?? origin
   }
 
   /// The query part of the target without the `?`, still percent-encoded; empty when none.
   public var rawQuery: Substring {
-    target.firstIndex(of: "?").map { target[target.index(after: $0)...] } ?? ""
+    let origin = originForm
+    return origin.firstIndex(of: "?").map { origin[origin.index(after: $0)...] } ?? ""
+  }
+
+  /// The target without the scheme and authority of the absolute form; the target itself
+  /// otherwise.
+  private var originForm: Substring {
+    let whole = target[...]
+    guard whole.utf8.first != UInt8(ascii: "/") else { return whole }
+    let head = whole.prefix(8).lowercased()
+    let scheme: Int
+    if head.hasPrefix("http://") {
+      scheme = 7
+    } else if head.hasPrefix("https://") {
+      scheme = 8
+    } else {
+      return whole
+    }
+    let authority = whole.dropFirst(scheme)
+    guard let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+    return authority[end] == "/" ? authority[end...] : Substring("/" + authority[end...])
   }
 }

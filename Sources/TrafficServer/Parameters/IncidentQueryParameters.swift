@@ -174,10 +174,10 @@ struct IncidentQueryParameters {
     guard let text = try parameters.single(name, error: TrafficQueryError.invalidIncident) else {
       return nil
     }
-    guard text.contains("T"), let date = FeedDates.parseISO8601(text) else {
+    guard let date = RFC3339.parseWithOffset(text) else {
       throw .invalidIncident(
-        "\(name) \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 date-time such as "
-          + "2025-06-01T08:00:00Z")
+        "\(name) \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 date-time with an "
+          + "offset, such as 2025-06-01T08:00:00Z or 2025-06-01T10:00:00+02:00")
     }
     return date
   }

@@ -32,7 +32,7 @@ enum RequestParameters {
       case .string(let text):
         parameters.append(name, text)
       case .number(let text):
-        parameters.append(name, text)
+        parameters.append(name, Self.integral(text))
       case .bool(let flag):
         parameters.append(name, flag ? "true" : "false")
       case .null:
@@ -42,7 +42,7 @@ enum RequestParameters {
         for item in items {
           switch item {
           case .string(let text): texts.append(text)
-          case .number(let text): texts.append(text)
+          case .number(let text): texts.append(Self.integral(text))
           default:
             throw .badRequest("body member \(name) must be a list of strings or numbers")
           }
@@ -56,5 +56,15 @@ enum RequestParameters {
       }
     }
     return parameters
+  }
+
+  /// A JSON number as query text: a whole number written with a fraction or an exponent
+  /// (`100.0`, `1e2`) becomes its plain digits, since JSON does not tell them from `100`;
+  /// other numbers stay as written.
+  static func integral(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }),
+      let value = Double(text), value.rounded() == value, abs(value) < 9_007_199_254_740_992
+    else { return text }
+    return String(Int64(value))
   }
 }

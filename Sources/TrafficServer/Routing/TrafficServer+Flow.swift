@@ -83,13 +83,10 @@ extension TrafficServer {
     writer.raw(",\"rejected\":")
     writer.integer(rejected)
     writer.raw(",\"reasons\":{")
-    let reasons: [(String, ProbeRejectionReason)] = [
-      ("unparseable", .unparseable), ("outOfRange", .outOfRange), ("future", .timeInFuture),
-      ("duplicate", .duplicate),
-    ]
-    for (index, (name, reason)) in reasons.enumerated() {
+    let reasons: [ProbeRejectionReason] = [.unparseable, .outOfRange, .timeInFuture, .duplicate]
+    for (index, reason) in reasons.enumerated() {
       if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.string(name)
+      writer.string(reason.wireName)
       writer.byte(UInt8(ascii: ":"))
       writer.integer(batch.rejectedCounts[reason] ?? 0)
     }
@@ -111,8 +108,7 @@ extension TrafficServer {
       writer.raw("{\"line\":")
       writer.integer(rejection.line)
       writer.raw(",\"reason\":")
-      writer.string(
-        reasons.first { $0.1 == rejection.reason }?.0 ?? rejection.reason.rawValue)
+      writer.string(rejection.reason.wireName)
       writer.raw(",\"detail\":")
       writer.string(rejection.detail)
       writer.byte(UInt8(ascii: "}"))

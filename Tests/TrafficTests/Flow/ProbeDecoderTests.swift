@@ -61,6 +61,57 @@ import Traffic
     #expect(batch.rejections.map(\.line) == [3, 4, 5, 6, 7, 8])
   }
 
+  @Test("nan, inf and hexadecimal are unparseable; overflow and times before 1970 out of range")
+  func numbersMustBeDecimal() throws {
+    let csv = """
+      id,time,lat,lng,speed
+      a,1799999000,NaN,13.4,10
+      b,1799999000,52.5,inf,10
+      c,1799999000,52.5,13.4,0x10
+      d,0x6B49D200,52.5,13.4,10
+      e,1799999000,1e400,13.4,10
+      f,-1,52.5,13.4,10
+      g,0001-01-01T00:00:00Z,52.5,13.4,10
+      h,1.799999e9,52.5,13.4,1e1
+      """
+    let batch = try decoder.decode(Data(csv.utf8), format: .csv)
+    #expect(batch.probes.map(\.vehicleID) == ["h"])
+    #expect(batch.probes.first?.speedInMetersPerSecond == 10)
+    #expect(batch.rejectedCounts == [.unparseable: 4, .outOfRange: 3])
+    #expect(
+      batch.rejections.map(\.reason) == [
+        .unparseable, .unparseable, .unparseable, .unparseable, .outOfRange, .outOfRange,
+        .outOfRange,
+      ])
+    #expect(batch.rejections[0].detail == "lat \"NaN\" is not a number")
+    #expect(batch.rejections[5].detail == "time 1969-12-31T23:59:59Z is before 1970")
+    let ndjson = """
+      {"id": "a", "time": 1799999000, "lat": "NaN", "lng": 13.4}
+      {"id": "b", "time": "0x6B49D200", "lat": 52.5, "lng": 13.4}
+      {"id": "c", "time": 1799999000, "lat": " 52.5 ", "lng": 13.4}
+      """
+    let lines = try decoder.decode(Data(ndjson.utf8), format: .ndjson)
+    #expect(lines.probes.map(\.vehicleID) == ["c"])
+    #expect(lines.rejectedCounts == [.unparseable: 2])
+  }
+
+  @Test("details write times in RFC 3339; reasons have the names of the HTTP answer")
+  func rejectionDetailsAndWireNames() throws {
+    let csv =
+      "id,time,lat,lng\na,1800003600,52.5,13.4\nb,1799999000,52.5,13.4\n"
+      + "b,1799999000,52.5,13.4\n"
+    let batch = try decoder.decode(Data(csv.utf8), format: .csv)
+    #expect(
+      batch.rejections.map(\.detail) == [
+        "time 2027-01-15T09:00:00Z is after now (2027-01-15T08:00:00Z)",
+        "vehicle b already reported time 2027-01-15T07:43:20Z",
+      ])
+    #expect(
+      ProbeRejectionReason.allCases.map(\.wireName) == [
+        "unparseable", "outOfRange", "future", "duplicate",
+      ])
+  }
+
   @Test("a CSV header without the required columns is an error naming them")
   func missingColumns() {
     #expect(throws: ProbeDecodingError.missingColumns(["time", "lng"])) {
