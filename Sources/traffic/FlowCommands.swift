@@ -103,10 +103,14 @@ enum ProbesCommand: Subcommand {
         continue
       }
       let report = engine.ingest(probes: batch.probes)
-      let reasons = batch.rejectedCounts.sorted { $0.key.wireName < $1.key.wireName }
+      // Probes an earlier file already gave are duplicates, as within one file.
+      var counts = batch.rejectedCounts
+      if report.duplicates > 0 { counts[.duplicate, default: 0] += report.duplicates }
+      let reasons = counts.sorted { $0.key.wireName < $1.key.wireName }
         .map { "\($0.value) \($0.key.wireName)" }.joined(separator: ", ")
       console.print(
-        "\(file): \(batch.acceptedCount) accepted, \(batch.rejectedCount) rejected"
+        "\(file): \(batch.acceptedCount - report.duplicates) accepted, "
+          + "\(batch.rejectedCount + report.duplicates) rejected"
           + (reasons.isEmpty ? "" : " (\(reasons))")
           + ", \(report.accepted) matched to roads, \(report.vehicles) vehicles")
       for rejection in batch.rejections.prefix(10) {

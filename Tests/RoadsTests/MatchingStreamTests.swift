@@ -35,7 +35,7 @@ import Testing
     #expect(output.map(\.position) == whole.map(\.position))
   }
 
-  @Test("outcomes: far away, out of order, standing still")
+  @Test("outcomes: far away, sent again, out of order, standing still")
   func outcomes() throws {
     var stream = try stream()
     var output: [MatchedPoint] = []
@@ -45,7 +45,10 @@ import Testing
     let drive = try MatchingFixtures.drive(
       stream.matcher.network, along: [0], speed: 10, interval: 5)
     #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .accepted)
-    #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .outOfOrder)
+    #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .duplicate)
+    var earlier = drive[0].probe
+    earlier.time = drive[0].probe.time - 1
+    #expect(stream.add(earlier, vehicleID: "a", into: &output) == .outOfOrder)
     var still = drive[0].probe
     for second in [10.0, 20, 30] {
       still.time = drive[0].probe.time + second

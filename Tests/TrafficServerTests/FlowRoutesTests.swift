@@ -203,6 +203,26 @@ import Zlib
       reasons == ["unparseable": 1, "outOfRange": 1, "future": 1, "duplicate": 1], "\(reasons)")
   }
 
+  /// The same batch sent twice (a client retrying after a lost answer): the second time
+  /// every row is a duplicate, rejected as such, and the flow is not counted twice.
+  @Test func aBatchSentAgainIsRejectedAsDuplicates() throws {
+    let server = try F.server()
+    let csv = F.csvDrive(vehicles: 2, speed: 8)
+    let rows = csv.split(separator: "\n").count - 1
+    let first = server.handle(
+      ServerFixtures.post("/v1/probes", csv, headers: ["Content-Type": "text/csv"]))
+    #expect(try ServerFixtures.object(first.body)["accepted"] as? Int == rows)
+    let again = server.handle(
+      ServerFixtures.post("/v1/probes", csv, headers: ["Content-Type": "text/csv"]))
+    #expect(again.status == 200, "\(again.bodyText)")
+    let report = try ServerFixtures.object(again.body)
+    #expect(report["accepted"] as? Int == 0, "\(again.bodyText)")
+    #expect(report["rejected"] as? Int == rows)
+    let reasons = try #require(report["reasons"] as? [String: Int])
+    #expect(reasons["duplicate"] == rows, "\(reasons)")
+    #expect(report["outOfOrder"] as? Int == 0)
+  }
+
   @Test func probesNeedANetwork() throws {
     let server = try F.server(network: false)
     let response = server.handle(

@@ -10,7 +10,9 @@ public enum ProbeMatchOutcome: Hashable, Sendable {
   case skippedStationary
   /// No segment lies within the search radius.
   case noCandidates
-  /// The probe is not later than the vehicle's previous probe (a duplicate or out of order).
+  /// The vehicle already reported this time (the same probe sent again).
+  case duplicate
+  /// The probe is earlier than the vehicle's latest probe.
   case outOfOrder
 }
 
@@ -45,6 +47,10 @@ struct VehicleTrack: Sendable {
   var columns: [Column] = []
   /// The time of the vehicle's latest probe, kept or not.
   var lastSeen: Date?
+  /// The times of the vehicle's latest probes (at most `recentTimesCapacity`, ascending),
+  /// to tell a probe sent again from one that arrives out of order.
+  var recentTimes: [Date] = []
+  static let recentTimesCapacity = 256
 
   /// Adds a probe, appending any positions decided by it to `output`.
   @discardableResult
@@ -54,12 +60,16 @@ struct VehicleTrack: Sendable {
   ) -> ProbeMatchOutcome {
     let options = matcher.options
     if let lastSeen {
-      guard probe.time > lastSeen else { return .outOfOrder }
+      guard probe.time > lastSeen else {
+        return recentTimes.contains(probe.time) ? .duplicate : .outOfOrder
+      }
       if probe.time.timeIntervalSince(lastSeen) > options.maxTimeGapInSeconds {
         flush(vehicleID: vehicleID, into: &output)
       }
     }
     lastSeen = probe.time
+    if recentTimes.count == Self.recentTimesCapacity { recentTimes.removeFirst() }
+    recentTimes.append(probe.time)
     if let previous = columns.last?.probe {
       let moved = previous.coordinates.fastDistance(to: probe.coordinates)
       // A stopped vehicle's positions are GPS noise around one place: they tell nothing

@@ -104,7 +104,10 @@ public struct ProbeIngestReport: Hashable, Sendable {
   public var skippedStationary = 0
   /// Probes with no road within the search radius.
   public var unmatched = 0
-  /// Probes not later than their vehicle's previous probe.
+  /// Probes their vehicle already reported in an earlier batch (same vehicle, same time):
+  /// rejected as `duplicate`, like repeats within one batch.
+  public var duplicates = 0
+  /// Probes earlier than their vehicle's latest probe.
   public var outOfOrder = 0
   /// Matched positions decided during this call (of this batch or of earlier ones).
   public var decided = 0
@@ -148,6 +151,7 @@ struct FlowPipeline: Sendable {
       case .accepted: report.accepted += 1
       case .skippedStationary: report.skippedStationary += 1
       case .noCandidates: report.unmatched += 1
+      case .duplicate: report.duplicates += 1
       case .outOfOrder: report.outOfOrder += 1
       }
     }

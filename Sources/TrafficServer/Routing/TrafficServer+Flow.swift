@@ -77,18 +77,21 @@ extension TrafficServer {
     var report = engine.ingest(probes: batch.probes)
     if flush { report.decided += engine.flushProbes() }
 
+    // A probe its vehicle already reported in an earlier batch is a duplicate too: rejected
+    // like a repeat within this batch, not accepted.
     var writer = JSONWriter(capacity: 512)
     writer.raw("{\"accepted\":")
-    writer.integer(batch.acceptedCount)
+    writer.integer(batch.acceptedCount - report.duplicates)
     writer.raw(",\"rejected\":")
-    writer.integer(rejected)
+    writer.integer(rejected + report.duplicates)
     writer.raw(",\"reasons\":{")
     let reasons: [ProbeRejectionReason] = [.unparseable, .outOfRange, .timeInFuture, .duplicate]
     for (index, reason) in reasons.enumerated() {
       if index > 0 { writer.byte(UInt8(ascii: ",")) }
       writer.string(reason.wireName)
       writer.byte(UInt8(ascii: ":"))
-      writer.integer(batch.rejectedCounts[reason] ?? 0)
+      let earlier = reason == .duplicate ? report.duplicates : 0
+      writer.integer((batch.rejectedCounts[reason] ?? 0) + earlier)
     }
     writer.raw("},\"matched\":")
     writer.integer(report.accepted)
