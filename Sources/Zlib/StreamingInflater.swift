@@ -46,62 +46,66 @@ public final class StreamingInflater {
     guard !input.isEmpty else { return Data() }
     var bytes = [UInt8](input)
     var output = Data()
-    let chunkSize = 64 * 1024
-    var chunk = [UInt8](repeating: 0, count: chunkSize)
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     let outcome: Result<Void, ZlibError> = bytes.withUnsafeMutableBufferPointer { inputBuffer in
       stream.pointee.next_in = inputBuffer.baseAddress
       stream.pointee.avail_in = uInt(inputBuffer.count)
       while stream.pointee.avail_in > 0 {
         if atEnd {
           // Another gzip member follows the one that ended.
-          guard CZlib.inflateReset(stream) == Z_OK else {
+          guard inflateReset(stream) == Z_OK else {
             return .failure(.malformed("zlib could not start the next member"))
           }
           atEnd = false
         }
-        let (status, count) = chunk.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
-          stream.pointee.next_out = out.baseAddress
-          stream.pointee.avail_out = uInt(chunkSize)
-          let status = CZlib.inflate(stream, Z_NO_FLUSH)
-          return (status, chunkSize - Int(stream.pointee.avail_out))
-        }
-        if count > 0 {
-          produced += count
-          guard produced <= maxOutputBytes else {
-            return .failure(.tooLarge(limit: maxOutputBytes))
+        let before = stream.pointee.avail_in
+        switch step(&chunk, into: &output) {
+        case .failure(let error): return .failure(error)
+        case .success(let count):
+          // zlib must take input or give output; neither would loop forever.
+          if count == 0, stream.pointee.avail_in == before, !atEnd {
+            return .failure(.malformed("zlib made no progress"))
           }
-          output.append(contentsOf: chunk[0..<count])
-        }
-        switch status {
-        case Z_STREAM_END: atEnd = true
-        case Z_OK, Z_BUF_ERROR: continue
-        default:
-          let message = stream.pointee.msg.map { String(cString: $0) } ?? "error \(status)"
-          return .failure(.malformed(message))
         }
       }
-      // Output still held back by zlib once the input is used up.
+      // Output zlib still holds once the input is used up.
       while !atEnd {
-        let (status, count) = chunk.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
-          stream.pointee.next_out = out.baseAddress
-          stream.pointee.avail_out = uInt(chunkSize)
-          let status = CZlib.inflate(stream, Z_NO_FLUSH)
-          return (status, chunkSize - Int(stream.pointee.avail_out))
+        switch step(&chunk, into: &output) {
+        case .failure(let error): return .failure(error)
+        case .success(let count): if count == 0 { return .success(()) }
         }
-        if count > 0 {
-          produced += count
-          guard produced <= maxOutputBytes else {
-            return .failure(.tooLarge(limit: maxOutputBytes))
-          }
-          output.append(contentsOf: chunk[0..<count])
-        }
-        if status == Z_STREAM_END { atEnd = true }
-        if count == 0 || status != Z_OK { break }
       }
       return .success(())
     }
     if case .failure(let error) = outcome { throw error }
     return output
+  }
+
+  /// One call of zlib's `inflate` into `chunk`, appending what it produced to `output`.
+  ///
+  /// - Returns: The number of bytes produced, or the error.
+  private func step(_ chunk: inout [UInt8], into output: inout Data) -> Result<Int, ZlibError> {
+    let size = chunk.count
+    let (status, count) = chunk.withUnsafeMutableBufferPointer { out -> (Int32, Int) in
+      stream.pointee.next_out = out.baseAddress
+      stream.pointee.avail_out = uInt(size)
+      let status = CZlib.inflate(stream, Z_NO_FLUSH)
+      return (status, size - Int(stream.pointee.avail_out))
+    }
+    if count > 0 {
+      produced += count
+      guard produced <= maxOutputBytes else { return .failure(.tooLarge(limit: maxOutputBytes)) }
+      output.append(contentsOf: chunk[0..<count])
+    }
+    switch status {
+    case Z_STREAM_END:
+      atEnd = true
+      return .success(count)
+    case Z_OK, Z_BUF_ERROR: return .success(count)
+    default:
+      let message = stream.pointee.msg.map { String(cString: $0) } ?? "error \(status)"
+      return .failure(.malformed(message))
+    }
   }
 
   /// Checks that the compressed stream ended where its input did.
