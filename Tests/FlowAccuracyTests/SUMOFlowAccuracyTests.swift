@@ -84,6 +84,22 @@ struct SUMOFlowAccuracyTests {
     return String(rest[..<end])
   }
 
+  /// Every probe through the streaming matcher in time order, then flushed: what the engine
+  /// decides for them.
+  static func matchAll(_ probes: [Probe], on network: RoadNetwork) throws -> [MatchedPoint] {
+    var stream = StreamingMapMatcher(matcher: try MapMatcher(network: network))
+    var matched: [MatchedPoint] = []
+    for probe in probes.sorted(by: { $0.time < $1.time }) {
+      stream.add(
+        ProbePoint(
+          coordinates: probe.coordinates, time: probe.time,
+          speedInMetersPerSecond: probe.speedInMetersPerSecond,
+          headingInDegrees: probe.headingInDegrees),
+        vehicleID: probe.vehicleID, into: &matched)
+    }
+    return matched + stream.flushAll()
+  }
+
   /// The true edge of each FCD record: `"vehicle@seconds"` -> SUMO edge id (internal
   /// junction lanes, which belong to no edge, are left out).
   static func trueEdges(_ fcd: Data) -> [String: String] {
@@ -140,17 +156,7 @@ struct SUMOFlowAccuracyTests {
 
     // Map matching accuracy against the lanes SUMO reports.
     let truth = Self.trueEdges(simulation.fcd)
-    var stream = StreamingMapMatcher(matcher: try MapMatcher(network: network))
-    var matched: [MatchedPoint] = []
-    for probe in probes.sorted(by: { $0.time < $1.time }) {
-      stream.add(
-        ProbePoint(
-          coordinates: probe.coordinates, time: probe.time,
-          speedInMetersPerSecond: probe.speedInMetersPerSecond,
-          headingInDegrees: probe.headingInDegrees),
-        vehicleID: probe.vehicleID, into: &matched)
-    }
-    matched += stream.flushAll()
+    let matched = try Self.matchAll(probes, on: network)
     var correct = 0, judged = 0
     for point in matched {
       let key = "\(point.vehicleID)@\(point.probe.time.timeIntervalSince(Self.base))"

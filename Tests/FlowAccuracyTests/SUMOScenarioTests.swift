@@ -68,17 +68,7 @@ struct SUMOScenarioTests {
     var outcome = Outcome(network: network, probes: batch.probes.count)
 
     let truth = SUMOFlowAccuracyTests.trueEdges(fcd)
-    var stream = StreamingMapMatcher(matcher: try MapMatcher(network: network))
-    var matched: [MatchedPoint] = []
-    for probe in batch.probes.sorted(by: { $0.time < $1.time }) {
-      stream.add(
-        ProbePoint(
-          coordinates: probe.coordinates, time: probe.time,
-          speedInMetersPerSecond: probe.speedInMetersPerSecond,
-          headingInDegrees: probe.headingInDegrees),
-        vehicleID: probe.vehicleID, into: &matched)
-    }
-    matched += stream.flushAll()
+    let matched = try SUMOFlowAccuracyTests.matchAll(batch.probes, on: network)
     var judgedKeys = Set<String>()
     for point in matched {
       let key = "\(point.vehicleID)@\(point.probe.time.timeIntervalSince(base))"
