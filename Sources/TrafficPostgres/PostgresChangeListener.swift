@@ -10,15 +10,15 @@ import Traffic
 #endif
 
 /// Waits for the batches other nodes commit: `LISTEN`s on
-/// `PostgresTrafficStore.notificationChannel` on a connection of its own, on a thread of its
-/// own, and calls back after each burst of notifications.
+/// `PostgresTrafficStore.notificationChannel` (or on the channels given) on a connection of
+/// its own, on a thread of its own, and calls back after each burst of notifications.
 ///
 /// The thread sleeps in `poll(2)` on the connection's socket (and on a pipe that `stop()`
 /// writes to, so stopping is immediate), then reads with `PQconsumeInput` and `PQnotifies`.
-/// Notifications that arrive together give one call, with the highest sequence among them.
-/// When the connection is lost the listener reconnects (pausing between attempts) and calls
-/// back with `nil`: notifications may have been missed, so the receiver should read the
-/// change log from where it was.
+/// Notifications that arrive together give one call, with the highest sequence among them
+/// per channel. When the connection is lost the listener reconnects (pausing between
+/// attempts) and calls back with `nil`: notifications may have been missed, so the receiver
+/// should read the logs from where it was.
 public final class PostgresChangeListener: Sendable {
   private struct State {
     var isStopping = false
@@ -48,11 +48,44 @@ public final class PostgresChangeListener: Sendable {
   ///     or `nil` after a reconnection. Calls never overlap; a slow callback delays the next.
   /// - Throws: `TrafficStoreError.cannotOpen` when the server cannot be reached or the
   ///   string is malformed; `.operationFailed` when `LISTEN` fails.
-  public init(
+  public convenience init(
     url: String, onNotification: @escaping @Sendable (Int64?) -> Void
   ) throws(TrafficStoreError) {
+    let channel = PostgresTrafficStore.notificationChannel
+    try self.init(url: url, channels: [channel]) { sequences in
+      guard let sequences else { return onNotification(nil) }
+      if let latest = sequences[channel] { onNotification(latest) }
+    }
+  }
+
+  /// Connects, starts listening on `channels` and starts the listener thread.
+  ///
+  /// - Parameters:
+  ///   - url: The database's connection string.
+  ///   - channels: The channels, e.g. `PostgresTrafficStore.notificationChannel` and
+  ///     `.probeChannel`; each must be a plain SQL identifier (letters, digits, `_`).
+  ///   - onNotifications: Called on the listener thread with the highest sequence announced
+  ///     per channel that announced one, or `nil` after a reconnection. Calls never
+  ///     overlap; a slow callback delays the next.
+  /// - Throws: `TrafficStoreError.cannotOpen` when the server cannot be reached or the
+  ///   string is malformed; `.operationFailed` when a channel name is not a plain
+  ///   identifier or `LISTEN` fails.
+  public init(
+    url: String, channels: [String],
+    onNotifications: @escaping @Sendable ([String: Int64]?) -> Void
+  ) throws(TrafficStoreError) {
+    let plain = { (name: String) in
+      !name.isEmpty
+        && name.utf8.allSatisfy { byte in
+          byte == UInt8(ascii: "_") || (byte >= 48 && byte <= 57)
+            || (byte | 0x20 >= 97 && byte | 0x20 <= 122)
+        }
+    }
+    if let bad = channels.first(where: { !plain($0) }) {
+      throw .operationFailed("cannot listen on \(bad.debugDescription): not a plain identifier")
+    }
     let target = try PostgresTarget(url)
-    let connection = try PostgresChangeListener.listening(target)
+    let connection = try PostgresChangeListener.listening(target, channels: channels)
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else {
       throw .operationFailed("cannot create a pipe for the listener: errno \(errno)")
@@ -61,7 +94,7 @@ public final class PostgresChangeListener: Sendable {
     wakeWrite = ends[1]
     let handoff = Handoff(connection: connection)
     let thread = Thread { [self] in
-      run(handoff.connection, target: target, onNotification: onNotification)
+      run(handoff.connection, target: target, channels: channels, onNotifications: onNotifications)
       finished.signal()
     }
     thread.name = "traffic-postgres-listener"
@@ -89,19 +122,19 @@ public final class PostgresChangeListener: Sendable {
   private var isStopping: Bool { state.withLock { $0.isStopping } }
 
   private static func listening(
-    _ target: PostgresTarget
+    _ target: PostgresTarget, channels: [String]
   ) throws(TrafficStoreError)
     -> PostgresConnection
   {
     let connection = try PostgresConnection(target: target)
-    // A constant identifier: LISTEN takes no parameters.
-    try connection.execute("LISTEN \(PostgresTrafficStore.notificationChannel)")
+    // Checked plain identifiers: LISTEN takes no parameters.
+    for channel in channels { try connection.execute("LISTEN \(channel)") }
     return connection
   }
 
   private func run(
-    _ first: PostgresConnection, target: PostgresTarget,
-    onNotification: @Sendable (Int64?) -> Void
+    _ first: PostgresConnection, target: PostgresTarget, channels: [String],
+    onNotifications: @Sendable ([String: Int64]?) -> Void
   ) {
     var connection: PostgresConnection? = first
     var attempt = 0
@@ -112,10 +145,10 @@ public final class PostgresChangeListener: Sendable {
         attempt += 1
         if pause > 0, wait(socket: -1, seconds: pause) { break }
         do {
-          connection = try PostgresChangeListener.listening(target)
+          connection = try PostgresChangeListener.listening(target, channels: channels)
           attempt = 0
           state.withLock { $0.lastError = nil }
-          onNotification(nil)
+          onNotifications(nil)
         } catch {
           state.withLock { $0.lastError = error }
         }
@@ -126,8 +159,12 @@ public final class PostgresChangeListener: Sendable {
         connection = nil
         continue
       }
-      let sequences = current.takeNotifications().compactMap { Int64($0) }
-      if let latest = sequences.max() { onNotification(latest) }
+      var latest: [String: Int64] = [:]
+      for notification in current.takeNotifications() {
+        guard let sequence = Int64(notification.payload) else { continue }
+        latest[notification.channel] = max(latest[notification.channel] ?? .min, sequence)
+      }
+      if !latest.isEmpty { onNotifications(latest) }
     }
   }
 

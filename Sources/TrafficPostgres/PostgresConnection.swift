@@ -137,14 +137,16 @@ final class PostgresConnection {
   /// - Returns: `false` when the connection is lost.
   func consumeInput() -> Bool { PQconsumeInput(handle) == 1 && !isBroken }
 
-  /// The payloads of the notifications received so far, oldest first.
-  func takeNotifications() -> [String] {
-    var payloads: [String] = []
+  /// The channels and payloads of the notifications received so far, oldest first.
+  func takeNotifications() -> [(channel: String, payload: String)] {
+    var notifications: [(channel: String, payload: String)] = []
     while let notification = PQnotifies(handle) {
-      payloads.append(String(cString: notification.pointee.extra))
+      notifications.append(
+        (String(cString: notification.pointee.relname), String(cString: notification.pointee.extra))
+      )
       PQfreemem(notification)
     }
-    return payloads
+    return notifications
   }
 }
 

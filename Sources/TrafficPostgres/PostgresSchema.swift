@@ -16,9 +16,13 @@ import Traffic
 /// - Version 2: `feed_state.consecutive_failures` and `feed_state.problem_count`, so that a
 ///   restarted feed poller reports what it reported before
 ///   (`PostgresTrafficStore+FeedState.swift`).
+/// - Version 3: `probe_log` (the probe batches each node ingests, which the other nodes
+///   ingest too, announced on `PostgresTrafficStore.probeChannel`) and `flow_state` (the
+///   flow state saved per road network, keyed by the network's fingerprint)
+///   (`PostgresTrafficStore+Flow.swift`).
 enum PostgresSchema {
   /// The newest schema version this build knows.
-  static let latestVersion = 2
+  static let latestVersion = 3
 
   /// The advisory lock key that serialises migrations and batch writes: "TRAF" in ASCII.
   static let lockKey = "1414676806"
@@ -27,11 +31,20 @@ enum PostgresSchema {
   /// reloads everything.
   static let retainedChanges: Int64 = 10_000
 
+  /// The advisory lock key that serialises probe-log appends, so that the log's sequence
+  /// follows commit order: "TRFP" in ASCII.
+  static let probeLockKey = "1414678096"
+
+  /// How long probe batches stay in `probe_log`, seconds: a node that starts replays what
+  /// is left after its saved flow state.
+  static let retainedProbeSeconds = 900
+
   /// The SQL of each migration, by target version.
   static func migration(to version: Int) -> String? {
     switch version {
     case 1: return version1
     case 2: return version2
+    case 3: return version3
     default: return nil
     }
   }
@@ -90,6 +103,32 @@ enum PostgresSchema {
     ALTER TABLE feed_state
       ADD COLUMN consecutive_failures bigint NOT NULL DEFAULT 0,
       ADD COLUMN problem_count bigint NOT NULL DEFAULT 0;
+    """
+
+  /// The probe log and the saved flow state.
+  static let version3 = """
+    CREATE TABLE probe_log (
+      sequence bigserial PRIMARY KEY,
+      node uuid NOT NULL,
+      flush boolean NOT NULL,
+      probes bytea NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    COMMENT ON COLUMN probe_log.probes IS 'the batch in the binary form of ProbeCoder';
+    CREATE INDEX probe_log_created_at ON probe_log (created_at);
+    CREATE TABLE flow_state (
+      network text PRIMARY KEY,
+      saved_at timestamptz NOT NULL DEFAULT now(),
+      probe_sequence bigint NOT NULL,
+      held_sequences bigint[] NOT NULL,
+      state bytea NOT NULL
+    );
+    COMMENT ON COLUMN flow_state.network IS 'the fingerprint of the road network';
+    COMMENT ON COLUMN flow_state.probe_sequence IS
+      'every probe_log batch up to this sequence is in the state';
+    COMMENT ON COLUMN flow_state.held_sequences IS
+      'the later probe_log batches that are in the state too';
+    COMMENT ON COLUMN flow_state.state IS 'the state in the binary form of FlowStateCoder';
     """
 
   /// Brings the database to `latestVersion`, one transaction per migration.

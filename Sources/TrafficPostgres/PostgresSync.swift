@@ -13,6 +13,13 @@ import Traffic
 /// sequence the engine's load was current at and catches up once after listening starts, so
 /// nothing committed in between is missed.
 ///
+/// Flow the same way: on each notification of `PostgresTrafficStore.probeChannel` it reads
+/// the probe batches other nodes shared since the node's place in the probe log
+/// (`PostgresTrafficStore.pendingProbeBatches(limit:)`) and ingests them in sequence order,
+/// so every node's flow holds every node's probes. When it starts, it replays the batches
+/// after the flow state the engine loaded (`TrafficEngine.restoreFlow()`), or every batch
+/// the log still holds (15 minutes) when none was loaded.
+///
 /// Write through the engine (not the store directly): a batch written straight to the store
 /// counts as this node's own and does not reach the engine's snapshot.
 public final class PostgresSync: Sendable {
@@ -27,6 +34,13 @@ public final class PostgresSync: Sendable {
   public let store: PostgresTrafficStore
   private let state: Mutex<State>
   private let listener: Mutex<PostgresChangeListener?> = Mutex(nil)
+  /// Held while probe batches are read and ingested, so that they go in sequence order.
+  private let probeTurn = Mutex(0)
+
+  /// Why the saved flow state could not be loaded at start (it is damaged or does not fit
+  /// the engine's configuration); the node then started with empty flow and replayed every
+  /// probe batch the log holds. `nil` when it was loaded or there was none.
+  public let flowRestoreError: TrafficEngineError?
 
   /// The change-log sequence the engine is current with.
   public var sequence: Int64 { state.withLock { $0.sequence } }
@@ -36,13 +50,22 @@ public final class PostgresSync: Sendable {
   public var lastError: TrafficStoreError? { state.withLock { $0.lastError } }
 
   /// Starts listening for the engine's store and catches up with what was committed since
-  /// the engine loaded.
+  /// the engine loaded: incidents, then (when the engine has a road network) probes.
   ///
-  /// - Parameter engine: An engine whose store is a `PostgresTrafficStore`.
+  /// With a road network, the flow state saved for that network is loaded first (when
+  /// `restoresFlow`), then the probe batches shared after it are replayed; without a saved
+  /// state (or when it cannot be used: `flowRestoreError` tells why) every batch the log
+  /// holds is replayed. From then on the engine saves its flow state to the database at most
+  /// once a minute while probes arrive, and when `saveFlow()` is called.
+  ///
+  /// - Parameters:
+  ///   - engine: An engine whose store is a `PostgresTrafficStore`.
+  ///   - restoresFlow: Whether to load the saved flow state into the engine (the default;
+  ///     pass `false` when the engine's flow is already current).
   /// - Throws: `TrafficStoreError.cannotOpen` when the engine's store is not a
   ///   `PostgresTrafficStore` or the listener cannot connect; `.operationFailed` when the
   ///   first catch-up fails.
-  public init(engine: TrafficEngine) throws(TrafficStoreError) {
+  public init(engine: TrafficEngine, restoresFlow: Bool = true) throws(TrafficStoreError) {
     guard let store = engine.store as? PostgresTrafficStore else {
       throw .cannotOpen(
         "PostgresSync needs an engine on a PostgresTrafficStore, not \(type(of: engine.store))")
@@ -50,14 +73,34 @@ public final class PostgresSync: Sendable {
     self.engine = engine
     self.store = store
     state = Mutex(State(sequence: store.loadedSequence))
-    let listener = try PostgresChangeListener(url: store.target.connectionString) {
-      [weak self] _ in
+    var restoreError: TrafficEngineError?
+    if let network = engine.roadNetwork {
+      try store.saveNetwork(network)
+      if restoresFlow {
+        do { try engine.restoreFlow() } catch {
+          // Flow starts empty and every batch the log holds is replayed instead.
+          store.probeLog.withLock { $0 = ProbeLogPosition(network: $0.network) }
+          restoreError = error
+        }
+      }
+    }
+    flowRestoreError = restoreError
+    let listener = try PostgresChangeListener(
+      url: store.target.connectionString,
+      channels: [PostgresTrafficStore.notificationChannel, PostgresTrafficStore.probeChannel]
+    ) { [weak self] sequences in
       guard let self else { return }
-      _ = try? self.catchUp()
+      if sequences == nil || sequences?[PostgresTrafficStore.notificationChannel] != nil {
+        _ = try? self.catchUp()
+      }
+      if sequences == nil || sequences?[PostgresTrafficStore.probeChannel] != nil {
+        _ = try? self.catchUpProbes()
+      }
     }
     self.listener.withLock { $0 = listener }
     do {
       try catchUp()
+      try catchUpProbes()
     } catch {
       listener.stop()
       throw error
@@ -85,6 +128,61 @@ public final class PostgresSync: Sendable {
       state.withLock { $0.lastError = error }
       throw error
     }
+  }
+
+  /// Reads the probe batches other nodes shared since the node's place in the probe log and
+  /// ingests them now, in sequence order (`TrafficEngine.ingestShared(probes:flush:)`).
+  ///
+  /// Does nothing for an engine without a road network. A damaged batch is skipped (its
+  /// damage becomes `lastError`).
+  /// - Returns: The number of batches ingested.
+  /// - Throws: `TrafficStoreError` when the database cannot be read; the batches read
+  ///   before stay ingested.
+  /// - Complexity: O(p) reads and the matching of p probes.
+  @discardableResult
+  public func catchUpProbes() throws(TrafficStoreError) -> Int {
+    guard engine.roadNetwork != nil else { return 0 }
+    return try probeTurn.withLock { ingested throws(TrafficStoreError) -> Int in
+      let pageSize = 100
+      var count = 0
+      while true {
+        let page: (batches: [PostgresProbeBatch], through: Int64, rows: Int)
+        do throws(TrafficStoreError) {
+          page = try store.pendingProbeBatches(limit: pageSize)
+        } catch {
+          state.withLock { $0.lastError = error }
+          throw error
+        }
+        for batch in page.batches {
+          // Passed before the ingest: a flow state the ingest saves then holds the batch.
+          store.markProbesApplied(through: batch.sequence)
+          if let damage = batch.damage {
+            state.withLock { $0.lastError = .operationFailed(damage) }
+            continue
+          }
+          engine.ingestShared(probes: batch.probes, flush: batch.flush)
+          count += 1
+        }
+        store.markProbesApplied(through: page.through)
+        if page.rows < pageSize { break }
+      }
+      ingested += count
+      return count
+    }
+  }
+
+  /// Saves the engine's flow state to the database now, with the node's place in the probe
+  /// log, so that the next start (of any node on the same network) begins from it: call it
+  /// when a node stops. The engine also saves by itself at most once a minute while probes
+  /// arrive.
+  ///
+  /// - Returns: Whether a state was saved (`false` for an engine without a road network).
+  /// - Throws: `TrafficStoreError` when the write fails; the database keeps the previous
+  ///   state.
+  /// - Complexity: O(a·c) to encode a segments of c contributions each; one round trip.
+  @discardableResult
+  public func saveFlow() throws(TrafficStoreError) -> Bool {
+    try engine.saveFlow()
   }
 
   /// Stops listening. The engine keeps its snapshot and no longer follows other nodes.

@@ -14,6 +14,10 @@ import Traffic
 /// advisory lock. Tables live in the first schema of the connection's `search_path`, so one
 /// database can hold several stores (`?options=-csearch_path%3Dname,public` in the URL).
 ///
+/// Flow is shared too: the probe batches a node ingests go to `probe_log`, which the other
+/// nodes read and ingest (see `shareProbes(_:flush:)`, `pendingProbeBatches(limit:)` and
+/// `PostgresSync`), and the flow state is saved in `flow_state` per road network.
+///
 /// Every `apply(_:)` and `purge(endedBefore:)` is one transaction, also holding an advisory
 /// lock so that writers take turns: the change log's sequence then follows commit order.
 /// Values travel as text parameters of prepared statements, never spliced into SQL.
@@ -30,6 +34,10 @@ public final class PostgresTrafficStore: TrafficStore {
   /// as payload.
   public static let notificationChannel = "traffic_incidents"
 
+  /// The channel on which shared probe batches are announced, with their probe-log sequence
+  /// as payload (see `shareProbes(_:flush:)`).
+  public static let probeChannel = "traffic_probes"
+
   /// The connection string given by `$TRAFFIC_POSTGRES`, when set and not empty.
   public static var environmentURL: String? {
     guard let url = ProcessInfo.processInfo.environment["TRAFFIC_POSTGRES"], !url.isEmpty
@@ -40,8 +48,14 @@ public final class PostgresTrafficStore: TrafficStore {
   /// The server, database and user connected to, for messages (never the password).
   public var displayName: String { target.displayName }
 
+  /// This store's node in the probe log: batches it shares carry it, and it skips them when
+  /// reading the log.
+  public let nodeID = UUID()
+
   let target: PostgresTarget
   private let session: Mutex<PostgresSession>
+  /// Where this node is in the probe log, and the road network its flow belongs to.
+  let probeLog = Mutex(ProbeLogPosition())
 
   /// Connects and brings the database's schema to the latest version.
   ///

@@ -23,6 +23,7 @@ enum ServeCommand: Subcommand {
       --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
       --postgres URL        a PostgreSQL + PostGIS database shared by several nodes (or
                             $TRAFFIC_POSTGRES); each node follows the others' writes
+                            and probes
       --host H              address to listen on (default 127.0.0.1; without API keys the
                             server is open, so bind it to loopback)
       --port N              port (default 8080; 0 picks a free one)
@@ -240,7 +241,10 @@ private func startDemoProbes(
 ///
 /// The node loads the incidents, follows the other nodes' writes (LISTEN/NOTIFY through
 /// `PostgresSync`) and writes its own through the engine; the road network, when given, is
-/// the node's own (every node loads the same file).
+/// the node's own (every node loads the same file). With a network, the node loads the flow
+/// state saved for it, replays the probe batches shared after it, then ingests the batches
+/// the other nodes share; it saves its flow state every minute while probes arrive and when
+/// it stops.
 private func servePostgres(
   url: String, networkFile: String?, country: String?, configuration: ServerConfiguration,
   feeds: [FeedPoller.Feed], console: Console
@@ -256,7 +260,11 @@ private func servePostgres(
   let sync: PostgresSync
   do {
     engine = try TrafficEngine(store: store, network: network)
+    // Also loads the flow state saved for the network and replays the probes after it.
     sync = try PostgresSync(engine: engine)
+    if let problem = sync.flowRestoreError {
+      console.error("traffic serve: the saved flow state was not loaded: \(problem)")
+    }
   } catch {
     throw UsageError("\(store.displayName): \(error)")
   }
@@ -278,9 +286,12 @@ private func servePostgres(
     maintenance.cancel()
     poller.stop()
     sync.stop()
+    // The current picture survives the restart (pending positions stay with the others).
+    _ = try? sync.saveFlow()
   }
   console.error(
     "traffic serve: \(engine.incidentCount) incidents from \(store.displayName)"
+      + (network.map { ", network of \($0.segments.count) segments" } ?? "")
       + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
   do {
     try server.start()

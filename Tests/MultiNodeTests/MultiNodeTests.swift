@@ -10,8 +10,8 @@ import TrafficTestSupport
 #endif
 
 /// Several `traffic serve` processes on one PostgreSQL database: what one node imports,
-/// every node serves within a second, and a node killed with SIGKILL loses nothing that was
-/// acknowledged.
+/// every node serves within a second, probes one node receives show in every node's flow,
+/// and a node killed with SIGKILL loses nothing that was acknowledged.
 @Suite(.serialized) struct MultiNodeTests {
   /// One `traffic serve --postgres` child process.
   final class Node: @unchecked Sendable {
@@ -23,10 +23,12 @@ import TrafficTestSupport
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    init(databaseURL: String) async throws {
+    init(databaseURL: String, network: String? = nil) async throws {
       let binary = try #require(Self.trafficBinary(), "the traffic executable was not built")
       process.executableURL = binary
-      process.arguments = ["serve", "--postgres", databaseURL, "--port", "0", "--threads", "2"]
+      process.arguments =
+        ["serve", "--postgres", databaseURL, "--port", "0", "--threads", "2"]
+        + (network.map { ["--network", $0] } ?? [])
       let output = Pipe()
       process.standardOutput = output
       let log = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID()).log")
@@ -137,5 +139,79 @@ import TrafficTestSupport
     defer { restarted.kill(SIGTERM) }
     #expect(try await restarted.request("/v7/incidents/555").status == 200)
     #expect(try await restarted.request("/v7/incidents/3879526487457467809").status == 200)
+  }
+
+  static let crossing = Fixtures.repositoryRoot.appendingPathComponent(
+    "Tests/RoadsTests/Fixtures/crossing.osm"
+  ).path
+
+  /// Four cars driving north on road 28 (limit 60 km/h) at 8 m/s, a position every 3 s.
+  static func probes() -> Data {
+    let now = Int(Date().timeIntervalSince1970)
+    var lines = ["id,time,lat,lng,speed,heading"]
+    for car in 0..<4 {
+      for step in 0..<9 {
+        let latitude = 47.0991 + Double(step) * 0.000216
+        lines.append("car\(car),\(now - 300 + car * 20 + step * 3),\(latitude),9.5010,8,0")
+      }
+    }
+    return Data((lines.joined(separator: "\n") + "\n").utf8)
+  }
+
+  /// The fastest live speed (confidence above 0.7) a node's `/v7/flow` shows around road
+  /// 28, or `nil` when no segment has live values.
+  static func liveSpeed(_ node: Node) async throws -> Double? {
+    let answer = try await node.request("/v7/flow?in=circle:47.1,9.501;r=300")
+    guard answer.status == 200,
+      let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+      let results = object["results"] as? [[String: Any]]
+    else { return nil }
+    return results.compactMap { result -> Double? in
+      guard let flow = result["currentFlow"] as? [String: Any],
+        (flow["confidence"] as? Double ?? 0) > 0.7
+      else { return nil }
+      return flow["speedUncapped"] as? Double
+    }.max()
+  }
+
+  /// Polls `node`'s live speed until there is one or `seconds` pass.
+  static func eventualSpeed(_ node: Node, within seconds: Double) async throws -> Double? {
+    let start = ContinuousClock.now
+    while ContinuousClock.now - start < .seconds(seconds) {
+      if let speed = try await liveSpeed(node) { return speed }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await liveSpeed(node)
+  }
+
+  @Test func probesPostedToOneNodeShowInTheOthersFlowAndSurviveSIGKILL() async throws {
+    let database = try Self.freshDatabase()
+    let a = try await Node(databaseURL: database, network: Self.crossing)
+    var b = try await Node(databaseURL: database, network: Self.crossing)
+    #expect(try await Self.liveSpeed(b) == nil)
+    let pushed = try await a.request("/v1/probes?flush=true", method: "POST", body: Self.probes())
+    #expect(pushed.status == 200, "\(String(decoding: pushed.body, as: UTF8.self))")
+    let acknowledged = ContinuousClock.now
+    let onA = try #require(try await Self.liveSpeed(a), "node A shows no live flow: \(a.log)")
+    #expect(abs(onA - 8) < 0.5)
+    let onB = try #require(
+      try await Self.eventualSpeed(b, within: 5),
+      "node B never showed A's probes.\nA: \(a.log.suffix(1500))\nB: \(b.log.suffix(1500))")
+    #expect(ContinuousClock.now - acknowledged < .seconds(2))
+    #expect(abs(onB - onA) < 0.01)
+
+    // B killed without a chance to save, restarted: the flow is back from the database.
+    b.kill(SIGKILL)
+    b = try await Node(databaseURL: database, network: Self.crossing)
+    let restarted = try #require(try await Self.liveSpeed(b), "restarted B: \(b.log)")
+    #expect(abs(restarted - onA) < 0.01)
+
+    // Both killed: a node started afterwards still has it.
+    a.kill(SIGKILL)
+    b.kill(SIGKILL)
+    let c = try await Node(databaseURL: database, network: Self.crossing)
+    defer { c.kill(SIGTERM) }
+    let onC = try #require(try await Self.liveSpeed(c), "node C: \(c.log)")
+    #expect(abs(onC - onA) < 0.01)
   }
 }

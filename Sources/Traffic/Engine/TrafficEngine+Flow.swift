@@ -89,8 +89,45 @@ extension TrafficEngine {
   ///   search; then O(a) to publish the a segments with live data.
   @discardableResult
   public func ingest(probes: [Probe]) -> ProbeIngestReport {
+    ingest(probes: probes, flush: false)
+  }
+
+  /// Feeds vehicle probes to the flow pipeline, then decides every pending position when
+  /// `flush` is set: ``ingest(probes:)`` followed by ``flushProbes()``.
+  ///
+  /// On a store shared by several nodes (the PostgreSQL store) the batch is first passed on
+  /// to the other nodes, which ingest it too, so every node computes flow from all probes.
+  /// A batch that cannot be passed on (the database is unreachable) still counts here.
+  ///
+  /// - Parameters:
+  ///   - probes: The probes.
+  ///   - flush: Whether to decide every pending position afterwards.
+  /// - Returns: What happened to them; `decided` includes the positions the flush decided.
+  /// - Complexity: as ``ingest(probes:)``, plus one write to a shared store.
+  @discardableResult
+  public func ingest(probes: [Probe], flush: Bool) -> ProbeIngestReport {
+    guard flowState != nil else { return ProbeIngestReport() }
+    if let sharing = store as? any ProbeSharing, !probes.isEmpty || flush {
+      // Shared before it counts here, so that a flow state saved meanwhile does not hold a
+      // batch the shared log has not numbered yet.
+      try? sharing.shareProbes(probes, flush: flush)
+    }
+    return ingestShared(probes: probes, flush: flush)
+  }
+
+  /// Feeds probes another node of the deployment ingested (read from the shared store) to
+  /// the flow pipeline, without passing them on again.
+  ///
+  /// - Parameters:
+  ///   - probes: The other node's batch.
+  ///   - flush: Whether that node decided every pending position after it.
+  /// - Returns: What happened to them.
+  /// - Complexity: as ``ingest(probes:)``.
+  @discardableResult
+  package func ingestShared(probes: [Probe], flush: Bool) -> ProbeIngestReport {
     guard let flowState else { return ProbeIngestReport() }
-    let report = flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
+    var report = flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
+    if flush { report.decided += flowState.flush(now: clock(), incidents: currentSnapshot) }
     // A store that keeps flow gets the current picture at most once a minute; a failed save
     // is retried with the next batch and never fails the ingest.
     _ = try? saveFlowIfDue()

@@ -4,9 +4,10 @@ import Roads
 /// A store that also keeps the road network and the flow state, so that an engine restarts
 /// with the network it had and without losing the current flow picture.
 ///
-/// Implemented by the SQLite store. The engine checks for it with `store as? any
-/// FlowPersistence` (see `TrafficEngine.saveFlow()` and `restoreFlow()`); a store without
-/// it simply starts flow empty.
+/// Implemented by the SQLite store and the PostgreSQL store (which keys the flow state by a
+/// fingerprint of the network and does not keep the network itself). The engine checks for
+/// it with `store as? any FlowPersistence` (see `TrafficEngine.saveFlow()` and
+/// `restoreFlow()`); a store without it simply starts flow empty.
 package protocol FlowPersistence: Sendable {
   /// Replaces the stored road network (and drops the stored flow state, whose segment ids
   /// belonged to the old one), atomically.

@@ -74,8 +74,7 @@ extension TrafficServer {
       let first = batch.rejections.first.map { " (line \($0.line): \($0.detail))" } ?? ""
       throw .badRequest("none of the \(rejected) probe rows can be read\(first)")
     }
-    var report = engine.ingest(probes: batch.probes)
-    if flush { report.decided += engine.flushProbes() }
+    let report = engine.ingest(probes: batch.probes, flush: flush)
 
     // A probe its vehicle already reported in an earlier batch is a duplicate too: rejected
     // like a repeat within this batch, not accepted.

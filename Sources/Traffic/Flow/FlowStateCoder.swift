@@ -1,6 +1,5 @@
 import Foundation
 import Roads
-import Traffic
 
 /// The binary rows of a stored flow state (`flow_state.header`, `flow_segments.state`).
 ///
@@ -17,11 +16,21 @@ import Traffic
 ///                      | history count, speeds… | options (1 learned, 2 p95) | [learned] [p95]
 ///          observation: time | options (1 speed, 2 jam, 4 free flow) | [values]
 /// ```
-enum FlowStateCoder {
-  static let version: UInt8 = 1
+///
+/// A whole state in one value (the PostgreSQL store's `flow_state.state`) adds the latest
+/// flow per segment:
+///
+/// ```
+/// state:   version 1 | header length, header | row count, (segment id, length, segment)…
+///          | latest count, (segment id, speed, uncapped, free flow, jam, confidence,
+///            traversability, has tendency (0/1), [tendency])…
+/// ```
+package enum FlowStateCoder {
+  /// The format version written first in every row.
+  package static let version: UInt8 = 1
 
   /// The header of `state`: everything but its segments, observations and latest flow.
-  static func header(_ state: FlowState.Persisted) -> Data {
+  package static func header(_ state: FlowState.Persisted) -> Data {
     var writer = BinaryWriter(capacity: 40)
     writer.byte(version)
     writer.double(state.savedAt.timeIntervalSinceReferenceDate)
@@ -33,17 +42,21 @@ enum FlowStateCoder {
   }
 
   /// The fields of a header.
-  struct Header {
-    var savedAt: Date
-    var segmentCount: Int
-    var historyBucketInSeconds: Double
-    var latestProbeTime: Date?
+  package struct Header: Sendable {
+    /// When the state was taken.
+    package var savedAt: Date
+    /// The segment count of the network the state belongs to.
+    package var segmentCount: Int
+    /// The history bucket length the state was aggregated with, seconds.
+    package var historyBucketInSeconds: Double
+    /// The time of the newest probe held.
+    package var latestProbeTime: Date?
   }
 
   /// Reads a header.
   ///
   /// - Throws: `RoadsError.malformed` naming the row and offset.
-  static func header(_ bytes: [UInt8], name: String) throws(RoadsError) -> Header {
+  package static func header(_ bytes: [UInt8], name: String) throws(RoadsError) -> Header {
     var reader = BinaryReader(bytes: bytes, name: name)
     try checkVersion(&reader)
     let savedAt = try date(&reader)
@@ -57,7 +70,7 @@ enum FlowStateCoder {
   }
 
   /// The row of one segment: its aggregates, its observation, or both.
-  static func segment(
+  package static func segment(
     _ aggregates: FlowState.Persisted.Segment?, _ observation: FlowState.Persisted.Observation?
   ) -> Data {
     var writer = BinaryWriter(capacity: 64 + 40 * (aggregates?.contributions.count ?? 0))
@@ -109,7 +122,7 @@ enum FlowStateCoder {
   /// Reads the row of segment `id`.
   ///
   /// - Throws: `RoadsError.malformed` naming the row and offset.
-  static func segment(
+  package static func segment(
     _ bytes: [UInt8], id: Int, name: String
   ) throws(RoadsError) -> (FlowState.Persisted.Segment?, FlowState.Persisted.Observation?) {
     var reader = BinaryReader(bytes: bytes, name: name)
@@ -170,6 +183,129 @@ enum FlowStateCoder {
     }
     guard reader.isAtEnd else { throw reader.failure("data after the segment's state") }
     return (aggregates, observation)
+  }
+
+  /// A whole state in one value: the header, one segment row per segment with aggregates or
+  /// an observation, and the latest flow.
+  ///
+  /// - Parameter state: from `FlowState.persisted(now:incidents:)`.
+  /// - Returns: The bytes `state(_:name:)` reads back.
+  /// - Complexity: O(a·c) for a segments of c contributions each.
+  package static func state(_ state: FlowState.Persisted) -> Data {
+    let header = header(state)
+    var writer = BinaryWriter(capacity: 64 + header.count + 48 * state.latest.count)
+    writer.byte(version)
+    writer.count(header.count)
+    writer.raw(header)
+    var rows: [(id: Int, data: Data)] = []
+    var segments = state.segments[...]
+    var observations = state.observations[...]
+    while !segments.isEmpty || !observations.isEmpty {
+      let id = min(segments.first?.segmentID ?? .max, observations.first?.segmentID ?? .max)
+      let aggregates = segments.first?.segmentID == id ? segments.popFirst() : nil
+      let observation = observations.first?.segmentID == id ? observations.popFirst() : nil
+      rows.append((id, segment(aggregates, observation)))
+    }
+    writer.count(rows.count)
+    for row in rows {
+      writer.count(row.id)
+      writer.count(row.data.count)
+      writer.raw(row.data)
+    }
+    writer.count(state.latest.count)
+    for latest in state.latest {
+      writer.count(latest.segmentID)
+      for value in [
+        latest.speedInMetersPerSecond, latest.speedUncappedInMetersPerSecond,
+        latest.freeFlowSpeedInMetersPerSecond, latest.jamFactor, latest.confidence,
+      ] {
+        writer.double(value)
+      }
+      writer.string(latest.traversability.rawValue)
+      writer.byte(latest.jamTendency == nil ? 0 : 1)
+      if let tendency = latest.jamTendency { writer.string(tendency.rawValue) }
+    }
+    return writer.data
+  }
+
+  /// Reads a whole state written by `state(_:)`.
+  ///
+  /// - Parameters:
+  ///   - bytes: The value.
+  ///   - name: What the value is, for messages (the table and the network).
+  /// - Returns: The state, segments and observations ordered by segment id.
+  /// - Throws: `RoadsError.malformed` naming `name`, the part and the offset.
+  /// - Complexity: O(a·c) for a segments of c contributions each.
+  package static func state(
+    _ bytes: [UInt8], name: String
+  ) throws(RoadsError)
+    -> FlowState.Persisted
+  {
+    var reader = BinaryReader(bytes: bytes, name: name)
+    try checkVersion(&reader)
+    let headerLength = try reader.count(bytesPerItem: 1, "header bytes")
+    let header = try header(Array(try reader.raw(headerLength)), name: "the header of \(name)")
+    let rowCount = try reader.count(bytesPerItem: 3, "segment rows")
+    var segments: [FlowState.Persisted.Segment] = []
+    var observations: [FlowState.Persisted.Observation] = []
+    for _ in 0..<rowCount {
+      let id = try reader.integer(atMost: header.segmentCount - 1, "segment id")
+      let length = try reader.count(bytesPerItem: 1, "segment bytes")
+      let (aggregates, observation) = try segment(
+        Array(try reader.raw(length)), id: id, name: "segment \(id) of \(name)")
+      if let aggregates { segments.append(aggregates) }
+      if let observation { observations.append(observation) }
+    }
+    let latestCount = try reader.count(bytesPerItem: 43, "latest flows")
+    var latest: [FlowState.Persisted.Latest] = []
+    latest.reserveCapacity(latestCount)
+    for _ in 0..<latestCount {
+      let id = try reader.integer(atMost: header.segmentCount - 1, "segment id")
+      var values: [Double] = []
+      for _ in 0..<5 { values.append(try reader.double()) }
+      let text = try reader.string()
+      guard let traversability = Traversability(rawValue: text) else {
+        throw reader.failure("unknown traversability \(text.debugDescription)")
+      }
+      var tendency: JamTendency?
+      if try flag(&reader) {
+        let text = try reader.string()
+        guard let known = JamTendency(rawValue: text) else {
+          throw reader.failure("unknown jam tendency \(text.debugDescription)")
+        }
+        tendency = known
+      }
+      latest.append(
+        FlowState.Persisted.Latest(
+          segmentID: id, speedInMetersPerSecond: values[0],
+          speedUncappedInMetersPerSecond: values[1], freeFlowSpeedInMetersPerSecond: values[2],
+          jamFactor: values[3], confidence: values[4], traversability: traversability,
+          jamTendency: tendency))
+    }
+    guard reader.isAtEnd else { throw reader.failure("data after the flow state") }
+    return FlowState.Persisted(
+      savedAt: header.savedAt, segmentCount: header.segmentCount,
+      historyBucketInSeconds: header.historyBucketInSeconds,
+      latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
+      latest: latest)
+  }
+
+  /// A fingerprint of a road network: FNV-1a (64 bits) of its binary encoding, with its
+  /// segment count, as hex. Two nodes that load the same file get the same fingerprint, so
+  /// a flow state saved by one fits the other.
+  ///
+  /// - Parameter network: The network.
+  /// - Returns: `segments-hash`, e.g. `"1234-9f3c…"`.
+  /// - Complexity: O(n) to encode the network's n segments.
+  package static func fingerprint(of network: RoadNetwork) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for chunk in network.binaryChunks() {
+      for byte in chunk {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01b3
+      }
+    }
+    return "\(network.segments.count)-\(String(hash, radix: 16))"
   }
 
   private static func checkVersion(_ reader: inout BinaryReader) throws(RoadsError) {

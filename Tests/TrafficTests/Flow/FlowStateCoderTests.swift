@@ -3,8 +3,6 @@ import Roads
 import Testing
 import Traffic
 
-@testable import TrafficSQLite
-
 @Suite struct FlowStateCoderTests {
   typealias Persisted = FlowState.Persisted
 
@@ -102,5 +100,50 @@ import Traffic
     #expect(throws: RoadsError.self) {
       try FlowStateCoder.segment(bucket.bytes, id: 1, name: "r")
     }
+  }
+
+  static let latest = Persisted.Latest(
+    segmentID: 12, speedInMetersPerSecond: 8, speedUncappedInMetersPerSecond: 8.25,
+    freeFlowSpeedInMetersPerSecond: 13.05, jamFactor: 4.2, confidence: 0.9,
+    traversability: .open, jamTendency: .rising)
+
+  @Test("a whole state round-trips exactly, and every truncation is refused by name")
+  func wholeState() throws {
+    var other = Self.latest
+    other.segmentID = 3
+    other.jamTendency = nil
+    other.traversability = .closed
+    var observed = Self.observation
+    observed.segmentID = 3
+    let state = Persisted(
+      savedAt: Date(timeIntervalSinceReferenceDate: 820_000_020.5), segmentCount: 20,
+      historyBucketInSeconds: 300, latestProbeTime: nil, segments: [Self.aggregates],
+      observations: [observed, Self.observation], latest: [other, Self.latest])
+    let bytes = [UInt8](FlowStateCoder.state(state))
+    #expect(try FlowStateCoder.state(bytes, name: "s") == state)
+    for length in 0..<bytes.count {
+      #expect {
+        try FlowStateCoder.state(Array(bytes.prefix(length)), name: "the state of net")
+      } throws: { error in
+        guard case .malformed(let name, _, _) = error as? RoadsError else { return false }
+        return name.contains("the state of net")
+      }
+    }
+    // A segment id beyond the network's segment count is refused.
+    var small = state
+    small.segmentCount = 12
+    #expect(throws: RoadsError.self) {
+      try FlowStateCoder.state([UInt8](FlowStateCoder.state(small)), name: "s")
+    }
+  }
+
+  @Test("a network's fingerprint is stable and changes with the network")
+  func fingerprint() throws {
+    let network = try FlowFixtures.network()
+    let fingerprint = FlowStateCoder.fingerprint(of: network)
+    #expect(fingerprint == FlowStateCoder.fingerprint(of: try FlowFixtures.network()))
+    #expect(fingerprint.hasPrefix("7-"))
+    let smaller = try RoadNetwork(nodes: network.nodes, segments: Array(network.segments.prefix(6)))
+    #expect(FlowStateCoder.fingerprint(of: smaller) != fingerprint)
   }
 }
