@@ -35,6 +35,26 @@ import Testing
     #expect(output.map(\.position) == whole.map(\.position))
   }
 
+  @Test("undecided positions are what a flush would decide, without deciding them")
+  func undecidedPoints() throws {
+    var stream = try stream { $0.decisionLag = 3 }
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0, 2], speed: 12, interval: 5)
+    var output: [MatchedPoint] = []
+    for item in drive.prefix(5) { stream.add(item.probe, vehicleID: "a", into: &output) }
+    #expect(output.count == 2)
+    let undecided = stream.undecidedPoints
+    #expect(undecided.map(\.probe.time) == drive[2..<5].map(\.probe.time))
+    // Reading them decides nothing: the trace goes on and later decisions still come.
+    for item in drive[5..<7] { stream.add(item.probe, vehicleID: "a", into: &output) }
+    #expect(output.count == 4)
+    output += stream.flushAll()
+    #expect(stream.undecidedPoints.isEmpty)
+    #expect(output.map(\.probe.time) == drive.prefix(7).map(\.probe.time))
+    #expect(Array(output[2..<5].map(\.position)) == undecided.map(\.position))
+    #expect(!output[5].startsTrace)
+  }
+
   @Test("outcomes: far away, sent again, out of order, standing still")
   func outcomes() throws {
     var stream = try stream()

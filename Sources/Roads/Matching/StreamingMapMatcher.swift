@@ -81,6 +81,23 @@ public struct StreamingMapMatcher: Sendable {
     return output
   }
 
+  /// The positions not decided yet, along each vehicle's currently most likely sequence:
+  /// what ``flushAll()`` would decide now, without deciding it (later probes may still
+  /// change them). For reading flow up to the latest probes while the fixed-lag decisions
+  /// trail them by ``MapMatchingOptions/decisionLag`` probes — and a vehicle that stopped
+  /// sends no probes that would decide how it got there.
+  ///
+  /// - Returns: the provisional positions, vehicle by vehicle (in vehicle id order), each
+  ///   vehicle's in time order.
+  /// - Complexity: O(v·w) for v vehicles and windows of w probes.
+  public var undecidedPoints: [MatchedPoint] {
+    var output: [MatchedPoint] = []
+    for vehicleID in tracks.keys.sorted() {
+      if let track = tracks[vehicleID] { output += track.undecided(vehicleID: vehicleID) }
+    }
+    return output
+  }
+
   /// The vehicles standing still now (every probe since their last kept one was skipped as
   /// stationary), with their provisional position and the period they stood there — for
   /// counting queues whose positions are not decided yet.

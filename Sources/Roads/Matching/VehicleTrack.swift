@@ -207,19 +207,20 @@ struct VehicleTrack: Sendable {
 
   /// Decides every undecided column (end of a trace) and empties the window.
   mutating func flush(vehicleID: String, into output: inout [MatchedPoint]) {
-    guard let last = columns.last, var state = VehicleTrack.argmax(last.scores) else {
-      columns.removeAll()
-      return
-    }
+    output += undecided(vehicleID: vehicleID)
+    columns.removeAll()
+  }
+
+  /// The undecided columns' positions along the currently most likely sequence, oldest
+  /// first: what ``flush(vehicleID:into:)`` would decide now, without deciding it.
+  func undecided(vehicleID: String) -> [MatchedPoint] {
+    guard let last = columns.last, var state = VehicleTrack.argmax(last.scores) else { return [] }
     var states = [Int](repeating: 0, count: columns.count)
     for c in stride(from: columns.count - 1, through: 0, by: -1) {
       states[c] = state
       state = columns[c].parents[state]
     }
-    for c in columns.indices {
-      output.append(VehicleTrack.point(columns[c], states[c], vehicleID: vehicleID))
-    }
-    columns.removeAll()
+    return columns.indices.map { VehicleTrack.point(columns[$0], states[$0], vehicleID: vehicleID) }
   }
 
   /// Where the vehicle stands now, when it has stood still since its last kept probe: the

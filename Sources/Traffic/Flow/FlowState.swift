@@ -172,7 +172,7 @@ struct FlowPipeline: Sendable {
 
   mutating func snapshot(now: Date, incidents: IncidentIndex, index: FlowIndex) -> FlowSnapshot {
     aggregator.prune(now: now)
-    aggregator.setPendingStanding(stream.standingVehicles)
+    aggregator.setPending(stream.undecidedPoints)
     var snapshot = FlowSnapshot()
     snapshot.builtAt = now
     let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
@@ -190,7 +190,7 @@ struct FlowPipeline: Sendable {
     for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
     let network = index.network
     var segments = Set(aggregator.activeSegments)
-    defer { aggregator.pendingStanding = [:] }
+    defer { aggregator.pending = [:] }
     let lifetime = configuration.observationLifetimeInSeconds
     observations = observations.filter { now.timeIntervalSince($0.value.time) <= lifetime }
     segments.formUnion(observations.keys)
