@@ -78,6 +78,10 @@ import Testing
     output += stream.flushAll()
     let point = try #require(output.first)
     #expect(point.standingUntil == drive[0].probe.time + 30)
+    // It stood where its four probes there lie (all at one point here).
+    let standing = try #require(point.standingPosition)
+    #expect(standing.segmentID == point.position.segmentID)
+    #expect(abs(standing.offsetInMeters - point.position.offsetInMeters) < 0.01)
   }
 
   @Test("a time gap breaks the trace")

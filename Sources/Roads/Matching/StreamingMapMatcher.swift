@@ -62,7 +62,9 @@ public struct StreamingMapMatcher: Sendable {
     var output: [MatchedPoint] = []
     let idle = tracks.filter { ($0.value.lastSeen ?? .distantPast) < cutoff }.keys.sorted()
     for vehicleID in idle {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
       tracks[vehicleID] = nil
     }
     return output
@@ -76,7 +78,9 @@ public struct StreamingMapMatcher: Sendable {
   public mutating func flushAll() -> [MatchedPoint] {
     var output: [MatchedPoint] = []
     for vehicleID in tracks.keys.sorted() {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
     }
     return output
   }
@@ -93,7 +97,10 @@ public struct StreamingMapMatcher: Sendable {
   public var undecidedPoints: [MatchedPoint] {
     var output: [MatchedPoint] = []
     for vehicleID in tracks.keys.sorted() {
-      if let track = tracks[vehicleID] { output += track.undecided(vehicleID: vehicleID) }
+      if let track = tracks[vehicleID] {
+        output += track.undecided(
+          vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
+      }
     }
     return output
   }
@@ -107,7 +114,8 @@ public struct StreamingMapMatcher: Sendable {
     [(vehicleID: String, position: RoadPosition, since: Date, until: Date)]
   {
     tracks.compactMap { entry in
-      entry.value.standing.map { (entry.key, $0.position, $0.since, $0.until) }
+      entry.value.standing(network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
+        .map { (entry.key, $0.position, $0.since, $0.until) }
     }
   }
 
@@ -117,7 +125,9 @@ public struct StreamingMapMatcher: Sendable {
     let oldest = tracks.map { ($0.value.lastSeen ?? .distantPast, $0.key) }.sorted { $0 < $1 }
       .prefix(excess)
     for (_, vehicleID) in oldest {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
       tracks[vehicleID] = nil
     }
   }

@@ -81,12 +81,7 @@ struct SpeedAggregator: Sendable {
     travel(from: previous, to: point, into: &output)
     // Time the vehicle then stood here (stationary probes) counts at 0 m/s.
     if let until = point.standingUntil, until > point.probe.time {
-      // Queues stand before junctions: a stop just past the start of the segment entered
-      // last is most likely GPS noise around the end of the segment before it.
-      let path = point.pathFromPrevious
-      let segment =
-        point.position.offsetInMeters < 10 && path.count >= 2
-        ? path[path.count - 2] : point.position.segmentID
+      let segment = point.standingPosition?.segmentID ?? point.position.segmentID
       output.append(
         (
           segment,

@@ -86,6 +86,39 @@ import Traffic
     #expect(abs(flushed.speedUncappedInMetersPerSecond - 2) < 0.01)
   }
 
+  @Test(
+    "a vehicle standing just past a junction counts there; one at the stop line before it",
+    arguments: [(512.0, 2, 8 / 60.8, 10.0), (498.0, 0, 242 / 84.2, nil)])
+  func standingAtAJunction(
+    standingEast: Double, standingSegment: Int, speed: Double, otherSpeed: Double?
+  ) throws {
+    let engine = try FlowFixtures.engine()
+    // West road (segment 0) at 10 m/s; the last moving probe lies 8 m past the crossing B,
+    // on the east road (segment 2), then twelve probes stand still at `standingEast`.
+    var probes: [Probe] = []
+    for k in 0..<18 {
+      let east = k < 6 ? 258 + 50 * Double(k) : standingEast
+      probes.append(
+        Probe(
+          vehicleID: "s", time: FlowFixtures.now - 90 + 5 * Double(k),
+          coordinates: try FlowFixtures.coordinates(east: east),
+          speedInMetersPerSecond: k < 6 ? 10 : 0, headingInDegrees: 90))
+    }
+    #expect(engine.ingest(probes: probes).skippedStationary == 12)
+    engine.flushProbes()
+    let stood = try #require(try FlowFixtures.flow(engine, standingSegment))
+    let other = try #require(try FlowFixtures.flow(engine, 2 - standingSegment))
+    // The 60 s standing still count on the segment the vehicle stood on, only there: 8 m
+    // in 0.8 s + 60 s past the crossing, or 242 m in 24.2 s + 60 s before it (and then the
+    // 8 m past the crossing, GPS noise at a junction, make no real-time value).
+    #expect(abs(stood.speedUncappedInMetersPerSecond - speed) < 0.05)
+    if let otherSpeed {
+      #expect(abs(other.speedUncappedInMetersPerSecond - otherSpeed) < 0.1)
+    } else {
+      #expect(other.confidence == 0.5)
+    }
+  }
+
   @Test("the jam tendency compares the older and the newer half of the window")
   func tendency() throws {
     let network = try FlowFixtures.network()
