@@ -84,6 +84,36 @@ import Testing
     #expect(abs(standing.offsetInMeters - point.position.offsetInMeters) < 0.01)
   }
 
+  @Test(
+    "a stopped vehicle's place is the mean of its positions: one noisy position 24 m off the first but 17 m off the mean does not read as moving off"
+  )
+  func standingPlace() throws {
+    var stream = try stream()
+    func probe(east: Double, second: Double) throws -> ProbePoint {
+      ProbePoint(
+        coordinates: try GeoCoordinates(
+          latitude: MatchingFixtures.latitude,
+          longitude: MatchingFixtures.longitude + (250 + east)
+            / MatchingFixtures.LocalMeters.perDegreeLongitude),
+        time: Self.start + second, speedInMetersPerSecond: 0)
+    }
+    var output: [MatchedPoint] = []
+    #expect(stream.add(try probe(east: 0, second: 0), vehicleID: "a", into: &output) == .accepted)
+    // The first position was 8 m off: the vehicle stands at +8 m.
+    for k in 1...10 {
+      let outcome = stream.add(
+        try probe(east: 8, second: 5 * Double(k)), vehicleID: "a", into: &output)
+      #expect(outcome == .skippedStationary)
+    }
+    #expect(
+      stream.add(try probe(east: 24, second: 55), vehicleID: "a", into: &output)
+        == .skippedStationary)
+    // A reported speed above the stationary one is a vehicle moving off.
+    var moving = try probe(east: 24, second: 60)
+    moving.speedInMetersPerSecond = 3
+    #expect(stream.add(moving, vehicleID: "a", into: &output) == .accepted)
+  }
+
   @Test("a time gap breaks the trace")
   func timeGap() throws {
     var stream = try stream { $0.maxTimeGapInSeconds = 60 }

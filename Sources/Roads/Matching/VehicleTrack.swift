@@ -43,6 +43,17 @@ struct VehicleTrack: Sendable {
     /// probes skipped as stationary while this was the last column (longitudes wrapped to
     /// ±180°), and their number.
     var skipped = (latitude: 0.0, longitude: 0.0, count: 0)
+
+    /// The mean of the probe and the probes skipped after it, when any was skipped.
+    var standingMean: GeoCoordinates? {
+      guard skipped.count > 0 else { return nil }
+      let n = Double(skipped.count + 1)
+      var longitude = probe.coordinates.longitude + skipped.longitude / n
+      if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+      return GeoCoordinates(
+        uncheckedLatitude: probe.coordinates.latitude + skipped.latitude / n,
+        longitude: longitude, altitude: nil)
+    }
   }
 
   var columns: [Column] = []
@@ -76,10 +87,15 @@ struct VehicleTrack: Sendable {
     if let previous = columns.last?.probe {
       let moved = previous.coordinates.fastDistance(to: probe.coordinates)
       // A stopped vehicle's positions are GPS noise around one place: they tell nothing
-      // and could only pull the match off the road.
+      // and could only pull the match off the road. Once it has stood a while, that place
+      // is known better from the mean of its positions than from the first one: measured
+      // from the mean, a single noisy position rarely reads as moving off.
+      let place = columns[columns.count - 1].standingMean.map {
+        $0.fastDistance(to: probe.coordinates)
+      }
       let stopped =
         (probe.speedInMetersPerSecond ?? .infinity) < options.stationarySpeedInMetersPerSecond
-        && moved < 4 * options.gpsSigmaInMeters
+        && (place ?? moved) < 4 * options.gpsSigmaInMeters
       if moved < options.minimumSpacingInMeters || stopped {
         columns[columns.count - 1].standingUntil = probe.time
         var east = probe.coordinates.longitude - previous.coordinates.longitude
@@ -269,14 +285,9 @@ struct VehicleTrack: Sendable {
   static func standingPosition(
     _ column: Column, _ state: Int, network: RoadNetwork, sigma: Double
   ) -> RoadPosition? {
-    guard column.skipped.count > 0 else { return nil }
+    guard let mean = column.standingMean else { return nil }
     let candidate = column.candidates[state]
     let n = Double(column.skipped.count + 1)
-    var longitude = column.probe.coordinates.longitude + column.skipped.longitude / n
-    if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
-    let mean = GeoCoordinates(
-      uncheckedLatitude: column.probe.coordinates.latitude + column.skipped.latitude / n,
-      longitude: longitude, altitude: nil)
     let segment = network.segments[candidate.segmentID]
     let along = segment.geometry.closestPoint(to: mean).distanceAlongInMeters
     let path = column.parents[state] < 0 ? [] : column.paths[state]
