@@ -173,6 +173,9 @@ struct SUMOFlowAccuracyTests {
     let box = try #require(GeoBox.enclosing(network.nodes.map(\.coordinates)))
     var compared = 0, within = 0, strictlyWithin = 0
     var errors: [Double] = []
+    let diagnostics = ProcessInfo.processInfo.environment["SUMO_FLOW_DIAGNOSTICS"] != nil
+    /// Diagnostics: (compared, strictly within 15 %) by road class, SUMO speed and length.
+    var breakdown: [String: (compared: Int, strictly: Int)] = [:]
     for interval in 0..<3 {
       let end = Self.base + Double(interval + 1) * Self.intervalInSeconds
       let start = end - Self.intervalInSeconds
@@ -186,11 +189,29 @@ struct SUMOFlowAccuracyTests {
         compared += 1
         errors.append(error)
         if abs(error) <= 0.15 { strictlyWithin += 1 }
+        if diagnostics {
+          let segment = network.segments[flow.segmentID]
+          let speedBand =
+            sumo.speed < 5 ? "SUMO < 5 m/s" : sumo.speed < 15 ? "5-15 m/s" : ">= 15 m/s"
+          let length =
+            segment.lengthInMeters < 50
+            ? "< 50 m" : segment.lengthInMeters < 200 ? "50-200 m" : ">= 200 m"
+          for key in ["class \(segment.roadClass)", speedBand, length] {
+            breakdown[key, default: (0, 0)].compared += 1
+            if abs(error) <= 0.15 { breakdown[key, default: (0, 0)].strictly += 1 }
+          }
+          if abs(error) > 0.15 {
+            print(
+              "strict miss: interval", interval, flow.sourceID, segment.roadClass,
+              Int(flow.lengthInMeters), "engine", flow.speedUncappedInMetersPerSecond, "sumo",
+              sumo.speed, "conf", flow.confidence)
+          }
+        }
         // In a standing queue SUMO's speeds are creeping values (0.01...2 m/s) whose relative
         // error means nothing; there, agreeing within 2 m/s (7 km/h) is agreeing.
         if abs(error) <= 0.15 || abs(flow.speedUncappedInMetersPerSecond - sumo.speed) <= 2 {
           within += 1
-        } else if ProcessInfo.processInfo.environment["SUMO_FLOW_DIAGNOSTICS"] != nil {
+        } else if diagnostics {
           print(
             "mismatch: interval", interval, flow.sourceID,
             network.segments[flow.segmentID].roadClass, Int(flow.lengthInMeters), "engine",
@@ -199,6 +220,9 @@ struct SUMOFlowAccuracyTests {
             network.segments[flow.segmentID].speedLimitInMetersPerSecond)
         }
       }
+    }
+    for (key, counts) in breakdown.sorted(by: { $0.key < $1.key }) {
+      print("strictly within 15 % by \(key): \(counts.strictly)/\(counts.compared)")
     }
     let share = Double(within) / Double(max(compared, 1))
     let seconds = Date().timeIntervalSince(started)

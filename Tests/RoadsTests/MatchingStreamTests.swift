@@ -35,6 +35,26 @@ import Testing
     #expect(output.map(\.position) == whole.map(\.position))
   }
 
+  @Test("undecided positions are what a flush would decide, without deciding them")
+  func undecidedPoints() throws {
+    var stream = try stream { $0.decisionLag = 3 }
+    let drive = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0, 2], speed: 12, interval: 5)
+    var output: [MatchedPoint] = []
+    for item in drive.prefix(5) { stream.add(item.probe, vehicleID: "a", into: &output) }
+    #expect(output.count == 2)
+    let undecided = stream.undecidedPoints
+    #expect(undecided.map(\.probe.time) == drive[2..<5].map(\.probe.time))
+    // Reading them decides nothing: the trace goes on and later decisions still come.
+    for item in drive[5..<7] { stream.add(item.probe, vehicleID: "a", into: &output) }
+    #expect(output.count == 4)
+    output += stream.flushAll()
+    #expect(stream.undecidedPoints.isEmpty)
+    #expect(output.map(\.probe.time) == drive.prefix(7).map(\.probe.time))
+    #expect(Array(output[2..<5].map(\.position)) == undecided.map(\.position))
+    #expect(!output[5].startsTrace)
+  }
+
   @Test("outcomes: far away, sent again, out of order, standing still")
   func outcomes() throws {
     var stream = try stream()
@@ -58,6 +78,40 @@ import Testing
     output += stream.flushAll()
     let point = try #require(output.first)
     #expect(point.standingUntil == drive[0].probe.time + 30)
+    // It stood where its four probes there lie (all at one point here).
+    let standing = try #require(point.standingPosition)
+    #expect(standing.segmentID == point.position.segmentID)
+    #expect(abs(standing.offsetInMeters - point.position.offsetInMeters) < 0.01)
+  }
+
+  @Test(
+    "a stopped vehicle's place is the mean of its positions: one noisy position 24 m off the first but 17 m off the mean does not read as moving off"
+  )
+  func standingPlace() throws {
+    var stream = try stream()
+    func probe(east: Double, second: Double) throws -> ProbePoint {
+      ProbePoint(
+        coordinates: try GeoCoordinates(
+          latitude: MatchingFixtures.latitude,
+          longitude: MatchingFixtures.longitude + (250 + east)
+            / MatchingFixtures.LocalMeters.perDegreeLongitude),
+        time: Self.start + second, speedInMetersPerSecond: 0)
+    }
+    var output: [MatchedPoint] = []
+    #expect(stream.add(try probe(east: 0, second: 0), vehicleID: "a", into: &output) == .accepted)
+    // The first position was 8 m off: the vehicle stands at +8 m.
+    for k in 1...10 {
+      let outcome = stream.add(
+        try probe(east: 8, second: 5 * Double(k)), vehicleID: "a", into: &output)
+      #expect(outcome == .skippedStationary)
+    }
+    #expect(
+      stream.add(try probe(east: 24, second: 55), vehicleID: "a", into: &output)
+        == .skippedStationary)
+    // A reported speed above the stationary one is a vehicle moving off.
+    var moving = try probe(east: 24, second: 60)
+    moving.speedInMetersPerSecond = 3
+    #expect(stream.add(moving, vehicleID: "a", into: &output) == .accepted)
   }
 
   @Test("a time gap breaks the trace")

@@ -180,7 +180,8 @@ public struct MapMatcher: Sendable {
     for probe in probes {
       track.add(probe, vehicleID: vehicleID, matcher: self, scratch: &scratch, into: &output)
     }
-    track.flush(vehicleID: vehicleID, into: &output)
+    track.flush(
+      vehicleID: vehicleID, network: network, sigma: options.gpsSigmaInMeters, into: &output)
     return output
   }
 }

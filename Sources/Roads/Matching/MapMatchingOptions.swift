@@ -32,8 +32,9 @@ public struct MapMatchingOptions: Hashable, Sendable {
   /// A probe closer than this to the last kept probe of its vehicle is skipped, as the
   /// paper removes points within 2 sigma of their predecessor, meters.
   public var minimumSpacingInMeters: Double = 10
-  /// A probe reporting a speed below this that lies within 4 sigma of the last kept probe is
-  /// skipped as a stopped vehicle, meters per second.
+  /// A probe reporting a speed below this that lies within 4 sigma of where the vehicle
+  /// stands (the last kept probe, or once probes were skipped after it the mean of them all)
+  /// is skipped as a stopped vehicle, meters per second.
   public var stationarySpeedInMetersPerSecond: Double = 0.5
   /// A matched position is decided once this many later probes of the vehicle have been
   /// seen (fixed-lag Viterbi); it bounds the memory kept per vehicle.

@@ -55,6 +55,13 @@ public struct MatchedPoint: Hashable, Sendable {
   /// stationary at this point, if any.
   public let standingUntil: Date?
 
+  /// Where the vehicle stood after this probe, when it did (``standingUntil``): the mean of
+  /// its probes there, whose GPS noise shrinks with their number, placed on this point's
+  /// segment — or at the end of the segment before it when the mean lies within its noise
+  /// of the junction between them (queues stand before junctions). `nil` when it did not
+  /// stand.
+  public let standingPosition: RoadPosition?
+
   /// Whether this point starts a trace (the first of a vehicle, or the first after a break).
   public var startsTrace: Bool { routeDistanceFromPreviousInMeters == nil }
 }

@@ -62,7 +62,9 @@ public struct StreamingMapMatcher: Sendable {
     var output: [MatchedPoint] = []
     let idle = tracks.filter { ($0.value.lastSeen ?? .distantPast) < cutoff }.keys.sorted()
     for vehicleID in idle {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
       tracks[vehicleID] = nil
     }
     return output
@@ -76,7 +78,29 @@ public struct StreamingMapMatcher: Sendable {
   public mutating func flushAll() -> [MatchedPoint] {
     var output: [MatchedPoint] = []
     for vehicleID in tracks.keys.sorted() {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
+    }
+    return output
+  }
+
+  /// The positions not decided yet, along each vehicle's currently most likely sequence:
+  /// what ``flushAll()`` would decide now, without deciding it (later probes may still
+  /// change them). For reading flow up to the latest probes while the fixed-lag decisions
+  /// trail them by ``MapMatchingOptions/decisionLag`` probes — and a vehicle that stopped
+  /// sends no probes that would decide how it got there.
+  ///
+  /// - Returns: the provisional positions, vehicle by vehicle (in vehicle id order), each
+  ///   vehicle's in time order.
+  /// - Complexity: O(v·w) for v vehicles and windows of w probes.
+  public var undecidedPoints: [MatchedPoint] {
+    var output: [MatchedPoint] = []
+    for vehicleID in tracks.keys.sorted() {
+      if let track = tracks[vehicleID] {
+        output += track.undecided(
+          vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
+      }
     }
     return output
   }
@@ -90,7 +114,8 @@ public struct StreamingMapMatcher: Sendable {
     [(vehicleID: String, position: RoadPosition, since: Date, until: Date)]
   {
     tracks.compactMap { entry in
-      entry.value.standing.map { (entry.key, $0.position, $0.since, $0.until) }
+      entry.value.standing(network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
+        .map { (entry.key, $0.position, $0.since, $0.until) }
     }
   }
 
@@ -100,7 +125,9 @@ public struct StreamingMapMatcher: Sendable {
     let oldest = tracks.map { ($0.value.lastSeen ?? .distantPast, $0.key) }.sorted { $0 < $1 }
       .prefix(excess)
     for (_, vehicleID) in oldest {
-      tracks[vehicleID]?.flush(vehicleID: vehicleID, into: &output)
+      tracks[vehicleID]?.flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+        into: &output)
       tracks[vehicleID] = nil
     }
   }

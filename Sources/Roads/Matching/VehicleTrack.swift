@@ -24,9 +24,6 @@ public enum ProbeMatchOutcome: Hashable, Sendable {
 /// state (fixed-lag decision) and the candidates that do not descend from the decided state
 /// are pruned, so that later decisions stay consistent with it.
 struct VehicleTrack: Sendable {
-  /// How far GPS noise typically moves a stopped vehicle across a junction, meters.
-  static let junctionNoiseInMeters = 5.0
-
   struct Column: Sendable {
     var probe: ProbePoint
     var candidates: [MapMatcher.Candidate]
@@ -42,6 +39,21 @@ struct VehicleTrack: Sendable {
     var standingUntil: Date? = nil
     /// How long the vehicle stood at the previous column's probe, seconds.
     var standingBefore: Double = 0
+    /// The sums of the latitude and longitude differences from this column's probe of the
+    /// probes skipped as stationary while this was the last column (longitudes wrapped to
+    /// ±180°), and their number.
+    var skipped = (latitude: 0.0, longitude: 0.0, count: 0)
+
+    /// The mean of the probe and the probes skipped after it, when any was skipped.
+    var standingMean: GeoCoordinates? {
+      guard skipped.count > 0 else { return nil }
+      let n = Double(skipped.count + 1)
+      var longitude = probe.coordinates.longitude + skipped.longitude / n
+      if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+      return GeoCoordinates(
+        uncheckedLatitude: probe.coordinates.latitude + skipped.latitude / n,
+        longitude: longitude, altitude: nil)
+    }
   }
 
   var columns: [Column] = []
@@ -64,7 +76,9 @@ struct VehicleTrack: Sendable {
         return recentTimes.contains(probe.time) ? .duplicate : .outOfOrder
       }
       if probe.time.timeIntervalSince(lastSeen) > options.maxTimeGapInSeconds {
-        flush(vehicleID: vehicleID, into: &output)
+        flush(
+          vehicleID: vehicleID, network: matcher.network, sigma: options.gpsSigmaInMeters,
+          into: &output)
       }
     }
     lastSeen = probe.time
@@ -73,12 +87,23 @@ struct VehicleTrack: Sendable {
     if let previous = columns.last?.probe {
       let moved = previous.coordinates.fastDistance(to: probe.coordinates)
       // A stopped vehicle's positions are GPS noise around one place: they tell nothing
-      // and could only pull the match off the road.
+      // and could only pull the match off the road. Once it has stood a while, that place
+      // is known better from the mean of its positions than from the first one: measured
+      // from the mean, a single noisy position rarely reads as moving off.
+      let place = columns[columns.count - 1].standingMean.map {
+        $0.fastDistance(to: probe.coordinates)
+      }
       let stopped =
         (probe.speedInMetersPerSecond ?? .infinity) < options.stationarySpeedInMetersPerSecond
-        && moved < 4 * options.gpsSigmaInMeters
+        && (place ?? moved) < 4 * options.gpsSigmaInMeters
       if moved < options.minimumSpacingInMeters || stopped {
         columns[columns.count - 1].standingUntil = probe.time
+        var east = probe.coordinates.longitude - previous.coordinates.longitude
+        if east > 180 { east -= 360 } else if east < -180 { east += 360 }
+        columns[columns.count - 1].skipped.latitude +=
+          probe.coordinates.latitude - previous.coordinates.latitude
+        columns[columns.count - 1].skipped.longitude += east
+        columns[columns.count - 1].skipped.count += 1
         return .skippedStationary
       }
     }
@@ -89,10 +114,14 @@ struct VehicleTrack: Sendable {
         from: previous, to: probe, candidates: candidates, matcher: matcher, scratch: &scratch)
     {
       columns.append(next)
-      if columns.count > options.decisionLag { commitOldest(vehicleID: vehicleID, into: &output) }
+      if columns.count > options.decisionLag {
+        commitOldest(vehicleID: vehicleID, matcher: matcher, into: &output)
+      }
     } else {
       // A first probe, or no route joins the previous candidates to these: a new trace.
-      flush(vehicleID: vehicleID, into: &output)
+      flush(
+        vehicleID: vehicleID, network: matcher.network, sigma: options.gpsSigmaInMeters,
+        into: &output)
       columns = [
         Column(
           probe: probe, candidates: candidates, scores: candidates.map(\.emission),
@@ -186,11 +215,16 @@ struct VehicleTrack: Sendable {
 
   /// Decides the oldest column from the currently most likely state and prunes the states
   /// that do not descend from it.
-  mutating func commitOldest(vehicleID: String, into output: inout [MatchedPoint]) {
+  mutating func commitOldest(
+    vehicleID: String, matcher: MapMatcher, into output: inout [MatchedPoint]
+  ) {
     guard let last = columns.last, let best = VehicleTrack.argmax(last.scores) else { return }
     var state = best
     for c in stride(from: columns.count - 1, to: 0, by: -1) { state = columns[c].parents[state] }
-    output.append(VehicleTrack.point(columns[0], state, vehicleID: vehicleID))
+    output.append(
+      VehicleTrack.point(
+        columns[0], state, vehicleID: vehicleID, network: matcher.network,
+        sigma: matcher.options.gpsSigmaInMeters))
     columns.removeFirst()
     for j in columns[0].scores.indices where columns[0].parents[j] != state {
       columns[0].scores[j] = -.infinity
@@ -206,39 +240,64 @@ struct VehicleTrack: Sendable {
   }
 
   /// Decides every undecided column (end of a trace) and empties the window.
-  mutating func flush(vehicleID: String, into output: inout [MatchedPoint]) {
-    guard let last = columns.last, var state = VehicleTrack.argmax(last.scores) else {
-      columns.removeAll()
-      return
-    }
+  mutating func flush(
+    vehicleID: String, network: RoadNetwork, sigma: Double, into output: inout [MatchedPoint]
+  ) {
+    output += undecided(vehicleID: vehicleID, network: network, sigma: sigma)
+    columns.removeAll()
+  }
+
+  /// The undecided columns' positions along the currently most likely sequence, oldest
+  /// first: what ``flush(vehicleID:network:sigma:into:)`` would decide now, without deciding
+  /// it.
+  func undecided(vehicleID: String, network: RoadNetwork, sigma: Double) -> [MatchedPoint] {
+    guard let last = columns.last, var state = VehicleTrack.argmax(last.scores) else { return [] }
     var states = [Int](repeating: 0, count: columns.count)
     for c in stride(from: columns.count - 1, through: 0, by: -1) {
       states[c] = state
       state = columns[c].parents[state]
     }
-    for c in columns.indices {
-      output.append(VehicleTrack.point(columns[c], states[c], vehicleID: vehicleID))
+    return columns.indices.map {
+      VehicleTrack.point(
+        columns[$0], states[$0], vehicleID: vehicleID, network: network, sigma: sigma)
     }
-    columns.removeAll()
   }
 
   /// Where the vehicle stands now, when it has stood still since its last kept probe: the
-  /// currently most likely candidate of the last column (not yet decided), and since when
-  /// and until when it stood there.
-  var standing: (position: RoadPosition, since: Date, until: Date)? {
+  /// standing position of the currently most likely candidate of the last column (not yet
+  /// decided), and since when and until when it stood there.
+  func standing(
+    network: RoadNetwork, sigma: Double
+  ) -> (position: RoadPosition, since: Date, until: Date)? {
     guard let last = columns.last, let until = last.standingUntil,
-      let best = VehicleTrack.argmax(last.scores)
+      let best = VehicleTrack.argmax(last.scores),
+      let position = VehicleTrack.standingPosition(
+        last, best, network: network, sigma: sigma)
     else { return nil }
-    let candidate = last.candidates[best]
-    var position = RoadPosition(
-      segmentID: candidate.segmentID, offsetInMeters: candidate.offsetInMeters)
-    // Queues stand before junctions: a stop a few meters past the start of the segment
-    // entered last is most likely GPS noise around the end of the segment before it.
-    let path = last.paths[best]
-    if candidate.offsetInMeters < 2 * VehicleTrack.junctionNoiseInMeters, path.count >= 2 {
-      position = RoadPosition(segmentID: path[path.count - 2], offsetInMeters: 0)
-    }
     return (position, last.probe.time, until)
+  }
+
+  /// Where the vehicle of a column stood while its probes were skipped as stationary: the
+  /// mean of the column's probe and the skipped ones (GPS noise shrinks with their number)
+  /// projected onto the candidate's segment. Queues stand before junctions: when that mean
+  /// lies within its noise (2 σ / √n) of the start of the segment entered last, the vehicle
+  /// stands at the end of the segment before it. `nil` when no probe was skipped.
+  static func standingPosition(
+    _ column: Column, _ state: Int, network: RoadNetwork, sigma: Double
+  ) -> RoadPosition? {
+    guard let mean = column.standingMean else { return nil }
+    let candidate = column.candidates[state]
+    let n = Double(column.skipped.count + 1)
+    let segment = network.segments[candidate.segmentID]
+    let along = segment.geometry.closestPoint(to: mean).distanceAlongInMeters
+    let path = column.parents[state] < 0 ? [] : column.paths[state]
+    let noise = 2 * (column.probe.accuracyInMeters ?? sigma) / n.squareRoot()
+    if along < noise, path.count >= 2 {
+      let before = path[path.count - 2]
+      return RoadPosition(
+        segmentID: before, offsetInMeters: network.segments[before].lengthInMeters)
+    }
+    return RoadPosition(segmentID: candidate.segmentID, offsetInMeters: along)
   }
 
   static func argmax(_ scores: [Double]) -> Int? {
@@ -249,7 +308,9 @@ struct VehicleTrack: Sendable {
     return best
   }
 
-  static func point(_ column: Column, _ state: Int, vehicleID: String) -> MatchedPoint {
+  static func point(
+    _ column: Column, _ state: Int, vehicleID: String, network: RoadNetwork, sigma: Double
+  ) -> MatchedPoint {
     let candidate = column.candidates[state]
     let isStart = column.parents[state] < 0
     return MatchedPoint(
@@ -260,6 +321,7 @@ struct VehicleTrack: Sendable {
       pathFromPrevious: isStart ? [] : column.paths[state],
       routeDistanceFromPreviousInMeters: isStart ? nil : column.routeDistances[state],
       secondsStoppedAtPrevious: isStart ? 0 : column.standingBefore,
-      standingUntil: column.standingUntil)
+      standingUntil: column.standingUntil,
+      standingPosition: standingPosition(column, state, network: network, sigma: sigma))
   }
 }

@@ -86,7 +86,8 @@ extension TrafficEngine {
   /// - Parameter probes: The probes.
   /// - Returns: What happened to them, or an empty report when the engine has no network.
   /// - Complexity: O(p·k·s log s) for p probes, k candidates each, s segments per route
-  ///   search; then O(a) to publish the a segments with live data.
+  ///   search. The next read publishes the new values: O(a + v·w) for the a segments with
+  ///   live data and v vehicles with w undecided positions each.
   @discardableResult
   public func ingest(probes: [Probe]) -> ProbeIngestReport {
     ingest(probes: probes, flush: false)
@@ -126,8 +127,8 @@ extension TrafficEngine {
   @discardableResult
   package func ingestShared(probes: [Probe], flush: Bool) -> ProbeIngestReport {
     guard let flowState else { return ProbeIngestReport() }
-    var report = flowState.ingest(probes, now: clock(), incidents: currentSnapshot)
-    if flush { report.decided += flowState.flush(now: clock(), incidents: currentSnapshot) }
+    var report = flowState.ingest(probes, now: clock())
+    if flush { report.decided += flowState.flush(now: clock()) }
     // A store that keeps flow gets the current picture at most once a minute; a failed save
     // is retried with the next batch and never fails the ingest.
     _ = try? saveFlowIfDue()
@@ -141,7 +142,7 @@ extension TrafficEngine {
   @discardableResult
   public func flushProbes() -> Int {
     guard let flowState else { return 0 }
-    let decided = flowState.flush(now: clock(), incidents: currentSnapshot)
+    let decided = flowState.flush(now: clock())
     _ = try? saveFlowIfDue()
     return decided
   }

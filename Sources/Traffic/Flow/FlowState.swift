@@ -50,18 +50,26 @@ package final class FlowState: Sendable {
     return next
   }
 
-  /// Matches and aggregates a batch of probes, then publishes new values.
-  package func ingest(_ probes: [Probe], now: Date, incidents: IncidentIndex) -> ProbeIngestReport {
+  /// Matches and aggregates a batch of probes; the next read publishes new values (batches
+  /// come far more often than reads in a busy feed, and a build reads every vehicle's
+  /// undecided positions).
+  package func ingest(_ probes: [Probe], now: Date) -> ProbeIngestReport {
     let report = pipeline.withLock { $0.ingest(probes, now: now) }
-    rebuild(now: now, incidents: incidents)
+    invalidate()
     return report
   }
 
-  /// Decides every vehicle's pending positions (the end of an import), then publishes.
-  package func flush(now: Date, incidents: IncidentIndex) -> Int {
+  /// Decides every vehicle's pending positions (the end of an import); the next read
+  /// publishes new values.
+  package func flush(now: Date) -> Int {
     let decided = pipeline.withLock { $0.flush(now: now) }
-    rebuild(now: now, incidents: incidents)
+    invalidate()
     return decided
+  }
+
+  /// Makes the next ``snapshot(now:incidents:)`` rebuild.
+  private func invalidate() {
+    published.withLock { $0.builtAt = .distantPast }
   }
 
   /// Matches feed observations to segments, then publishes new values.
@@ -172,7 +180,7 @@ struct FlowPipeline: Sendable {
 
   mutating func snapshot(now: Date, incidents: IncidentIndex, index: FlowIndex) -> FlowSnapshot {
     aggregator.prune(now: now)
-    aggregator.setPendingStanding(stream.standingVehicles)
+    aggregator.setPending(stream.undecidedPoints)
     var snapshot = FlowSnapshot()
     snapshot.builtAt = now
     let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
@@ -190,7 +198,7 @@ struct FlowPipeline: Sendable {
     for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
     let network = index.network
     var segments = Set(aggregator.activeSegments)
-    defer { aggregator.pendingStanding = [:] }
+    defer { aggregator.pending = [:] }
     let lifetime = configuration.observationLifetimeInSeconds
     observations = observations.filter { now.timeIntervalSince($0.value.time) <= lifetime }
     segments.formUnion(observations.keys)

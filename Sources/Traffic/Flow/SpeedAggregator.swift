@@ -7,11 +7,15 @@ import Roads
 /// Each pair of consecutive matched points of a vehicle contributes, to every segment on
 /// the route between them, the meters driven on it and the time spent there (the pair's
 /// time shared in proportion to each piece's travel time at the speed limit; time the
-/// vehicle stood still at a point counts on that point's segment at 0 m). A segment's speed is then Σ meters / Σ seconds
-/// over the window: the distance-weighted harmonic mean of the vehicles' speeds, i.e. the
-/// space-mean speed that loop detectors and SUMO's edge data report. Summing before dividing
-/// also cancels most of the GPS noise of single positions, whose errors telescope along a
-/// vehicle's trace.
+/// vehicle stood still at a point counts on that point's segment at 0 m). A segment's speed
+/// is then Σ meters / Σ seconds over the window: the distance-weighted harmonic mean of the
+/// vehicles' speeds, i.e. the space-mean speed that loop detectors and SUMO's edge data
+/// report. Summing before dividing also cancels most of the GPS noise of single positions,
+/// whose errors telescope along a vehicle's trace.
+///
+/// Estimates reach up to every vehicle's latest probe: the positions map matching has not
+/// decided yet count provisionally (``setPending(_:)``), so that a read at any moment sees
+/// the last seconds of traffic and a queue with the drive of its vehicles up to it.
 ///
 /// Outliers: a pair implying more than ``FlowConfiguration/maxPlausibleSpeedInMetersPerSecond``
 /// is dropped (a matching error); per segment, a vehicle faster than
@@ -61,20 +65,46 @@ struct SpeedAggregator: Sendable {
 
   /// Adds a matched point: the travel from the vehicle's previous matched point.
   mutating func add(_ point: MatchedPoint) {
-    defer {
-      // Time the vehicle then stood here (stationary probes) counts at 0 m/s.
-      if let until = point.standingUntil, until > point.probe.time {
-        // Queues stand before junctions: a stop just past the start of the segment entered
-        // last is most likely GPS noise around the end of the segment before it.
-        let path = point.pathFromPrevious
-        let segment =
-          point.position.offsetInMeters < 10 && path.count >= 2
-          ? path[path.count - 2] : point.position.segmentID
-        record(segment, until, point.vehicleID, 0, until.timeIntervalSince(point.probe.time))
-      }
-    }
     let previous = lastPoints[point.vehicleID]
     lastPoints[point.vehicleID] = (point.position, point.probe.time)
+    for (segment, contribution) in contributions(of: point, after: previous) {
+      record(segment, contribution)
+    }
+  }
+
+  /// What a matched point adds: the travel from the vehicle's previous matched point
+  /// (`previous`), then the time the vehicle stood at the point.
+  func contributions(
+    of point: MatchedPoint, after previous: (position: RoadPosition, time: Date)?
+  ) -> [(segment: Int, contribution: Contribution)] {
+    var output: [(segment: Int, contribution: Contribution)] = []
+    travel(from: previous, to: point, into: &output)
+    // Time the vehicle then stood here (stationary probes) counts at 0 m/s.
+    if let until = point.standingUntil, until > point.probe.time {
+      let segment = point.standingPosition?.segmentID ?? point.position.segmentID
+      output.append(
+        (
+          segment,
+          Contribution(
+            time: until, vehicleID: point.vehicleID, meters: 0,
+            seconds: until.timeIntervalSince(point.probe.time))
+        ))
+    }
+    return output
+  }
+
+  /// The meters and seconds of the travel from `previous` to `point`, by segment.
+  private func travel(
+    from previous: (position: RoadPosition, time: Date)?, to point: MatchedPoint,
+    into output: inout [(segment: Int, contribution: Contribution)]
+  ) {
+    func add(_ segment: Int, _ time: Date, _ meters: Double, _ seconds: Double) {
+      output.append(
+        (
+          segment,
+          Contribution(time: time, vehicleID: point.vehicleID, meters: meters, seconds: seconds)
+        ))
+    }
     guard let previous, let route = point.routeDistanceFromPreviousInMeters,
       let first = point.pathFromPrevious.first, first == previous.position.segmentID
     else { return }
@@ -104,7 +134,7 @@ struct SpeedAggregator: Sendable {
     let total = pieces.reduce(0) { $0 + $1.meters }
     if total <= 0 {
       // Standing still: all the time was spent where the vehicle is.
-      record(point.position.segmentID, point.probe.time, point.vehicleID, 0, seconds)
+      add(point.position.segmentID, point.probe.time, 0, seconds)
       return
     }
     // The time is shared by free-flow travel time (meters / speed limit), so that a slow
@@ -114,25 +144,20 @@ struct SpeedAggregator: Sendable {
     }
     let totalWeight = pieces.reduce(0) { $0 + weight($1) }
     for piece in pieces where piece.meters > 0 {
-      record(
-        piece.segment, point.probe.time, point.vehicleID, piece.meters,
-        seconds * weight(piece) / totalWeight)
+      add(piece.segment, point.probe.time, piece.meters, seconds * weight(piece) / totalWeight)
     }
   }
 
-  private mutating func record(
-    _ segment: Int, _ time: Date, _ vehicleID: String, _ meters: Double, _ seconds: Double
-  ) {
+  private mutating func record(_ segment: Int, _ contribution: Contribution) {
     var state = segments.removeValue(forKey: segment) ?? SegmentState()
-    let bucket = bucketIndex(time)
+    let bucket = bucketIndex(contribution.time)
     if bucket > state.lastClosedBucket {
-      state.openBuckets[bucket, default: (0, 0)].meters += meters
-      state.openBuckets[bucket, default: (0, 0)].seconds += seconds
+      state.openBuckets[bucket, default: (0, 0)].meters += contribution.meters
+      state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
     }
-    state.contributions.append(
-      Contribution(time: time, vehicleID: vehicleID, meters: meters, seconds: seconds))
+    state.contributions.append(contribution)
     segments[segment] = state
-    if latestTime.map({ time > $0 }) ?? true { latestTime = time }
+    if latestTime.map({ contribution.time > $0 }) ?? true { latestTime = contribution.time }
   }
 
   private func bucketIndex(_ time: Date) -> Int {
@@ -189,27 +214,33 @@ struct SpeedAggregator: Sendable {
   /// The learned free flow of a segment, when it has enough history.
   func learnedFreeFlow(_ segment: Int) -> Double? { segments[segment]?.learnedFreeFlow }
 
-  /// Vehicles standing still whose positions are not decided yet, by provisional segment
-  /// (set before estimating; they count at 0 m/s for the time they stood).
-  var pendingStanding: [Int: [Contribution]] = [:]
+  /// The contributions of the positions map matching has not decided yet, by segment (set
+  /// before estimating, cleared after; they count in estimates but not in the history).
+  var pending: [Int: [Contribution]] = [:]
 
-  /// Sets ``pendingStanding`` from the matcher's standing vehicles.
-  mutating func setPendingStanding(
-    _ vehicles: [(vehicleID: String, position: RoadPosition, since: Date, until: Date)]
-  ) {
-    pendingStanding = [:]
-    for vehicle in vehicles where vehicle.until > vehicle.since {
-      pendingStanding[vehicle.position.segmentID, default: []].append(
-        Contribution(
-          time: vehicle.until, vehicleID: vehicle.vehicleID, meters: 0,
-          seconds: vehicle.until.timeIntervalSince(vehicle.since)))
+  /// Sets ``pending`` from the matcher's undecided positions, each vehicle's continuing
+  /// from its last decided one, so that estimates reach up to the latest probes: without
+  /// them the last ``MapMatchingOptions/decisionLag`` probes of every vehicle would be
+  /// missing, and of a vehicle that stopped in a queue the drive up to the queue (its
+  /// positions stay undecided while it stands) while the standing counted.
+  ///
+  /// - Parameter points: the undecided positions, each vehicle's in time order.
+  mutating func setPending(_ points: [MatchedPoint]) {
+    pending = [:]
+    var previous: [String: (position: RoadPosition, time: Date)] = [:]
+    for point in points {
+      let before = previous[point.vehicleID] ?? lastPoints[point.vehicleID]
+      previous[point.vehicleID] = (point.position, point.probe.time)
+      for (segment, contribution) in contributions(of: point, after: before) {
+        pending[segment, default: []].append(contribution)
+      }
     }
   }
 
   /// The segment's speed over the window ending at `now`, or `nil` without enough data.
   func estimate(_ segment: Int, now: Date) -> Estimate? {
     var state = segments[segment] ?? SegmentState()
-    if let pending = pendingStanding[segment] { state.contributions += pending }
+    if let pending = pending[segment] { state.contributions += pending }
     guard !state.contributions.isEmpty else { return nil }
     let start = now.addingTimeInterval(-configuration.windowInSeconds)
     let middle = now.addingTimeInterval(-configuration.windowInSeconds / 2)
@@ -258,7 +289,7 @@ struct SpeedAggregator: Sendable {
   /// The segments holding contributions.
   var activeSegments: [Int] {
     segments.compactMap { $0.value.contributions.isEmpty ? nil : $0.key }
-      + pendingStanding.keys
+      + pending.keys
   }
 
   /// The segments holding a learned free flow.

@@ -48,6 +48,77 @@ import Traffic
     #expect(engine.flowLastUpdate != nil)
   }
 
+  @Test("the latest probes count before map matching has decided them")
+  func undecidedProbesCount() throws {
+    let engine = try FlowFixtures.engine()
+    let network = try #require(engine.roadNetwork)
+    // Four probes: fewer than the decision lag, so none is decided yet.
+    let probes = try FlowFixtures.drive("a", along: [0], speed: 8, interval: 5, network: network)
+      .suffix(4)
+    #expect(engine.ingest(probes: Array(probes)).decided == 0)
+    let flow = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(abs(flow.speedUncappedInMetersPerSecond - 8) < 0.5)
+    #expect(abs(flow.confidence - (0.7 + 0.3 * 1 / 10)) < 1e-9)
+  }
+
+  @Test("a vehicle that stopped in a queue counts with its drive up to the queue")
+  func queueWithItsApproach() throws {
+    let engine = try FlowFixtures.engine()
+    // 200 m in 20 s (10 m/s) along the west road, then standing still for 80 s: while it
+    // stands its positions stay undecided, yet the segment's speed is 200 m / 100 s.
+    var probes: [Probe] = []
+    for k in 0...20 {
+      let east = 10 + 50 * Double(min(k, 4))
+      probes.append(
+        Probe(
+          vehicleID: "q", time: FlowFixtures.now - 100 + 5 * Double(k),
+          coordinates: try FlowFixtures.coordinates(east: east),
+          speedInMetersPerSecond: k < 4 ? 10 : 0, headingInDegrees: 90))
+    }
+    let report = engine.ingest(probes: probes)
+    #expect(report.skippedStationary == 16)
+    #expect(report.decided == 0)
+    let flow = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(abs(flow.speedUncappedInMetersPerSecond - 2) < 0.01)
+    // Deciding the positions changes nothing.
+    engine.flushProbes()
+    let flushed = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(abs(flushed.speedUncappedInMetersPerSecond - 2) < 0.01)
+  }
+
+  @Test(
+    "a vehicle standing just past a junction counts there; one at the stop line before it",
+    arguments: [(512.0, 2, 8 / 60.8, 10.0), (498.0, 0, 242 / 84.2, nil)])
+  func standingAtAJunction(
+    standingEast: Double, standingSegment: Int, speed: Double, otherSpeed: Double?
+  ) throws {
+    let engine = try FlowFixtures.engine()
+    // West road (segment 0) at 10 m/s; the last moving probe lies 8 m past the crossing B,
+    // on the east road (segment 2), then twelve probes stand still at `standingEast`.
+    var probes: [Probe] = []
+    for k in 0..<18 {
+      let east = k < 6 ? 258 + 50 * Double(k) : standingEast
+      probes.append(
+        Probe(
+          vehicleID: "s", time: FlowFixtures.now - 90 + 5 * Double(k),
+          coordinates: try FlowFixtures.coordinates(east: east),
+          speedInMetersPerSecond: k < 6 ? 10 : 0, headingInDegrees: 90))
+    }
+    #expect(engine.ingest(probes: probes).skippedStationary == 12)
+    engine.flushProbes()
+    let stood = try #require(try FlowFixtures.flow(engine, standingSegment))
+    let other = try #require(try FlowFixtures.flow(engine, 2 - standingSegment))
+    // The 60 s standing still count on the segment the vehicle stood on, only there: 8 m
+    // in 0.8 s + 60 s past the crossing, or 242 m in 24.2 s + 60 s before it (and then the
+    // 8 m past the crossing, GPS noise at a junction, make no real-time value).
+    #expect(abs(stood.speedUncappedInMetersPerSecond - speed) < 0.05)
+    if let otherSpeed {
+      #expect(abs(other.speedUncappedInMetersPerSecond - otherSpeed) < 0.1)
+    } else {
+      #expect(other.confidence == 0.5)
+    }
+  }
+
   @Test("the jam tendency compares the older and the newer half of the window")
   func tendency() throws {
     let network = try FlowFixtures.network()
