@@ -39,15 +39,28 @@ package final class FlowState: Sendable {
     if abs(now.timeIntervalSince(current.builtAt)) <= refresh, current.incidentsKey == key {
       return current
     }
-    return rebuild(now: now, incidents: incidents)
+    return rebuild(now: now, incidents: incidents) { snapshot in
+      // Readers that waited for the pipeline while another one rebuilt take its snapshot.
+      abs(now.timeIntervalSince(snapshot.builtAt)) <= refresh && snapshot.incidentsKey == key
+    }
   }
 
+  /// Builds and publishes the snapshot at `now`, unless the one published meanwhile is
+  /// `current` enough (checked under the pipeline's lock, so concurrent readers after a batch
+  /// build once).
   @discardableResult
-  private func rebuild(now: Date, incidents: IncidentIndex) -> FlowSnapshot {
+  private func rebuild(
+    now: Date, incidents: IncidentIndex,
+    current: (FlowSnapshot) -> Bool = { _ in false }
+  ) -> FlowSnapshot {
     let index = self.index
-    let next = pipeline.withLock { $0.snapshot(now: now, incidents: incidents, index: index) }
-    published.withLock { $0 = next }
-    return next
+    return pipeline.withLock { pipeline in
+      let latest = published.withLock { $0 }
+      if current(latest) { return latest }
+      let next = pipeline.snapshot(now: now, incidents: incidents, index: index)
+      published.withLock { $0 = next }
+      return next
+    }
   }
 
   /// Matches and aggregates a batch of probes; the next read publishes new values (batches
