@@ -327,6 +327,7 @@ final class StreamRunner: Sendable {
               delivering = false
               state.withLock { $0.stopping = true }
               child.signalGroup(SIGTERM)
+              killAfterGracePeriod()
             } else if !pacer.wait(until: origin.addingTimeInterval(seconds)) {
               delivering = false
             }
@@ -388,6 +389,19 @@ final class StreamRunner: Sendable {
   static func tail(of url: URL) -> String {
     guard let text = try? String(contentsOf: url, encoding: .utf8) else { return "" }
     return text.split(separator: "\n").suffix(3).joined(separator: " / ")
+  }
+
+  /// SIGKILLs SUMO's group if it has not exited a few seconds after a SIGTERM: SUMO can hang
+  /// in its own exit handler (seen here: a SIGTERM handled during start-up deadlocks on
+  /// glibc's locale lock in `exit`), and the reader waits for the end of its output.
+  func killAfterGracePeriod(seconds: Double = 3) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+      state.withLock { state in
+        // Under the lock the reader clears the id under when it collects the child, so a
+        // reused process id is never signalled.
+        if let pid = state.statistics.childProcessID { kill(-pid, SIGKILL) }
+      }
+    }
   }
 
   func stop(gracePeriodInSeconds: Double = 2) {

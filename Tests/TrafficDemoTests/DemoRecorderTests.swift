@@ -33,6 +33,37 @@ struct DemoRecorderTests {
     #expect(!batch.probes.contains { $0.vehicleID.hasPrefix("roadworks") })
   }
 
+  /// A SUMO that ignores SIGTERM once the window has passed and keeps its output open (as the
+  /// real one does when it deadlocks in its exit handler) is killed after the grace period:
+  /// the recording still ends, with the window's probes.
+  @Test("a SUMO that will not exit on SIGTERM is killed", .timeLimit(.minutes(1)))
+  func sumoThatHangsOnTermination() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("fake-sumo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let script = directory.appendingPathComponent("sumo")
+    var steps = ""
+    for second in 0...20 {
+      steps +=
+        "echo '<timestep time=\"\(second).00\">'; "
+        + "echo '<vehicle id=\"car\" x=\"13.60\(second)\" y=\"52.31\" angle=\"90\" speed=\"10\"/>'; "
+        + "echo '</timestep>'; "
+    }
+    try Data(
+      "#!/bin/sh\ntrap '' TERM\necho '<fcd-export>'\n\(steps)\nwhile :; do sleep 1; done\n".utf8
+    ).write(to: script)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+    let scenario = try DemoScenario()
+    var configuration = DemoRecorder.defaultConfiguration(for: scenario)
+    configuration.sumoPath = script.path
+    let file = directory.appendingPathComponent("recording.ndjson")
+    let started = Date()
+    let count = try DemoRecorder.record(configuration: configuration, window: 5...10, to: file)
+    #expect(count == 6)
+    #expect(Date().timeIntervalSince(started) < 30)
+  }
+
   /// Makes `Samples/demo/a10kw-probes.ndjson`: run with
   /// `TRAFFIC_DEMO_RECORD=Samples/demo/a10kw-probes.ndjson swift test --filter DemoRecorderTests`.
   @Test(
