@@ -72,7 +72,8 @@ let package = Package(
       name: "map-traffic", dependencies: ["Traffic", "TrafficMap"], path: "Examples/MapTraffic"),
 
     // Test support and tests.
-    .target(name: "TrafficTestSupport", path: "Tests/TrafficTestSupport"),
+    .target(
+      name: "TrafficTestSupport", dependencies: ["Geo", "Roads"], path: "Tests/TrafficTestSupport"),
     .target(
       name: "TrafficStoreContract", dependencies: ["Traffic", "TrafficTestSupport"],
       path: "Tests/TrafficStoreContract"),

@@ -19,39 +19,7 @@ enum MatchingFixtures {
     static let perDegreeLongitude = 68_677.0
   }
 
-  static func network() throws -> RoadNetwork {
-    let points = [
-      (latitude, longitude), (latitude, longitude + eastStep), (latitude, longitude + 2 * eastStep),
-      (latitude + northStep, longitude + eastStep), (latitude - northStep, longitude + eastStep),
-    ]
-    let nodes = try points.enumerated().map { i, point in
-      RoadNode(
-        id: i, sourceID: "n\(i)",
-        coordinates: try GeoCoordinates(latitude: point.0, longitude: point.1))
-    }
-    let limit = SpeedLimit(metersPerSecond: 13.89, source: .posted)
-    var segments: [RoadSegment] = []
-    func road(_ a: Int, _ b: Int, _ name: String, twoWay: Bool) throws {
-      let id = segments.count
-      let line = try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates])
-      segments.append(
-        RoadSegment(
-          id: id, sourceID: name, fromNode: a, toNode: b, geometry: line, name: name,
-          roadClass: .primary, speedLimit: limit, oppositeID: twoWay ? id + 1 : nil))
-      if twoWay {
-        segments.append(
-          RoadSegment(
-            id: id + 1, sourceID: name, fromNode: b, toNode: a,
-            geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: name,
-            roadClass: .primary, speedLimit: limit, isReversed: true, oppositeID: id))
-      }
-    }
-    try road(0, 1, "West", twoWay: true)
-    try road(1, 2, "East", twoWay: true)
-    try road(1, 3, "North", twoWay: true)
-    try road(1, 4, "South", twoWay: false)
-    return try RoadNetwork(nodes: nodes, segments: segments)
-  }
+  static func network() throws -> RoadNetwork { try CrossingNetwork.network() }
 
   /// Probes of a vehicle driving along `segmentIDs` at `speed` m/s, one every `interval`
   /// seconds from `start`, with seeded Gaussian noise of `noise` meters per axis and the

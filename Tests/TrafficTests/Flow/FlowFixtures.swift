@@ -23,35 +23,7 @@ enum FlowFixtures {
       longitude: 13 + meters / metersPerDegreeLongitude)
   }
 
-  static func network() throws -> RoadNetwork {
-    let points = [(0.0, 0.0), (500, 0), (1000, 0), (500, 500), (500, -500)]
-    let nodes = try points.enumerated().map { i, point in
-      RoadNode(
-        id: i, sourceID: "n\(i)", coordinates: try coordinates(east: point.0, north: point.1))
-    }
-    var segments: [RoadSegment] = []
-    func road(_ a: Int, _ b: Int, _ name: String, twoWay: Bool) throws {
-      let id = segments.count
-      let line = try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates])
-      let speed = SpeedLimit(metersPerSecond: limit, source: .posted)
-      segments.append(
-        RoadSegment(
-          id: id, sourceID: name, fromNode: a, toNode: b, geometry: line, name: name,
-          roadClass: .primary, speedLimit: speed, oppositeID: twoWay ? id + 1 : nil))
-      if twoWay {
-        segments.append(
-          RoadSegment(
-            id: id + 1, sourceID: name, fromNode: b, toNode: a,
-            geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: name,
-            roadClass: .primary, speedLimit: speed, isReversed: true, oppositeID: id))
-      }
-    }
-    try road(0, 1, "West", twoWay: true)
-    try road(1, 2, "East", twoWay: true)
-    try road(1, 3, "North", twoWay: true)
-    try road(1, 4, "South", twoWay: false)
-    return try RoadNetwork(nodes: nodes, segments: segments)
-  }
+  static func network() throws -> RoadNetwork { try CrossingNetwork.network() }
 
   /// A clock tests can move.
   final class Clock: Sendable {
