@@ -92,7 +92,7 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
         }
       }
       // Under the session's lock: a reader cannot see the batch before it is known as own.
-      probeLog.withLock { $0.held.insert(sequence) }
+      probeLog.withLock { _ = $0.held.insert(sequence) }
     }
   }
 
