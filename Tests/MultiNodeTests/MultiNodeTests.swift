@@ -32,7 +32,7 @@ import TrafficTestSupport
       let output = Pipe()
       process.standardOutput = output
       let log = FileManager.default.temporaryDirectory.appendingPathComponent("node-\(UUID()).log")
-      FileManager.default.createFile(atPath: log.path, contents: nil)
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
       logPath = log.path
       process.standardError = FileHandle(forWritingAtPath: log.path) ?? FileHandle.nullDevice
       let seen = Mutex("")

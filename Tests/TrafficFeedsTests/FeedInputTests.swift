@@ -173,7 +173,7 @@ import Zlib
   ) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(
       "huge-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: url.path, contents: Data(head.utf8))
+    #expect(FileManager.default.createFile(atPath: url.path, contents: Data(head.utf8)))
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
     try handle.seekToEnd()
