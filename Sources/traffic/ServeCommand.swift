@@ -149,40 +149,16 @@ enum ServeCommand: Subcommand {
     } catch {
       throw UsageError("\(path): \(error)")
     }
-    let poller = FeedPoller(feeds: feeds, engine: engine)
-    let server: TrafficServer
-    do {
-      server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
-    } catch {
-      throw UsageError("\(error)")
-    }
-    poller.start()
-    let probes = try startDemoProbes(
-      demo, scenario: scenario, engine: engine, clock: demoClock, console: console)
-    let maintenance = Task.detached {
-      // Ended incidents leave results when they end; their rows go after the retention.
-      while !Task.isCancelled {
-        try? await Task.sleep(for: .seconds(300))
-        _ = try? engine.purgeExpired()
-      }
-    }
-    defer {
-      maintenance.cancel()
-      poller.stop()
-      probes?()
-      // Pending positions count, and the current picture survives the restart.
-      engine.flushProbes()
-      _ = try? engine.saveFlow()
-    }
-    console.error(
-      "traffic serve: \(engine.incidentCount) incidents from \(path)"
-        + (network.map { ", network of \($0.segments.count) segments" } ?? "")
-        + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
-    do {
-      try server.start()
-      let port = server.port ?? configuration.port
-      console.print("listening on http://\(configuration.host):\(port)")
-      if demo != nil, let place = scenario?.roadworksSegment.geometry.vertices.first {
+    var stopProbes: (@Sendable () -> Void)?
+    try serve(
+      engine, from: path, network: network, feeds: feeds, configuration: configuration,
+      console: console,
+      started: { port in
+        stopProbes = try startDemoProbes(
+          demo, scenario: scenario, engine: engine, clock: demoClock, console: console)
+        guard demo != nil, let place = scenario?.roadworksSegment.geometry.vertices.first else {
+          return
+        }
         let area = "circle:\(place.latitude),\(place.longitude);r=5000"
         console.print(
           """
@@ -194,11 +170,63 @@ enum ServeCommand: Subcommand {
             traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
           Ctrl-C stops the server and SUMO.
           """)
-      }
-      try server.run()
-    } catch {
-      throw UsageError("\(error)")
+      },
+      stopping: {
+        stopProbes?()
+        // Pending positions count, and the current picture survives the restart.
+        engine.flushProbes()
+        _ = try? engine.saveFlow()
+      })
+  }
+}
+
+/// Serves `engine` until the server stops: polls `feeds`, purges ended incidents past their
+/// retention every 5 minutes, prints what it serves and where it listens.
+///
+/// - Parameters:
+///   - source: The store, for the banner.
+///   - started: Called once the server listens, with its port.
+///   - stopping: Called on the way out, after polling stopped.
+/// - Throws: `UsageError` when the server cannot start.
+private func serve(
+  _ engine: TrafficEngine, from source: String, network: RoadNetwork?,
+  feeds: [FeedPoller.Feed], configuration: ServerConfiguration, console: Console,
+  started: (Int) throws -> Void = { _ in }, stopping: () -> Void
+) throws {
+  let poller = FeedPoller(feeds: feeds, engine: engine)
+  let server: TrafficServer
+  do {
+    server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
+  } catch {
+    throw UsageError("\(error)")
+  }
+  poller.start()
+  let maintenance = Task.detached {
+    // Ended incidents leave results when they end; their rows go after the retention.
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(300))
+      _ = try? engine.purgeExpired()
     }
+  }
+  defer {
+    maintenance.cancel()
+    poller.stop()
+    stopping()
+  }
+  console.error(
+    "traffic serve: \(engine.incidentCount) incidents from \(source)"
+      + (network.map { ", network of \($0.segments.count) segments" } ?? "")
+      + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
+  do {
+    try server.start()
+    let port = server.port ?? configuration.port
+    console.print("listening on http://\(configuration.host):\(port)")
+    try started(port)
+    try server.run()
+  } catch let error as UsageError {
+    throw error
+  } catch {
+    throw UsageError("\(error)")
   }
 }
 
@@ -268,36 +296,12 @@ private func servePostgres(
   } catch {
     throw UsageError("\(store.displayName): \(error)")
   }
-  let poller = FeedPoller(feeds: feeds, engine: engine)
-  let server: TrafficServer
-  do {
-    server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
-  } catch {
-    throw UsageError("\(error)")
-  }
-  poller.start()
-  let maintenance = Task.detached {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .seconds(300))
-      _ = try? engine.purgeExpired()
-    }
-  }
-  defer {
-    maintenance.cancel()
-    poller.stop()
-    sync.stop()
-    // The current picture survives the restart (pending positions stay with the others).
-    _ = try? sync.saveFlow()
-  }
-  console.error(
-    "traffic serve: \(engine.incidentCount) incidents from \(store.displayName)"
-      + (network.map { ", network of \($0.segments.count) segments" } ?? "")
-      + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
-  do {
-    try server.start()
-    console.print("listening on http://\(configuration.host):\(server.port ?? configuration.port)")
-    try server.run()
-  } catch {
-    throw UsageError("\(error)")
-  }
+  try serve(
+    engine, from: store.displayName, network: network, feeds: feeds,
+    configuration: configuration, console: console,
+    stopping: {
+      sync.stop()
+      // The current picture survives the restart (pending positions stay with the others).
+      _ = try? sync.saveFlow()
+    })
 }
