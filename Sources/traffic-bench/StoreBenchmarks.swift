@@ -123,23 +123,13 @@ func runStoreBenchmarks(
   }
   let memoryEngine = try TrafficEngine(store: memory, clock: { now })
   for (name, target) in [("memory", memoryEngine), ("sqlite", engine)] {
-    let times = try updates.map { batch in
-      let applied = try timed { try target.apply(batch).count }
-      sink &+= applied.result
-      return applied.milliseconds
-    }
-    report(
-      Measurement(
-        name: "stores.\(name).engine-apply-batch", value: times.sorted()[1], unit: "ms",
-        n: sizes.batchSize, flatbushMilliseconds: nil))
+    sink &+= try measureApply(name, updates, on: target, sizes: sizes, report: report)
   }
 
   let options = TrafficIncidentsQueryOptions()
-  for (radius, count) in [(1_000.0, sizes.circleQueries), (10_000.0, sizes.wideCircleQueries)] {
-    let circles = try (0..<count).map { _ in
-      try GeoCircle(center: randomGermanPlace(&random), radiusInMeters: radius)
-    }
-    let label = "circle-\(Int(radius / 1000))km"
+  let workloads = try circleWorkloads(sizes, random: &random)
+  for (label, circles) in workloads {
+    let count = circles.count
     let fromSnapshot = try measureLatencies(
       "stores.snapshot.\(label)", count: count, report: report
     ) {
@@ -161,8 +151,43 @@ func runStoreBenchmarks(
     sink &+= fromSnapshot
   }
   sink &+= try runPostgresBenchmarks(
-    sizes, batches: batches, updates: updates, now: now, random: &random, report: report,
+    sizes, batches: batches, updates: updates, now: now, circles: workloads, report: report,
     note: note)
+  return sink
+}
+
+/// The circle queries of the store benchmarks, 1 km and 10 km, at random places in Germany:
+/// the same ones for every store.
+private func circleWorkloads(
+  _ sizes: StoreBenchmarkSizes, random: inout SplitMix64
+) throws -> [(label: String, circles: [GeoCircle])] {
+  try [(1_000.0, sizes.circleQueries), (10_000.0, sizes.wideCircleQueries)].map {
+    radius, count in
+    let circles = try (0..<count).map { _ in
+      try GeoCircle(center: randomGermanPlace(&random), radiusInMeters: radius)
+    }
+    return ("circle-\(Int(radius / 1000))km", circles)
+  }
+}
+
+/// Applies each update batch through `engine` (store write plus snapshot rebuild) and
+/// reports the median time as `stores.NAME.engine-apply-batch`.
+///
+/// - Returns: A sum to fold into the sink.
+private func measureApply(
+  _ name: String, _ updates: [IncidentBatch], on engine: TrafficEngine,
+  sizes: StoreBenchmarkSizes, report: (Measurement) -> Void
+) throws -> Int {
+  var sink = 0
+  let times = try updates.map { batch in
+    let applied = try timed { try engine.apply(batch).count }
+    sink &+= applied.result
+    return applied.milliseconds
+  }
+  report(
+    Measurement(
+      name: "stores.\(name).engine-apply-batch", value: times.sorted()[1], unit: "ms",
+      n: sizes.batchSize, flatbushMilliseconds: nil))
   return sink
 }
 
@@ -172,7 +197,8 @@ func runStoreBenchmarks(
 /// when PostgreSQL is not installed.
 private func runPostgresBenchmarks(
   _ sizes: StoreBenchmarkSizes, batches: [IncidentBatch], updates: [IncidentBatch], now: Date,
-  random: inout SplitMix64, report: (Measurement) -> Void, note: (String) -> Void
+  circles workloads: [(label: String, circles: [GeoCircle])], report: (Measurement) -> Void,
+  note: (String) -> Void
 ) throws -> Int {
   let cluster: PostgresCluster
   do { cluster = try PostgresCluster.dedicated(durable: true) } catch {
@@ -202,22 +228,10 @@ private func runPostgresBenchmarks(
     Measurement(
       name: "stores.postgres.engine-start", value: starts.map(\.milliseconds).sorted()[1],
       unit: "ms", n: count, flatbushMilliseconds: nil))
-  var sink = 0
-  let applies = try updates.map { batch in
-    let applied = try timed { try engine.apply(batch).count }
-    sink &+= applied.result
-    return applied.milliseconds
-  }
-  report(
-    Measurement(
-      name: "stores.postgres.engine-apply-batch", value: applies.sorted()[1], unit: "ms",
-      n: sizes.batchSize, flatbushMilliseconds: nil))
+  var sink = try measureApply("postgres", updates, on: engine, sizes: sizes, report: report)
   let options = TrafficIncidentsQueryOptions()
-  for (radius, queries) in [(1_000.0, sizes.circleQueries), (10_000.0, sizes.wideCircleQueries)] {
-    let circles = try (0..<queries).map { _ in
-      try GeoCircle(center: randomGermanPlace(&random), radiusInMeters: radius)
-    }
-    let label = "circle-\(Int(radius / 1000))km"
+  for (label, circles) in workloads {
+    let queries = circles.count
     let fromSnapshot = try (0..<queries).reduce(0) {
       $0 + (try engine.incidents(inside: circles[$1], options: options).count)
     }
