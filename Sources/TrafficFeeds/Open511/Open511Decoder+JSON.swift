@@ -270,7 +270,7 @@ extension Open511Decoder {
     var problem: RecordProblem?
     do {
       try XMLRecordReader(format: format).read(
-        Data(xml.utf8), isRecord: { ancestors, _, _ in ancestors.isEmpty },
+        .data(Data(xml.utf8)), isRecord: { ancestors, _, _ in ancestors.isEmpty },
         record: { node, _, _ in
           do throws(RecordProblem) {
             event = try xmlEvent(node, documentLanguage: nil, options: options)

@@ -164,17 +164,6 @@ struct XMLRecordReader {
     }
   }
 
-  /// Reads a document held in memory (see `read(_:isRecord:opening:header:record:)`).
-  func read(
-    _ data: Data,
-    isRecord: @escaping (_ ancestors: [String], _ name: String, _ namespace: String) -> Bool,
-    opening: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
-    header: @escaping (_ ancestors: [String], _ node: XMLNode) -> Void = { _, _ in },
-    record: @escaping (_ node: XMLNode, _ number: Int, _ ancestors: [String]) -> Void
-  ) throws(FeedError) {
-    try read(.data(data), isRecord: isRecord, opening: opening, header: header, record: record)
-  }
-
   /// The stream `XMLParser` reads: chunks of the input that passed `XMLEncodingCheck`. It
   /// ends early (as if the document ended) at a problem, which the reader then reports.
   /// `XMLParser` calls only `open`, `read(_:maxLength:)` and `close`, from the parsing thread.
