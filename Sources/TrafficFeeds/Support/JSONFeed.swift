@@ -6,18 +6,6 @@ import Traffic
 /// rather than losing the record; the members a record cannot do without are checked with
 /// `JSONValue.required`).
 enum JSONFeed {
-  /// Parses a whole document.
-  ///
-  /// - Throws: `FeedError` with the line, column and byte of the syntax error.
-  static func parse(_ data: Data, format: FeedFormat) throws(FeedError) -> JSONValue {
-    do {
-      return try JSONParser.parse(data)
-    } catch {
-      throw FeedError(
-        format: format, location: error.place, reason: "not valid JSON: \(error.reason)")
-    }
-  }
-
   /// Streams a document: the elements of the root members named in `members` (arrays) go to
   /// `element` one at a time; the other members are returned. A root array is streamed as
   /// member `""` when `members` contains `""`.
