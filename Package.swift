@@ -113,7 +113,10 @@ let package = Package(
     ),
     .testTarget(
       name: "WebMapBrowserTests",
-      dependencies: ["TrafficServer", "Traffic", "Roads", "Geo", "TrafficDemo", "TrafficFeeds"]),
+      dependencies: [
+        "TrafficServer", "Traffic", "Roads", "Geo", "TrafficDemo", "TrafficFeeds",
+        "TrafficTestSupport",
+      ]),
     .testTarget(
       name: "FeedPollerTests",
       dependencies: [

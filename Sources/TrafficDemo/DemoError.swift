@@ -26,8 +26,8 @@ public enum DemoError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .networkMissing(let path):
-      return "the demo road network \(path) is missing; install Debian's sumo package "
-        + "(apt-get install sumo), which ships it, or pass the path of another SUMO .net.xml"
+      return "the demo road network \(path) is missing; install Debian's sumo-tools package "
+        + "(apt-get install sumo-tools), which ships it, or pass the path of another SUMO .net.xml"
     case .networkUnreadable(let path, let reason):
       return "the demo road network \(path) cannot be imported: \(reason)"
     case .noSuitableRoad(let what):

@@ -6,8 +6,8 @@ import TrafficFeeds
 /// The first-run demo's place: a real road network, and the roads on which the demo's
 /// incidents happen.
 ///
-/// By default the network is the A10 motorway interchange south of Berlin that Debian's
-/// `sumo` package ships for its traffic-light game (`/usr/share/sumo/tools/game/A10KW/`,
+/// By default the network is the A10 motorway junction south-east of Berlin that Debian's
+/// `sumo-tools` package ships for its traffic-light game (`/usr/share/sumo/tools/game/A10KW/`,
 /// converted from OpenStreetMap). The incident roads are chosen from the imported network by
 /// road class, so that another network works too:
 ///
@@ -21,7 +21,7 @@ import TrafficFeeds
 /// ``writeFeeds(to:now:validityInDays:)`` writes the documents; the server polls them with
 /// `FeedPoller` through `file://` URLs, the same path as real feeds.
 public struct DemoScenario: Sendable {
-  /// Where Debian's `sumo` package installs the A10KW network.
+  /// Where Debian's `sumo-tools` package installs the A10KW network.
   public static let defaultNetworkPath = "/usr/share/sumo/tools/game/A10KW/osm.net.xml"
 
   /// The SUMO network file.

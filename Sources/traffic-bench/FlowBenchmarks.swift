@@ -15,7 +15,7 @@ struct FlowBenchmarkSizes {
   static let quick = FlowBenchmarkSizes(probes: 3_000, batchSize: 500, flowQueries: 50)
 }
 
-/// Flow (issue 7) on the A10 Kreuz West network:
+/// Flow (issue 7) on the A10KW network:
 /// - map matching: synthetic trips (`ProbeWorkload`, a position every 5 s with 4 m noise)
 ///   fed to `TrafficEngine.ingest(probes:)` in batches, then `flushProbes()`, on one
 ///   thread; points per second against FMM's published 25,000–45,000 (Yang & Gidófalvi
@@ -27,7 +27,7 @@ struct FlowBenchmarkSizes {
 /// The network imports are timed by `BenchmarkNetwork`.
 /// - Parameters:
 ///   - sizes: Probe and query counts.
-///   - network: The A10 Kreuz West network.
+///   - network: The A10KW network.
 ///   - report: Receives each measurement.
 /// - Throws: Routing and engine errors.
 /// - Returns: A sum to fold into the sink.

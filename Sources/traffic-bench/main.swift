@@ -48,7 +48,7 @@ do {
       quick ? .quick : StoreBenchmarkSizes(), report: record, note: note)
   }
   let needsNetworks = runs("flow") || runs("map")
-  let a10 = needsNetworks ? try BenchmarkNetwork.loadA10KreuzWest(report: record, note: note) : nil
+  let a10 = needsNetworks ? try BenchmarkNetwork.loadA10KW(report: record) : nil
   let liechtenstein =
     needsNetworks ? try BenchmarkNetwork.loadLiechtenstein(report: record, note: note) : nil
   if runs("flow"), let a10 {
@@ -57,7 +57,7 @@ do {
   }
   // The map wants many tiles of real density: the country when present.
   let mapNetwork =
-    liechtenstein.map { ("Liechtenstein", $0) } ?? a10.map { ("A10 Kreuz West", $0) }
+    liechtenstein.map { ("Liechtenstein", $0) } ?? a10.map { ("A10KW", $0) }
   if runs("map"), let (name, network) = mapNetwork {
     note("map benchmarks on \(name) (\(network.segments.count) segments)")
     sink &+= try await runMapBenchmarks(

@@ -36,7 +36,7 @@ enum ServeCommand: Subcommand {
       --threads N           request threads (default: one per core)
       --rate-limit R        requests per second per key (per client address without
                             keys); beyond it 429 with Retry-After
-      --demo[=live|static]  the live demo: SUMO's A10 network south-west of Berlin, traffic
+      --demo[=live|static]  the live demo: SUMO's A10 network south-east of Berlin, traffic
                             simulated by SUMO (live) or replayed from a recording (static),
                             and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
                             the store defaults to ./demo.sqlite

@@ -6,15 +6,13 @@ import Traffic
 import TrafficTestSupport
 
 /// Checks flow estimation against a simulator nobody here wrote: SUMO drives the A10KW
-/// network (a motorway interchange south of Berlin, packaged with Debian's `sumo`) for 15
+/// network (a motorway interchange south-east of Berlin, from Debian's `sumo-tools`) for 15
 /// simulated minutes; 15 % of the vehicles report floating-car data every 5 s, to which this
 /// test adds GPS noise (4 m per axis, Newson & Krumm's measured sigma). The engine's segment
 /// speeds are compared with SUMO's own per-edge mean speeds over the same 5-minute
 /// intervals, and the map matching with the lanes SUMO says each vehicle was on.
 @Suite("SUMO flow accuracy", .serialized)
 struct SUMOFlowAccuracyTests {
-  static let sumo = "/usr/bin/sumo"
-  static let scenario = "/usr/share/sumo/tools/game/A10KW"
   static let base = Date(timeIntervalSince1970: 1_750_000_000)
   static let intervalInSeconds = 300.0
 
@@ -36,16 +34,13 @@ struct SUMOFlowAccuracyTests {
       <additional><edgeData id="e" freq="300" file="edges.xml" excludeEmpty="true"/></additional>
       """.utf8
     ).write(to: additional)
-    let routes = [
-      "osm.passenger.rou.xml", "osm.truck.rou.xml", "osm.passenger_mw.rou.xml",
-      "osm.truck_mw.rou.xml", "osm.passenger_mwb.rou.xml", "osm.truck_mwb.rou.xml",
-      "extra.rou.xml",
-    ].map { "\(scenario)/\($0)" }.joined(separator: ",")
+    for file in [DebianFile.sumo, .a10kwNetwork] + DebianFile.a10kwRoutes { try file.require() }
+    let routes = DebianFile.a10kwRoutes.map(\.path).joined(separator: ",")
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: sumo)
+    process.executableURL = DebianFile.sumo.url
     process.currentDirectoryURL = directory
     process.arguments = [
-      "-n", "\(scenario)/osm.net.xml", "-r", routes, "-a", additional.path,
+      "-n", DebianFile.a10kwNetwork.path, "-r", routes, "-a", additional.path,
       "--begin", "0", "--end", "900", "--step-length", "0.5", "--seed", "42",
       "--ignore-route-errors", "true", "--time-to-teleport", "0", "--no-step-log",
       "--no-warnings", "--xml-validation", "never",
@@ -139,16 +134,12 @@ struct SUMOFlowAccuracyTests {
 
   @Test(
     "engine speeds agree with SUMO's edge speeds; matching finds the true edges",
-    .enabled(
-      if: FileManager.default.isExecutableFile(atPath: sumo),
-      "SKIPPED: /usr/bin/sumo is not installed (apt-get install sumo); the flow accuracy test needs it"
-    ),
     .timeLimit(.minutes(2)))
   func accuracyAgainstSUMO() throws {
     let started = Date()
     let simulation = try Self.runSUMO()
     let network = try SUMONetworkImporter.importNetwork(
-      from: URL(fileURLWithPath: "\(Self.scenario)/osm.net.xml"))
+      from: DebianFile.a10kwNetwork.url)
     let decoder = ProbeDecoder(now: Self.base + 100_000, simulationStart: Self.base)
     let batch = try decoder.decode(simulation.fcd, format: .sumoFCD)
     #expect(batch.rejectedCount == 0)

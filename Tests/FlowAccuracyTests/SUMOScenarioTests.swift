@@ -12,8 +12,6 @@ import TrafficTestSupport
 /// speeds must be SUMO's vehicles' speeds, not the speed limit.
 @Suite("SUMO scenarios", .serialized)
 struct SUMOScenarioTests {
-  static let sumo = "/usr/bin/sumo"
-  static let game = "/usr/share/sumo/tools/game"
   static let base = Date(timeIntervalSince1970: 1_750_000_000)
 
   /// What one scenario run gave.
@@ -36,19 +34,20 @@ struct SUMOScenarioTests {
   /// Runs SUMO on `network` with `routes` for `seconds`, every vehicle reporting every
   /// `period` seconds, then matches and aggregates its FCD.
   static func run(
-    network networkPath: String, routes: [String], seconds: Int, period: Int = 5,
+    network networkFile: DebianFile, routes: [String], seconds: Int, period: Int = 5,
     extra: [String] = []
   ) throws -> Outcome {
+    try DebianFile.require(.sumo, networkFile)
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("sumo-scenario-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: sumo)
+    process.executableURL = DebianFile.sumo.url
     process.currentDirectoryURL = directory
     process.arguments =
       [
-        "-n", networkPath, "-r", routes.joined(separator: ","), "--begin", "0", "--end",
+        "-n", networkFile.path, "-r", routes.joined(separator: ","), "--begin", "0", "--end",
         "\(seconds)", "--seed", "42", "--ignore-route-errors", "true", "--no-step-log",
         "--no-warnings", "--xml-validation", "never", "--fcd-output",
         directory.appendingPathComponent("fcd.xml").path, "--fcd-output.geo", "true",
@@ -61,7 +60,7 @@ struct SUMOScenarioTests {
     try #require(process.terminationStatus == 0, "sumo exited with \(process.terminationStatus)")
     let fcd = try Data(contentsOf: directory.appendingPathComponent("fcd.xml"))
 
-    let network = try SUMONetworkImporter.importNetwork(from: URL(fileURLWithPath: networkPath))
+    let network = try SUMONetworkImporter.importNetwork(from: networkFile.url)
     let decoder = ProbeDecoder(now: base + 100_000, simulationStart: base)
     let batch = try decoder.decode(fcd, format: .sumoFCD)
     #expect(batch.rejectedCount == 0)
@@ -120,7 +119,7 @@ struct SUMOScenarioTests {
       }
     }
     print(
-      "\(networkPath): \(network.segments.count) segments, \(outcome.probes) probes; matched "
+      "\(networkFile.path): \(network.segments.count) segments, \(outcome.probes) probes; matched "
         + "\(outcome.correct)/\(outcome.judged) on the true edge = "
         + String(format: "%.1f %%", outcome.accuracy * 100) + "; flow \(outcome.agreeing)/"
         + "\(outcome.compared) segments agree = "
@@ -128,15 +127,13 @@ struct SUMOScenarioTests {
     return outcome
   }
 
-  static var hasSUMO: Bool { FileManager.default.isExecutableFile(atPath: sumo) }
-
   @Test(
     "DRT: Berlin city with tram tracks, footways, crossings and walking areas",
-    .enabled(if: hasSUMO, "SKIPPED: /usr/bin/sumo is not installed"), .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(1)))
   func berlinCity() throws {
-    let path = "\(Self.game)/DRT/osm.net.xml"
+    try DebianFile.require(.drtNetwork)
     // Trips between spread-out motor edges; SUMO routes them and drops unroutable ones.
-    let network = try SUMONetworkImporter.importNetwork(from: URL(fileURLWithPath: path))
+    let network = try SUMONetworkImporter.importNetwork(from: DebianFile.drtNetwork.url)
     let edges = network.segments.map(\.sourceID)
     var trips = "<routes>\n"
     for i in 0..<120 {
@@ -149,7 +146,7 @@ struct SUMOScenarioTests {
       .appendingPathComponent("drt-trips-\(UUID().uuidString).xml")
     try Data(trips.utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let outcome = try Self.run(network: path, routes: [file.path], seconds: 300)
+    let outcome = try Self.run(network: .drtNetwork, routes: [file.path], seconds: 300)
     #expect(outcome.judged > 300)
     #expect(outcome.accuracy >= 0.9)
     #expect(outcome.compared >= 10)
@@ -158,11 +155,11 @@ struct SUMOScenarioTests {
 
   @Test(
     "highway: motorway with ramps near Bremen",
-    .enabled(if: hasSUMO, "SKIPPED: /usr/bin/sumo is not installed"), .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(1)))
   func bremenHighway() throws {
+    try DebianFile.require(.highwayRoutes)
     let outcome = try Self.run(
-      network: "\(Self.game)/highway/highway.net.xml",
-      routes: ["\(Self.game)/highway/highway.rou.xml"], seconds: 240)
+      network: .highwayNetwork, routes: [DebianFile.highwayRoutes.path], seconds: 240)
     #expect(outcome.judged > 1000)
     #expect(outcome.accuracy >= 0.9)
     #expect(outcome.compared >= 5)

@@ -12,12 +12,6 @@ enum RoadsFixtures {
   /// The Liechtenstein extract (`.osm.pbf` / `.osm.bz2`) without its extension, if present.
   static let liechtenstein = Fixtures.shared?.appendingPathComponent(
     "osm/liechtenstein-2013-08-03")
-
-  /// SUMO's packaged A10KW network (Debian `sumo-tools`), if installed.
-  static let a10kw: URL? = {
-    let url = URL(fileURLWithPath: "/usr/share/sumo/tools/game/A10KW/osm.net.xml")
-    return FileManager.default.fileExists(atPath: url.path) ? url : nil
-  }()
 }
 
 /// A small protocol-buffer writer for building PBF test files by hand.

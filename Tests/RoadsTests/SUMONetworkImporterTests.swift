@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import Roads
 import Testing
+import TrafficTestSupport
 import Zlib
 
 @Suite struct SUMONetworkImporterTests {
@@ -54,9 +55,9 @@ import Zlib
 
   @Test(
     "SUMO's A10KW network imports near its declared geographic boundary",
-    .enabled(if: RoadsFixtures.a10kw != nil, "needs Debian sumo-tools (A10KW)"))
+  )
   func a10kw() throws {
-    let url = try #require(RoadsFixtures.a10kw)
+    let url = URL(fileURLWithPath: try DebianFile.a10kwNetwork.require())
     let network = try SUMONetworkImporter.importNetwork(from: url)
     print(
       "A10KW: \(network.nodes.count) nodes, \(network.segments.count) segments, "

@@ -3,6 +3,7 @@ import Roads
 import Testing
 import Traffic
 import TrafficFeeds
+import TrafficTestSupport
 
 @testable import TrafficDemo
 
@@ -10,8 +11,6 @@ import TrafficFeeds
 /// intended roads — on a small network built here and on the real A10KW network.
 @Suite("Demo scenario")
 struct DemoScenarioTests {
-  static let a10kwPath = DemoScenario.defaultNetworkPath
-  static let hasA10KW = FileManager.default.fileExists(atPath: a10kwPath)
   static let now = Date(timeIntervalSince1970: 1_760_000_000)
 
   /// A junction east of Berlin: a motorway with two carriageways 30 m apart (3 lanes each;
@@ -157,11 +156,9 @@ struct DemoScenarioTests {
   }
 
   @Test(
-    "the documents decode to the intended incidents on the A10KW network",
-    .enabled(
-      if: hasA10KW,
-      "SKIPPED: \(a10kwPath) is missing (apt-get install sumo ships it)"))
+    "the documents decode to the intended incidents on the A10KW network")
   func documentsOnA10KW() throws {
+    try DebianFile.a10kwNetwork.require()
     let scenario = try DemoScenario()
     #expect(scenario.roadworksSegment.roadClass == .motorway)
     #expect(scenario.roadworksSegment.name == "Südlicher Berliner Ring")
@@ -198,7 +195,7 @@ struct DemoScenarioTests {
       try DemoScenario(networkURL: URL(fileURLWithPath: "/nonexistent/osm.net.xml"))
     }
     #expect(error == .networkMissing(path: "/nonexistent/osm.net.xml"))
-    #expect(error?.description.contains("apt-get install sumo") == true)
+    #expect(error?.description.contains("apt-get install sumo-tools") == true)
   }
 
   @Test("written feeds are polled through file URLs into an engine: four active incidents")

@@ -90,11 +90,9 @@ struct RecordedProbeStreamTests {
 
   @Test(
     "the shipped recording replays into live flow on the A10KW network",
-    .enabled(
-      if: FileManager.default.fileExists(atPath: DemoScenario.defaultNetworkPath),
-      "SKIPPED: \(DemoScenario.defaultNetworkPath) is missing (apt-get install sumo ships it)"),
     .timeLimit(.minutes(1)))
   func shippedRecording() throws {
+    try DebianFile.a10kwNetwork.require()
     let size = try #require(
       try FileManager.default.attributesOfItem(atPath: Self.recording.path)[.size] as? Int)
     #expect(size < 4_000_000, "the recording stays small: \(size) bytes")

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import Traffic
+import TrafficTestSupport
 
 @testable import TrafficDemo
 
@@ -9,12 +10,10 @@ import Traffic
   import Glibc
 #endif
 
-let sumoPath = "/usr/bin/sumo"
-let hasSUMO =
-  FileManager.default.isExecutableFile(atPath: sumoPath)
-  && FileManager.default.fileExists(atPath: DemoScenario.defaultNetworkPath)
-let noSUMOMessage: Comment =
-  "SKIPPED: /usr/bin/sumo or its A10KW network is not installed (apt-get install sumo)"
+/// Checks that SUMO and the demo's network are installed (`make test` installs them).
+func requireSUMO() throws {
+  try DebianFile.require(.sumo, .a10kwNetwork)
+}
 
 /// Whether a process (or, with a negative id, a process group) exists.
 func processExists(_ pid: Int32) -> Bool {
@@ -96,8 +95,9 @@ struct SUMOProbeStreamTests {
 
   @Test(
     "SUMO at 20x for 10 s gives live flow on the A10KW network, and stop() leaves no process",
-    .enabled(if: hasSUMO, noSUMOMessage), .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(1)))
   func liveFlow() throws {
+    try requireSUMO()
     let scenario = try DemoScenario()
     let clock = try DemoClock(speedFactor: 20)
     let engine = try TrafficEngine(
@@ -156,8 +156,9 @@ struct SUMOProbeStreamTests {
 
   @Test(
     "SUMO failing at start ends the stream with its error, without restarting",
-    .enabled(if: hasSUMO, noSUMOMessage), .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(1)))
   func failingSUMO() throws {
+    try requireSUMO()
     let scenario = try DemoScenario()
     var configuration = SUMOProbeStream.Configuration(scenario: scenario)
     configuration.networkURL = URL(fileURLWithPath: "/nonexistent/osm.net.xml")
@@ -179,7 +180,7 @@ struct SUMOJamMeasurement {
   @Test(
     "jam factors upstream of the roadworks over time",
     .enabled(
-      if: ProcessInfo.processInfo.environment["TRAFFIC_DEMO_MEASURE"] != nil && hasSUMO,
+      if: ProcessInfo.processInfo.environment["TRAFFIC_DEMO_MEASURE"] != nil,
       "SKIPPED: set TRAFFIC_DEMO_MEASURE=1 to measure"),
     .timeLimit(.minutes(10)))
   func measure() throws {

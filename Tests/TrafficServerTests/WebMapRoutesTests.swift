@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 import Traffic
+import TrafficTestSupport
 
 @testable import TrafficServer
 
 /// `GET /` (the web map), its files under `/web/`, Leaflet under `/leaflet/`, `/api` and
 /// `/v1/info`.
 @Suite struct WebMapRoutesTests {
-  static let leafletDirectory = "/usr/share/javascript/leaflet"
 
   @Test func pageReferencesLeafletAndItsOwnFiles() throws {
     let server = try FlowServerFixtures.server()
@@ -49,9 +49,7 @@ import Traffic
   }
 
   @Test func leafletFromTheSystemPackage() throws {
-    try #require(
-      FileManager.default.fileExists(atPath: Self.leafletDirectory + "/leaflet.js"),
-      "install Debian's libjs-leaflet package")
+    try DebianFile.leaflet.require()
     let server = try FlowServerFixtures.server()
     let script = server.handle(ServerFixtures.get("/leaflet/leaflet.js"))
     #expect(script.status == 200)

@@ -3,6 +3,7 @@ import Testing
 import Traffic
 import TrafficDemo
 import TrafficFeeds
+import TrafficTestSupport
 
 @testable import TrafficServer
 
@@ -13,12 +14,7 @@ import TrafficFeeds
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct DemoBrowserTests {
   @Test func theDemoShowsItsIncidentsAndMovingFlow() async throws {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: WebMapBrowserTests.chromium),
-      "install Debian's chromium package (apt-get install chromium)")
-    try #require(
-      FileManager.default.fileExists(atPath: DemoScenario.defaultNetworkPath),
-      "the demo network is missing: install Debian's sumo package (apt-get install sumo)")
+    try DebianFile.require(.chromium, .leaflet, .a10kwNetwork)
     let scenario = try DemoScenario()
     let clock = try DemoClock(speedFactor: 60)
     let engine = try TrafficEngine(
@@ -63,7 +59,7 @@ struct DemoBrowserTests {
     try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: profile) }
     let browser = try ChromiumSession(
-      executable: WebMapBrowserTests.chromium, profile: profile,
+      executable: DebianFile.chromium.path, profile: profile,
       log: WebMapBrowserTests.outputFolder.appendingPathComponent("chromium-demo.log"),
       width: WebMapBrowserTests.width, height: WebMapBrowserTests.height)
     defer { browser.terminate() }

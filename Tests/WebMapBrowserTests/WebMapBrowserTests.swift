@@ -2,6 +2,7 @@ import Foundation
 import Roads
 import Testing
 import Traffic
+import TrafficTestSupport
 
 @testable import TrafficServer
 
@@ -14,8 +15,6 @@ import Traffic
 /// package (it never passes because something was missing).
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct WebMapBrowserTests {
-  static let chromium = "/usr/bin/chromium"
-  static let leaflet = "/usr/share/javascript/leaflet/leaflet.js"
   static let width = 1200
   static let height = 800
 
@@ -30,13 +29,7 @@ struct WebMapBrowserTests {
   }
 
   @Test func clickingAnIncidentShowsItsDescriptionInTheChosenLanguage() async throws {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: Self.chromium),
-      "\(Self.chromium) is missing: install Debian's chromium package (apt-get install chromium)"
-    )
-    try #require(
-      FileManager.default.fileExists(atPath: Self.leaflet),
-      "\(Self.leaflet) is missing: install Debian's libjs-leaflet package")
+    try DebianFile.require(.chromium, .leaflet)
     let fixture = try WebMapFixture.make()
     let server = try TrafficServer(
       engine: fixture.engine,
@@ -52,7 +45,7 @@ struct WebMapBrowserTests {
     try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: profile) }
     let browser = try ChromiumSession(
-      executable: Self.chromium, profile: profile,
+      executable: DebianFile.chromium.path, profile: profile,
       log: Self.outputFolder.appendingPathComponent("chromium.log"), width: Self.width,
       height: Self.height)
     defer { browser.terminate() }

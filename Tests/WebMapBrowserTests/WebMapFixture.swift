@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import Roads
 import Traffic
+import TrafficTestSupport
 
 /// The data the browser test serves: SUMO's A10 Königs Wusterhausen network (the Berlin ring
 /// motorway at its south-east corner, from Debian's `sumo` package) when installed, else a
@@ -18,13 +19,9 @@ struct WebMapFixture {
   var germanDescription: String
   var englishDescription: String
 
-  static let sumoNetwork = "/usr/share/sumo/tools/game/A10KW/osm.net.xml"
-
   static func make() throws -> WebMapFixture {
-    let network =
-      FileManager.default.fileExists(atPath: sumoNetwork)
-      ? try SUMONetworkImporter.importNetwork(from: URL(fileURLWithPath: sumoNetwork))
-      : try grid()
+    let network = try SUMONetworkImporter.importNetwork(
+      from: URL(fileURLWithPath: try DebianFile.a10kwNetwork.require()))
     let now = Date()
     let major: Set<RoadClass> = [.motorway, .trunk, .primary, .secondary, .tertiary]
     let roads = network.segments.filter { major.contains($0.roadClass) }
@@ -86,48 +83,6 @@ struct WebMapFixture {
         uncheckedLatitude: (a.latitude + b.latitude) / 2,
         longitude: (a.longitude + b.longitude) / 2),
       germanDescription: try description("de-DE"), englishDescription: try description("en-US"))
-  }
-
-  /// A 4 × 4 grid of two-way roads 400 m apart near Berlin: the outer ring a motorway, the
-  /// inner roads primary.
-  static func grid() throws -> RoadNetwork {
-    let size = 4
-    var nodes: [RoadNode] = []
-    for row in 0..<size {
-      for column in 0..<size {
-        nodes.append(
-          RoadNode(
-            id: nodes.count, sourceID: "n\(nodes.count)",
-            coordinates: GeoCoordinates(
-              uncheckedLatitude: 52.30 + Double(row) * 0.0036,
-              longitude: 13.60 + Double(column) * 0.0059)))
-      }
-    }
-    var segments: [RoadSegment] = []
-    func road(_ a: Int, _ b: Int, _ roadClass: RoadClass) throws {
-      let id = segments.count
-      let line = try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates])
-      let limit = SpeedLimit(metersPerSecond: roadClass == .motorway ? 33 : 14, source: .posted)
-      segments.append(
-        RoadSegment(
-          id: id, sourceID: "r\(id)", fromNode: a, toNode: b, geometry: line, name: "Road \(id)",
-          roadClass: roadClass, speedLimit: limit, oppositeID: id + 1))
-      segments.append(
-        RoadSegment(
-          id: id + 1, sourceID: "r\(id)", fromNode: b, toNode: a,
-          geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: "Road \(id)",
-          roadClass: roadClass, speedLimit: limit, isReversed: true, oppositeID: id))
-    }
-    for row in 0..<size {
-      for column in 0..<size {
-        let here = row * size + column
-        let outerRow = row == 0 || row == size - 1
-        let outerColumn = column == 0 || column == size - 1
-        if column + 1 < size { try road(here, here + 1, outerRow ? .motorway : .primary) }
-        if row + 1 < size { try road(here, here + size, outerColumn ? .motorway : .primary) }
-      }
-    }
-    return try RoadNetwork(nodes: nodes, segments: segments)
   }
 }
 
