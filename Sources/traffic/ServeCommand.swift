@@ -33,7 +33,7 @@ enum ServeCommand: Subcommand {
                             \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
       --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
       --keys-file F         accept the keys in F, one per line
-      --threads N           request threads (default: one per core)
+      --threads N           request threads (default: one per core the process may use)
       --rate-limit R        requests per second per key (per client address without
                             keys); beyond it 429 with Retry-After
       --demo[=live|static]  the live demo: SUMO's A10 network south-east of Berlin, traffic

@@ -56,8 +56,9 @@ final class ResponseCache: Sendable {
 
   /// A cached answer.
   struct Entry: Sendable {
-    /// The final body (compressed when the key says so).
-    var body: Data
+    /// The final body (compressed when the key says so), in one buffer that responses
+    /// share.
+    var body: SharedBody
     /// The strong validator of the body.
     var etag: String
     /// The response's `Content-Type`.
@@ -117,7 +118,7 @@ final class ResponseCache: Sendable {
   /// Stores an entry, replacing any for the same key; clears the cache first when it would
   /// exceed its bounds. Bodies larger than a quarter of `maxBytes` are not stored.
   func store(_ entry: Entry, for key: Key) {
-    guard isEnabled, entry.body.count <= maxBytes / 4 else { return }
+    guard isEnabled, entry.body.bytes.count <= maxBytes / 4 else { return }
     state.withLock { state in
       if state.version != entry.version {
         state.entries.removeAll(keepingCapacity: true)
@@ -125,19 +126,42 @@ final class ResponseCache: Sendable {
         state.version = entry.version
       }
       let replaced = state.entries.removeValue(forKey: key)
-      state.bytes -= replaced?.body.count ?? 0
-      if state.entries.count >= maxEntries || state.bytes + entry.body.count > maxBytes {
+      state.bytes -= replaced?.body.bytes.count ?? 0
+      if state.entries.count >= maxEntries || state.bytes + entry.body.bytes.count > maxBytes {
         state.entries.removeAll(keepingCapacity: true)
         state.bytes = 0
       }
       state.entries[key] = entry
-      state.bytes += entry.body.count
+      state.bytes += entry.body.bytes.count
     }
   }
 
   /// The number of entries, bytes held, hits and misses (for metrics and tests).
   var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
     state.withLock { ($0.entries.count, $0.bytes, $0.hits, $0.misses) }
+  }
+
+  /// Whether a query is already in normal form: no empty pair, no `apiKey`, pairs in
+  /// byte order.
+  private static func isNormalised(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    let key = "apiKey".utf8
+    var previous: UnsafeBufferPointer<UInt8>.SubSequence?
+    var start = bytes.startIndex
+    while start <= bytes.endIndex {
+      let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+      let pair = bytes[start..<end]
+      if pair.isEmpty
+        || (pair.starts(with: key)
+          && (pair.count == key.count
+            || pair[pair.startIndex + key.count] == UInt8(ascii: "=")))
+      {
+        return false
+      }
+      if let previous, pair.lexicographicallyPrecedes(previous) { return false }
+      previous = pair
+      start = end + 1
+    }
+    return true
   }
 
   /// The normalised form of a raw query string: its `&`-separated pairs without empty ones
@@ -149,9 +173,15 @@ final class ResponseCache: Sendable {
     guard raw.utf8.contains(ampersand) else {
       return raw == "apiKey" || raw.utf8.starts(with: "apiKey=".utf8) ? "" : String(raw)
     }
+    // Clients repeat their queries byte for byte, mostly in order already: keep those as
+    // they are, without splitting and building a new string.
+    if raw.utf8.withContiguousStorageIfAvailable(isNormalised) == true { return String(raw) }
     // Byte-wise splitting and ordering: the pairs are still percent-encoded ASCII.
+    let isKey = { (pair: Substring.UTF8View.SubSequence) in
+      pair.elementsEqual("apiKey".utf8) || pair.starts(with: "apiKey=".utf8)
+    }
     var pairs: [Substring.UTF8View.SubSequence] = raw.utf8.split(separator: ampersand)
-    pairs.removeAll { $0.elementsEqual("apiKey".utf8) || $0.starts(with: "apiKey=".utf8) }
+    pairs.removeAll { isKey($0) }
     pairs.sort { $0.lexicographicallyPrecedes($1) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(raw.utf8.count)

@@ -226,6 +226,14 @@ final class HTTPFrontEnd: Sendable {
       }
       mhdResponse = MHD_create_response_from_callback(
         traffic_mhd_size_unknown(), 16 * 1024, streamReader, bindingPointer, streamFreed)
+    } else if let shared = response.sharedBody, shared.bytes.count == response.body.count,
+      let base = shared.bytes.baseAddress
+    {
+      // A cached body: sent from the cache's buffer, retained until libmicrohttpd is done.
+      let retained = Unmanaged.passRetained(shared).toOpaque()
+      mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+        shared.bytes.count, UnsafeMutableRawPointer(mutating: base), sharedBodyFreed, retained)
+      if mhdResponse == nil { Unmanaged<SharedBody>.fromOpaque(retained).release() }
     } else {
       mhdResponse = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
@@ -374,6 +382,11 @@ private func streamReader(
   case .wait: return 0
   case .end: return traffic_mhd_end_of_stream()
   }
+}
+
+private func sharedBodyFreed(cls: UnsafeMutableRawPointer?) {
+  guard let cls else { return }
+  Unmanaged<SharedBody>.fromOpaque(cls).release()
 }
 
 private func streamFreed(cls: UnsafeMutableRawPointer?) {

@@ -29,6 +29,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
   }
 
+  /// Makes room for `count` fields in all.
+  mutating func reserveCapacity(_ count: Int) {
+    fields.reserveCapacity(count)
+  }
+
   /// Appends a field.
   ///
   /// - Parameters:

@@ -13,6 +13,9 @@ public struct HTTPResponse: Sendable {
   /// Whether `ETag`, `Vary` and compression are already applied (an answer from the
   /// response cache).
   var isPrepared = false
+  /// The buffer `body` refers to when it comes from the response cache: the socket layer
+  /// sends it without a copy. Set only while `body` is exactly these bytes.
+  var sharedBody: SharedBody?
 
   /// Creates a response.
   ///

@@ -4,28 +4,72 @@ import Traffic
 /// Where the access log goes: one line per request, in logfmt
 /// (`time=2026-11-29T20:10:00.123Z client=127.0.0.1 method=GET path="/v7/incidents?in=..."
 /// status=200 bytes=1234 us=532 ...`).
+///
+/// The standard error and file sinks write in batches off the request path (every 100 ms,
+/// or sooner when 64 KiB are pending, as nginx's `buffer=`/`flush=`), and write everything
+/// pending when the server stops.
 public struct AccessLogSink: Sendable {
-  let write: (@Sendable (String) -> Void)?
-
-  /// Writes each line to standard error (the default).
-  public static let standardError = AccessLogSink { line in
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+  enum Target: Sendable {
+    case none
+    case buffered(BufferedLogWriter)
+    case custom(@Sendable (String) -> Void)
   }
 
+  let target: Target
+
+  /// Writes to standard error, in batches (the default).
+  public static let standardError = AccessLogSink(.buffered(BufferedLogWriter(fileDescriptor: 2)))
+
   /// Writes nothing.
-  public static let none = AccessLogSink(nil)
+  public static let none = AccessLogSink(.none)
 
   /// Hands each line (without a newline) to `write`, which must be thread-safe.
   ///
   /// - Parameter write: Called once per request from the serving threads.
   /// - Returns: The sink.
   public static func custom(_ write: @escaping @Sendable (String) -> Void) -> AccessLogSink {
-    AccessLogSink(write)
+    AccessLogSink(.custom(write))
   }
 
-  private init(_ write: (@Sendable (String) -> Void)?) {
-    self.write = write
+  /// Appends to the file at `path` (created when absent), in batches.
+  ///
+  /// - Parameter path: The log file.
+  /// - Returns: The sink.
+  /// - Throws: `ServerError.invalidConfiguration` when the file cannot be opened.
+  public static func file(atPath path: String) throws(ServerError) -> AccessLogSink {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw .invalidConfiguration(
+        "the access log \(path) cannot be opened: \(String(cString: strerror(errno)))")
+    }
+    return AccessLogSink(.buffered(BufferedLogWriter(fileDescriptor: descriptor)))
   }
+
+  private init(_ target: Target) {
+    self.target = target
+  }
+
+  /// Whether lines go anywhere.
+  var isEnabled: Bool {
+    if case .none = target { return false }
+    return true
+  }
+
+  /// Writes one line (without a newline).
+  func write(_ line: [UInt8]) {
+    switch target {
+    case .none: return
+    case .buffered(let writer): writer.append(line)
+    case .custom(let write): write(String(decoding: line, as: UTF8.self))
+    }
+  }
+
+  /// Writes every line still pending.
+  public func flush() {
+    if case .buffered(let writer) = target { writer.flush() }
+  }
+
+  // MARK: The fields of a line
 
   /// The request target with the value of every `apiKey` parameter replaced by `REDACTED`,
   /// so that keys never reach a log.
@@ -33,8 +77,11 @@ public struct AccessLogSink: Sendable {
   /// - Parameter target: The raw request target.
   /// - Returns: The target safe to log.
   static func redacted(_ target: String) -> String {
-    guard let question = target.firstIndex(of: "?") else { return target }
-    let query = target[target.index(after: question)...]
+    guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+    // Most targets name no key: no `apikey` in any letter case and nothing percent-encoded
+    // that could spell one.
+    if !mayNameAPIKey(target.utf8) { return target }
+    let query = target[target.utf8.index(after: question)...]
     let pieces = query.split(separator: "&", omittingEmptySubsequences: false).map {
       piece -> String in
       let name = piece.prefix { $0 != "=" }
@@ -44,15 +91,47 @@ public struct AccessLogSink: Sendable {
     return target[...question] + pieces.joined(separator: "&")
   }
 
+  /// Whether `text` holds a percent escape or `apikey` in any letter case.
+  private static func mayNameAPIKey(_ text: String.UTF8View) -> Bool {
+    let scan = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+      // "apikey" has no repeated letter, so a mismatch restarts the match at this byte.
+      let word: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (97, 112, 105, 107, 101, 121)
+      var matched = 0
+      for byte in bytes {
+        if byte == UInt8(ascii: "%") { return true }
+        let lower = byte >= 65 && byte <= 90 ? byte | 0x20 : byte
+        let expected = withUnsafeBytes(of: word) { $0[matched] }
+        if lower == expected {
+          matched += 1
+          if matched == 6 { return true }
+        } else {
+          matched = lower == word.0 ? 1 : 0
+        }
+      }
+      return false
+    }
+    return text.withContiguousStorageIfAvailable(scan) ?? Array(text).withUnsafeBufferPointer(scan)
+  }
+
   /// When a request arrived, in RFC 3339 UTC, always with milliseconds
   /// (`2026-11-29T20:10:00.000Z`), so that lines sort and align as text.
   ///
   /// - Parameter date: When the request arrived.
   /// - Returns: The time stamp.
   static func timestamp(_ date: Date) -> String {
-    let text = RFC3339.format(date)
-    // `format` leaves out a zero fraction.
-    return text.contains(".") ? text : text.dropLast() + ".000Z"
+    var bytes: [UInt8] = []
+    appendTimestamp(date, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends ``timestamp(_:)`` to `bytes`.
+  static func appendTimestamp(_ date: Date, to bytes: inout [UInt8]) {
+    let start = bytes.count
+    RFC3339.append(date, to: &bytes)
+    // `append` leaves out a zero fraction.
+    if !bytes[start...].contains(UInt8(ascii: ".")) {
+      bytes.insert(contentsOf: ".000".utf8, at: bytes.count - 1)
+    }
   }
 
   /// The client's address as logged: the socket peer's IPv4 or IPv6 address as it is, `-`
@@ -61,7 +140,17 @@ public struct AccessLogSink: Sendable {
   /// - Parameter address: The request's `remoteAddress`.
   /// - Returns: The logfmt value.
   static func client(_ address: String?) -> String {
-    guard let address, !address.isEmpty else { return "-" }
+    var bytes: [UInt8] = []
+    appendClient(address, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends ``client(_:)`` to `bytes`.
+  static func appendClient(_ address: String?, to bytes: inout [UInt8]) {
+    guard let address, !address.isEmpty else {
+      bytes.append(UInt8(ascii: "-"))
+      return
+    }
     let isAddress = address.utf8.allSatisfy { byte in
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
@@ -70,21 +159,33 @@ public struct AccessLogSink: Sendable {
       default: return false
       }
     }
-    return isAddress ? address : quoted(address)
+    if isAddress {
+      bytes.append(contentsOf: address.utf8)
+    } else {
+      appendQuoted(address, to: &bytes)
+    }
   }
 
   /// Quotes a value for logfmt.
   static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-        out += "\\u{\(String(scalar.value, radix: 16))}"
-      default: out.unicodeScalars.append(scalar)
+    var bytes: [UInt8] = []
+    appendQuoted(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends ``quoted(_:)`` to `bytes`: quotes and backslashes escaped, control characters
+  /// as `\u{hex}`.
+  static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+      case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+      case 0..<0x20, 0x7f:
+        bytes.append(contentsOf: "\\u{\(String(byte, radix: 16))}".utf8)
+      default: bytes.append(byte)  // bytes of multi-byte UTF-8 sequences pass unchanged
       }
     }
-    return out + "\""
+    bytes.append(UInt8(ascii: "\""))
   }
 }

@@ -37,19 +37,21 @@ enum Route: Equatable {
     case "/v1/info": self = .info
     case "/api": self = .apiSummary
     default:
-      if rawPath.hasPrefix("/tiles/") {
+      if rawPath.utf8.starts(with: "/tiles/".utf8) {
         let rest = rawPath.dropFirst("/tiles/".count)
-        guard let slash = rest.firstIndex(of: "/"),
+        guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")),
           let layer = TileLayer(rawValue: String(rest[..<slash]))
         else { return nil }
-        self = .tile(layer, rawAddress: rest[rest.index(after: slash)...])
-      } else if rawPath.hasPrefix("/web/") {
+        self = .tile(layer, rawAddress: rest[rest.utf8.index(after: slash)...])
+      } else if rawPath.utf8.starts(with: "/web/".utf8) {
         self = .webAsset(rawName: rawPath.dropFirst("/web/".count))
-      } else if rawPath.hasPrefix("/leaflet/") {
+      } else if rawPath.utf8.starts(with: "/leaflet/".utf8) {
         self = .leaflet(rawName: rawPath.dropFirst("/leaflet/".count))
-      } else if rawPath.hasPrefix("/v7/incidents/") {
+      } else if rawPath.utf8.starts(with: "/v7/incidents/".utf8) {
         self = .incidentLookup(rawId: rawPath.dropFirst("/v7/incidents/".count))
-      } else if rawPath.hasPrefix("/v1/feeds/"), !rawPath.dropFirst(10).contains("/") {
+      } else if rawPath.utf8.starts(with: "/v1/feeds/".utf8),
+        !rawPath.utf8.dropFirst(10).contains(UInt8(ascii: "/"))
+      {
         self = .feedPush(rawFormat: rawPath.dropFirst("/v1/feeds/".count))
       } else {
         return nil

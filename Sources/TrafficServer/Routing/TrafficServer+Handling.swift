@@ -32,7 +32,7 @@ extension TrafficServer {
       {
         responseCache.store(
           ResponseCache.Entry(
-            body: response.body, etag: etag,
+            body: SharedBody(copying: response.body), etag: etag,
             contentType: response.headers["Content-Type"] ?? "application/json",
             isCompressed: response.headers["Content-Encoding"] != nil,
             version: cacheSlot.version, createdAt: cacheSlot.time),
@@ -43,14 +43,28 @@ extension TrafficServer {
     let elapsed = started.duration(to: .now).components
     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
     metrics.record(route: route?.label ?? "unmatched", status: response.status, seconds: seconds)
-    if let write = configuration.accessLog.write {
-      write(
-        "time=\(AccessLogSink.timestamp(received))"
-          + " client=\(AccessLogSink.client(request.remoteAddress))"
-          + " method=\(request.method) path=\(AccessLogSink.quoted(AccessLogSink.redacted(request.target)))"
-          + " status=\(response.status) bytes=\(response.body.count)"
-          + " us=\(Int(seconds * 1_000_000)) route=\(route?.label ?? "unmatched")"
-          + " correlation=\(correlationId)")
+    if configuration.accessLog.isEnabled {
+      var line: [UInt8] = []
+      line.reserveCapacity(160 + request.target.utf8.count)
+      line.append(contentsOf: "time=".utf8)
+      AccessLogSink.appendTimestamp(received, to: &line)
+      line.append(contentsOf: " client=".utf8)
+      AccessLogSink.appendClient(request.remoteAddress, to: &line)
+      line.append(contentsOf: " method=".utf8)
+      line.append(contentsOf: request.method.utf8)
+      line.append(contentsOf: " path=".utf8)
+      AccessLogSink.appendQuoted(AccessLogSink.redacted(request.target), to: &line)
+      line.append(contentsOf: " status=".utf8)
+      line.append(contentsOf: String(response.status).utf8)
+      line.append(contentsOf: " bytes=".utf8)
+      line.append(contentsOf: String(response.body.count).utf8)
+      line.append(contentsOf: " us=".utf8)
+      line.append(contentsOf: String(Int(seconds * 1_000_000)).utf8)
+      line.append(contentsOf: " route=".utf8)
+      line.append(contentsOf: (route?.label ?? "unmatched").utf8)
+      line.append(contentsOf: " correlation=".utf8)
+      line.append(contentsOf: correlationId.utf8)
+      configuration.accessLog.write(line)
     }
     return response
   }
@@ -83,7 +97,9 @@ extension TrafficServer {
       return nil
     }
     var response = HTTPResponse(
-      status: 200, headers: ["Content-Type": entry.contentType], body: entry.body)
+      status: 200, headers: ["Content-Type": entry.contentType], body: entry.body.data)
+    response.sharedBody = entry.body
+    response.headers.reserveCapacity(10)
     response.headers.add("Cache-Control", "no-cache")
     response.headers.add("ETag", entry.etag)
     response.headers.add("Vary", "Accept-Encoding")
@@ -128,8 +144,7 @@ extension TrafficServer {
       response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
       return response
     }
-    let query = try QueryParameters.parse(request.rawQuery)
-    let client = try authenticate(request, query: query, route: route)
+    let client = try authenticate(request, route: route)
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
       var response = errorResponse(.tooManyRequests)
       response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
@@ -140,6 +155,7 @@ extension TrafficServer {
         status: 413, "the body is larger than the limit of \(configuration.maxBodyBytes) bytes")
     }
     if let cached = cachedAnswer(request, route: route, slot: &cacheSlot) { return cached }
+    let query = try QueryParameters.parse(request.rawQuery)
     switch route {
     case .index: return webMapPage()
     case .apiSummary: return apiSummaryPage()
@@ -168,10 +184,9 @@ extension TrafficServer {
 
   /// The client's identity for rate limiting, after checking its key.
   private func authenticate(
-    _ request: HTTPRequest, query: QueryParameters, route: Route
+    _ request: HTTPRequest, route: Route
   ) throws(TrafficQueryError) -> String {
-    let queryKey = try query.single("apiKey", error: TrafficQueryError.badRequest)
-    var key = queryKey
+    var key = try Self.apiKeyParameter(request.rawQuery)
     if key == nil, let authorization = request.headers["Authorization"] {
       let parts = authorization.split(separator: " ", maxSplits: 1)
       if parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") {
@@ -184,6 +199,21 @@ extension TrafficServer {
     guard route.needsKey else { return key ?? request.remoteAddress ?? "anonymous" }
     guard let key, configuration.apiKeys.contains(key) else { throw .authenticationFailed }
     return "key:" + key
+  }
+
+  /// The `apiKey` query parameter, parsing the query only when it may hold one (a cached
+  /// answer needs nothing else of it).
+  ///
+  /// - Throws: `TrafficQueryError.badRequest` for a malformed query or a repeated key.
+  static func apiKeyParameter(_ rawQuery: Substring) throws(TrafficQueryError) -> String? {
+    // A name spelling `apiKey` needs a `k` in some letter case, or a percent escape.
+    let mayNameKey =
+      rawQuery.utf8.withContiguousStorageIfAvailable { bytes in
+        bytes.contains { $0 == UInt8(ascii: "%") || $0 | 0x20 == UInt8(ascii: "k") }
+      } ?? true
+    guard mayNameKey else { return nil }
+    return try QueryParameters.parse(rawQuery).single(
+      "apiKey", error: TrafficQueryError.badRequest)
   }
 
   /// The request with its body decompressed as `Content-Encoding` says.

@@ -16,7 +16,8 @@ public struct ServerConfiguration: Sendable {
   /// Requests each key (or, on an open server, each client address) may make; `nil` for no
   /// limit.
   public var rateLimit: RateLimit?
-  /// Threads serving connections; the number of cores by default.
+  /// Threads serving connections; by default one per core the process may run on
+  /// (``availableCores``: its CPU affinity).
   public var threads: Int
   /// The most connections open at once.
   public var maxConnections: Int
@@ -85,7 +86,7 @@ public struct ServerConfiguration: Sendable {
   /// Creates a configuration; every argument has the default described on its property.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [],
-    rateLimit: RateLimit? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+    rateLimit: RateLimit? = nil, threads: Int = ServerConfiguration.availableCores,
     maxConnections: Int = 1024, maxBodyBytes: Int = 10 << 20,
     maxDecompressedBodyBytes: Int = 64 << 20, maxRequestTargetBytes: Int = 16 << 10,
     connectionMemoryBytes: Int = 32 << 10, connectionTimeoutSeconds: Int = 30,
@@ -180,7 +181,7 @@ public struct ServerConfiguration: Sendable {
   /// The number of tiles drawn at once: `tileRenderingConcurrency`, or its default.
   var effectiveTileConcurrency: Int {
     tileRenderingConcurrency
-      ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, threads - 1))
+      ?? max(1, min(Self.availableCores, threads - 1))
   }
 }
 

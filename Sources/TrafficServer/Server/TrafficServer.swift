@@ -89,6 +89,7 @@ public final class TrafficServer: Sendable {
       return frontEnd
     }
     running?.shutdown(gracePeriodSeconds: configuration.shutdownGracePeriodSeconds)
+    configuration.accessLog.flush()
   }
 
   /// Starts the server (unless `start()` already did) and serves until the process receives

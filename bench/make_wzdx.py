@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Writes a WZDx 4.2 WorkZoneFeed of COUNT work zones for the load benchmark.
+
+The work zones are spread uniformly (seeded) over a box of 1 x 1 degree around Berlin
+(52.0-53.0 N, 12.9-13.9 E): about 13 per square kilometre, so that a 1 km circle holds some
+40 of them, as a city's feed does. Each is a 150-300 m line of three points, active from a day
+ago for a year, with a road name, a description and a vehicle impact.
+
+Usage: make_wzdx.py COUNT OUTPUT.geojson [SEED]
+"""
+import json
+import math
+import random
+import sys
+from datetime import datetime, timedelta, timezone
+
+SOUTH, NORTH, WEST, EAST = 52.0, 53.0, 12.9, 13.9
+IMPACTS = ["some-lanes-closed", "all-lanes-open", "alternating-one-way", "all-lanes-closed"]
+DIRECTIONS = ["northbound", "southbound", "eastbound", "westbound"]
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
+    count, output = int(sys.argv[1]), sys.argv[2]
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) == 4 else 42)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    source = "bench-wzdx"
+    with open(output, "w") as out:
+        out.write(json.dumps({
+            "feed_info": {
+                "publisher": "swift-traffic load benchmark", "version": "4.2",
+                "update_date": stamp(now),
+                "data_sources": [{"data_source_id": source, "organization_name": "bench",
+                                  "update_date": stamp(now)}],
+            },
+            "type": "FeatureCollection",
+        })[:-1])
+        out.write(', "features": [\n')
+        for i in range(count):
+            lat = rng.uniform(SOUTH, NORTH)
+            lng = rng.uniform(WEST, EAST)
+            bearing = rng.uniform(0, 2 * math.pi)
+            step = rng.uniform(75, 150)  # metres per leg, two legs
+            dlat = step * math.cos(bearing) / 111_200
+            dlng = step * math.sin(bearing) / (111_200 * math.cos(math.radians(lat)))
+            coordinates = [[round(lng + k * dlng, 7), round(lat + k * dlat, 7)] for k in range(3)]
+            feature = {
+                "id": f"bench-{i}",
+                "type": "Feature",
+                "properties": {
+                    "core_details": {
+                        "event_type": "work-zone", "data_source_id": source,
+                        "road_names": [f"Straße {i % 997}"],
+                        "direction": DIRECTIONS[i % 4],
+                        "description": f"Bauarbeiten an der Straße {i % 997}, Abschnitt {i}",
+                        "update_date": stamp(now - timedelta(hours=1)),
+                    },
+                    "start_date": stamp(now - timedelta(days=1)),
+                    "end_date": stamp(now + timedelta(days=365)),
+                    "is_start_date_verified": False, "is_end_date_verified": False,
+                    "is_start_position_verified": False, "is_end_position_verified": False,
+                    "location_method": "channel-device-method",
+                    "vehicle_impact": IMPACTS[i % len(IMPACTS)],
+                },
+                "geometry": {"type": "LineString", "coordinates": coordinates},
+            }
+            out.write(("," if i else "") + json.dumps(feature, ensure_ascii=False) + "\n")
+        out.write("]}\n")
+
+
+if __name__ == "__main__":
+    main()
