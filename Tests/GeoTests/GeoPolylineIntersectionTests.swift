@@ -194,6 +194,44 @@ import TrafficTestSupport
     #expect(outcomes.hits > 20 && outcomes.misses > 20, "\(outcomes)")
   }
 
+  /// The planar filter decides only what the geodesic test would decide: thousands of
+  /// paths placed so that their nearest point falls within a few percent of the radius
+  /// (where the filter's margin lies), at every latitude it serves and beyond, agree with
+  /// the segment-by-segment geodesic distance.
+  @Test func planarFilterAgreesWithTheGeodesicTest() throws {
+    var generator = SeededGenerator(seed: 77)
+    var outcomes = (hits: 0, misses: 0)
+    for _ in 0..<4_000 {
+      let center = try Self.randomOrigin(using: &generator)
+      let radius = [
+        Double.random(in: 5...100, using: &generator),
+        Double.random(in: 100...2_000, using: &generator),
+        Double.random(in: 2_000...12_000, using: &generator),
+      ][Int.random(in: 0..<3, using: &generator)]
+      // A path whose first vertex lies just inside or outside the circle, going anywhere,
+      // segments of up to twice the radius.
+      let start = center.destination(
+        bearing: Double.random(in: 0..<360, using: &generator),
+        distanceInMeters: radius * Double.random(in: 0.95...1.05, using: &generator))
+      var vertices = [start]
+      for _ in 0..<Int.random(in: 1...3, using: &generator) {
+        vertices.append(
+          vertices[vertices.count - 1].destination(
+            bearing: Double.random(in: 0..<360, using: &generator),
+            distanceInMeters: Double.random(in: 1...(2 * radius), using: &generator)))
+      }
+      let path = try GeoPolyline(vertices: vertices)
+      let circle = try GeoCircle(center: center, radiusInMeters: radius)
+      let geodesic = (1..<vertices.count).contains { i in
+        SegmentGeometry.closestPoint(on: vertices[i - 1], vertices[i], to: center).distance
+          <= radius
+      }
+      #expect(path.intersects(circle) == geodesic, "\(vertices) vs \(circle)")
+      if geodesic { outcomes.hits += 1 } else { outcomes.misses += 1 }
+    }
+    #expect(outcomes.hits > 1_000 && outcomes.misses > 1_000, "\(outcomes)")
+  }
+
   /// Whether `point` lies in `box` grown (margin > 0) or shrunk (margin < 0) by `margin`
   /// meters on every side.
   private static func box(

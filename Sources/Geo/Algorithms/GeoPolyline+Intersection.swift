@@ -1,20 +1,68 @@
+import Foundation
+
 extension GeoPolyline {
   /// Whether any point of the path lies within the circle (geodesic distance from the
   /// center to the nearest point of a segment <= radius).
   ///
+  /// Filter and refine: near the center (circles up to 10 km, segments within 10 km of it,
+  /// latitudes within ±70°) a segment is first measured in a ``LocalPlane``, whose error
+  /// there stays below 0.5 % plus the bow of a geodesic against a straight line; only a
+  /// segment whose planar distance falls within a margin of twice that bound around the
+  /// radius is measured geodesically. Answers are those of the geodesic test.
   /// - Complexity: O(n); segments whose bounding box misses the circle's are skipped
-  ///   without geodesic work.
+  ///   without geodesic work, and most others take a planar distance only.
   public func intersects(_ circle: GeoCircle) -> Bool {
     let circleBox = circle.boundingBox
+    let radius = circle.radiusInMeters
+    let plane =
+      radius <= Self.planarFilterRange && abs(circle.center.latitude) <= 70
+      ? LocalPlane(origin: circle.center) : nil
+    // The bow of a geodesic of length L against the plane's straight line is below
+    // L² (1 + tan φ) / 4R; this is that factor of L².
+    let bowPerSquareMeter = (1 + abs(tan(circle.center.latitude * .pi / 180))) / (4 * 6_356_752)
     for i in 1..<vertices.count {
       let a = vertices[i - 1], b = vertices[i]
       guard GeoBox.enclosingSegment(a, b).intersects(circleBox) else { continue }
-      if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= circle.radiusInMeters
+      if let plane,
+        let inside = Self.planarVerdict(
+          a, b, plane: plane, radius: radius, bowPerSquareMeter: bowPerSquareMeter)
       {
+        if inside { return true }
+        continue
+      }
+      if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= radius {
         return true
       }
     }
     return false
+  }
+
+  /// How far from a circle's center (and how large a radius) the planar filter is used.
+  static let planarFilterRange = 10_000.0
+
+  /// Whether the segment meets the circle around the plane's origin, decided in the plane
+  /// when its distance is clearly below or above the radius; `nil` when it is too close to
+  /// call (or the segment reaches beyond the filter's range).
+  private static func planarVerdict(
+    _ a: GeoCoordinates, _ b: GeoCoordinates, plane: LocalPlane, radius: Double,
+    bowPerSquareMeter: Double
+  ) -> Bool? {
+    let (ax, ay) = plane.project(a)
+    let (bx, by) = plane.project(b)
+    let range = planarFilterRange
+    guard abs(ax) <= range, abs(ay) <= range, abs(bx) <= range, abs(by) <= range else {
+      return nil
+    }
+    let dx = bx - ax, dy = by - ay
+    let lengthSquared = dx * dx + dy * dy
+    let t = lengthSquared > 0 ? min(1, max(0, -(ax * dx + ay * dy) / lengthSquared)) : 0
+    let px = ax + t * dx, py = ay + t * dy
+    let distance = (px * px + py * py).squareRoot()
+    // 1 % of the radius (twice the plane's bound at 10 km and 70°), a metre, and the bow.
+    let margin = 0.01 * radius + 1 + lengthSquared * bowPerSquareMeter
+    if distance <= radius - margin { return true }
+    if distance >= radius + margin { return false }
+    return nil
   }
 
   /// Whether any point of the path lies inside the box, edges included.

@@ -3,7 +3,7 @@ extension RTree {
   /// 65536 x 65536 grid over the items' extent; equal codes keep insertion order.
   ///
   /// - Complexity: O(n): four stable counting-sort passes of 8 bits each.
-  static func hilbertOrder(_ items: [(box: RTreeBox, payload: Payload)]) -> [Int] {
+  package static func hilbertOrder(_ items: [(box: RTreeBox, payload: Payload)]) -> [Int] {
     let count = items.count
     guard count > 1 else { return Array(0..<count) }
     var minX = Double.infinity, minY = Double.infinity

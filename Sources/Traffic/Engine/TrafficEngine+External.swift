@@ -49,7 +49,7 @@ extension TrafficEngine {
         changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
       }
       guard !changes.isEmpty else { return [] }
-      texts.invalidate(upserts.map(\.id))
+      forgetRendered(upserts.map(\.id))
       publish(
         IncidentIndex(Array(byId.values), updatedAt: clock()), previous: previous, changes: changes)
       return changes

@@ -27,6 +27,8 @@ public final class TrafficEngine: Sendable {
   let writer = Mutex(())
   private let subscriptions = Mutex(Subscriptions())
   let texts = LocalizationCache()
+  /// Incidents' v7 result objects, encoded once per version, language and references.
+  let v7Results = V7ResultCache()
 
   private struct Subscriptions {
     var nextKey = 0
@@ -165,30 +167,90 @@ public final class TrafficEngine: Sendable {
   )
     throws(TrafficQueryError) -> [TrafficIncident]
   {
+    let (index, positions) = try matchingPositions(inside: area, options: options)
+    return positions.map { texts.localized(index.incidents[$0], to: options.languageCode) }
+  }
+
+  /// The v7 JSON answer (`V7IncidentWire.encode`) of `incidents(inside:options:)`,
+  /// assembled from result objects encoded once per incident version.
+  ///
+  /// - Parameters:
+  ///   - area: The area.
+  ///   - options: Filters, order, limit and language.
+  ///   - locationReferencing: The location references to write.
+  ///   - sourceUpdated: The envelope's update time.
+  /// - Returns: UTF-8 JSON text, byte for byte `V7IncidentWire.encode` of the same answer.
+  /// - Throws: As `incidents(inside:options:)`.
+  /// - Complexity: That of the query, plus O(k) cache lookups and the answer's bytes.
+  package func encodedIncidents(
+    inside area: some GeoArea, options: TrafficIncidentsQueryOptions,
+    locationReferencing: V7IncidentWire.LocationReferencing, sourceUpdated: Date?
+  ) throws(TrafficQueryError) -> Data {
+    let (index, positions) = try matchingPositions(inside: area, options: options)
+    let language = options.languageCode
+    return v7Results.encode(
+      positions, of: index, language: language, references: locationReferencing,
+      sourceUpdated: sourceUpdated
+    ) { texts.localized($0, to: language) }
+  }
+
+  /// Forgets the texts and encodings of these version ids (they were written again).
+  func forgetRendered(_ ids: [String]) {
+    texts.invalidate(ids)
+    v7Results.invalidate(ids)
+  }
+
+  /// The snapshot and the positions in it of the incidents a query answers, in answer
+  /// order (by distance from `sortOrigin`, else most severe first), cut to `limit`.
+  private func matchingPositions(
+    inside area: some GeoArea, options: TrafficIncidentsQueryOptions
+  ) throws(TrafficQueryError) -> (index: IncidentIndex, positions: [Int]) {
     try limits.check(area)
     try options.validate()
     let index = currentSnapshot
     let now = clock()
-    // Work on positions, not incidents: an incident is a large value and sorting moved it.
-    var matches = index.positions(meeting: area).filter {
-      options.matches(index.incidents[$0], now: now)
+    // Work on positions and the index's small query facts, not incidents: an incident is
+    // a large value, and reading one out of the array or sorting them copied all of it.
+    var matches = index.positions(meeting: area)
+    let facts = index.facts
+    let window = options.timeWindow(now: now)
+    matches.removeAll {
+      let incident = facts[$0]
+      return !options.matches(
+        type: incident.type, impact: incident.impact, startTime: incident.startTime,
+        endTime: incident.endTime, window: window)
     }
     if let origin = options.sortOrigin {
-      let distances = Dictionary(
-        uniqueKeysWithValues: matches.map {
-          ($0, TrafficEngine.distance(from: origin, to: index.incidents[$0]))
-        })
-      matches.sort {
-        let a = distances[$0] ?? 0, b = distances[$1] ?? 0
-        return a != b ? a < b : index.incidents[$0].originalId < index.incidents[$1].originalId
-      }
+      let keys = matches.map { (facts[$0].distance(to: origin), facts[$0].originalId) }
+      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     } else {
-      matches.sort { TrafficEngine.severityOrder(index.incidents[$0], index.incidents[$1]) }
+      let keys = matches.map { SeverityKey(facts[$0]) }
+      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     }
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
     }
-    return matches.map { texts.localized(index.incidents[$0], to: options.languageCode) }
+    return (index, matches)
+  }
+
+  /// The answer order without a sort origin, read out of an incident: most severe first,
+  /// then the latest start, then by original id (a total order, so results are stable).
+  private struct SeverityKey: Comparable {
+    var rank: Int
+    var start: Date
+    var originalId: String
+
+    init(_ facts: IncidentIndex.QueryFacts) {
+      rank = TrafficEngine.severityRank(facts.impact)
+      start = facts.startTime ?? .distantPast
+      originalId = facts.originalId
+    }
+
+    static func < (a: SeverityKey, b: SeverityKey) -> Bool {
+      if a.rank != b.rank { return a.rank < b.rank }
+      if a.start != b.start { return a.start > b.start }
+      return a.originalId < b.originalId
+    }
   }
 
   /// `lookupIncident` without the async wrapper.
@@ -247,16 +309,6 @@ public final class TrafficEngine: Sendable {
     return best
   }
 
-  /// Most severe first, then the latest start, then by original id (a total order, so
-  /// results are stable).
-  static func severityOrder(_ a: TrafficIncident, _ b: TrafficIncident) -> Bool {
-    let rankA = severityRank(a.impact), rankB = severityRank(b.impact)
-    if rankA != rankB { return rankA < rankB }
-    let startA = a.startTime ?? .distantPast, startB = b.startTime ?? .distantPast
-    if startA != startB { return startA > startB }
-    return a.originalId < b.originalId
-  }
-
   private static func severityRank(_ impact: TrafficIncidentImpact) -> Int {
     switch impact {
     case .critical: return 0
@@ -293,7 +345,7 @@ public final class TrafficEngine: Sendable {
       guard !batch.isEmpty else { return [] }
       try batch.validate()
       try store.apply(batch)
-      texts.invalidate(batch.upserts.map(\.id))
+      forgetRendered(batch.upserts.map(\.id))
       var byId = Dictionary(
         previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
       var changes: [IncidentChange] = []

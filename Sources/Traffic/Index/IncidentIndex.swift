@@ -3,12 +3,48 @@ import Foundation
 /// An immutable snapshot of the current incidents with a spatial index: what every query
 /// reads. Writers build the next snapshot and swap it in; readers never wait.
 package struct IncidentIndex: Sendable {
-  /// The incidents, in the order they were given.
+  /// The incidents, in the Hilbert order of their shapes' centres: incidents near each
+  /// other on the map lie near each other in memory, so that a query's candidates (and
+  /// their facts) are read from a few cache lines rather than one miss each.
   package let incidents: [TrafficIncident]
   /// Position in `incidents` by original id, and by the feed ids of merged reports.
   package let positions: [String: Int]
+  /// What queries read of each incident, by position: small records beside the large
+  /// incident values, which cost a retain of every field each time one is read out.
+  package let facts: [QueryFacts]
   /// One entry per polyline (split at the antimeridian), payload = position in `incidents`.
   private let tree: RTree<Int32>
+
+  /// What a query tests and sorts on: the geometry, the type, impact and times, the ids.
+  /// Shares its strings and vertex arrays with the incident.
+  package struct QueryFacts: Sendable {
+    package let polyline: GeoPolyline
+    package let additionalPolylines: [GeoPolyline]
+    package let type: TrafficIncidentType
+    package let impact: TrafficIncidentImpact
+    package let startTime: Date?
+    package let endTime: Date?
+    package let originalId: String
+    /// The version id.
+    package let id: String
+
+    /// The geodesic distance from `point` to the nearest of the polylines, meters (as
+    /// `TrafficEngine.distance(from:to:)`).
+    package func distance(to point: GeoCoordinates) -> Double {
+      additionalPolylines.reduce(polyline.distance(to: point)) { min($0, $1.distance(to: point)) }
+    }
+
+    init(_ incident: TrafficIncident) {
+      polyline = incident.location.polyline
+      additionalPolylines = incident.location.additionalPolylines
+      type = incident.type
+      impact = incident.impact
+      startTime = incident.startTime
+      endTime = incident.endTime
+      originalId = incident.originalId
+      id = incident.id
+    }
+  }
 
   /// When the data last changed: the latest entry time of an incident at load, then the
   /// time of each write (HERE v7's `sourceUpdated`).
@@ -21,6 +57,9 @@ package struct IncidentIndex: Sendable {
   ///
   /// - Complexity: O(n log n) for n polylines.
   package init(_ incidents: [TrafficIncident], updatedAt: Date? = nil) {
+    let order = RTree<Int32>.hilbertOrder(
+      incidents.map { (RTreeBox.covering($0.location.polyline.boundingBox)[0], 0) })
+    let incidents = order.map { incidents[$0] }
     self.incidents = incidents
     self.updatedAt = updatedAt ?? incidents.compactMap(\.entryTime).max()
     var positions: [String: Int] = [:]
@@ -43,6 +82,7 @@ package struct IncidentIndex: Sendable {
       }
     }
     self.positions = positions
+    facts = incidents.map(QueryFacts.init)
     tree = RTree(entries)
   }
 
@@ -83,9 +123,9 @@ package struct IncidentIndex: Sendable {
     var previous: Int32 = -1
     for candidate in candidates where candidate != previous {
       previous = candidate
-      let incident = incidents[Int(candidate)]
-      if area.intersects(incident.location.polyline)
-        || incident.location.additionalPolylines.contains(where: { area.intersects($0) })
+      let candidateFacts = facts[Int(candidate)]
+      if area.intersects(candidateFacts.polyline)
+        || candidateFacts.additionalPolylines.contains(where: { area.intersects($0) })
       {
         result.append(Int(candidate))
       }

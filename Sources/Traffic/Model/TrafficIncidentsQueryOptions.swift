@@ -110,10 +110,23 @@ public struct TrafficIncidentsQueryOptions: Hashable, Sendable {
   ///   are empty) and it is in effect during `timeWindow(now:)`.
   /// - Complexity: O(t + i), the lengths of the two filters.
   public func matches(_ incident: TrafficIncident, now: Date) -> Bool {
-    if !typeFilter.isEmpty, !typeFilter.contains(incident.type) { return false }
-    if !impactFilter.isEmpty, !impactFilter.contains(incident.impact) { return false }
-    guard let window = timeWindow(now: now) else { return false }
-    return incident.isActive(during: window)
+    matches(
+      type: incident.type, impact: incident.impact, startTime: incident.startTime,
+      endTime: incident.endTime, window: timeWindow(now: now))
+  }
+
+  /// `matches(_:now:)` on the fields it reads, with the window computed once per query.
+  package func matches(
+    type: TrafficIncidentType, impact: TrafficIncidentImpact, startTime: Date?, endTime: Date?,
+    window: ClosedRange<Date>?
+  ) -> Bool {
+    if !typeFilter.isEmpty, !typeFilter.contains(type) { return false }
+    if !impactFilter.isEmpty, !impactFilter.contains(impact) { return false }
+    guard let window else { return false }
+    // As `TrafficIncident.isActive(during:)`.
+    if let startTime, startTime > window.upperBound { return false }
+    if let endTime, endTime <= window.lowerBound { return false }
+    return true
   }
 
   private static func rfc3339(_ date: Date) -> String {

@@ -135,6 +135,13 @@ package struct JSONWriter {
     raw("null")
   }
 
+  /// Appends JSON text written elsewhere (an encoded fragment kept for reuse) as it is.
+  ///
+  /// - Parameter json: One complete JSON value, UTF-8.
+  package mutating func append(_ json: [UInt8]) {
+    bytes.append(contentsOf: json)
+  }
+
   /// Appends JSON text written elsewhere (such as `GeoJSON.encode`'s output) as it is.
   ///
   /// - Parameter json: One complete JSON value, UTF-8.

@@ -118,7 +118,7 @@ public enum V7IncidentWire {
     return Data(writer.bytes)
   }
 
-  private static func writeResult(
+  static func writeResult(
     _ incident: TrafficIncident, references: LocationReferencing, to w: inout JSONWriter
   ) {
     let location = incident.location

@@ -12,27 +12,34 @@ extension TrafficServer {
   {
     let parameters = try IncidentQueryParameters(query, limits: engine.limits)
     let sourceUpdated = engine.lastUpdate
-    let results = try Self.incidents(
-      in: engine, inside: parameters.area, options: parameters.options)
     var response = HTTPResponse.json(
-      V7IncidentWire.encode(
-        results, sourceUpdated: sourceUpdated,
-        locationReferencing: parameters.locationReferencing))
+      try Self.encodedIncidents(
+        in: engine, inside: parameters.area, options: parameters.options,
+        locationReferencing: parameters.locationReferencing, sourceUpdated: sourceUpdated))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
 
-  /// The engine's query on an area of any of the three kinds (the generic method does not
-  /// take the existential directly).
-  private static func incidents(
-    in engine: TrafficEngine, inside area: any GeoArea, options: TrafficIncidentsQueryOptions
-  ) throws(TrafficQueryError) -> [TrafficIncident] {
+  /// The engine's v7 answer on an area of any of the three kinds (the generic method does
+  /// not take the existential directly).
+  private static func encodedIncidents(
+    in engine: TrafficEngine, inside area: any GeoArea, options: TrafficIncidentsQueryOptions,
+    locationReferencing: V7IncidentWire.LocationReferencing, sourceUpdated: Date?
+  ) throws(TrafficQueryError) -> Data {
     if let circle = area as? GeoCircle {
-      return try engine.incidents(inside: circle, options: options)
+      return try engine.encodedIncidents(
+        inside: circle, options: options, locationReferencing: locationReferencing,
+        sourceUpdated: sourceUpdated)
     }
-    if let box = area as? GeoBox { return try engine.incidents(inside: box, options: options) }
+    if let box = area as? GeoBox {
+      return try engine.encodedIncidents(
+        inside: box, options: options, locationReferencing: locationReferencing,
+        sourceUpdated: sourceUpdated)
+    }
     if let corridor = area as? GeoCorridor {
-      return try engine.incidents(inside: corridor, options: options)
+      return try engine.encodedIncidents(
+        inside: corridor, options: options, locationReferencing: locationReferencing,
+        sourceUpdated: sourceUpdated)
     }
     throw .invalidIn("unsupported area; use a circle, a box or a corridor")
   }
