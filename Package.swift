@@ -64,9 +64,6 @@ let package = Package(
     .executableTarget(
       name: "traffic-fuzz", dependencies: ["Geo", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
-      name: "traffic-load-server", dependencies: ["TrafficServer"],
-      path: "bench/traffic-load-server"),
-    .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(
       name: "map-traffic", dependencies: ["Traffic", "TrafficMap"], path: "Examples/MapTraffic"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds traffic-bench in release mode, runs it and the same workload on Python rtree
 # (libspatialindex), and prints the figures side by side with flatbush's published ones.
-# `make bench` calls this. Pass --quick for a fast smoke run (small sizes).
+# `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark).
+# Pass --quick for a fast smoke run (small sizes, no load benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,3 +61,9 @@ for row in rows:
     print("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
                     for i, cell in enumerate(row)))
 PY
+
+# The HTTP load benchmark: `traffic serve` as users run it, side by side with nginx.
+if [[ -z "$quick" ]]; then
+  echo "== load (bench/load.sh)" >&2
+  bench/load.sh
+fi

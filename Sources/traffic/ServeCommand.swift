@@ -14,7 +14,7 @@ enum ServeCommand: Subcommand {
   static let help = """
     Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
                          [--feed FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
-                         [--threads N]
+                         [--threads N] [--access-log FILE|stderr|off]
 
     Serves incidents (and flow, when a road network is given) over HTTP until SIGINT or
     SIGTERM, then finishes the requests in flight and stops.
@@ -34,6 +34,9 @@ enum ServeCommand: Subcommand {
       --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
       --keys-file F         accept the keys in F, one per line
       --threads N           request threads (default: one per core the process may use)
+      --access-log DEST     where the access log goes: stderr (the default), a FILE it
+                            appends to, or off; written in batches every 100 ms and
+                            completely when the server stops
       --rate-limit R        requests per second per key (per client address without
                             keys); beyond it 429 with Retry-After
       --demo[=live|static]  the live demo: SUMO's A10 network south-east of Berlin, traffic
@@ -59,6 +62,19 @@ enum ServeCommand: Subcommand {
         throw UsageError("--threads expects 1...256, got '\(threads)'")
       }
       configuration.threads = value
+    }
+    if let destination = try arguments.option("--access-log") {
+      switch destination {
+      case "stderr": configuration.accessLog = .standardError
+      case "off": configuration.accessLog = .none
+      case "": throw UsageError("--access-log expects a file, stderr or off")
+      default:
+        do {
+          configuration.accessLog = try AccessLogSink.file(atPath: destination)
+        } catch {
+          throw UsageError("--access-log: \(error)")
+        }
+      }
     }
     if let text = try arguments.option("--rate-limit") {
       guard let rate = Double(text), rate.isFinite, rate > 0 else {

@@ -127,6 +127,29 @@ import Traffic
     #expect(second.body.isEmpty)
   }
 
+  /// Cached answers are sent from the cache's own buffer (no copy per response): repeated
+  /// answers over the socket are byte for byte the first, also while the cache is being
+  /// cleared underneath by many other queries, and the cache did answer them.
+  @Test func cachedAnswersOverTheSocketStayIntact() async throws {
+    let (server, port) = try Self.started()
+    defer { server.stop() }
+    let target = "/v7/incidents?in=circle:52.52,13.40;r=2000"
+    let first = try await Self.fetch(port, target, headers: ["Accept-Encoding": "identity"])
+    #expect(first.status == 200 && !first.body.isEmpty)
+    let hitsBefore = server.responseCache.statistics.hits
+    for round in 0..<40 {
+      // Distinct queries fill the cache (4,096 entries) and make it clear itself.
+      for offset in 0..<120 {
+        _ = server.handle(
+          ServerFixtures.get(
+            "/v7/incidents?in=circle:52.52,13.40;r=\(3_000 + round * 200 + offset)"))
+      }
+      let again = try await Self.fetch(port, target, headers: ["Accept-Encoding": "identity"])
+      #expect(again.body == first.body, "round \(round)")
+    }
+    #expect(server.responseCache.statistics.hits > hitsBefore)
+  }
+
   @Test(arguments: ["127.0.0.1", "::1"])
   func theAccessLogNamesTheSocketPeer(_ host: String) async throws {
     let lines = Mutex([String]())

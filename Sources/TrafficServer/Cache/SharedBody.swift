@@ -4,27 +4,28 @@ import Foundation
 /// them to libmicrohttpd without a copy per response: each response retains the buffer
 /// until libmicrohttpd has sent it and calls back.
 final class SharedBody: @unchecked Sendable {
-  // Unchecked: `bytes` is written once in `init` and only read afterwards; the memory is
-  // freed in `deinit`, after the last holder (the cache or a response being sent) let go.
+  // Unchecked: both properties are set once in `init` and never written again; the memory
+  // `bytes` points to is owned by `data` (freed when the last copy of it goes), so it stays
+  // valid and unchanged while this object lives.
+
+  /// The bytes, at an address that stays put while this object lives.
   let bytes: UnsafeRawBufferPointer
+  /// The same bytes as `Data` (no copy), which owns the allocation: made once, so that each
+  /// response holding it costs a retain, not an allocation.
+  let data: Data
 
-  /// A copy of `data`.
-  init(copying data: Data) {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(
-      byteCount: max(data.count, 1), alignment: 16)
-    data.copyBytes(to: buffer)
-    bytes = UnsafeRawBufferPointer(rebasing: buffer[..<data.count])
-  }
-
-  deinit {
-    bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
-  }
-
-  /// The bytes as `Data` that refers to this buffer (no copy) and keeps it alive.
-  var data: Data {
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
-    return Data(
-      bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count,
-      deallocator: .custom { [self] _, _ in withExtendedLifetime(self) {} })
+  /// A copy of `source`.
+  init(copying source: Data) {
+    let count = source.count
+    guard count > 0 else {
+      bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+      data = Data()
+      return
+    }
+    let base = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+    source.copyBytes(to: UnsafeMutableRawBufferPointer(start: base, count: count))
+    bytes = UnsafeRawBufferPointer(start: base, count: count)
+    data = Data(
+      bytesNoCopy: base, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
   }
 }

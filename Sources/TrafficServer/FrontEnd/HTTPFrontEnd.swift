@@ -227,7 +227,7 @@ final class HTTPFrontEnd: Sendable {
       mhdResponse = MHD_create_response_from_callback(
         traffic_mhd_size_unknown(), 16 * 1024, streamReader, bindingPointer, streamFreed)
     } else if let shared = response.sharedBody, shared.bytes.count == response.body.count,
-      let base = shared.bytes.baseAddress
+      let base = shared.bytes.baseAddress, shared.bytes.count > 0
     {
       // A cached body: sent from the cache's buffer, retained until libmicrohttpd is done.
       let retained = Unmanaged.passRetained(shared).toOpaque()

@@ -177,6 +177,16 @@ public struct AccessLogSink: Sendable {
   /// as `\u{hex}`.
   static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
+    let needsNoEscape =
+      text.utf8.withContiguousStorageIfAvailable { text in
+        guard !text.contains(where: Self.needsEscape) else { return false }
+        bytes.append(contentsOf: text)
+        return true
+      } ?? false
+    if needsNoEscape {
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for byte in text.utf8 {
       switch byte {
       case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
@@ -187,5 +197,9 @@ public struct AccessLogSink: Sendable {
       }
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  private static func needsEscape(_ byte: UInt8) -> Bool {
+    byte < 0x20 || byte == 0x7f || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
   }
 }
