@@ -212,20 +212,20 @@ public final class TrafficEngine: Sendable {
     // Work on positions and the index's small query facts, not incidents: an incident is
     // a large value, and reading one out of the array or sorting them copied all of it.
     var matches = index.positions(meeting: area)
-    let facts = index.facts
     let window = options.timeWindow(now: now)
-    matches.removeAll {
-      let incident = facts[$0]
-      return !options.matches(
-        type: incident.type, impact: incident.impact, startTime: incident.startTime,
-        endTime: incident.endTime, window: window)
-    }
-    if let origin = options.sortOrigin {
-      let keys = matches.map { (facts[$0].distance(to: origin), facts[$0].originalId) }
-      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
-    } else {
-      let keys = matches.map { SeverityKey(facts[$0]) }
-      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
+    index.facts.withUnsafeBufferPointer { facts in
+      matches.removeAll {
+        !options.matches(
+          type: facts[$0].type, impact: facts[$0].impact, startTime: facts[$0].startTime,
+          endTime: facts[$0].endTime, window: window)
+      }
+      if let origin = options.sortOrigin {
+        let keys = matches.map { (facts[$0].distance(to: origin), facts[$0].originalId) }
+        matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
+      } else {
+        let keys = matches.map { SeverityKey(facts[$0]) }
+        matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
+      }
     }
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
@@ -240,7 +240,7 @@ public final class TrafficEngine: Sendable {
     var start: Date
     var originalId: String
 
-    init(_ facts: IncidentIndex.QueryFacts) {
+    init(_ facts: borrowing IncidentIndex.QueryFacts) {
       rank = TrafficEngine.severityRank(facts.impact)
       start = facts.startTime ?? .distantPast
       originalId = facts.originalId

@@ -121,13 +121,17 @@ package struct IncidentIndex: Sendable {
     candidates.sort()
     var result: [Int] = []
     var previous: Int32 = -1
-    for candidate in candidates where candidate != previous {
-      previous = candidate
-      let candidateFacts = facts[Int(candidate)]
-      if area.intersects(candidateFacts.polyline)
-        || candidateFacts.additionalPolylines.contains(where: { area.intersects($0) })
-      {
-        result.append(Int(candidate))
+    // Through the buffer, field by field: copying a record out retained its strings too,
+    // each a cache miss on a large store.
+    facts.withUnsafeBufferPointer { facts in
+      for candidate in candidates where candidate != previous {
+        previous = candidate
+        let position = Int(candidate)
+        if area.intersects(facts[position].polyline)
+          || facts[position].additionalPolylines.contains(where: { area.intersects($0) })
+        {
+          result.append(position)
+        }
       }
     }
     return result
