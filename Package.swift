@@ -125,7 +125,10 @@ let package = Package(
     .testTarget(name: "RemoteEngineTests", dependencies: ["Traffic", "TrafficServer"]),
     .testTarget(
       name: "TrafficCLITests",
-      dependencies: ["traffic", "Traffic", "TrafficServer", "TrafficSQLite", "TrafficTestSupport"]),
+      dependencies: [
+        "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
+        "TrafficTestSupport",
+      ]),
     .testTarget(
       name: "TrafficMapTests", dependencies: ["TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),

@@ -8,7 +8,7 @@ enum ImportCommand: Subcommand {
   static let summary = "Import feed documents (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
   static let help = """
     Usage: traffic import [--db PATH] [--format auto|\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))]
-                          [--feed NAME] [--axis-order lat-lon|lon-lat] FILE...
+                          [--source NAME] [--axis-order lat-lon|lon-lat] FILE...
 
     Decodes each file and stores its incidents: a new incident is added, a changed one gets
     a new version, an unchanged one is left alone (importing twice changes nothing), and an
@@ -17,8 +17,12 @@ enum ImportCommand: Subcommand {
 
     Options:
       --format F            the format of every file; auto (default) recognises each one
-      --feed NAME           the feed the files come from (default: one feed per file,
-                            named FORMAT:FILENAME)
+      --source NAME         the source (feed) the files come from, as `?source=` of a push
+                            and NAME= of `serve --feed` (--feed NAME is the same); by
+                            default the source the document names itself (a WZDx
+                            feed_info publisher: wzdx:PUBLISHER, so that the feed's pushes
+                            and polls update what was imported), else one per file,
+                            FORMAT:FILENAME
       --axis-order O        coordinate order of DATEX II posList (default lat-lon)
     \(EngineArguments.usage)
 
@@ -41,7 +45,15 @@ enum ImportCommand: Subcommand {
       }
       format = named
     }
-    let feedName = try arguments.option("--feed")
+    let sourceOption = try arguments.option("--source")
+    let feedOption = try arguments.option("--feed")
+    if sourceOption != nil, feedOption != nil {
+      throw UsageError("--source and --feed name the same thing; give one")
+    }
+    let feedName = sourceOption ?? feedOption
+    if let feedName, feedName.isEmpty || feedName.count > 100 {
+      throw UsageError("--source must have 1 to 100 characters")
+    }
     var axisOrder = FeedOptions.AxisOrder.latLon
     if let order = try arguments.option("--axis-order") {
       switch order {
@@ -70,8 +82,7 @@ enum ImportCommand: Subcommand {
         continue
       }
       let options = FeedOptions(
-        sourceName: feedName ?? "\(fileFormat.rawValue):\(url.lastPathComponent)",
-        axisOrder: axisOrder)
+        sourceName: "\(fileFormat.rawValue):\(url.lastPathComponent)", axisOrder: axisOrder)
       let document: FeedDocument
       do {
         document = try fileFormat.decoder.decode(input, options: options)
@@ -79,8 +90,11 @@ enum ImportCommand: Subcommand {
         failures.append("\(file): \(error)")
         continue
       }
+      // The name given, else the feed's own (so that its pushes and polls update what was
+      // imported), else the file's.
+      let source = document.sourceName(given: feedName, origin: options.sourceName)
       let report = try engine.ingest(
-        document.incidents, from: options.sourceName, isFullRefresh: document.isFullRefresh)
+        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
       // Jams (Waze) also describe flow, on the store's road network when it has one.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)

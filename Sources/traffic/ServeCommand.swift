@@ -13,7 +13,7 @@ enum ServeCommand: Subcommand {
   static let summary = "Run the traffic server (HERE Traffic API v7 compatible)"
   static let help = """
     Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
-                         [--feed FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
+                         [--feed [NAME=]FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
                          [--threads N] [--access-log FILE|stderr|off]
 
     Serves incidents (and flow, when a road network is given) over HTTP until SIGINT or
@@ -29,8 +29,11 @@ enum ServeCommand: Subcommand {
       --port N              port (default 8080; 0 picks a free one)
       --network FILE        road network for flow: .osm, .osm.bz2, .osm.pbf or SUMO .net.xml
       --country CC          ISO country of the network, for default speed limits
-      --feed FORMAT:URL[@S] poll a feed every S seconds (default 60); FORMAT is auto or one of
-                            \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
+      --feed [NAME=]FORMAT:URL[@S]
+                            poll a feed every S seconds (default 60); FORMAT is auto or one of
+                            \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "));
+                            NAME names its source (default: the source the document names
+                            itself, else the URL's host and path)
       --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
       --keys-file F         accept the keys in F, one per line
       --threads N           request threads (default: one per core the process may use)

@@ -77,6 +77,26 @@ public struct FeedDocument: Sendable {
   public var isFullRefresh: Bool
   /// When the publisher produced the document, if it says.
   public var publicationTime: Date?
+  /// The source the document names itself, with its format (`wzdx:CDOT` for a WZDx
+  /// `feed_info.publisher`), when the format carries one; `nil` otherwise.
+  public var publisher: String?
+
+  /// The name the document's incidents are ingested under (their `sources`), the same
+  /// whether the document was imported from a file, pushed or polled: the name the user
+  /// gave, else the source the document names itself, else `origin` (what the caller
+  /// knows of where it came from: the file, the pushed format, the polled URL).
+  ///
+  /// A source's newer report replaces its older one; a full refresh ends the source's
+  /// incidents it no longer carries. So one feed must keep one name across the ways it
+  /// arrives, and two feeds must not share one.
+  ///
+  /// - Parameters:
+  ///   - given: The name the user gave (`--source`, `?source=`, `--feed NAME=...`).
+  ///   - origin: The name to use when neither the user nor the document names the source.
+  /// - Returns: The source name.
+  public func sourceName(given: String?, origin: String) -> String {
+    given ?? publisher ?? origin
+  }
 
   /// Creates a decoded document.
   public init(

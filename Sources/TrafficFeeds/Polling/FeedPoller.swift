@@ -25,8 +25,12 @@ import Traffic
 public final class FeedPoller: Sendable {
   /// One feed to poll.
   public struct Feed: Sendable {
-    /// The name its incidents are ingested under (their `sources`).
+    /// The feed's name: its status and saved state go by it; its incidents are ingested
+    /// under it when it was given, else under the source the document names itself
+    /// (`FeedDocument.sourceName`), else under it.
     public var name: String
+    /// Whether `name` was given (rather than made from the URL).
+    public var isNamed: Bool
     /// The format, or `nil` to recognise each document.
     public var format: FeedFormat?
     /// Where to fetch it.
@@ -43,6 +47,7 @@ public final class FeedPoller: Sendable {
     ) {
       let defaultName = name ?? "\(url.host ?? "feed")\(url.path)"
       self.name = defaultName
+      isNamed = name != nil
       self.format = format
       self.url = url
       self.intervalInSeconds = intervalInSeconds
@@ -61,11 +66,24 @@ public final class FeedPoller: Sendable {
       return components.string ?? url.absoluteString
     }
 
-    /// Parses the command line's `FORMAT:URL[@SECONDS]` (`auto` for the format recognises
-    /// each document).
+    /// Parses the command line's `[NAME=]FORMAT:URL[@SECONDS]` (`auto` for the format
+    /// recognises each document; NAME names the source, as `traffic import --source`).
     ///
     /// - Throws: `FeedError` naming what is wrong.
     public static func parse(_ text: String) throws(FeedError) -> Feed {
+      var text = text
+      var name: String?
+      if let equals = text.firstIndex(of: "="),
+        !text[..<equals].contains(":"), !text[..<equals].contains("/")
+      {
+        let given = String(text[..<equals])
+        guard !given.isEmpty, given.count <= 100 else {
+          throw FeedError(
+            format: .hereV7, reason: "the feed name before '=' must have 1 to 100 characters")
+        }
+        name = given
+        text = String(text[text.index(after: equals)...])
+      }
       guard let colon = text.firstIndex(of: ":") else {
         throw FeedError(format: .hereV7, reason: "expected FORMAT:URL[@SECONDS], got '\(text)'")
       }
@@ -96,7 +114,7 @@ public final class FeedPoller: Sendable {
         throw FeedError(
           format: format ?? .hereV7, reason: "'\(rest)' is not an http(s) or file URL")
       }
-      return Feed(format: format, url: url, intervalInSeconds: interval)
+      return Feed(format: format, url: url, intervalInSeconds: interval, name: name)
     }
   }
 
@@ -334,7 +352,9 @@ public final class FeedPoller: Sendable {
     let report: IngestReport
     do {
       report = try engine.ingest(
-        document.incidents, from: feed.name, isFullRefresh: document.isFullRefresh)
+        document.incidents,
+        from: document.sourceName(given: feed.isNamed ? feed.name : nil, origin: feed.name),
+        isFullRefresh: document.isFullRefresh)
     } catch {
       throw FeedError(format: format, location: feed.displayURL, reason: "\(error)")
     }

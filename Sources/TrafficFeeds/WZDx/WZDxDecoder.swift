@@ -109,6 +109,12 @@ public enum WZDxDecoder: FeedDecoder {
     let feedInfo = root["feed_info"] ?? root["road_event_feed_info"]
     document.publicationTime = JSONFeed.text(feedInfo?["update_date"]).flatMap(
       FeedDates.parseISO8601)
+    // The feed's own identity: the same document is one source however it arrives.
+    if let publisher = JSONFeed.text(feedInfo?["publisher"])?
+      .trimmingCharacters(in: .whitespacesAndNewlines), !publisher.isEmpty
+    {
+      document.publisher = "wzdx:" + String(publisher.prefix(100))
+    }
     return document
   }
 

@@ -22,6 +22,8 @@ final class FeedIngest: Sendable {
   /// What one push did.
   struct Outcome: Sendable {
     var document: FeedDocument
+    /// The source the incidents were ingested under (`FeedDocument.sourceName`).
+    var source: String
     var report = IngestReport()
   }
 
@@ -39,16 +41,20 @@ final class FeedIngest: Sendable {
   /// document no longer carries.
   /// - Throws: `TrafficQueryError.badRequest` naming the problem when the document cannot
   ///   be read; `.internalError` when the store fails.
+  /// - Parameters:
+  ///   - givenSource: The source name the client gave (`?source=`); else the document's
+  ///     own (`FeedDocument.sourceName`), else `options.sourceName`.
   func push(
-    _ data: Data, format: FeedFormat, options: FeedOptions, now: Date
+    _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?, now: Date
   ) throws(TrafficQueryError) -> Outcome {
-    let key = "\(format.rawValue)\u{0}\(options.sourceName)"
     let document: FeedDocument
     do {
       document = try format.decoder.decode(data, options: options)
     } catch {
+      let source = givenSource ?? options.sourceName
+      let key = "\(format.rawValue)\u{0}\(source)"
       statuses.withLock { statuses in
-        var status = statuses[key] ?? Status(format: format, source: options.sourceName)
+        var status = statuses[key] ?? Status(format: format, source: source)
         status.pushes += 1
         status.lastError = error.description
         status.lastErrorTime = now
@@ -56,17 +62,19 @@ final class FeedIngest: Sendable {
       }
       throw .badRequest("the \(format) document cannot be read: \(error)")
     }
-    var outcome = Outcome(document: document)
+    let source = document.sourceName(given: givenSource, origin: options.sourceName)
+    let key = "\(format.rawValue)\u{0}\(source)"
+    var outcome = Outcome(document: document, source: source)
     do {
       outcome.report = try engine.ingest(
-        document.incidents, from: options.sourceName, isFullRefresh: document.isFullRefresh)
+        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
       // Jams (Waze) also describe flow, when the engine has a road network.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)
       }
     } catch {
       statuses.withLock { statuses in
-        var status = statuses[key] ?? Status(format: format, source: options.sourceName)
+        var status = statuses[key] ?? Status(format: format, source: source)
         status.pushes += 1
         status.lastError = error.description
         status.lastErrorTime = now
@@ -75,7 +83,7 @@ final class FeedIngest: Sendable {
       throw .internalError("the incidents could not be stored: \(error)")
     }
     statuses.withLock { statuses in
-      var status = statuses[key] ?? Status(format: format, source: options.sourceName)
+      var status = statuses[key] ?? Status(format: format, source: source)
       status.pushes += 1
       status.lastPushTime = now
       status.lastPublicationTime = document.publicationTime

@@ -103,11 +103,12 @@ extension TrafficServer {
     guard !request.body.isEmpty else {
       throw .badRequest("the body is empty; send one \(format) document")
     }
-    let source = try query.single("source", error: TrafficQueryError.invalidParameter) ?? name
-    guard !source.isEmpty, source.count <= 100 else {
+    let givenSource = try query.single("source", error: TrafficQueryError.invalidParameter)
+    if let givenSource, givenSource.isEmpty || givenSource.count > 100 {
       throw .invalidParameter("source must have 1 to 100 characters")
     }
-    var options = FeedOptions(sourceName: source, now: Date())
+    // Without ?source=, the document's own publisher names the source, else the format.
+    var options = FeedOptions(sourceName: name, now: Date())
     options.defaultLanguage = try IncidentQueryParameters.language(query)
     if let country = try query.single("country", error: TrafficQueryError.invalidParameter) {
       guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
@@ -123,12 +124,13 @@ extension TrafficServer {
       }
       options.axisOrder = axisOrder
     }
-    let outcome = try feeds.push(request.body, format: format, options: options, now: Date())
+    let outcome = try feeds.push(
+      request.body, format: format, options: options, givenSource: givenSource, now: Date())
     var writer = JSONWriter(capacity: 512)
     writer.raw("{\"format\":")
     writer.string(format.rawValue)
     writer.raw(",\"source\":")
-    writer.string(source)
+    writer.string(outcome.source)
     writer.raw(",\"incidents\":")
     writer.integer(outcome.document.incidents.count)
     for (name, count) in [

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficFeeds
+import TrafficSQLite
+import TrafficServer
+import TrafficTestSupport
+
+@testable import traffic
+
+/// A feed is one source however its documents arrive: a work zone imported from a file and
+/// then closed by the same feed's push or poll is updated (closure included), not merged as
+/// a second report of the same incident.
+@Suite struct SourceIdentityTests {
+  /// A WZDx 4.2 document of one work zone on a Berlin street, from `publisher`.
+  static func document(
+    publisher: String, id: String = "wz-1", impact: String, updated: String
+  ) -> Data {
+    Data(
+      """
+      {"feed_info": {"publisher": "\(publisher)", "version": "4.2", "update_date": "\(updated)",
+        "data_sources": [{"data_source_id": "s1", "organization_name": "\(publisher)"}]},
+       "type": "FeatureCollection",
+       "features": [{"id": "\(id)", "type": "Feature",
+         "properties": {"core_details": {"event_type": "work-zone", "data_source_id": "s1",
+             "road_names": ["Sachsendamm"], "direction": "eastbound", "update_date": "\(updated)"},
+           "start_date": "2026-01-01T00:00:00Z", "end_date": "2030-01-01T00:00:00Z",
+           "is_start_date_verified": false, "is_end_date_verified": false,
+           "is_start_position_verified": false, "is_end_position_verified": false,
+           "location_method": "channel-device-method", "vehicle_impact": "\(impact)"},
+         "geometry": {"type": "LineString",
+           "coordinates": [[13.3600, 52.4830], [13.3640, 52.4835]]}}]}
+      """.utf8)
+  }
+
+  static func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "source-identity-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static func push(_ server: TrafficServer, _ body: Data, query: String = "") throws -> JSONValue {
+    let response = server.handle(
+      HTTPRequest(method: "POST", target: "/v1/feeds/wzdx" + query, body: body))
+    #expect(response.status == 200, "\(response.bodyText)")
+    return try JSONParser.parse(response.body)
+  }
+
+  @Test func aPushUpdatesWhatAFileImported() async throws {
+    let folder = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("roadworks.geojson")
+    try Self.document(
+      publisher: "Berlin VIZ", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"
+    )
+    .write(to: file)
+    let database = folder.appendingPathComponent("store.sqlite").path
+    let imported = await runTraffic(["import", "--db", database, file.path])
+    #expect(imported.status == .success, "\(imported.errors)")
+
+    let engine = try TrafficEngine(store: try SQLiteTrafficStore(path: database))
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    let answer = try Self.push(
+      server,
+      Self.document(
+        publisher: "Berlin VIZ", impact: "all-lanes-closed", updated: "2026-11-02T08:00:00Z"))
+    #expect(answer["source"]?.string == "wzdx:Berlin VIZ")
+    #expect(answer["updated"]?.int == 1)
+    #expect(answer["merged"]?.int == 0)
+    let incident = try engine.incident(originalId: "wz-1", options: TrafficIncidentLookupOptions())
+    #expect(incident.isRoadClosed)
+    #expect(incident.sources.count <= 1, "\(incident.sources)")
+  }
+
+  @Test func aPollUpdatesWhatWasPushed() async throws {
+    let folder = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    _ = try Self.push(
+      server,
+      Self.document(publisher: "CDOT", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z")
+    )
+    let file = folder.appendingPathComponent("feed.geojson")
+    try Self.document(
+      publisher: "CDOT", impact: "all-lanes-closed", updated: "2026-11-02T08:00:00Z"
+    )
+    .write(to: file)
+    let poller = FeedPoller(feeds: [FeedPoller.Feed(format: nil, url: file)], engine: engine)
+    let feedName = try #require(poller.status.first?.feed.name)
+    _ = await poller.poll(feedName)
+    #expect(poller.status.first?.lastError == nil)
+    let incident = try engine.incident(originalId: "wz-1", options: TrafficIncidentLookupOptions())
+    #expect(incident.isRoadClosed)
+    #expect(incident.sources.count <= 1, "\(incident.sources)")
+    #expect(engine.incidentCount == 1)
+  }
+
+  @Test func aGivenNameWinsAndTwoSourcesStayTwo() throws {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    // Two publishers report the same work zone: one incident, two sources.
+    _ = try Self.push(
+      server,
+      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
+    let second = try Self.push(
+      server,
+      Self.document(
+        publisher: "B", id: "b-7", impact: "some-lanes-closed", updated: "2026-11-01T09:00:00Z"))
+    #expect(second["source"]?.string == "wzdx:B")
+    #expect(second["merged"]?.int == 1)
+    // A name given by the client wins over the document's.
+    let named = try Self.push(
+      server,
+      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"),
+      query: "?source=viz-push")
+    #expect(named["source"]?.string == "viz-push")
+  }
+
+  @Test func theCommandLineNamesSources() throws {
+    let feed = try FeedPoller.Feed.parse("viz=wzdx:https://example.org/wzdx.geojson@30")
+    #expect(feed.name == "viz" && feed.isNamed)
+    #expect(feed.format == .wzdx && feed.intervalInSeconds == 30)
+    let unnamed = try FeedPoller.Feed.parse("wzdx:https://example.org/a=b.geojson")
+    #expect(!unnamed.isNamed && unnamed.url.path == "/a=b.geojson")
+    #expect(throws: FeedError.self) { try FeedPoller.Feed.parse("=wzdx:https://example.org/x") }
+  }
+}
