@@ -14,22 +14,30 @@ import TrafficTestSupport
 @Suite struct SourceIdentityTests {
   /// A WZDx 4.2 document of one work zone on a Berlin street, from `publisher`.
   static func document(
-    publisher: String, id: String = "wz-1", impact: String, updated: String
+    publisher: String, id: String = "wz-1", impact: String, updated: String,
+    alsoOpen otherIds: [String] = []
   ) -> Data {
-    Data(
+    let features = ([(id, impact)] + otherIds.map { ($0, "all-lanes-open") }).enumerated().map {
+      index, feature in
       """
-      {"feed_info": {"publisher": "\(publisher)", "version": "4.2", "update_date": "\(updated)",
-        "data_sources": [{"data_source_id": "s1", "organization_name": "\(publisher)"}]},
-       "type": "FeatureCollection",
-       "features": [{"id": "\(id)", "type": "Feature",
+      {"id": "\(feature.0)", "type": "Feature",
          "properties": {"core_details": {"event_type": "work-zone", "data_source_id": "s1",
              "road_names": ["Sachsendamm"], "direction": "eastbound", "update_date": "\(updated)"},
            "start_date": "2026-01-01T00:00:00Z", "end_date": "2030-01-01T00:00:00Z",
            "is_start_date_verified": false, "is_end_date_verified": false,
            "is_start_position_verified": false, "is_end_position_verified": false,
-           "location_method": "channel-device-method", "vehicle_impact": "\(impact)"},
+           "location_method": "channel-device-method", "vehicle_impact": "\(feature.1)"},
          "geometry": {"type": "LineString",
-           "coordinates": [[13.3600, 52.4830], [13.3640, 52.4835]]}}]}
+           "coordinates": [[13.3600, \(52.4830 + Double(index) * 0.01)],
+                           [13.3640, \(52.4835 + Double(index) * 0.01)]]}}
+      """
+    }
+    return Data(
+      """
+      {"feed_info": {"publisher": "\(publisher)", "version": "4.2", "update_date": "\(updated)",
+        "data_sources": [{"data_source_id": "s1", "organization_name": "\(publisher)"}]},
+       "type": "FeatureCollection",
+       "features": [\(features.joined(separator: ","))]}
       """.utf8)
   }
 
@@ -52,7 +60,8 @@ import TrafficTestSupport
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("roadworks.geojson")
     try Self.document(
-      publisher: "Berlin VIZ", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"
+      publisher: "Berlin VIZ", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z",
+      alsoOpen: ["wz-2"]
     )
     .write(to: file)
     let database = folder.appendingPathComponent("store.sqlite").path
@@ -72,6 +81,11 @@ import TrafficTestSupport
     let incident = try engine.incident(originalId: "wz-1", options: TrafficIncidentLookupOptions())
     #expect(incident.isRoadClosed)
     #expect(incident.sources.count <= 1, "\(incident.sources)")
+    // The push carried one change: the file's other work zone stays active.
+    #expect(answer["ended"]?.int == 0)
+    #expect(engine.incidentCount == 2)
+    let other = try engine.incident(originalId: "wz-2", options: TrafficIncidentLookupOptions())
+    #expect(other.isActive(at: Date()))
   }
 
   @Test func aPollUpdatesWhatWasPushed() async throws {

@@ -41,8 +41,14 @@ import Zlib
     let server = try ServerFixtures.server()
     _ = server.handle(
       ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1", "e2"])))
+    // Without fullRefresh=true a push is a set of changes: it ends nothing.
+    let changes = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e2"])))
+    #expect(try ServerFixtures.object(changes.body)["ended"] as? Int == 0)
+    #expect(try ServerFixtures.object(changes.body)["fullRefresh"] as? Bool == false)
     let second = server.handle(
-      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e2", "e3"])))
+      ServerFixtures.post(
+        "/v1/feeds/open511?source=bc&fullRefresh=true", Self.open511(["e2", "e3"])))
     let body = try ServerFixtures.object(second.body)
     #expect(body["added"] as? Int == 1)
     #expect(body["unchanged"] as? Int == 1)
@@ -55,7 +61,9 @@ import Zlib
       server.handle(ServerFixtures.get("/v7/incidents?in=circle:52.52,13.41;r=50")))
     #expect(Set(active) == ["e2", "e3"])
     // Another source's refresh does not touch these.
-    _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=other", Self.open511(["o1"])))
+    _ = server.handle(
+      ServerFixtures.post(
+        "/v1/feeds/open511?source=other&fullRefresh=true", Self.open511(["o1"])))
     #expect(server.handle(ServerFixtures.get("/v7/incidents/e2")).status == 200)
   }
 

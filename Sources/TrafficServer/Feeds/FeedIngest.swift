@@ -44,10 +44,15 @@ final class FeedIngest: Sendable {
   /// - Parameters:
   ///   - givenSource: The source name the client gave (`?source=`); else the document's
   ///     own (`FeedDocument.sourceName`), else `options.sourceName`.
+  ///   - isFullRefresh: Whether the document is the source's whole picture (its incidents
+  ///     the document no longer carries end); a push is a set of changes unless the client
+  ///     says so (`?fullRefresh=true`), since the same source's polls and imports carry the
+  ///     whole picture and a push of a few changes must not end the rest.
   func push(
-    _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?, now: Date
+    _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?,
+    isFullRefresh: Bool, now: Date
   ) throws(TrafficQueryError) -> Outcome {
-    let document: FeedDocument
+    var document: FeedDocument
     do {
       document = try format.decoder.decode(data, options: options)
     } catch {
@@ -62,6 +67,7 @@ final class FeedIngest: Sendable {
       }
       throw .badRequest("the \(format) document cannot be read: \(error)")
     }
+    document.isFullRefresh = isFullRefresh
     let source = document.sourceName(given: givenSource, origin: options.sourceName)
     let key = "\(format.rawValue)\u{0}\(source)"
     var outcome = Outcome(document: document, source: source)

@@ -124,8 +124,17 @@ extension TrafficServer {
       }
       options.axisOrder = axisOrder
     }
+    var isFullRefresh = false
+    if let text = try query.single("fullRefresh", error: TrafficQueryError.invalidParameter) {
+      guard let value = Bool(text) else {
+        throw .invalidParameter(
+          "fullRefresh \"\(AreaParameter.excerpt(text))\" must be true or false")
+      }
+      isFullRefresh = value
+    }
     let outcome = try feeds.push(
-      request.body, format: format, options: options, givenSource: givenSource, now: Date())
+      request.body, format: format, options: options, givenSource: givenSource,
+      isFullRefresh: isFullRefresh, now: Date())
     var writer = JSONWriter(capacity: 512)
     writer.raw("{\"format\":")
     writer.string(format.rawValue)
