@@ -11,46 +11,155 @@ import Foundation
 /// language), from which `localized(to:)` words `description` and `summary` in the language
 /// asked for.
 public struct TrafficIncident: Hashable, Sendable {
+  /// The stored fields of an incident.
+  struct Fields: Hashable, Sendable {
+    var id: String
+    var originalId: String
+    var parentId: String?
+    var type: TrafficIncidentType
+    var impact: TrafficIncidentImpact
+    var description: LocalizedText
+    var summary: LocalizedText
+    var startTime: Date?
+    var endTime: Date?
+    var entryTime: Date?
+    var isRoadClosed: Bool
+    var junctionsTraversability: JunctionsTraversability
+    var codes: [Int]
+    var location: TrafficLocation
+    var vehicleRestrictions: [RestrictedVehicleCategory: VehicleRestriction]
+    var details: TrafficIncidentDetails
+    var sourceTexts: [LocalizedText]
+    var sources: [TrafficIncidentSource] = []
+  }
+
+  /// The fields, shared by copies until one of them changes (copy on write): an incident
+  /// holds dozens of strings and arrays, and snapshots, queries and ingest copy incidents by
+  /// the thousand, each copy of a plain struct retaining every one of them.
+  private final class Storage: @unchecked Sendable {
+    // Unchecked: `fields` is only written through `TrafficIncident.fields`, which copies the
+    // storage first unless this value is its only holder, so a shared storage is never
+    // written.
+    var fields: Fields
+
+    init(_ fields: Fields) {
+      self.fields = fields
+    }
+  }
+
+  private var storage: Storage
+
+  /// The fields for writing: copied first when another value shares them.
+  private var fields: Fields {
+    get { storage.fields }
+    _modify {
+      if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+      yield &storage.fields
+    }
+  }
+
   /// The identifier of this version; it changes with every update of the incident.
-  public private(set) var id: String
+  public private(set) var id: String {
+    get { storage.fields.id }
+    set { fields.id = newValue }
+  }
   /// The identifier of the first version; stable across updates, the lookup key.
-  public private(set) var originalId: String
+  public private(set) var originalId: String {
+    get { storage.fields.originalId }
+    set { fields.originalId = newValue }
+  }
   /// The identifier of an incident this one belongs to (e.g. the accident a queue is caused
   /// by), when any.
-  public var parentId: String?
+  public var parentId: String? {
+    get { storage.fields.parentId }
+    set { fields.parentId = newValue }
+  }
   /// The category.
-  public var type: TrafficIncidentType
+  public var type: TrafficIncidentType {
+    get { storage.fields.type }
+    set { fields.type = newValue }
+  }
   /// How strongly traffic is affected.
-  public var impact: TrafficIncidentImpact
+  public var impact: TrafficIncidentImpact {
+    get { storage.fields.impact }
+    set { fields.impact = newValue }
+  }
   /// A full description including the location, in `description.language`.
-  public var description: LocalizedText
+  public var description: LocalizedText {
+    get { storage.fields.description }
+    set { fields.description = newValue }
+  }
   /// A short description without the location, in `summary.language`.
-  public var summary: LocalizedText
+  public var summary: LocalizedText {
+    get { storage.fields.summary }
+    set { fields.summary = newValue }
+  }
   /// When the incident began or will begin; `nil` when not known (treated as always begun).
-  public private(set) var startTime: Date?
+  public private(set) var startTime: Date? {
+    get { storage.fields.startTime }
+    set { fields.startTime = newValue }
+  }
   /// When the incident is expected to end; `nil` when not known (treated as open-ended).
-  public private(set) var endTime: Date?
+  public private(set) var endTime: Date? {
+    get { storage.fields.endTime }
+    set { fields.endTime = newValue }
+  }
   /// When the incident was entered into the source system, when known.
-  public var entryTime: Date?
+  public var entryTime: Date? {
+    get { storage.fields.entryTime }
+    set { fields.entryTime = newValue }
+  }
   /// Whether the road is closed.
-  public var isRoadClosed: Bool
+  public var isRoadClosed: Bool {
+    get { storage.fields.isRoadClosed }
+    set { fields.isRoadClosed = newValue }
+  }
   /// Whether the junctions along the affected stretch can be used.
-  public var junctionsTraversability: JunctionsTraversability
+  public var junctionsTraversability: JunctionsTraversability {
+    get { storage.fields.junctionsTraversability }
+    set { fields.junctionsTraversability = newValue }
+  }
   /// Alert-C event codes (ISO 14819-2), most important first.
-  public var codes: [Int]
+  public var codes: [Int] {
+    get { storage.fields.codes }
+    set { fields.codes = newValue }
+  }
   /// Where the incident is.
-  public var location: TrafficLocation
+  public var location: TrafficLocation {
+    get { storage.fields.location }
+    set { fields.location = newValue }
+  }
   /// The vehicles the incident restricts, per category; empty when it restricts none in
   /// particular.
-  public var vehicleRestrictions: [RestrictedVehicleCategory: VehicleRestriction]
+  public var vehicleRestrictions: [RestrictedVehicleCategory: VehicleRestriction] {
+    get { storage.fields.vehicleRestrictions }
+    set { fields.vehicleRestrictions = newValue }
+  }
   /// Structured facts used to word localised descriptions.
-  public var details: TrafficIncidentDetails
+  public var details: TrafficIncidentDetails {
+    get { storage.fields.details }
+    set { fields.details = newValue }
+  }
   /// Descriptions as the source wrote them, each in its language; returned unchanged when
   /// their language is asked for.
-  public var sourceTexts: [LocalizedText]
+  public var sourceTexts: [LocalizedText] {
+    get { storage.fields.sourceTexts }
+    set { fields.sourceTexts = newValue }
+  }
   /// The feeds that reported the incident, with each feed's own id for it (several when
   /// reports of the same event from different feeds were merged into this incident).
-  public var sources: [TrafficIncidentSource] = []
+  public var sources: [TrafficIncidentSource] {
+    get { storage.fields.sources }
+    set { fields.sources = newValue }
+  }
+
+  public static func == (lhs: TrafficIncident, rhs: TrafficIncident) -> Bool {
+    lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(storage.fields)
+  }
 
   /// Creates an incident, validating what must hold.
   ///
@@ -93,24 +202,15 @@ public struct TrafficIncident: Hashable, Sendable {
     if let startTime, let endTime, endTime < startTime {
       throw .endBeforeStart(start: startTime, end: endTime)
     }
-    self.id = id
-    self.originalId = originalId
-    self.parentId = parentId
-    self.type = type
-    self.impact = impact
     let placeholder = LocalizedText(text: "", language: .enUS)
-    self.description = description ?? placeholder
-    self.summary = summary ?? description ?? placeholder
-    self.startTime = startTime
-    self.endTime = endTime
-    self.entryTime = entryTime
-    self.isRoadClosed = isRoadClosed
-    self.junctionsTraversability = junctionsTraversability
-    self.codes = codes
-    self.location = location
-    self.vehicleRestrictions = vehicleRestrictions
-    self.details = details
-    self.sourceTexts = sourceTexts
+    storage = Storage(
+      Fields(
+        id: id, originalId: originalId, parentId: parentId, type: type, impact: impact,
+        description: description ?? placeholder, summary: summary ?? description ?? placeholder,
+        startTime: startTime, endTime: endTime, entryTime: entryTime,
+        isRoadClosed: isRoadClosed, junctionsTraversability: junctionsTraversability,
+        codes: codes, location: location, vehicleRestrictions: vehicleRestrictions,
+        details: details, sourceTexts: sourceTexts))
     if description == nil || summary == nil {
       let texts = IncidentTextGenerator.shared.texts(for: self, in: nil)
       if description == nil { self.description = texts.description }
