@@ -19,6 +19,7 @@ public struct DebianFile: Sendable, CustomStringConvertible {
     self.package = package
   }
 
+  /// The path.
   public var description: String { path }
 
   /// The file as a URL.
@@ -49,6 +50,7 @@ public struct DebianFileMissing: Error, CustomStringConvertible {
   /// The absent file.
   public let file: DebianFile
 
+  /// What is missing and how to install it.
   public var description: String {
     "\(file.path) is missing: install Debian's \(file.package) package "
       + "(apt-get install \(file.package)); `make test` installs every package the tests need"

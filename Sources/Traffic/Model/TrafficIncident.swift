@@ -153,10 +153,12 @@ public struct TrafficIncident: Hashable, Sendable {
     set { fields.sources = newValue }
   }
 
+  /// Equal when every field is (two values of one storage are equal without comparing).
   public static func == (lhs: TrafficIncident, rhs: TrafficIncident) -> Bool {
     lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
   }
 
+  /// Hashes every field.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(storage.fields)
   }
