@@ -34,24 +34,11 @@ extension TrafficEngine {
     try writer.withLock { _ throws(Failure) -> [IncidentChange] in
       let previous = currentSnapshot
       let (upserts, deletions) = try fetch(previous)
-      var byId = Dictionary(
-        previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
-      var changes: [IncidentChange] = []
-      for originalId in deletions {
-        if let removed = byId.removeValue(forKey: originalId) {
-          changes.append(IncidentChange(kind: .removed, incident: removed))
-        }
-      }
-      for incident in upserts {
-        let old = byId[incident.originalId]
-        guard old != incident else { continue }
-        byId[incident.originalId] = incident
-        changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
-      }
+      let (incidents, changes) = previous.applying(
+        upserts: upserts, deletions: deletions, skippingUnchanged: true)
       guard !changes.isEmpty else { return [] }
       forgetRendered(upserts.map(\.id))
-      publish(
-        IncidentIndex(Array(byId.values), updatedAt: clock()), previous: previous, changes: changes)
+      publish(IncidentIndex(incidents, updatedAt: clock()), previous: previous, changes: changes)
       return changes
     }
   }

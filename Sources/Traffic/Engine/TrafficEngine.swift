@@ -346,20 +346,9 @@ public final class TrafficEngine: Sendable {
       try batch.validate()
       try store.apply(batch)
       forgetRendered(batch.upserts.map(\.id))
-      var byId = Dictionary(
-        previous.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { _, last in last })
-      var changes: [IncidentChange] = []
-      for originalId in batch.deletions {
-        if let removed = byId.removeValue(forKey: originalId) {
-          changes.append(IncidentChange(kind: .removed, incident: removed))
-        }
-      }
-      for incident in batch.upserts {
-        let old = byId.updateValue(incident, forKey: incident.originalId)
-        changes.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
-      }
-      publish(
-        IncidentIndex(Array(byId.values), updatedAt: clock()), previous: previous, changes: changes)
+      let (incidents, changes) = previous.applying(
+        upserts: batch.upserts, deletions: batch.deletions)
+      publish(IncidentIndex(incidents, updatedAt: clock()), previous: previous, changes: changes)
       return changes
     }
   }

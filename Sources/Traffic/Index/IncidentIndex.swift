@@ -57,8 +57,9 @@ package struct IncidentIndex: Sendable {
   ///
   /// - Complexity: O(n log n) for n polylines.
   package init(_ incidents: [TrafficIncident], updatedAt: Date? = nil) {
-    let order = RTree<Int32>.hilbertOrder(
-      incidents.map { (RTreeBox.covering($0.location.polyline.boundingBox)[0], 0) })
+    // Each main polyline's box is computed once, for the order and for the tree.
+    let boxes = incidents.map { $0.location.polyline.boundingBox }
+    let order = RTree<Int32>.hilbertOrder(boxes.map { (RTreeBox.covering($0)[0], 0) })
     let incidents = order.map { incidents[$0] }
     self.incidents = incidents
     self.updatedAt = updatedAt ?? incidents.compactMap(\.entryTime).max()
@@ -68,7 +69,10 @@ package struct IncidentIndex: Sendable {
     entries.reserveCapacity(incidents.count)
     for (position, incident) in incidents.enumerated() {
       positions[incident.originalId] = position
-      for polyline in incident.location.allPolylines {
+      for box in RTreeBox.covering(boxes[order[position]]) {
+        entries.append((box, Int32(position)))
+      }
+      for polyline in incident.location.additionalPolylines {
         for box in RTreeBox.covering(polyline.boundingBox) {
           entries.append((box, Int32(position)))
         }
@@ -88,6 +92,56 @@ package struct IncidentIndex: Sendable {
 
   /// The number of incidents held.
   package var count: Int { incidents.count }
+
+  /// The incidents after a batch, and what changed: deletions first (by original id), then
+  /// each upsert replaces the incident of its original id or is added.
+  ///
+  /// Works on positions: the incidents are copied once (a retain each) and patched, instead
+  /// of being rehashed into a dictionary by id.
+  ///
+  /// - Parameters:
+  ///   - upserts: New or changed incidents; for one original id the last wins.
+  ///   - deletions: Original ids to remove.
+  ///   - skippingUnchanged: Whether an upsert equal to the incident it replaces is left out
+  ///     (no change reported).
+  /// - Returns: The next snapshot's incidents (unordered) and the changes, in batch order.
+  /// - Complexity: O(n) copies of references, O(k) for a batch of k.
+  package func applying(
+    upserts: [TrafficIncident], deletions: [String], skippingUnchanged: Bool = false
+  ) -> (incidents: [TrafficIncident], changes: [IncidentChange]) {
+    var next = incidents
+    var removed = Set<Int>()
+    var added: [String: Int] = [:]
+    var changes: [IncidentChange] = []
+    func position(of originalId: String) -> Int? {
+      if let position = added[originalId] { return position }
+      // `positions` also maps merged reports' feed ids: only the incident's own id counts.
+      guard let position = positions[originalId], !removed.contains(position),
+        next[position].originalId == originalId
+      else { return nil }
+      return position
+    }
+    for originalId in deletions {
+      guard let position = position(of: originalId) else { continue }
+      changes.append(IncidentChange(kind: .removed, incident: next[position]))
+      removed.insert(position)
+    }
+    for incident in upserts {
+      if let position = position(of: incident.originalId) {
+        if skippingUnchanged, next[position] == incident { continue }
+        next[position] = incident
+        changes.append(IncidentChange(kind: .updated, incident: incident))
+      } else {
+        added[incident.originalId] = next.count
+        next.append(incident)
+        changes.append(IncidentChange(kind: .added, incident: incident))
+      }
+    }
+    if !removed.isEmpty {
+      next = next.indices.filter { !removed.contains($0) }.map { next[$0] }
+    }
+    return (next, changes)
+  }
 
   /// The incident with this original id, if held.
   ///
