@@ -34,11 +34,11 @@ extension TrafficEngine {
     try writer.withLock { _ throws(Failure) -> [IncidentChange] in
       let previous = currentSnapshot
       let (upserts, deletions) = try fetch(previous)
-      let (incidents, changes) = previous.applying(
-        upserts: upserts, deletions: deletions, skippingUnchanged: true)
+      let (next, changes) = previous.applying(
+        upserts: upserts, deletions: deletions, skippingUnchanged: true, updatedAt: clock())
       guard !changes.isEmpty else { return [] }
       forgetRendered(upserts.map(\.id))
-      publish(IncidentIndex(incidents, updatedAt: clock()), previous: previous, changes: changes)
+      publish(next, previous: previous, changes: changes)
       return changes
     }
   }

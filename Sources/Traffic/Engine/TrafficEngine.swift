@@ -240,7 +240,7 @@ public final class TrafficEngine: Sendable {
     var start: Date
     var originalId: String
 
-    init(_ facts: borrowing IncidentIndex.QueryFacts) {
+    init(_ facts: IncidentIndex.QueryFacts) {
       rank = TrafficEngine.severityRank(facts.impact)
       start = facts.startTime ?? .distantPast
       originalId = facts.originalId
@@ -346,9 +346,9 @@ public final class TrafficEngine: Sendable {
       try batch.validate()
       try store.apply(batch)
       forgetRendered(batch.upserts.map(\.id))
-      let (incidents, changes) = previous.applying(
-        upserts: batch.upserts, deletions: batch.deletions)
-      publish(IncidentIndex(incidents, updatedAt: clock()), previous: previous, changes: changes)
+      let (next, changes) = previous.applying(
+        upserts: batch.upserts, deletions: batch.deletions, updatedAt: clock())
+      publish(next, previous: previous, changes: changes)
       return changes
     }
   }

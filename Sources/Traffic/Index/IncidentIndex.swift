@@ -12,12 +12,22 @@ package struct IncidentIndex: Sendable {
   /// What queries read of each incident, by position: small records beside the large
   /// incident values, which cost a retain of every field each time one is read out.
   package let facts: [QueryFacts]
-  /// One entry per polyline (split at the antimeridian), payload = position in `incidents`.
+  /// One entry per polyline (split at the antimeridian), payload = position in `incidents`,
+  /// as the snapshot was last built whole; entries of `dirty` positions are stale.
   private let tree: RTree<Int32>
+  /// The entries of the incidents changed or added since the last whole build (the
+  /// `dirty` positions): a write re-indexes only these, the large `tree` is shared.
+  private let deltaTree: RTree<Int32>
+  /// Positions whose incident changed or was added since `tree` was built.
+  private let dirty: Set<Int32>
+
+  /// The most positions re-indexed in `deltaTree` before a write rebuilds the whole
+  /// snapshot (which also restores the Hilbert order of `incidents`).
+  static func maxDirty(count: Int) -> Int { max(4_096, min(count / 8, 65_536)) }
 
   /// What a query tests and sorts on: the geometry, the type, impact and times, the ids.
   /// Shares its strings and vertex arrays with the incident.
-  package struct QueryFacts: Sendable {
+  package final class QueryFacts: Sendable {
     package let polyline: GeoPolyline
     package let additionalPolylines: [GeoPolyline]
     package let type: TrafficIncidentType
@@ -88,27 +98,56 @@ package struct IncidentIndex: Sendable {
     self.positions = positions
     facts = incidents.map(QueryFacts.init)
     tree = RTree(entries)
+    deltaTree = RTree([])
+    dirty = []
+  }
+
+  /// A snapshot of patched parts sharing `tree` with the one it was made from.
+  private init(
+    incidents: [TrafficIncident], positions: [String: Int], facts: [QueryFacts],
+    tree: RTree<Int32>, dirty: Set<Int32>, updatedAt: Date?
+  ) {
+    self.incidents = incidents
+    self.positions = positions
+    self.facts = facts
+    self.tree = tree
+    self.dirty = dirty
+    self.updatedAt = updatedAt
+    var entries: [(box: RTreeBox, payload: Int32)] = []
+    entries.reserveCapacity(dirty.count)
+    for position in dirty {
+      for polyline in incidents[Int(position)].location.allPolylines {
+        for box in RTreeBox.covering(polyline.boundingBox) { entries.append((box, position)) }
+      }
+    }
+    deltaTree = RTree(entries)
   }
 
   /// The number of incidents held.
   package var count: Int { incidents.count }
 
-  /// The incidents after a batch, and what changed: deletions first (by original id), then
+  /// The snapshot after a batch, and what changed: deletions first (by original id), then
   /// each upsert replaces the incident of its original id or is added.
   ///
   /// Works on positions: the incidents are copied once (a retain each) and patched, instead
-  /// of being rehashed into a dictionary by id.
+  /// of being rehashed into a dictionary by id. A batch without removals keeps every
+  /// position, shares the R-tree and re-indexes only the incidents changed since the last
+  /// whole build, until there are `maxDirty` of them; a batch that removes incidents, or
+  /// passes that bound, rebuilds the snapshot whole.
   ///
   /// - Parameters:
   ///   - upserts: New or changed incidents; for one original id the last wins.
   ///   - deletions: Original ids to remove.
   ///   - skippingUnchanged: Whether an upsert equal to the incident it replaces is left out
   ///     (no change reported).
-  /// - Returns: The next snapshot's incidents (unordered) and the changes, in batch order.
-  /// - Complexity: O(n) copies of references, O(k) for a batch of k.
+  ///   - updatedAt: The next snapshot's update time.
+  /// - Returns: The next snapshot and the changes, in batch order.
+  /// - Complexity: O(n) copies of references, plus O(d log d) for the d incidents changed
+  ///   since the last whole build; O(n log n) for a whole build.
   package func applying(
-    upserts: [TrafficIncident], deletions: [String], skippingUnchanged: Bool = false
-  ) -> (incidents: [TrafficIncident], changes: [IncidentChange]) {
+    upserts: [TrafficIncident], deletions: [String], skippingUnchanged: Bool = false,
+    updatedAt: Date?
+  ) -> (index: IncidentIndex, changes: [IncidentChange]) {
     var next = incidents
     var removed = Set<Int>()
     var added: [String: Int] = [:]
@@ -126,21 +165,51 @@ package struct IncidentIndex: Sendable {
       changes.append(IncidentChange(kind: .removed, incident: next[position]))
       removed.insert(position)
     }
+    var touched: [Int] = []
     for incident in upserts {
       if let position = position(of: incident.originalId) {
         if skippingUnchanged, next[position] == incident { continue }
         next[position] = incident
+        touched.append(position)
         changes.append(IncidentChange(kind: .updated, incident: incident))
       } else {
         added[incident.originalId] = next.count
+        touched.append(next.count)
         next.append(incident)
         changes.append(IncidentChange(kind: .added, incident: incident))
       }
     }
     if !removed.isEmpty {
       next = next.indices.filter { !removed.contains($0) }.map { next[$0] }
+      return (IncidentIndex(next, updatedAt: updatedAt), changes)
     }
-    return (next, changes)
+    // Positions are kept: patch the facts, the id map and the set of re-indexed positions.
+    var nextFacts = facts
+    var nextPositions = positions
+    var nextDirty = dirty
+    // Added positions come in increasing order, after the kept ones.
+    for position in touched {
+      let incident = next[position]
+      if position < nextFacts.count {
+        nextFacts[position] = QueryFacts(incident)
+      } else {
+        nextFacts.append(QueryFacts(incident))
+        nextPositions[incident.originalId] = position
+      }
+      for source in incident.sources where nextPositions[source.id] == nil {
+        nextPositions[source.id] = position
+      }
+      nextDirty.insert(Int32(position))
+    }
+    if nextDirty.count > Self.maxDirty(count: next.count) {
+      return (IncidentIndex(next, updatedAt: updatedAt), changes)
+    }
+    return (
+      IncidentIndex(
+        incidents: next, positions: nextPositions, facts: nextFacts, tree: tree,
+        dirty: nextDirty, updatedAt: updatedAt),
+      changes
+    )
   }
 
   /// The incident with this original id, if held.
@@ -168,6 +237,10 @@ package struct IncidentIndex: Sendable {
     var candidates: [Int32] = []
     for box in RTreeBox.covering(area.boundingBox) {
       tree.visit(intersecting: box) { payload, _ in
+        if dirty.isEmpty || !dirty.contains(payload) { candidates.append(payload) }
+        return true
+      }
+      deltaTree.visit(intersecting: box) { payload, _ in
         candidates.append(payload)
         return true
       }
@@ -200,8 +273,7 @@ package struct IncidentIndex: Sendable {
     to point: GeoCoordinates, maxDistanceInMeters: Double,
     where filter: (TrafficIncident) -> Bool
   ) -> (position: Int, distanceInMeters: Double)? {
-    let found = tree.nearest(to: point, k: 1, maxDistanceInMeters: maxDistanceInMeters) {
-      payload in
+    func distance(_ payload: Int32) -> Double {
       let incident = incidents[Int(payload)]
       guard filter(incident) else { return .infinity }
       var distance = incident.location.polyline.distance(to: point)
@@ -210,6 +282,19 @@ package struct IncidentIndex: Sendable {
       }
       return distance
     }
-    return found.first.map { (Int($0.payload), $0.distanceInMeters) }
+    let base = tree.nearest(to: point, k: 1, maxDistanceInMeters: maxDistanceInMeters) {
+      dirty.contains($0) ? .infinity : distance($0)
+    }.first
+    let changed =
+      dirty.isEmpty
+      ? nil
+      : deltaTree.nearest(to: point, k: 1, maxDistanceInMeters: maxDistanceInMeters) {
+        distance($0)
+      }.first
+    // The nearer; at equal distances the lower position, as one tree would order them.
+    let found = [base, changed].compactMap { $0 }.min {
+      ($0.distanceInMeters, $0.payload) < ($1.distanceInMeters, $1.payload)
+    }
+    return found.map { (Int($0.payload), $0.distanceInMeters) }
   }
 }

@@ -44,14 +44,60 @@ import TrafficTestSupport
         byId[incident.originalId] = incident
         expected.append(IncidentChange(kind: old == nil ? .added : .updated, incident: incident))
       }
-      let (incidents, changes) = index.applying(
-        upserts: upserts, deletions: deletions, skippingUnchanged: skipping)
+      let (next, changes) = index.applying(
+        upserts: upserts, deletions: deletions, skippingUnchanged: skipping, updatedAt: nil)
+      let incidents = next.incidents
       #expect(changes == expected, "round \(round)")
       #expect(
         Dictionary(incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { a, _ in a }) == byId,
         "round \(round)")
       #expect(incidents.count == byId.count, "round \(round): no duplicates")
-      index = IncidentIndex(incidents)
+      index = next
+    }
+  }
+
+  /// A snapshot patched by many batches (sharing its R-tree, the changed incidents indexed
+  /// apart) answers every area, nearest and id query as a snapshot built whole from the same
+  /// incidents, through rebuilds when the changes pile up.
+  @Test func patchedSnapshotsAnswerAsWholeOnes() throws {
+    var generator = SeededGenerator(seed: 21)
+    var index = IncidentIndex(try (0..<400).map { try Self.incident($0, version: 1) })
+    for round in 0..<150 {
+      // Upserts move incidents (a new version lies elsewhere) and add new ones; every tenth
+      // batch also removes some.
+      let upserts = try (0..<Int.random(in: 1...40, using: &generator)).map { _ in
+        let number = Int.random(in: 0..<700, using: &generator)
+        let latitude = 52.5 + Double.random(in: 0...0.06, using: &generator)
+        let longitude = 13.4 + Double.random(in: 0...0.06, using: &generator)
+        return try F.incident(
+          "i\(number)", [(latitude, longitude), (latitude + 0.0007, longitude + 0.0009)],
+          version: round + 2)
+      }
+      let deletions =
+        round % 10 == 9 ? (0..<5).map { _ in "i\(Int.random(in: 0..<700, using: &generator))" } : []
+      index = index.applying(upserts: upserts, deletions: deletions, updatedAt: nil).index
+      let whole = IncidentIndex(index.incidents)
+      func ids(_ snapshot: IncidentIndex, _ positions: [Int]) -> [String] {
+        positions.map { snapshot.incidents[$0].originalId }.sorted()
+      }
+      for _ in 0..<5 {
+        let center = try GeoCoordinates(
+          latitude: 52.5 + Double.random(in: 0...0.06, using: &generator),
+          longitude: 13.4 + Double.random(in: 0...0.06, using: &generator))
+        let circle = try GeoCircle(
+          center: center, radiusInMeters: Double.random(in: 50...2_000, using: &generator))
+        #expect(
+          ids(index, index.positions(meeting: circle))
+            == ids(whole, whole.positions(meeting: circle)),
+          "round \(round)")
+        let near = index.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }
+        let nearWhole = whole.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }
+        #expect(near?.distanceInMeters == nearWhole?.distanceInMeters, "round \(round)")
+      }
+      for number in [0, 399, 650] {
+        #expect(
+          index.incident(originalId: "i\(number)") == whole.incident(originalId: "i\(number)"))
+      }
     }
   }
 }
