@@ -101,6 +101,7 @@ import Zlib
     for (suffix, name) in [
       ("?source=", "source"), ("?source=a&source=b", "source"), ("?lang=??", "lang"),
       ("?country=Germany", "country"), ("?axisOrder=up", "axisOrder"),
+      ("?fullRefresh=maybe", "fullRefresh"), ("?fullRefresh=true&fullRefresh=false", "fullRefresh"),
     ] {
       ServerFixtures.expectError(
         server.handle(ServerFixtures.post("/v1/feeds/open511" + suffix, Self.open511(["x"]))),
