@@ -31,7 +31,8 @@ public struct AccessLogSink: Sendable {
     AccessLogSink(.custom(write))
   }
 
-  /// Appends to the file at `path` (created when absent), in batches.
+  /// Appends to the file at `path` (created when absent), in batches. The file stays open,
+  /// and its writer thread runs, for the rest of the process (a server's lifetime).
   ///
   /// - Parameter path: The log file.
   /// - Returns: The sink.
