@@ -12,29 +12,7 @@ extension GeoPolyline {
   /// - Complexity: O(n); segments whose bounding box misses the circle's are skipped
   ///   without geodesic work, and most others take a planar distance only.
   public func intersects(_ circle: GeoCircle) -> Bool {
-    let circleBox = circle.boundingBox
-    let radius = circle.radiusInMeters
-    let plane =
-      radius <= Self.planarFilterRange && abs(circle.center.latitude) <= 70
-      ? LocalPlane(origin: circle.center) : nil
-    // The bow of a geodesic of length L against the plane's straight line is below
-    // L² (1 + tan φ) / 4R; this is that factor of L².
-    let bowPerSquareMeter = (1 + abs(tan(circle.center.latitude * .pi / 180))) / (4 * 6_356_752)
-    for i in 1..<vertices.count {
-      let a = vertices[i - 1], b = vertices[i]
-      guard GeoBox.enclosingSegment(a, b).intersects(circleBox) else { continue }
-      if let plane,
-        let inside = Self.planarVerdict(
-          a, b, plane: plane, radius: radius, bowPerSquareMeter: bowPerSquareMeter)
-      {
-        if inside { return true }
-        continue
-      }
-      if SegmentGeometry.closestPoint(on: a, b, to: circle.center).distance <= radius {
-        return true
-      }
-    }
-    return false
+    GeoCircle.PathTest(circle).meets(vertices)
   }
 
   /// How far from a circle's center (and how large a radius) the planar filter is used.
@@ -43,7 +21,7 @@ extension GeoPolyline {
   /// Whether the segment meets the circle around the plane's origin, decided in the plane
   /// when its distance is clearly below or above the radius; `nil` when it is too close to
   /// call (or the segment reaches beyond the filter's range).
-  private static func planarVerdict(
+  static func planarVerdict(
     _ a: GeoCoordinates, _ b: GeoCoordinates, plane: LocalPlane, radius: Double,
     bowPerSquareMeter: Double
   ) -> Bool? {
@@ -71,10 +49,25 @@ extension GeoPolyline {
   /// defined in; a segment is followed the short way round across the antimeridian.
   /// - Complexity: O(n).
   public func intersects(_ box: GeoBox) -> Bool {
+    Self.path(vertices, meets: box)
+  }
+
+  /// `intersects(_ box:)` of the path through `vertices` (at least two).
+  package static func path<Path: RandomAccessCollection<GeoCoordinates>>(
+    _ vertices: Path, meets box: GeoBox
+  ) -> Bool {
     for vertex in vertices where box.contains(vertex) { return true }
     let ranges = box.longitudeRanges
-    for i in 1..<vertices.count {
-      let a = vertices[i - 1], b = vertices[i]
+    var index = vertices.startIndex
+    guard index != vertices.endIndex else { return false }
+    var a = vertices[index]
+    vertices.formIndex(after: &index)
+    while index != vertices.endIndex {
+      let b = vertices[index]
+      defer {
+        a = b
+        vertices.formIndex(after: &index)
+      }
       var bLng = b.longitude
       if bLng - a.longitude > 180 { bLng -= 360 } else if bLng - a.longitude < -180 { bLng += 360 }
       for shift in [-360.0, 0, 360] {

@@ -91,6 +91,11 @@ public struct GeoBox: Hashable, Sendable, CustomStringConvertible {
   /// - Complexity: O(1).
   public func intersects(_ other: GeoBox) -> Bool {
     guard south <= other.north, other.south <= north else { return false }
+    // Neither crosses the antimeridian (nearly always): one range each, no arrays.
+    if west <= east && other.west <= other.east {
+      if west <= other.east && other.west <= east { return true }
+      return (east == 180 && other.west == -180) || (west == -180 && other.east == 180)
+    }
     for a in longitudeRanges {
       for b in other.longitudeRanges {
         if a.overlaps(b) { return true }

@@ -194,10 +194,10 @@ public final class TrafficEngine: Sendable {
     ) { texts.localized($0, to: language) }
   }
 
-  /// Forgets the texts and encodings of these version ids (they were written again).
+  /// Forgets the texts of these version ids (they were written again; their encodings
+  /// are keyed by the incident values themselves and miss on their own).
   func forgetRendered(_ ids: [String]) {
     texts.invalidate(ids)
-    v7Results.invalidate(ids)
   }
 
   /// The snapshot and the positions in it of the incidents a query answers, in answer

@@ -18,6 +18,8 @@ package struct IncidentIndex: Sendable {
   /// The entries of the incidents changed or added since the last whole build (the
   /// `dirty` positions): a write re-indexes only these, the large `tree` is shared.
   private let deltaTree: RTree<Int32>
+  /// The polylines of the positions as `tree` was built, flat, for the exact tests.
+  private let shapes: IncidentShapes
   /// Positions whose incident changed or was added since `tree` was built.
   private let dirty: Set<Int32>
 
@@ -97,6 +99,7 @@ package struct IncidentIndex: Sendable {
     }
     self.positions = positions
     facts = incidents.map(QueryFacts.init)
+    shapes = IncidentShapes(incidents)
     tree = RTree(entries)
     deltaTree = RTree([])
     dirty = []
@@ -105,8 +108,9 @@ package struct IncidentIndex: Sendable {
   /// A snapshot of patched parts sharing `tree` with the one it was made from.
   private init(
     incidents: [TrafficIncident], positions: [String: Int], facts: [QueryFacts],
-    tree: RTree<Int32>, dirty: Set<Int32>, updatedAt: Date?
+    tree: RTree<Int32>, shapes: IncidentShapes, dirty: Set<Int32>, updatedAt: Date?
   ) {
+    self.shapes = shapes
     self.incidents = incidents
     self.positions = positions
     self.facts = facts
@@ -207,7 +211,7 @@ package struct IncidentIndex: Sendable {
     return (
       IncidentIndex(
         incidents: next, positions: nextPositions, facts: nextFacts, tree: tree,
-        dirty: nextDirty, updatedAt: updatedAt),
+        shapes: shapes, dirty: nextDirty, updatedAt: updatedAt),
       changes
     )
   }
@@ -248,16 +252,21 @@ package struct IncidentIndex: Sendable {
     candidates.sort()
     var result: [Int] = []
     var previous: Int32 = -1
-    // Through the buffer, field by field: copying a record out retained its strings too,
-    // each a cache miss on a large store.
-    facts.withUnsafeBufferPointer { facts in
-      for candidate in candidates where candidate != previous {
-        previous = candidate
-        let position = Int(candidate)
-        if area.intersects(facts[position].polyline)
-          || facts[position].additionalPolylines.contains(where: { area.intersects($0) })
-        {
-          result.append(position)
+    let test = GeoPathTest(area)
+    // Unchanged positions are tested on the flat shapes; changed ones (`dirty`) on their
+    // query facts, field by field through the buffer: copying a record out retained its
+    // strings too, each a cache miss on a large store.
+    shapes.withReader { shapes in
+      facts.withUnsafeBufferPointer { facts in
+        for candidate in candidates where candidate != previous {
+          previous = candidate
+          let position = Int(candidate)
+          let meets =
+            dirty.isEmpty || !dirty.contains(candidate)
+            ? shapes.meets(position, test)
+            : test.meets(facts[position].polyline)
+              || facts[position].additionalPolylines.contains { test.meets($0) }
+          if meets { result.append(position) }
         }
       }
     }

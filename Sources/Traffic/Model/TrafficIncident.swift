@@ -49,6 +49,15 @@ public struct TrafficIncident: Hashable, Sendable {
 
   private var storage: Storage
 
+  /// The shared storage of this value, as an object: two values with the same one are the
+  /// same version, field for field. Whoever holds the object keeps that storage from being
+  /// mutated (a write to a value whose storage is shared copies it first) or reused, so a
+  /// cache keyed by its identity and holding it can never answer for other contents.
+  package var storageObject: any AnyObject & Sendable { storage }
+
+  /// The identity of `storageObject`, read without retaining it.
+  package var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
+
   /// The fields for writing: copied first when another value shares them.
   private var fields: Fields {
     get { storage.fields }

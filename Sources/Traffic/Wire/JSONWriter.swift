@@ -142,6 +142,13 @@ package struct JSONWriter {
     bytes.append(contentsOf: json)
   }
 
+  /// Appends JSON text written elsewhere (an encoded fragment kept for reuse) as it is.
+  ///
+  /// - Parameter json: One complete JSON value, UTF-8.
+  package mutating func append(_ json: UnsafeBufferPointer<UInt8>) {
+    bytes.append(contentsOf: json)
+  }
+
   /// Appends JSON text written elsewhere (such as `GeoJSON.encode`'s output) as it is.
   ///
   /// - Parameter json: One complete JSON value, UTF-8.
