@@ -12,6 +12,7 @@ import Synchronization
 package struct StoredIncidentCoder {
   private let encoder = JSONEncoder()
   private let decoder = JSONDecoder()
+  private let languages = StoredIncidentReader.Languages()
 
   /// Creates a coder.
   package init() {}
@@ -39,6 +40,11 @@ package struct StoredIncidentCoder {
   package func decode(
     _ body: Data, originalId: String, store: String
   ) throws(TrafficStoreError) -> TrafficIncident {
+    // The fast reader takes what the stores write; it leaves the rest, and every error, to
+    // `JSONDecoder`.
+    if let incident = StoredIncidentReader.incident(in: body, languages: languages) {
+      return incident
+    }
     do {
       return try decoder.decode(TrafficIncident.self, from: body)
     } catch {
