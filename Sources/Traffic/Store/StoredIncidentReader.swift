@@ -430,68 +430,20 @@ struct StoredIncidentReader {
     throw GiveUp()
   }
 
-  /// The rest of a string with escapes, from its first character.
+  /// The rest of a string with escapes, from its first character: delimited here, decoded
+  /// by the project's JSON parser (escapes, surrogate pairs, UTF-8 validation).
   private mutating func readEscapedString() throws(GiveUp) -> String {
-    var scalars: [UInt8] = []
-    while offset < bytes.count {
-      let byte = bytes[offset]
-      offset += 1
-      switch byte {
-      case UInt8(ascii: "\""):
-        // `String(validating:)` rejects bytes that are not UTF-8, as `JSONDecoder` does.
-        guard let text = String(validating: scalars, as: UTF8.self) else { throw GiveUp() }
-        return text
-      case UInt8(ascii: "\\"):
-        guard offset < bytes.count else { throw GiveUp() }
-        let escape = bytes[offset]
-        offset += 1
-        switch escape {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-        case UInt8(ascii: "b"): scalars.append(0x08)
-        case UInt8(ascii: "f"): scalars.append(0x0C)
-        case UInt8(ascii: "n"): scalars.append(0x0A)
-        case UInt8(ascii: "r"): scalars.append(0x0D)
-        case UInt8(ascii: "t"): scalars.append(0x09)
-        case UInt8(ascii: "u"):
-          var code = try readHex4()
-          if (0xD800..<0xDC00).contains(code) {
-            // A high surrogate must be followed by an escaped low one.
-            guard offset + 2 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"),
-              bytes[offset + 1] == UInt8(ascii: "u")
-            else { throw GiveUp() }
-            offset += 2
-            let low = try readHex4()
-            guard (0xDC00..<0xE000).contains(low) else { throw GiveUp() }
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-          }
-          guard let scalar = Unicode.Scalar(code) else { throw GiveUp() }
-          scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
-        default: throw GiveUp()
-        }
-      default:
-        guard byte >= 0x20 else { throw GiveUp() }
-        scalars.append(byte)
-      }
+    let opening = offset - 1
+    var index = offset
+    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+      index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
     }
-    throw GiveUp()
-  }
-
-  private mutating func readHex4() throws(GiveUp) -> UInt32 {
-    guard offset + 4 <= bytes.count else { throw GiveUp() }
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      let byte = bytes[offset]
-      offset += 1
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw GiveUp()
-      }
-      value = value << 4 | UInt32(digit)
+    guard index < bytes.count else { throw GiveUp() }
+    offset = index + 1
+    guard case .string(let text)? = try? JSONParser.parse(Data(bytes[opening...index])) else {
+      throw GiveUp()
     }
-    return value
+    return text
   }
 
   private mutating func readEnum<Value: RawRepresentable<String>>() throws(GiveUp) -> Value {
