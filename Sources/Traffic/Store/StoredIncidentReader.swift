@@ -308,8 +308,10 @@ struct StoredIncidentReader {
     let bytes: UnsafeRawBufferPointer
 
     func `is`(_ name: StaticString) -> Bool {
-      name.utf8CodeUnitCount == bytes.count
-        && memcmp(name.utf8Start, bytes.baseAddress!, bytes.count) == 0
+      guard name.utf8CodeUnitCount == bytes.count, let base = bytes.baseAddress else {
+        return false
+      }
+      return memcmp(name.utf8Start, base, bytes.count) == 0
     }
   }
 
@@ -512,14 +514,15 @@ struct StoredIncidentReader {
     // bytes, checked) on the stack. Under a locale whose decimal point is not "." it stops
     // early; the end check then gives up, and `JSONDecoder` reads the body.
     let number = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { buffer in
+      guard let base = buffer.baseAddress else { return Double.nan }
       for index in 0..<count { buffer[index] = CChar(bitPattern: bytes[start + index]) }
       buffer[count] = 0
       var end: UnsafeMutablePointer<CChar>?
       errno = 0
-      let value = strtod(buffer.baseAddress!, &end)
+      let value = strtod(base, &end)
       // Out of range (overflow, underflow to zero or a subnormal): `JSONDecoder` decides.
       guard errno == 0 else { return Double.nan }
-      return end == buffer.baseAddress! + count ? value : .nan
+      return end == base + count ? value : .nan
     }
     guard number.isFinite else { throw GiveUp() }
     return number
