@@ -138,9 +138,6 @@ final class V7ResultCache: Sendable {
       writer.append(fragment)
     }
   }
-
-  /// The number of fragments held (for tests).
-  var count: Int { state.withLock { $0.slots.count } }
 }
 
 extension V7ResultCache.State {
