@@ -128,4 +128,31 @@ import TrafficTestSupport
       }
     }
   }
+
+  /// The fast writer's bodies read back, through `JSONDecoder` and the fast reader, as the
+  /// very incident written, and as `JSONEncoder`'s body of it reads; what it does not write
+  /// (TMC references, vehicle restrictions, numbers JSON cannot carry) is left to
+  /// `JSONEncoder`.
+  @Test func writesBodiesThatReadBackAsJSONEncoderBodiesDo() throws {
+    let incidents = try Self.fixtureIncidents() + Self.madeIncidents()
+    var written = 0
+    for incident in incidents {
+      let reference = try JSONDecoder().decode(
+        TrafficIncident.self, from: try JSONEncoder().encode(incident))
+      guard let body = StoredIncidentWriter.body(of: incident) else {
+        #expect(!incident.location.tmc.isEmpty || !incident.vehicleRestrictions.isEmpty)
+        continue
+      }
+      written += 1
+      let decoded = try JSONDecoder().decode(TrafficIncident.self, from: body)
+      #expect(decoded == reference, "\(incident.originalId)")
+      #expect(decoded == incident, "\(incident.originalId)")
+      #expect(StoredIncidentReader.incident(in: body) == incident, "\(incident.originalId)")
+    }
+    #expect(written > 100)
+    var endless = try Self.madeIncidents()[1]
+    endless.entryTime = Date(timeIntervalSinceReferenceDate: .infinity)
+    #expect(StoredIncidentWriter.body(of: endless) == nil)
+    #expect(throws: TrafficStoreError.self) { try StoredIncidentCoder().encode(endless) }
+  }
 }

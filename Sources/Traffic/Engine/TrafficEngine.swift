@@ -213,7 +213,8 @@ public final class TrafficEngine: Sendable {
     // a large value, and reading one out of the array or sorting them copied all of it.
     var matches = index.positions(meeting: area)
     let window = options.timeWindow(now: now)
-    index.facts.withUnsafeBufferPointer { facts in
+    do {
+      let facts = index.facts
       matches.removeAll {
         !options.matches(
           type: facts[$0].type, impact: facts[$0].impact, startTime: facts[$0].startTime,

@@ -6,12 +6,24 @@ package struct IncidentIndex: Sendable {
   /// The incidents, in the Hilbert order of their shapes' centres: incidents near each
   /// other on the map lie near each other in memory, so that a query's candidates (and
   /// their facts) are read from a few cache lines rather than one miss each.
-  package let incidents: [TrafficIncident]
-  /// Position in `incidents` by original id, and by the feed ids of merged reports.
-  package let positions: [String: Int]
+  ///
+  /// Snapshots after a write share all but the changed chunks of this and of `facts`, so
+  /// that a write costs O(n / 64 + changes), not a retain of every incident.
+  package let incidents: PersistentArray<TrafficIncident>
+  /// Position in `incidents` by original id, and by the feed ids of merged reports, as the
+  /// snapshot was last built whole (shared by the snapshots patched from it, never copied).
+  private let builtPositions: [String: Int]
+  /// The ids `builtPositions` lacks: incidents added and reports merged since.
+  private let addedPositions: [String: Int]
   /// What queries read of each incident, by position: small records beside the large
   /// incident values, which cost a retain of every field each time one is read out.
-  package let facts: [QueryFacts]
+  package let facts: PersistentArray<QueryFacts>
+  /// This snapshot's identity: a new object for every snapshot, for caches that must tell
+  /// snapshots apart (held, so that it is never reused while compared).
+  package let generation = Generation()
+
+  /// A snapshot's identity.
+  package final class Generation: Sendable {}
   /// One entry per polyline (split at the antimeridian), payload = position in `incidents`,
   /// as the snapshot was last built whole; entries of `dirty` positions are stale.
   private let tree: RTree<Int32>
@@ -73,7 +85,7 @@ package struct IncidentIndex: Sendable {
     let boxes = incidents.map { $0.location.polyline.boundingBox }
     let order = RTree<Int32>.hilbertOrder(boxes.map { (RTreeBox.covering($0)[0], 0) })
     let incidents = order.map { incidents[$0] }
-    self.incidents = incidents
+    self.incidents = PersistentArray(incidents)
     self.updatedAt = updatedAt ?? incidents.compactMap(\.entryTime).max()
     var positions: [String: Int] = [:]
     positions.reserveCapacity(incidents.count)
@@ -97,8 +109,9 @@ package struct IncidentIndex: Sendable {
         positions[source.id] = position
       }
     }
-    self.positions = positions
-    facts = incidents.map(QueryFacts.init)
+    builtPositions = positions
+    addedPositions = [:]
+    facts = PersistentArray(incidents.lazy.map(QueryFacts.init))
     shapes = IncidentShapes(incidents)
     tree = RTree(entries)
     deltaTree = RTree([])
@@ -107,12 +120,14 @@ package struct IncidentIndex: Sendable {
 
   /// A snapshot of patched parts sharing `tree` with the one it was made from.
   private init(
-    incidents: [TrafficIncident], positions: [String: Int], facts: [QueryFacts],
-    tree: RTree<Int32>, shapes: IncidentShapes, dirty: Set<Int32>, updatedAt: Date?
+    incidents: PersistentArray<TrafficIncident>, builtPositions: [String: Int],
+    addedPositions: [String: Int], facts: PersistentArray<QueryFacts>, tree: RTree<Int32>,
+    shapes: IncidentShapes, dirty: Set<Int32>, updatedAt: Date?
   ) {
     self.shapes = shapes
     self.incidents = incidents
-    self.positions = positions
+    self.builtPositions = builtPositions
+    self.addedPositions = addedPositions
     self.facts = facts
     self.tree = tree
     self.dirty = dirty
@@ -130,11 +145,21 @@ package struct IncidentIndex: Sendable {
   /// The number of incidents held.
   package var count: Int { incidents.count }
 
+  /// The position of the incident of this original id, or of the incident a report of
+  /// this feed id was merged into.
+  ///
+  /// - Complexity: O(1).
+  package func position(of id: String) -> Int? {
+    // An incident added since the build may hold an id that was a merged report's before.
+    if !addedPositions.isEmpty, let position = addedPositions[id] { return position }
+    return builtPositions[id]
+  }
+
   /// The snapshot after a batch, and what changed: deletions first (by original id), then
   /// each upsert replaces the incident of its original id or is added.
   ///
-  /// Works on positions: the incidents are copied once (a retain each) and patched, instead
-  /// of being rehashed into a dictionary by id. A batch without removals keeps every
+  /// Works on positions: the incidents are patched in place of a copy that shares all
+  /// unchanged chunks, instead of being rehashed into a dictionary by id. A batch without removals keeps every
   /// position, shares the R-tree and re-indexes only the incidents changed since the last
   /// whole build, until there are `maxDirty` of them; a batch that removes incidents, or
   /// passes that bound, rebuilds the snapshot whole.
@@ -159,7 +184,7 @@ package struct IncidentIndex: Sendable {
     func position(of originalId: String) -> Int? {
       if let position = added[originalId] { return position }
       // `positions` also maps merged reports' feed ids: only the incident's own id counts.
-      guard let position = positions[originalId], !removed.contains(position),
+      guard let position = self.position(of: originalId), !removed.contains(position),
         next[position].originalId == originalId
       else { return nil }
       return position
@@ -184,12 +209,13 @@ package struct IncidentIndex: Sendable {
       }
     }
     if !removed.isEmpty {
-      next = next.indices.filter { !removed.contains($0) }.map { next[$0] }
-      return (IncidentIndex(next, updatedAt: updatedAt), changes)
+      let kept = next.indices.filter { !removed.contains($0) }.map { next[$0] }
+      return (IncidentIndex(kept, updatedAt: updatedAt), changes)
     }
-    // Positions are kept: patch the facts, the id map and the set of re-indexed positions.
+    // Positions are kept: patch the facts, the ids added and the set of re-indexed
+    // positions.
     var nextFacts = facts
-    var nextPositions = positions
+    var nextPositions = addedPositions
     var nextDirty = dirty
     // Added positions come in increasing order, after the kept ones.
     for position in touched {
@@ -200,18 +226,19 @@ package struct IncidentIndex: Sendable {
         nextFacts.append(QueryFacts(incident))
         nextPositions[incident.originalId] = position
       }
-      for source in incident.sources where nextPositions[source.id] == nil {
+      for source in incident.sources
+      where builtPositions[source.id] == nil && nextPositions[source.id] == nil {
         nextPositions[source.id] = position
       }
       nextDirty.insert(Int32(position))
     }
     if nextDirty.count > Self.maxDirty(count: next.count) {
-      return (IncidentIndex(next, updatedAt: updatedAt), changes)
+      return (IncidentIndex(Array(next), updatedAt: updatedAt), changes)
     }
     return (
       IncidentIndex(
-        incidents: next, positions: nextPositions, facts: nextFacts, tree: tree,
-        shapes: shapes, dirty: nextDirty, updatedAt: updatedAt),
+        incidents: next, builtPositions: builtPositions, addedPositions: nextPositions,
+        facts: nextFacts, tree: tree, shapes: shapes, dirty: nextDirty, updatedAt: updatedAt),
       changes
     )
   }
@@ -220,7 +247,7 @@ package struct IncidentIndex: Sendable {
   ///
   /// - Complexity: O(1).
   package func incident(originalId: String) -> TrafficIncident? {
-    positions[originalId].map { incidents[$0] }
+    position(of: originalId).map { incidents[$0] }
   }
 
   /// The incident whose own original id is `originalId` (not one that merged a report of
@@ -228,7 +255,7 @@ package struct IncidentIndex: Sendable {
   ///
   /// - Complexity: O(1).
   package func incident(exactOriginalId originalId: String) -> TrafficIncident? {
-    guard let position = positions[originalId], incidents[position].originalId == originalId
+    guard let position = position(of: originalId), incidents[position].originalId == originalId
     else { return nil }
     return incidents[position]
   }
@@ -254,20 +281,20 @@ package struct IncidentIndex: Sendable {
     var previous: Int32 = -1
     let test = GeoPathTest(area)
     // Unchanged positions are tested on the flat shapes; changed ones (`dirty`) on their
-    // query facts, field by field through the buffer: copying a record out retained its
-    // strings too, each a cache miss on a large store.
+    // query facts' polylines.
     shapes.withReader { shapes in
-      facts.withUnsafeBufferPointer { facts in
-        for candidate in candidates where candidate != previous {
-          previous = candidate
-          let position = Int(candidate)
-          let meets =
-            dirty.isEmpty || !dirty.contains(candidate)
-            ? shapes.meets(position, test)
-            : test.meets(facts[position].polyline)
-              || facts[position].additionalPolylines.contains { test.meets($0) }
-          if meets { result.append(position) }
+      for candidate in candidates where candidate != previous {
+        previous = candidate
+        let position = Int(candidate)
+        let meets: Bool
+        if dirty.isEmpty || !dirty.contains(candidate) {
+          meets = shapes.meets(position, test)
+        } else {
+          let changed = facts[position]
+          meets =
+            test.meets(changed.polyline) || changed.additionalPolylines.contains { test.meets($0) }
         }
+        if meets { result.append(position) }
       }
     }
     return result

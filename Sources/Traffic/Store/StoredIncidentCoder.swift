@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// The JSON body under which the persistent stores (SQLite, PostgreSQL) keep an incident:
-/// every field through `TrafficIncident`'s `Codable` conformance, so that a stored incident
-/// decodes equal to the one written.
+/// every field in `TrafficIncident`'s `Codable` form, so that a stored incident decodes
+/// equal to the one written. `StoredIncidentWriter` and `StoredIncidentReader` handle the
+/// common bodies fast; `JSONEncoder` and `JSONDecoder` the rest.
 ///
 /// Dates keep Foundation's default encoding (a `Double` of seconds since 2001), which JSON
 /// carries exactly; the stores' integer time columns exist only for indexing
@@ -22,6 +23,8 @@ package struct StoredIncidentCoder {
   /// - Throws: `TrafficStoreError.invalidBatch` naming the incident when it cannot be
   ///   encoded (a non-finite number in its details).
   package func encode(_ incident: TrafficIncident) throws(TrafficStoreError) -> Data {
+    // The fast writer writes what the fast reader reads; it leaves the rest to `JSONEncoder`.
+    if let body = StoredIncidentWriter.body(of: incident) { return body }
     do {
       return try encoder.encode(incident)
     } catch {

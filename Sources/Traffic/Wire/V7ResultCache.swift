@@ -71,9 +71,7 @@ final class V7ResultCache: Sendable {
     localize: (TrafficIncident) -> TrafficIncident
   ) -> Data {
     let variantName = "\(language?.identifier ?? "")/\(references.rawValue)"
-    let storages = index.incidents.withUnsafeBufferPointer { incidents in
-      positions.map { incidents[$0].storageIdentity }
-    }
+    let storages = positions.map { index.incidents[$0].storageIdentity }
     // The whole answer under the lock when every fragment is held (the common case).
     let (variant, missing, answer) = state.withLock {
       state -> (Int, [Int], Data?) in

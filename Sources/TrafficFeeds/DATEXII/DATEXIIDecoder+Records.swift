@@ -48,13 +48,13 @@ extension DATEXIIDecoder {
   static func incident(
     from record: XMLNode, overallSeverity: String?, _ context: RecordContext
   ) throws(RecordProblem) -> TrafficIncident {
-    guard let recordId = record.attributes["id"]?.trimmingCharacters(in: .whitespaces),
+    guard let recordId = record.attributes["id"]?.trimmingWhitespace,
       !recordId.isEmpty
     else { throw RecordProblem("the situationRecord has no id") }
     // DATEX II v1.0 gives the version as an element.
     let version =
       (record.attributes["version"] ?? record.childValue("situationRecordVersion"))?
-      .trimmingCharacters(in: .whitespaces) ?? ""
+      .trimmingWhitespace ?? ""
     let id = version.isEmpty ? recordId : "\(recordId)_\(version)"
 
     let validity = record.child("validity")

@@ -109,7 +109,7 @@ extension Open511Decoder {
   static func loose(_ value: JSONValue) -> String? {
     switch value {
     case .string(let text):
-      let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      let trimmed = text.trimmingWhitespaceAndNewlines
       return trimmed.isEmpty ? nil : trimmed
     case .number(let text):
       return text

@@ -182,7 +182,7 @@ struct Open511Event {
   /// offset written wins, else the event's time zone, else `fallbackOffset` (taken from the
   /// event's `updated` or `created`), else UTC. A bare date is local midnight.
   static func parseLocal(_ text: String, zone: TimeZone?, fallbackOffset: Int?) -> Date? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace
     guard let asUTC = FeedDates.parseISO8601(trimmed) else { return nil }
     if utcOffsetInSeconds(trimmed) != nil { return asUTC }
     if let zone { return asUTC.addingTimeInterval(-Double(zone.secondsFromGMT(for: asUTC))) }
@@ -192,7 +192,7 @@ struct Open511Event {
   /// The UTC offset written at the end of an ISO 8601 date-time (`Z`, `+hh:mm`, `-hhmm`),
   /// or `nil` when there is none.
   static func utcOffsetInSeconds(_ text: String) -> Int? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace
     guard let timeStart = trimmed.firstIndex(where: { $0 == "T" || $0 == "t" }) else {
       return nil
     }

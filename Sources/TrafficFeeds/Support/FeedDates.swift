@@ -11,7 +11,7 @@ package enum FeedDates {
   /// - Returns: `nil` when the text is not such a date.
   /// - Complexity: O(n) in the length of the text.
   package static func parseISO8601(_ text: String) -> Date? {
-    RFC3339.parse(text.trimmingCharacters(in: .whitespaces), lenient: true)
+    RFC3339.parse(text.trimmingWhitespace, lenient: true)
   }
 
   /// Unix time in seconds, or in milliseconds when the value is too large to be seconds

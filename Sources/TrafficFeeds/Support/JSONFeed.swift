@@ -55,7 +55,7 @@ enum JSONFeed {
 
   /// A trimmed, non-empty string member; `nil` when absent, empty or not a string.
   static func text(_ value: JSONValue?) -> String? {
-    guard let text = value?.string?.trimmingCharacters(in: .whitespacesAndNewlines),
+    guard let text = value?.string?.trimmingWhitespaceAndNewlines,
       !text.isEmpty
     else { return nil }
     return text

@@ -25,7 +25,7 @@ struct XMLNode: Sendable {
 
   /// The text without surrounding white space; `nil` when that is empty.
   var value: String? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhitespaceAndNewlines
     return trimmed.isEmpty ? nil : trimmed
   }
 

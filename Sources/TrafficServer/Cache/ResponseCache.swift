@@ -27,30 +27,25 @@ final class ResponseCache: Sendable {
   }
 
   /// The version of the engine's data an answer was made from: the incident snapshot (its
-  /// update time, its size and the identity of its incident array, which the version
-  /// retains so that the array's storage cannot be reused by a later snapshot) and the time
-  /// the flow data last changed.
+  /// update time, its size and its generation, which the version retains so that the
+  /// object cannot be reused by a later snapshot) and the time the flow data last changed.
   struct Version: Equatable, Sendable {
     var incidentsUpdated: Date?
     var incidentCount: Int
-    var incidents: [TrafficIncident]
+    var incidents: IncidentIndex.Generation
     var flowUpdated: Date?
 
     /// The version of `snapshot` and `flowUpdated`.
     init(snapshot: IncidentIndex, flowUpdated: Date?) {
       incidentsUpdated = snapshot.updatedAt
       incidentCount = snapshot.count
-      incidents = snapshot.incidents
+      incidents = snapshot.generation
       self.flowUpdated = flowUpdated
     }
 
     static func == (lhs: Version, rhs: Version) -> Bool {
-      guard lhs.incidentsUpdated == rhs.incidentsUpdated,
-        lhs.incidentCount == rhs.incidentCount, lhs.flowUpdated == rhs.flowUpdated
-      else { return false }
-      return lhs.incidents.withUnsafeBufferPointer { a in
-        rhs.incidents.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
-      }
+      lhs.incidentsUpdated == rhs.incidentsUpdated && lhs.incidentCount == rhs.incidentCount
+        && lhs.flowUpdated == rhs.flowUpdated && lhs.incidents === rhs.incidents
     }
   }
 

@@ -76,7 +76,7 @@ import TrafficTestSupport
       let deletions =
         round % 10 == 9 ? (0..<5).map { _ in "i\(Int.random(in: 0..<700, using: &generator))" } : []
       index = index.applying(upserts: upserts, deletions: deletions, updatedAt: nil).index
-      let whole = IncidentIndex(index.incidents)
+      let whole = IncidentIndex(Array(index.incidents))
       func ids(_ snapshot: IncidentIndex, _ positions: [Int]) -> [String] {
         positions.map { snapshot.incidents[$0].originalId }.sorted()
       }
@@ -99,5 +99,39 @@ import TrafficTestSupport
           index.incident(originalId: "i\(number)") == whole.incident(originalId: "i\(number)"))
       }
     }
+  }
+
+  /// Merged reports' feed ids find the incident they went into, and an incident's own id
+  /// wins over a feed id, whether the id came with the whole build or with a later batch.
+  @Test func feedIdsOfMergedReportsAcrossPatches() throws {
+    func merged(_ number: Int, version: Int, feedIds: [String]) throws -> TrafficIncident {
+      var incident = try Self.incident(number, version: version)
+      incident.sources =
+        [TrafficIncidentSource(feed: "own", id: incident.originalId)]
+        + feedIds.map { TrafficIncidentSource(feed: "other", id: $0) }
+      return incident
+    }
+    var index = IncidentIndex([
+      try merged(1, version: 1, feedIds: ["x1"]), try Self.incident(2, version: 1),
+    ])
+    #expect(index.incident(originalId: "x1")?.originalId == "i1")
+    #expect(index.incident(exactOriginalId: "x1") == nil)
+    // A later batch merges a report into i2 and adds an incident of i1's feed id.
+    index =
+      index.applying(
+        upserts: [
+          try merged(2, version: 2, feedIds: ["x2"]),
+          try F.incident("x1", [(52.6, 13.5), (52.6005, 13.501)]),
+        ],
+        deletions: [], updatedAt: nil
+      ).index
+    let whole = IncidentIndex(Array(index.incidents))
+    for id in ["i1", "i2", "x1", "x2", "x3"] {
+      #expect(index.incident(originalId: id) == whole.incident(originalId: id), "\(id)")
+      #expect(
+        index.incident(exactOriginalId: id) == whole.incident(exactOriginalId: id), "\(id)")
+    }
+    #expect(index.incident(originalId: "x2")?.originalId == "i2")
+    #expect(index.incident(originalId: "x1")?.originalId == "x1")
   }
 }
