@@ -51,6 +51,31 @@ enum IncidentBoxes {
       [.integer(Int64(boxes.count)), .integer(key)])
   }
 
+  /// Replaces the `storedCount` entries of the incident stored under `key` by `boxes`,
+  /// leaving the tree alone when they are the same (an update that keeps the geometry, the
+  /// common case: a removal and an insertion rewrite R*Tree nodes up to the root).
+  static func replace(
+    key: Int64, storedCount: Int64, with boxes: [RTreeBox], in connection: SQLiteConnection
+  ) throws(TrafficStoreError) {
+    if storedCount == Int64(boxes.count) {
+      var same = true
+      for (slot, box) in boxes.enumerated() where same {
+        same = false
+        try connection.query(
+          "SELECT west, south, east, north FROM incident_rtree WHERE entry = ?",
+          [.integer(key &* slots &+ Int64(slot))]
+        ) { row throws(TrafficStoreError) in
+          same =
+            row.real(0) == box.minX && row.real(1) == box.minY && row.real(2) == box.maxX
+            && row.real(3) == box.maxY
+        }
+      }
+      if same { return }
+    }
+    try delete(key: key, count: storedCount, from: connection)
+    try insert(boxes, key: key, into: connection)
+  }
+
   /// Removes the `count` entries of the incident stored under `key`.
   static func delete(
     key: Int64, count: Int64, from connection: SQLiteConnection

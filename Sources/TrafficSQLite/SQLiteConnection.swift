@@ -51,6 +51,13 @@ final class SQLiteConnection {
     sqlite3_close_v2(handle)
   }
 
+  /// Copies the pages of the write-ahead log into the database file, as far as no reader
+  /// still needs them, without waiting for any lock (`SQLITE_CHECKPOINT_PASSIVE`). A
+  /// checkpoint that cannot run now is simply left to the next one.
+  func checkpointPassively() {
+    sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+  }
+
   /// Waits up to `milliseconds` for another connection's lock before failing with "busy".
   func setBusyTimeout(milliseconds: Int32) {
     sqlite3_busy_timeout(handle, milliseconds)

@@ -45,6 +45,9 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// How the file was opened.
   public let access: Access
   private let connection: Mutex<SQLiteConnection>
+  /// Checkpoints the write-ahead log after writes, off the writing thread (`nil` when
+  /// read-only).
+  private let checkpointer: WALCheckpointer?
   /// What was last written of the flow state; only touched under `connection`'s lock.
   let flowWrites = Mutex(FlowWrites())
 
@@ -56,6 +59,9 @@ public final class SQLiteTrafficStore: TrafficStore {
     }
     return "./traffic.sqlite"
   }
+
+  /// The page cache of the store's connection, KiB (SQLite's default is 2,000).
+  static let pageCacheInKiB = 65_536
 
   /// How long a write waits for another process's write lock before failing, milliseconds.
   static let busyTimeoutInMilliseconds: Int32 = 5_000
@@ -83,6 +89,7 @@ public final class SQLiteTrafficStore: TrafficStore {
     connection.setBusyTimeout(milliseconds: SQLiteTrafficStore.busyTimeoutInMilliseconds)
     try SQLiteTrafficStore.prepare(connection, access: access, durability: durability)
     self.connection = Mutex(connection)
+    checkpointer = access == .readWrite ? WALCheckpointer(path: path) : nil
   }
 
   /// Checks what the file is, sets the connection up and migrates the schema.
@@ -110,6 +117,9 @@ public final class SQLiteTrafficStore: TrafficStore {
           + "\(SQLiteSchema.latestVersion)")
     }
     try connection.run("PRAGMA foreign_keys = ON")
+    // A write touches pages all over a large file (each incident's row, its history, the
+    // R*Tree); SQLite's default 2 MB page cache read most of them again for every batch.
+    try connection.run("PRAGMA cache_size = -\(pageCacheInKiB)")
     if access == .readOnly {
       guard version == SQLiteSchema.latestVersion else {
         throw .incompatibleSchema(
@@ -123,6 +133,7 @@ public final class SQLiteTrafficStore: TrafficStore {
       throw .cannotOpen("\(path) cannot be switched to WAL mode (journal mode \(mode ?? "?"))")
     }
     try connection.run("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
+    try connection.run("PRAGMA wal_autocheckpoint = \(WALCheckpointer.backstopPages)")
     try SQLiteSchema.migrate(connection)
   }
 
@@ -134,17 +145,32 @@ public final class SQLiteTrafficStore: TrafficStore {
   ///   body is damaged.
   /// - Complexity: O(n) rows decoded.
   public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
-    // Rows are copied out under the lock; decoding, the bulk of the work, runs after it on
-    // every core.
-    let rows = try connection.withLock { connection throws(TrafficStoreError) in
-      var rows: [(originalId: String, body: Data)] = []
-      try connection.query("SELECT original_id, body FROM incidents ORDER BY key") {
-        row throws(TrafficStoreError) in rows.append((row.text(0), row.data(1)))
+    // One read transaction (one consistent version of the file, whatever other processes
+    // write meanwhile), read in chunks of rows that are decoded on every core and dropped:
+    // memory holds one chunk of bodies beside the incidents, not every body at once.
+    try connection.withLock { connection throws(TrafficStoreError) in
+      try connection.run("BEGIN")
+      defer { try? connection.run("COMMIT") }
+      var incidents: [TrafficIncident] = []
+      var lastKey = Int64.min
+      while true {
+        var rows: [(originalId: String, body: Data)] = []
+        rows.reserveCapacity(Self.loadingChunkRows)
+        try connection.query(
+          "SELECT key, original_id, body FROM incidents WHERE key > ? ORDER BY key LIMIT ?",
+          [.integer(lastKey), .integer(Int64(Self.loadingChunkRows))]
+        ) { row throws(TrafficStoreError) in
+          lastKey = row.integer(0)
+          rows.append((row.text(1), row.data(2)))
+        }
+        incidents += try StoredIncidentCoder.decodeConcurrently(rows, store: path)
+        if rows.count < Self.loadingChunkRows { return incidents }
       }
-      return rows
     }
-    return try StoredIncidentCoder.decodeConcurrently(rows, store: path)
   }
+
+  /// Rows read at a time by `currentIncidents()`.
+  static let loadingChunkRows = 32_768
 
   /// Stores the batch in one transaction: deletions first, then the upserts in order.
   ///
@@ -173,6 +199,7 @@ public final class SQLiteTrafficStore: TrafficStore {
         }
       }
     }
+    checkpointer?.schedule()
   }
 
   private static func delete(
@@ -226,7 +253,10 @@ public final class SQLiteTrafficStore: TrafficStore {
           WHERE incident_key = ?1
           """, [.integer(key), .text(incident.id), .utf8(body)])
       }
-      try IncidentBoxes.delete(key: key, count: stored.boxes, from: connection)
+      try IncidentBoxes.replace(
+        key: key, storedCount: stored.boxes, with: IncidentBoxes.boxes(of: incident),
+        in: connection)
+      return
     } else {
       try connection.run(
         """
@@ -273,7 +303,7 @@ public final class SQLiteTrafficStore: TrafficStore {
   public func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String] {
     try checkWritable()
     let bound = StoredIncidentCoder.milliseconds(cutoff)
-    return try connection.withLock { connection throws(TrafficStoreError) in
+    let purged = try connection.withLock { connection throws(TrafficStoreError) in
       try connection.transaction { () throws(TrafficStoreError) -> [String] in
         let coder = StoredIncidentCoder()
         var ended: [(key: Int64, originalId: String, boxes: Int64)] = []
@@ -297,6 +327,8 @@ public final class SQLiteTrafficStore: TrafficStore {
         return ended.map(\.originalId).sorted()
       }
     }
+    checkpointer?.schedule()
+    return purged
   }
 
   /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses

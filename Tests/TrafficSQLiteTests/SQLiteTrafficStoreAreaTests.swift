@@ -13,12 +13,20 @@ import TrafficTestSupport
     let store = try SQLiteTrafficStore(path: directory.path("area.sqlite"))
     var incidents = try AreaFixtures.incidents(count: 600, generator: &generator)
     try store.apply(IncidentBatch(upserts: incidents))
-    // Moved and deleted incidents must leave the tree too.
+    // Moved and deleted incidents must leave the tree too; new versions in place (whose
+    // entries are kept as they are) must stay in it.
     let moved = try AreaFixtures.incidents(count: 50, generator: &generator)
+    let inPlace = try incidents[100..<150].map {
+      try $0.updated(id: $0.id + "-v2", startTime: nil, endTime: nil)
+    }
     try store.apply(
       IncidentBatch(
-        upserts: moved.map { try $0.updated(id: $0.id + "-moved", startTime: nil, endTime: nil) },
+        upserts: moved.map { try $0.updated(id: $0.id + "-moved", startTime: nil, endTime: nil) }
+          + inPlace,
         deletions: (550..<600).map { "i\($0)" }))
+    #expect(
+      try store.texts("SELECT count(*) FROM incident_rtree")
+        == (try store.texts("SELECT sum(box_count) FROM incidents")))
     incidents = Array(incidents[50..<550]) + moved
     for _ in 0..<200 {
       let box = try AreaFixtures.randomBox(&generator)

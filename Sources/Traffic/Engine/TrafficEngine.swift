@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Roads
 import Synchronization
@@ -26,6 +27,9 @@ public final class TrafficEngine: Sendable {
   /// Serialises writers; readers only take `snapshot`.
   let writer = Mutex(())
   private let subscriptions = Mutex(Subscriptions())
+  /// While a snapshot is rebuilt whole in the background, the changes published since it
+  /// was taken, to replay on the rebuilt one; `nil` when none is being rebuilt.
+  private let mergeLog = Mutex<[IncidentChange]?>(nil)
   let texts = LocalizationCache()
   /// Incidents' v7 result objects, encoded once per version, language and references.
   let v7Results = V7ResultCache()
@@ -377,8 +381,19 @@ public final class TrafficEngine: Sendable {
     }
   }
 
+  /// Publishes the next snapshot (under the writer lock) and tells the change streams.
   func publish(_ next: IncidentIndex, previous: IncidentIndex, changes: [IncidentChange]) {
     snapshot.withLock { $0 = next }
+    let startsMerge = mergeLog.withLock { log in
+      if log != nil {
+        log?.append(contentsOf: changes)
+        return false
+      }
+      guard next.needsMerge else { return false }
+      log = []
+      return true
+    }
+    if startsMerge { merge(next) }
     guard !changes.isEmpty else { return }
     let watchers = subscriptions.withLock { Array($0.byKey.values) }
     for watcher in watchers {
@@ -386,6 +401,42 @@ public final class TrafficEngine: Sendable {
         if let seen = TrafficEngine.view(of: change, in: watcher.area, previous: previous) {
           watcher.continuation.yield(seen)
         }
+      }
+    }
+  }
+
+  /// Rebuilds `taken` whole on another thread (restoring the Hilbert order and one R-tree
+  /// for all incidents), then, under the writer lock, replays the changes published since
+  /// and swaps the result in: writes stay proportional to their batch while the changes
+  /// since the last whole build pile up, and readers always see whole batches.
+  private func merge(_ taken: IncidentIndex) {
+    let incidents = Array(taken.incidents)
+    DispatchQueue.global(qos: .utility).async { [weak self] in
+      let rebuilt = IncidentIndex(incidents, updatedAt: taken.updatedAt)
+      guard let self else { return }
+      writer.withLock { _ in
+        let log = mergeLog.withLock { log in
+          defer { log = nil }
+          return log ?? []
+        }
+        let current = currentSnapshot
+        // The last state of each incident changed meanwhile, in the order first changed.
+        var latest: [String: TrafficIncident?] = [:]
+        var order: [String] = []
+        for change in log {
+          let originalId = change.incident.originalId
+          if latest.updateValue(
+            change.kind == .removed ? nil : change.incident, forKey: originalId) == nil
+          {
+            order.append(originalId)
+          }
+        }
+        let upserts = order.compactMap { latest[$0] ?? nil }
+        let deletions = order.filter { (latest[$0] ?? nil) == nil }
+        let merged = rebuilt.applying(
+          upserts: upserts, deletions: deletions, updatedAt: current.updatedAt
+        ).index
+        snapshot.withLock { $0 = merged }
       }
     }
   }

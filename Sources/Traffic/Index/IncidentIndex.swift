@@ -30,6 +30,9 @@ package struct IncidentIndex: Sendable {
   /// The entries of the incidents changed or added since the last whole build (the
   /// `dirty` positions): a write re-indexes only these, the large `tree` is shared.
   private let deltaTree: RTree<Int32>
+  /// The entries `deltaTree` was built from, kept so that the next write only replaces
+  /// those of the positions it touches.
+  private let deltaEntries: [(box: RTreeBox, payload: Int32)]
   /// The polylines of the positions as `tree` was built, flat, for the exact tests.
   private let shapes: IncidentShapes
   /// Positions whose incident changed or was added since `tree` was built.
@@ -38,6 +41,16 @@ package struct IncidentIndex: Sendable {
   /// The most positions re-indexed in `deltaTree` before a write rebuilds the whole
   /// snapshot (which also restores the Hilbert order of `incidents`).
   static func maxDirty(count: Int) -> Int { max(4_096, min(count / 8, 65_536)) }
+
+  /// The positions changed since the last whole build past which the engine rebuilds the
+  /// snapshot whole in the background (well before `maxDirty`, where a write must do it).
+  static func mergeDirty(count: Int) -> Int { max(1_024, min(count / 64, 16_384)) }
+
+  /// The number of positions changed since the last whole build.
+  package var changedSinceWholeBuild: Int { dirty.count }
+
+  /// Whether enough changed since the last whole build to rebuild in the background.
+  package var needsMerge: Bool { dirty.count > Self.mergeDirty(count: count) }
 
   /// What a query tests and sorts on: the geometry, the type, impact and times, the ids.
   /// Shares its strings and vertex arrays with the incident.
@@ -115,6 +128,7 @@ package struct IncidentIndex: Sendable {
     shapes = IncidentShapes(incidents)
     tree = RTree(entries)
     deltaTree = RTree([])
+    deltaEntries = []
     dirty = []
   }
 
@@ -122,7 +136,8 @@ package struct IncidentIndex: Sendable {
   private init(
     incidents: PersistentArray<TrafficIncident>, builtPositions: [String: Int],
     addedPositions: [String: Int], facts: PersistentArray<QueryFacts>, tree: RTree<Int32>,
-    shapes: IncidentShapes, dirty: Set<Int32>, updatedAt: Date?
+    shapes: IncidentShapes, dirty: Set<Int32>, deltaEntries: [(box: RTreeBox, payload: Int32)],
+    updatedAt: Date?
   ) {
     self.shapes = shapes
     self.incidents = incidents
@@ -132,14 +147,8 @@ package struct IncidentIndex: Sendable {
     self.tree = tree
     self.dirty = dirty
     self.updatedAt = updatedAt
-    var entries: [(box: RTreeBox, payload: Int32)] = []
-    entries.reserveCapacity(dirty.count)
-    for position in dirty {
-      for polyline in incidents[Int(position)].location.allPolylines {
-        for box in RTreeBox.covering(polyline.boundingBox) { entries.append((box, position)) }
-      }
-    }
-    deltaTree = RTree(entries)
+    self.deltaEntries = deltaEntries
+    deltaTree = RTree(deltaEntries)
   }
 
   /// The number of incidents held.
@@ -238,9 +247,27 @@ package struct IncidentIndex: Sendable {
     return (
       IncidentIndex(
         incidents: next, builtPositions: builtPositions, addedPositions: nextPositions,
-        facts: nextFacts, tree: tree, shapes: shapes, dirty: nextDirty, updatedAt: updatedAt),
+        facts: nextFacts, tree: tree, shapes: shapes, dirty: nextDirty,
+        deltaEntries: nextDeltaEntries(touched: touched, in: next), updatedAt: updatedAt),
       changes
     )
+  }
+
+  /// The entries of `deltaTree` after a write that touched `touched` positions: the
+  /// others' entries kept, the touched ones' made anew from `incidents`.
+  ///
+  /// - Complexity: O(d + t) for d entries held and t positions touched.
+  private func nextDeltaEntries(
+    touched: [Int], in incidents: PersistentArray<TrafficIncident>
+  ) -> [(box: RTreeBox, payload: Int32)] {
+    let touchedSet = Set(touched.map(Int32.init))
+    var entries = deltaEntries.filter { !touchedSet.contains($0.payload) }
+    for position in touchedSet {
+      for polyline in incidents[Int(position)].location.allPolylines {
+        for box in RTreeBox.covering(polyline.boundingBox) { entries.append((box, position)) }
+      }
+    }
+    return entries
   }
 
   /// The incident with this original id, if held.
