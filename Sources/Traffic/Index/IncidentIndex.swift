@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// An immutable snapshot of the current incidents with a spatial index: what every query
 /// reads. Writers build the next snapshot and swap it in; readers never wait.
@@ -99,13 +101,28 @@ package struct IncidentIndex: Sendable {
     let order = RTree<Int32>.hilbertOrder(boxes.map { (RTreeBox.covering($0)[0], 0) })
     let incidents = order.map { incidents[$0] }
     self.incidents = PersistentArray(incidents)
-    self.updatedAt = updatedAt ?? incidents.compactMap(\.entryTime).max()
+    // The query facts and the flat shapes are built on another thread meanwhile (each pass
+    // over a million incidents is mostly waiting for memory).
+    let side = Mutex<(facts: PersistentArray<QueryFacts>, shapes: IncidentShapes)?>(nil)
+    let group = DispatchGroup()
+    @Sendable func buildSide() {
+      let built = (PersistentArray(incidents.lazy.map(QueryFacts.init)), IncidentShapes(incidents))
+      side.withLock { $0 = built }
+    }
+    if incidents.count >= 50_000 {
+      DispatchQueue.global(qos: .userInitiated).async(group: group, execute: buildSide)
+    } else {
+      buildSide()
+    }
     var positions: [String: Int] = [:]
     positions.reserveCapacity(incidents.count)
     var entries: [(box: RTreeBox, payload: Int32)] = []
     entries.reserveCapacity(incidents.count)
+    var aliases: [(id: String, position: Int)] = []
+    var latestEntry: Date?
     for (position, incident) in incidents.enumerated() {
       positions[incident.originalId] = position
+      if let entry = incident.entryTime, entry > latestEntry ?? .distantPast { latestEntry = entry }
       for box in RTreeBox.covering(boxes[order[position]]) {
         entries.append((box, Int32(position)))
       }
@@ -114,22 +131,29 @@ package struct IncidentIndex: Sendable {
           entries.append((box, Int32(position)))
         }
       }
+      for source in incident.sources where source.id != incident.originalId {
+        aliases.append((source.id, position))
+      }
     }
     // The feeds' own ids of merged reports find the incident they were merged into, unless
     // an incident holds that id itself.
-    for (position, incident) in incidents.enumerated() {
-      for source in incident.sources where positions[source.id] == nil {
-        positions[source.id] = position
-      }
+    for alias in aliases where positions[alias.id] == nil {
+      positions[alias.id] = alias.position
     }
+    self.updatedAt = updatedAt ?? latestEntry
     builtPositions = positions
     addedPositions = [:]
-    facts = PersistentArray(incidents.lazy.map(QueryFacts.init))
-    shapes = IncidentShapes(incidents)
     tree = RTree(entries)
     deltaTree = RTree([])
     deltaEntries = []
     dirty = []
+    group.wait()
+    // Always set by then; built here should the other thread not have run.
+    let (builtFacts, builtShapes) =
+      side.withLock { $0 }
+      ?? (PersistentArray(incidents.lazy.map(QueryFacts.init)), IncidentShapes(incidents))
+    facts = builtFacts
+    shapes = builtShapes
   }
 
   /// A snapshot of patched parts sharing `tree` with the one it was made from.

@@ -26,13 +26,17 @@ final class IncidentShapes: Sendable {
     var positionStarts: [Int32] = [0]
     positionStarts.reserveCapacity(incidents.count + 1)
     polylineStarts.reserveCapacity(incidents.count + 1)
-    for incident in incidents {
-      for polyline in incident.location.allPolylines {
-        for vertex in polyline.vertices {
-          vertices.append(SIMD2(vertex.latitude, vertex.longitude))
-        }
-        polylineStarts.append(Int32(vertices.count))
+    vertices.reserveCapacity(incidents.count * 4)
+    func add(_ polyline: GeoPolyline) {
+      for vertex in polyline.vertices {
+        vertices.append(SIMD2(vertex.latitude, vertex.longitude))
       }
+      polylineStarts.append(Int32(vertices.count))
+    }
+    for incident in incidents {
+      // Not `allPolylines`, which makes an array per incident.
+      add(incident.location.polyline)
+      for polyline in incident.location.additionalPolylines { add(polyline) }
       positionStarts.append(Int32(polylineStarts.count - 1))
     }
     self.vertices = vertices

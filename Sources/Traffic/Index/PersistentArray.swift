@@ -53,7 +53,24 @@ package struct PersistentArray<Element> {
   /// An array of the elements of `elements`, in order.
   package init(_ elements: some Sequence<Element>) {
     self.init()
-    for element in elements { append(element) }
+    var iterator = elements.makeIterator()
+    // Chunk by chunk, each filled in place.
+    while true {
+      let chunk = Chunk.make()
+      let filled = chunk.withUnsafeMutablePointers { count, slots in
+        var filled = 0
+        while filled < Self.width, let element = iterator.next() {
+          (slots + filled).initialize(to: element)
+          filled += 1
+        }
+        count.pointee = filled
+        return filled
+      }
+      guard filled > 0 else { return }
+      chunks.append(chunk)
+      storedCount += filled
+      if filled < Self.width { return }
+    }
   }
 
   /// Adds `element` at the end.

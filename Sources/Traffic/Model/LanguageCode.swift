@@ -12,18 +12,53 @@
 /// here (`LanguageCode.deDE`, `.enUS`, ...) give the same convenience while any other tag can
 /// still be parsed.
 public struct LanguageCode: Hashable, Sendable, CustomStringConvertible {
+  /// The parsed tag, in one shared object: a language code is one reference wide, so the
+  /// millions of texts a large store holds do not each carry six strings and arrays.
+  private final class Tag: Sendable {
+    let identifier: String
+    let languageSubtag: String
+    let extendedLanguageSubtags: [String]
+    let scriptSubtag: String?
+    let regionSubtag: String?
+    let variantSubtags: [String]
+
+    init(
+      identifier: String, languageSubtag: String, extendedLanguageSubtags: [String] = [],
+      scriptSubtag: String? = nil, regionSubtag: String?, variantSubtags: [String] = []
+    ) {
+      self.identifier = identifier
+      self.languageSubtag = languageSubtag
+      self.extendedLanguageSubtags = extendedLanguageSubtags
+      self.scriptSubtag = scriptSubtag
+      self.regionSubtag = regionSubtag
+      self.variantSubtags = variantSubtags
+    }
+  }
+
+  private let tag: Tag
+
   /// The normalised tag, e.g. `"de-DE"`.
-  public let identifier: String
+  public var identifier: String { tag.identifier }
   /// The primary language subtag, lowercase: `"de"` for `de-DE`.
-  public let languageSubtag: String
+  public var languageSubtag: String { tag.languageSubtag }
   /// Extended language subtags (`"yue"` in `zh-yue-HK`), lowercase; usually empty.
-  public let extendedLanguageSubtags: [String]
+  public var extendedLanguageSubtags: [String] { tag.extendedLanguageSubtags }
   /// The script subtag, titlecase (`"Latn"` in `sr-Latn-RS`), when present.
-  public let scriptSubtag: String?
+  public var scriptSubtag: String? { tag.scriptSubtag }
   /// The region subtag, uppercase letters or three digits (`"DE"`, `"419"`), when present.
-  public let regionSubtag: String?
+  public var regionSubtag: String? { tag.regionSubtag }
   /// Variant subtags, lowercase (`"1996"` in `de-DE-1996`).
-  public let variantSubtags: [String]
+  public var variantSubtags: [String] { tag.variantSubtags }
+
+  /// Equal when the normalised tags are.
+  public static func == (lhs: LanguageCode, rhs: LanguageCode) -> Bool {
+    lhs.tag === rhs.tag || lhs.tag.identifier == rhs.tag.identifier
+  }
+
+  /// Hashes the normalised tag.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(tag.identifier)
+  }
 
   /// Parses and normalises a BCP 47 language tag.
   ///
@@ -117,22 +152,17 @@ public struct LanguageCode: Hashable, Sendable, CustomStringConvertible {
     if let script { parts.append(script) }
     if let region { parts.append(region) }
     parts += variants + rest
-    identifier = parts.joined(separator: "-")
-    languageSubtag = language
-    extendedLanguageSubtags = extlangs
-    scriptSubtag = script
-    regionSubtag = region
-    variantSubtags = variants
+    self.tag = Tag(
+      identifier: parts.joined(separator: "-"), languageSubtag: language,
+      extendedLanguageSubtags: extlangs, scriptSubtag: script, regionSubtag: region,
+      variantSubtags: variants)
   }
 
   /// A tag known to be well-formed and already normalised (the static members).
   private init(known language: String, region: String?) {
-    identifier = region.map { "\(language)-\($0)" } ?? language
-    languageSubtag = language
-    extendedLanguageSubtags = []
-    scriptSubtag = nil
-    regionSubtag = region
-    variantSubtags = []
+    tag = Tag(
+      identifier: region.map { "\(language)-\($0)" } ?? language, languageSubtag: language,
+      regionSubtag: region)
   }
 
   private static func isAlpha(_ text: String) -> Bool {
