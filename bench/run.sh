@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds traffic-bench in release mode, runs it and the same workload on Python rtree
 # (libspatialindex), and prints the figures side by side with flatbush's published ones.
-# `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark).
+# `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark)
+# and bench/scale.sh (the region-size benchmark).
 # Pass --quick for a fast smoke run (small sizes, no load benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,4 +67,10 @@ PY
 if [[ -z "$quick" ]]; then
   echo "== load (bench/load.sh)" >&2
   bench/load.sh
+fi
+
+# The region-size benchmark: a million work zones imported, served, pushed to and queried.
+if [[ -z "$quick" ]]; then
+  echo "== scale (bench/scale.sh)" >&2
+  bench/scale.sh
 fi

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Helpers of bench/scale.sh (the region-size benchmark of issue 15).
+
+  scale_tools.py docs ZONES OUTDIR COUNT SIZE PREFIX SEED
+      Writes COUNT WZDx documents OUTDIR/PREFIX-K.geojson, each with SIZE work zones of
+      ZONES (a bench/make_wzdx.py file) drawn at random and changed: a new description and
+      a later update_date, so that each push really changes SIZE incidents.
+  scale_tools.py run COMMAND...
+      Runs COMMAND and prints {"seconds": wall time, "peak_rss_kb": its peak resident set}.
+  scale_tools.py latency PORT COUNT SEED
+      Sends COUNT distinct 300 m circle queries (/v7/incidents) at random over make_wzdx's
+      box, one after another on one keep-alive connection, and prints the latencies' p50,
+      p90, p99 and max in milliseconds.
+"""
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+
+SOUTH, NORTH, WEST, EAST = 52.0, 53.0, 12.9, 13.9  # as bench/make_wzdx.py
+
+
+def docs(zones, outdir, count, size, prefix, seed):
+    rng = random.Random(seed)
+    with open(zones) as source:
+        header = source.readline()
+        lines = source.readlines()
+    features = len(lines) - 1  # the last line closes the array
+    picks = [rng.sample(range(features), size) for _ in range(count)]
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    head = header[: header.rindex('"features"')]
+    for k, pick in enumerate(picks):
+        changed = []
+        for i in pick:
+            feature = json.loads(lines[i].lstrip(",").strip())
+            core = feature["properties"]["core_details"]
+            core["description"] += f" (Änderung {prefix} {k})"
+            stamp = now + timedelta(minutes=k + 1)
+            core["update_date"] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+            changed.append(json.dumps(feature, ensure_ascii=False))
+        with open(os.path.join(outdir, f"{prefix}-{k}.geojson"), "w") as out:
+            out.write(head + '"features": [\n' + ",\n".join(changed) + "]}\n")
+
+
+def run(command):
+    start = time.perf_counter()
+    child = subprocess.Popen(command)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": round(seconds, 2), "peak_rss_kb": usage.ru_maxrss,
+                      "status": os.waitstatus_to_exitcode(status)}))
+    return os.waitstatus_to_exitcode(status)
+
+
+def latency(port, count, seed):
+    rng = random.Random(seed)
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    times = []
+    for _ in range(count):
+        lat, lng = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
+        path = f"/v7/incidents?in=circle:{lat:.5f},{lng:.5f};r=300"
+        start = time.perf_counter()
+        connection.request("GET", path)
+        response = connection.getresponse()
+        response.read()
+        times.append((time.perf_counter() - start) * 1000)
+        if response.status != 200:
+            sys.exit(f"{path}: HTTP {response.status}")
+    times.sort()
+    pick = lambda q: round(times[min(len(times) - 1, int(len(times) * q))], 2)
+    print(json.dumps({"queries": count, "p50_ms": pick(0.5), "p90_ms": pick(0.9),
+                      "p99_ms": pick(0.99), "max_ms": round(times[-1], 1)}))
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "docs" and len(args) == 6:
+        docs(args[0], args[1], int(args[2]), int(args[3]), args[4], int(args[5]))
+    elif command == "run" and args:
+        sys.exit(run(args))
+    elif command == "latency" and len(args) == 3:
+        latency(int(args[0]), int(args[1]), int(args[2]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
