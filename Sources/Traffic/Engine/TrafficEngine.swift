@@ -405,14 +405,16 @@ public final class TrafficEngine: Sendable {
     }
   }
 
-  /// Rebuilds `taken` whole on another thread (restoring the Hilbert order and one R-tree
-  /// for all incidents), then, under the writer lock, replays the changes published since
-  /// and swaps the result in: writes stay proportional to their batch while the changes
+  /// Rebuilds `taken` on another thread (one R-tree for all incidents, `compacted()`; a
+  /// whole build in Hilbert order once many were added), then, under the writer lock,
+  /// replays the changes published since and swaps the result in: writes stay proportional to their batch while the changes
   /// since the last whole build pile up, and readers always see whole batches.
   private func merge(_ taken: IncidentIndex) {
-    let incidents = Array(taken.incidents)
     DispatchQueue.global(qos: .utility).async { [weak self] in
-      let rebuilt = IncidentIndex(incidents, updatedAt: taken.updatedAt)
+      // Positions are kept unless many incidents were added (then sorted again).
+      let rebuilt =
+        taken.needsSorting
+        ? IncidentIndex(Array(taken.incidents), updatedAt: taken.updatedAt) : taken.compacted()
       guard let self else { return }
       writer.withLock { _ in
         let log = mergeLog.withLock { log in

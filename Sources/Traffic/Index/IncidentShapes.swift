@@ -20,7 +20,7 @@ final class IncidentShapes: Sendable {
   /// The number of positions held.
   var count: Int { positionStarts.count - 1 }
 
-  init(_ incidents: [TrafficIncident]) {
+  init(_ incidents: some Collection<TrafficIncident>) {
     var vertices: [SIMD2<Double>] = []
     var polylineStarts: [Int32] = [0]
     var positionStarts: [Int32] = [0]

@@ -77,6 +77,9 @@ import TrafficTestSupport
         round % 10 == 9 ? (0..<5).map { _ in "i\(Int.random(in: 0..<700, using: &generator))" } : []
       index = index.applying(upserts: upserts, deletions: deletions, updatedAt: nil).index
       let whole = IncidentIndex(Array(index.incidents))
+      // The background rebuild without sorting must answer the same.
+      let compact = index.compacted()
+      #expect(compact.changedSinceWholeBuild == 0)
       func ids(_ snapshot: IncidentIndex, _ positions: [Int]) -> [String] {
         positions.map { snapshot.incidents[$0].originalId }.sorted()
       }
@@ -90,6 +93,14 @@ import TrafficTestSupport
           ids(index, index.positions(meeting: circle))
             == ids(whole, whole.positions(meeting: circle)),
           "round \(round)")
+        #expect(
+          ids(compact, compact.positions(meeting: circle))
+            == ids(whole, whole.positions(meeting: circle)),
+          "round \(round)")
+        #expect(
+          compact.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }?.distanceInMeters
+            == whole.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }?.distanceInMeters
+        )
         let near = index.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }
         let nearWhole = whole.nearest(to: center, maxDistanceInMeters: 3_000) { _ in true }
         #expect(near?.distanceInMeters == nearWhole?.distanceInMeters, "round \(round)")
@@ -97,6 +108,8 @@ import TrafficTestSupport
       for number in [0, 399, 650] {
         #expect(
           index.incident(originalId: "i\(number)") == whole.incident(originalId: "i\(number)"))
+        #expect(
+          compact.incident(originalId: "i\(number)") == whole.incident(originalId: "i\(number)"))
       }
     }
   }
@@ -133,5 +146,9 @@ import TrafficTestSupport
     }
     #expect(index.incident(originalId: "x2")?.originalId == "i2")
     #expect(index.incident(originalId: "x1")?.originalId == "x1")
+    let compact = index.compacted()
+    for id in ["i1", "i2", "x1", "x2", "x3"] {
+      #expect(compact.incident(originalId: id) == whole.incident(originalId: id), "\(id)")
+    }
   }
 }
