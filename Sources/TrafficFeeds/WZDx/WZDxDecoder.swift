@@ -88,25 +88,14 @@ public enum WZDxDecoder: FeedDecoder {
     let context = Context(
       language: options.defaultLanguage ?? .enUS,
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
-    // Features are decoded on other threads while the reader parses the next ones.
-    let decoding = OrderedPipeline<(Int, JSONValue), Result<TrafficIncident, FeedError>?> {
-      index, feature in
-      // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
-      if isDevice(feature) { return nil }
-      do throws(JSONFieldError) {
-        return .success(try decodeFeature(feature, at: "features[\(index)]", context))
-      } catch {
-        return .failure(JSONFeed.error(error, format: format))
-      }
-    }
     let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
-      _, index, feature in decoding.add((index, feature))
-    }
-    for result in decoding.finish() {
-      switch result {
-      case .success(let incident): document.incidents.append(incident)
-      case .failure(let problem): document.problems.append(problem)
-      case nil: break
+      _, index, feature in
+      // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
+      if isDevice(feature) { return }
+      do throws(JSONFieldError) {
+        document.incidents.append(try decodeFeature(feature, at: "features[\(index)]", context))
+      } catch {
+        document.problems.append(JSONFeed.error(error, format: format))
       }
     }
     guard root.object != nil else {
