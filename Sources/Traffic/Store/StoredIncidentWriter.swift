@@ -19,74 +19,45 @@ enum StoredIncidentWriter {
     writer.raw("{")
     writer.key("id")
     writer.string(incident.id)
-    writer.raw(",")
-    writer.key("originalId")
+    writer.nextKey("originalId")
     writer.string(incident.originalId)
     if let parentId = incident.parentId {
-      writer.raw(",")
-      writer.key("parentId")
+      writer.nextKey("parentId")
       writer.string(parentId)
     }
-    writer.raw(",")
-    writer.key("type")
+    writer.nextKey("type")
     writer.string(incident.type.rawValue)
-    writer.raw(",")
-    writer.key("impact")
+    writer.nextKey("impact")
     writer.string(incident.impact.rawValue)
-    writer.raw(",")
-    writer.key("description")
+    writer.nextKey("description")
     write(incident.description, to: &writer)
-    writer.raw(",")
-    writer.key("summary")
+    writer.nextKey("summary")
     write(incident.summary, to: &writer)
-    for (key, date) in [
+    for (key, date): (StaticString, Date?) in [
       ("startTime", incident.startTime), ("endTime", incident.endTime),
       ("entryTime", incident.entryTime),
     ] {
       guard let date else { continue }
-      writer.raw(",")
-      writer.string(key)
-      writer.raw(":")
+      writer.nextKey(key)
       writer.number(date.timeIntervalSinceReferenceDate)
     }
-    writer.raw(",")
-    writer.key("isRoadClosed")
+    writer.nextKey("isRoadClosed")
     writer.bool(incident.isRoadClosed)
-    writer.raw(",")
-    writer.key("junctionsTraversability")
+    writer.nextKey("junctionsTraversability")
     writer.string(incident.junctionsTraversability.rawValue)
-    writer.raw(",")
-    writer.key("codes")
-    writer.raw("[")
-    for (index, code) in incident.codes.enumerated() {
-      if index > 0 { writer.raw(",") }
-      writer.integer(code)
-    }
-    writer.raw("],")
-    writer.key("location")
+    writer.nextKey("codes")
+    writer.array(incident.codes) { code, writer in writer.integer(code) }
+    writer.nextKey("location")
     write(incident.location, to: &writer)
-    writer.raw(",")
-    writer.key("vehicleRestrictions")
-    writer.raw("{},")
-    writer.key("details")
+    writer.nextKey("vehicleRestrictions")
+    writer.raw("{}")
+    writer.nextKey("details")
     write(incident.details, to: &writer)
-    writer.raw(",")
-    writer.key("sourceTexts")
-    writer.raw("[")
-    for (index, text) in incident.sourceTexts.enumerated() {
-      if index > 0 { writer.raw(",") }
-      write(text, to: &writer)
-    }
-    writer.raw("]")
+    writer.nextKey("sourceTexts")
+    writer.array(incident.sourceTexts) { text, writer in write(text, to: &writer) }
     if !incident.sources.isEmpty {
-      writer.raw(",")
-      writer.key("sources")
-      writer.raw("[")
-      for (index, source) in incident.sources.enumerated() {
-        if index > 0 { writer.raw(",") }
-        write(source, to: &writer)
-      }
-      writer.raw("]")
+      writer.nextKey("sources")
+      writer.array(incident.sources) { source, writer in write(source, to: &writer) }
     }
     writer.raw("}")
     return Data(writer.bytes)
@@ -107,8 +78,7 @@ enum StoredIncidentWriter {
     writer.raw("{")
     writer.key("text")
     writer.string(text.text)
-    writer.raw(",")
-    writer.key("language")
+    writer.nextKey("language")
     writer.string(text.language.identifier)
     writer.raw("}")
   }
@@ -118,26 +88,19 @@ enum StoredIncidentWriter {
     writer.key("polyline")
     write(location.polyline, to: &writer)
     if !location.additionalPolylines.isEmpty {
-      writer.raw(",")
-      writer.key("additionalPolylines")
-      writer.raw("[")
-      for (index, polyline) in location.additionalPolylines.enumerated() {
-        if index > 0 { writer.raw(",") }
+      writer.nextKey("additionalPolylines")
+      writer.array(location.additionalPolylines) { polyline, writer in
         write(polyline, to: &writer)
       }
-      writer.raw("]")
     }
-    writer.raw(",")
-    writer.key("lengthInMeters")
+    writer.nextKey("lengthInMeters")
     writer.number(location.lengthInMeters)
     if let description = location.description {
-      writer.raw(",")
-      writer.key("description")
+      writer.nextKey("description")
       writer.string(description)
     }
     if let openLR = location.openLR {
-      writer.raw(",")
-      writer.key("openLR")
+      writer.nextKey("openLR")
       writer.string(openLR)
     }
     writer.raw("}")
@@ -149,12 +112,10 @@ enum StoredIncidentWriter {
       writer.raw(index > 0 ? ",{" : "{")
       writer.key("lat")
       writer.number(vertex.latitude)
-      writer.raw(",")
-      writer.key("lng")
+      writer.nextKey("lng")
       writer.number(vertex.longitude)
       if let altitude = vertex.altitude {
-        writer.raw(",")
-        writer.key("alt")
+        writer.nextKey("alt")
         writer.number(altitude)
       }
       writer.raw("}")
@@ -166,9 +127,8 @@ enum StoredIncidentWriter {
     writer.raw("{")
     var first = true
     func key(_ name: StaticString) {
-      if !first { writer.raw(",") }
+      if first { writer.key(name) } else { writer.nextKey(name) }
       first = false
-      writer.key(name)
     }
     let strings: [(StaticString, String?)] = [
       ("countryCode", details.countryCode), ("area", details.area),
@@ -220,19 +180,36 @@ enum StoredIncidentWriter {
     writer.raw("{")
     writer.key("feed")
     writer.string(source.feed)
-    writer.raw(",")
-    writer.key("id")
+    writer.nextKey("id")
     writer.string(source.id)
     if let digest = source.reportDigest {
-      writer.raw(",")
-      writer.key("reportDigest")
+      writer.nextKey("reportDigest")
       writer.string(digest)
     }
     if let time = source.reportEntryTime {
-      writer.raw(",")
-      writer.key("reportEntryTime")
+      writer.nextKey("reportEntryTime")
       writer.number(time.timeIntervalSinceReferenceDate)
     }
     writer.raw("}")
+  }
+}
+
+extension JSONWriter {
+  /// Appends a JSON array of `items`, each written by `write`.
+  fileprivate mutating func array<Items: Collection>(
+    _ items: Items, _ write: (Items.Element, inout JSONWriter) -> Void
+  ) {
+    raw("[")
+    for (index, item) in items.enumerated() {
+      if index > 0 { raw(",") }
+      write(item, &self)
+    }
+    raw("]")
+  }
+
+  /// Appends `,"key":` — a member after the first.
+  fileprivate mutating func nextKey(_ name: StaticString) {
+    raw(",")
+    key(name)
   }
 }
