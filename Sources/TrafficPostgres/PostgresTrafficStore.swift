@@ -84,22 +84,41 @@ public final class PostgresTrafficStore: TrafficStore {
   ///   stored body is damaged; `.cannotOpen` when the server cannot be reached.
   /// - Complexity: O(n) rows transferred and decoded (decoding on every core).
   public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
-    let rows = try session.withLock { session throws(TrafficStoreError) in
-      let (sequence, rows) = try session.retrying { connection throws(TrafficStoreError) in
+    try currentIncidents(chunkRows: Self.loadingChunkRows)
+  }
+
+  /// `currentIncidents()` reading `chunkRows` rows at a time (tests use small chunks).
+  func currentIncidents(chunkRows: Int) throws(TrafficStoreError) -> [TrafficIncident] {
+    // One snapshot of the database, read in chunks of rows that are decoded on every core
+    // and dropped: memory holds one chunk of bodies beside the incidents, not every body.
+    let store = displayName
+    return try session.withLock { session throws(TrafficStoreError) in
+      let (sequence, incidents) = try session.retrying { connection throws(TrafficStoreError) in
         try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
           () throws(TrafficStoreError) in
-          (
-            try PostgresTrafficStore.latestSequence(connection, atLeast: 0),
-            try PostgresTrafficStore.bodies(
-              connection.query("SELECT original_id, body FROM incidents ORDER BY key"))
-          )
+          let sequence = try PostgresTrafficStore.latestSequence(connection, atLeast: 0)
+          var incidents: [TrafficIncident] = []
+          var lastKey = Int64.min
+          while true {
+            let rows = try connection.query(
+              "SELECT original_id, body, key FROM incidents WHERE key > $1 ORDER BY key LIMIT $2",
+              [String(lastKey), String(chunkRows)])
+            guard rows.count > 0 else { break }
+            lastKey = Int64(rows.text(rows.count - 1, 2) ?? "") ?? Int64.max
+            incidents += try StoredIncidentCoder.decodeConcurrently(
+              PostgresTrafficStore.bodies(rows), store: store)
+            if rows.count < chunkRows { break }
+          }
+          return (sequence, incidents)
         }
       }
       session.loadedSequence = sequence
-      return rows
+      return incidents
     }
-    return try StoredIncidentCoder.decodeConcurrently(rows, store: displayName)
   }
+
+  /// Rows read at a time by `currentIncidents()`.
+  static let loadingChunkRows = 32_768
 
   /// Stores the batch in one transaction: deletions first, then the upserts in order.
   ///

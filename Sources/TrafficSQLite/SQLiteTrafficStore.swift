@@ -145,6 +145,11 @@ public final class SQLiteTrafficStore: TrafficStore {
   ///   body is damaged.
   /// - Complexity: O(n) rows decoded.
   public func currentIncidents() throws(TrafficStoreError) -> [TrafficIncident] {
+    try currentIncidents(chunkRows: Self.loadingChunkRows)
+  }
+
+  /// `currentIncidents()` reading `chunkRows` rows at a time (tests use small chunks).
+  func currentIncidents(chunkRows: Int) throws(TrafficStoreError) -> [TrafficIncident] {
     // One read transaction (one consistent version of the file, whatever other processes
     // write meanwhile), read in chunks of rows that are decoded on every core and dropped:
     // memory holds one chunk of bodies beside the incidents, not every body at once.
@@ -155,16 +160,16 @@ public final class SQLiteTrafficStore: TrafficStore {
       var lastKey = Int64.min
       while true {
         var rows: [(originalId: String, body: Data)] = []
-        rows.reserveCapacity(Self.loadingChunkRows)
+        rows.reserveCapacity(chunkRows)
         try connection.query(
           "SELECT key, original_id, body FROM incidents WHERE key > ? ORDER BY key LIMIT ?",
-          [.integer(lastKey), .integer(Int64(Self.loadingChunkRows))]
+          [.integer(lastKey), .integer(Int64(chunkRows))]
         ) { row throws(TrafficStoreError) in
           lastKey = row.integer(0)
           rows.append((row.text(1), row.data(2)))
         }
         incidents += try StoredIncidentCoder.decodeConcurrently(rows, store: path)
-        if rows.count < Self.loadingChunkRows { return incidents }
+        if rows.count < chunkRows { return incidents }
       }
     }
   }
