@@ -27,8 +27,8 @@ public final class TrafficEngine: Sendable {
   /// Serialises writers; readers only take `snapshot`.
   let writer = Mutex(())
   private let subscriptions = Mutex(Subscriptions())
-  /// While a snapshot is rebuilt whole in the background, the changes published since it
-  /// was taken, to replay on the rebuilt one; `nil` when none is being rebuilt.
+  /// While a snapshot is rebuilt in the background, the changes published since it was
+  /// taken, to replay on the rebuilt one; `nil` when none is being rebuilt.
   private let mergeLog = Mutex<[IncidentChange]?>(nil)
   let texts = LocalizationCache()
   /// Incidents' v7 result objects, encoded once per version, language and references.
@@ -407,8 +407,9 @@ public final class TrafficEngine: Sendable {
 
   /// Rebuilds `taken` on another thread (one R-tree for all incidents, `compacted()`; a
   /// whole build in Hilbert order once many were added), then, under the writer lock,
-  /// replays the changes published since and swaps the result in: writes stay proportional to their batch while the changes
-  /// since the last whole build pile up, and readers always see whole batches.
+  /// replays the changes published since and swaps the result in: writes stay proportional
+  /// to their batch while the changes since the last whole build pile up, and readers
+  /// always see whole batches.
   private func merge(_ taken: IncidentIndex) {
     DispatchQueue.global(qos: .utility).async { [weak self] in
       // Positions are kept unless many incidents were added (then sorted again).
