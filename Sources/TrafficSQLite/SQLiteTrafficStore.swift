@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import Traffic
@@ -189,22 +190,52 @@ public final class SQLiteTrafficStore: TrafficStore {
     try batch.validate()
     guard !batch.isEmpty else { return }
     try checkWritable()
-    let coder = StoredIncidentCoder()
-    // Encoding happens before the lock and can fail without touching the file.
-    var bodies: [Data] = []
-    bodies.reserveCapacity(batch.upserts.count)
-    for incident in batch.upserts { bodies.append(try coder.encode(incident)) }
+    let upserts = batch.upserts
     try connection.withLock { connection throws(TrafficStoreError) in
       try connection.transaction { () throws(TrafficStoreError) in
         for originalId in batch.deletions {
           try SQLiteTrafficStore.delete(originalId: originalId, in: connection)
         }
-        for (incident, body) in zip(batch.upserts, bodies) {
-          try SQLiteTrafficStore.upsert(incident, body: body, in: connection)
+        // Bodies are encoded a chunk ahead, on another thread, while the previous chunk is
+        // written: a large batch never holds all of them (a million bodies were 1.2 GB). One
+        // that cannot be encoded rolls the whole transaction back.
+        var start = 0
+        var bodies = try Self.encode(upserts[0..<min(upserts.count, Self.bodyChunk)])
+        while start < upserts.count {
+          let end = min(upserts.count, start + Self.bodyChunk)
+          let next = upserts[end..<min(upserts.count, end + Self.bodyChunk)]
+          let ahead = Mutex<Result<[Data], TrafficStoreError>?>(nil)
+          let group = DispatchGroup()
+          if !next.isEmpty {
+            DispatchQueue.global(qos: .userInitiated).async(group: group) {
+              let result = Result { () throws(TrafficStoreError) in try Self.encode(next) }
+              ahead.withLock { $0 = result }
+            }
+          }
+          for (incident, body) in zip(upserts[start..<end], bodies) {
+            try SQLiteTrafficStore.upsert(incident, body: body, in: connection)
+          }
+          group.wait()
+          start = end
+          bodies = try ahead.withLock { $0 }?.get() ?? []
         }
       }
     }
     checkpointer?.schedule()
+  }
+
+  /// Upserts whose bodies are encoded at a time, ahead of the writing.
+  static let bodyChunk = 2_048
+
+  /// The bodies of `incidents`, in order.
+  private static func encode(
+    _ incidents: ArraySlice<TrafficIncident>
+  ) throws(TrafficStoreError) -> [Data] {
+    let coder = StoredIncidentCoder()
+    var bodies: [Data] = []
+    bodies.reserveCapacity(incidents.count)
+    for incident in incidents { bodies.append(try coder.encode(incident)) }
+    return bodies
   }
 
   private static func delete(
