@@ -10,21 +10,7 @@ import TrafficTestSupport
 /// every current incident once, in the order first stored.
 @Suite struct PostgresChunkedLoadingTests {
   @Test func chunksReadWhatOneReadReads() throws {
-    var generator = SeededGenerator(seed: 0x5EED_0103)
     let store = try PostgresTestDatabase.freshStore()
-    let incidents = try AreaFixtures.incidents(count: 120, generator: &generator)
-    try store.apply(IncidentBatch(upserts: incidents))
-    // Gaps in the keys, and new versions that keep their rows.
-    try store.apply(
-      IncidentBatch(
-        upserts: try incidents[10..<20].map {
-          try $0.updated(id: $0.id + "-v2", startTime: nil, endTime: nil)
-        }, deletions: (30..<45).map { "i\($0)" }))
-    let whole = try store.currentIncidents(chunkRows: 1_000)
-    let removed = Set((30..<45).map { "i\($0)" })
-    #expect(whole.map(\.originalId) == incidents.map(\.originalId).filter { !removed.contains($0) })
-    for chunk in [1, 7, 104, 105, 106] {
-      #expect(try store.currentIncidents(chunkRows: chunk) == whole, "chunks of \(chunk)")
-    }
+    try ChunkedLoading.check(store) { try store.currentIncidents(chunkRows: $0) }
   }
 }
