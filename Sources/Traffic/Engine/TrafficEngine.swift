@@ -217,20 +217,22 @@ public final class TrafficEngine: Sendable {
     // a large value, and reading one out of the array or sorting them copied all of it.
     var matches = index.positions(meeting: area)
     let window = options.timeWindow(now: now)
-    do {
-      let facts = index.facts
-      matches.removeAll {
-        !options.matches(
-          type: facts[$0].type, impact: facts[$0].impact, startTime: facts[$0].startTime,
-          endTime: facts[$0].endTime, window: window)
+    let facts = index.facts
+    matches.removeAll {
+      let fact = facts[$0]
+      return !options.matches(
+        type: fact.type, impact: fact.impact, startTime: fact.startTime,
+        endTime: fact.endTime, window: window)
+    }
+    if let origin = options.sortOrigin {
+      let keys = matches.map {
+        let fact = facts[$0]
+        return (fact.distance(to: origin), fact.originalId)
       }
-      if let origin = options.sortOrigin {
-        let keys = matches.map { (facts[$0].distance(to: origin), facts[$0].originalId) }
-        matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
-      } else {
-        let keys = matches.map { SeverityKey(facts[$0]) }
-        matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
-      }
+      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
+    } else {
+      let keys = matches.map { SeverityKey(facts[$0]) }
+      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     }
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
