@@ -77,7 +77,7 @@ import Traffic
     let version = ResponseCache.Version(snapshot: .empty, flowUpdated: nil)
     cache.store(
       ResponseCache.Entry(
-        body: SharedBody(copying: Data("{}".utf8)), etag: "\"t\"", contentType: "application/json",
+        body: SharedBytes(copying: Data("{}".utf8)), etag: "\"t\"", contentType: "application/json",
         isCompressed: false, version: version, createdAt: 10),
       for: key)
     #expect(cache.lookup(key, version: version, now: 10.5)?.etag == "\"t\"")
@@ -92,7 +92,7 @@ import Traffic
     for index in 0..<100 {
       cache.store(
         ResponseCache.Entry(
-          body: SharedBody(copying: Data(repeating: 32, count: 1 + index % 90)),
+          body: SharedBytes(copying: Data(repeating: 32, count: 1 + index % 90)),
           etag: "\"\(index)\"",
           contentType: "application/json", isCompressed: false, version: version, createdAt: 0),
         for: ResponseCache.Key(route: "r", query: "q=\(index)", acceptsGzip: false))
@@ -104,7 +104,7 @@ import Traffic
     let key = ResponseCache.Key(route: "r", query: "big", acceptsGzip: false)
     cache.store(
       ResponseCache.Entry(
-        body: SharedBody(copying: Data(repeating: 32, count: 101)), etag: "\"big\"",
+        body: SharedBytes(copying: Data(repeating: 32, count: 101)), etag: "\"big\"",
         contentType: "application/json",
         isCompressed: false, version: version, createdAt: 0),
       for: key)

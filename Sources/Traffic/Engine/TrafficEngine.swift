@@ -189,7 +189,7 @@ public final class TrafficEngine: Sendable {
   package func encodedIncidents(
     inside area: some GeoArea, options: TrafficIncidentsQueryOptions,
     locationReferencing: V7IncidentWire.LocationReferencing, sourceUpdated: Date?
-  ) throws(TrafficQueryError) -> Data {
+  ) throws(TrafficQueryError) -> SharedBytes {
     let (index, positions) = try matchingPositions(inside: area, options: options)
     let language = options.languageCode
     return v7Results.encode(

@@ -9,30 +9,74 @@ import Synchronization
 /// Keyed by the identity of the incident's copy-on-write storage, which the cache holds (so
 /// it is never mutated nor reused while cached): an incident written again has a new
 /// storage and misses, while unchanged incidents keep theirs through every snapshot
-/// rebuild, so their fragments survive writes. The fragments lie in one byte arena and the
-/// table holds plain offsets: an answer is assembled under one lock by hashing a word per
-/// incident and copying its bytes, with no reference counting per fragment.
+/// rebuild, so their fragments survive writes. The fragments lie in one byte arena; each
+/// variant (language and location referencing) has an open-addressing table of 16-byte
+/// entries holding the storage's address and the fragment's place in the arena, so a
+/// lookup is a multiply and, mostly, one cache line. An answer is assembled under one lock
+/// straight into the buffer that is sent, with no reference counting per fragment.
 ///
 /// Bounded by bytes: the fragments plus `entryCost` for each fragment held (the incident's
 /// storage it keeps alive, roughly, even after the snapshot dropped it); when a new fragment
 /// would pass `maxBytes`, the cache is cleared (clear-on-full keeps lookups O(1) without an
 /// LRU list; a region's working set refills it).
 final class V7ResultCache: Sendable {
-  /// A fragment: an incident value in one variant (language and location referencing).
-  fileprivate struct Key: Hashable {
-    var storage: ObjectIdentifier
-    var variant: Int
+  /// Where a fragment's bytes lie in the arena, under the address of the incident storage
+  /// it was encoded from (0: an empty entry).
+  fileprivate struct Entry {
+    var key: UInt
+    var offset: UInt32
+    var count: UInt32
   }
 
-  /// Where a fragment's bytes lie in the arena.
-  fileprivate struct Slot {
-    var offset: Int
-    var count: Int
+  /// The fragments of one variant: open addressing with linear probing, at most half full.
+  fileprivate struct Table {
+    var entries = [Entry](repeating: Entry(key: 0, offset: 0, count: 0), count: 1 << 10)
+    var count = 0
+    var shift = 64 - 10
+
+    /// The first slot to probe for `key` (Fibonacci hashing of the address).
+    @inline(__always)
+    func home(_ key: UInt) -> Int {
+      Int(truncatingIfNeeded: (UInt64(key) &* 0x9e37_79b9_7f4a_7c15) >> UInt64(shift))
+    }
+
+    @inline(__always)
+    func find(_ key: UInt) -> Entry? {
+      entries.withUnsafeBufferPointer { entries in
+        let mask = entries.count - 1
+        var slot = home(key)
+        while true {
+          let entry = entries[slot]
+          if entry.key == key { return entry }
+          if entry.key == 0 { return nil }
+          slot = (slot + 1) & mask
+        }
+      }
+    }
+
+    /// Adds an entry whose key is not held.
+    mutating func insert(_ entry: Entry) {
+      if (count + 1) * 2 > entries.count { grow() }
+      let mask = entries.count - 1
+      var slot = home(entry.key)
+      while entries[slot].key != 0 { slot = (slot + 1) & mask }
+      entries[slot] = entry
+      count += 1
+    }
+
+    private mutating func grow() {
+      let old = entries
+      entries = [Entry](repeating: Entry(key: 0, offset: 0, count: 0), count: old.count * 2)
+      shift -= 1
+      count = 0
+      for entry in old where entry.key != 0 { insert(entry) }
+    }
   }
 
   fileprivate struct State {
     var arena: [UInt8] = []
-    var slots: [Key: Slot] = [:]
+    /// The tables by variant number.
+    var tables: [Table] = []
     /// The storages of the incidents with fragments, kept alive (see the type's note).
     var owners: [any AnyObject & Sendable] = []
     /// Variant numbers by language identifier and location referencing.
@@ -46,8 +90,10 @@ final class V7ResultCache: Sendable {
   /// What a fragment is counted for besides its bytes.
   static let entryCost = 1_024
 
-  /// An empty cache holding up to `maxBytes` of fragments.
+  /// An empty cache holding up to `maxBytes` of fragments (below 4 GiB: arena offsets are
+  /// 32-bit).
   init(maxBytes: Int = 256 << 20) {
+    precondition(maxBytes > 0 && maxBytes < Int(UInt32.max), "V7ResultCache: maxBytes")
     self.maxBytes = maxBytes
   }
 
@@ -62,109 +108,140 @@ final class V7ResultCache: Sendable {
   ///   - references: The location references to write.
   ///   - sourceUpdated: The envelope's update time.
   ///   - localize: Words an incident in `language` (called for fragments not cached).
-  /// - Returns: UTF-8 JSON text.
+  /// - Returns: UTF-8 JSON text, in a buffer a socket layer can send without a copy.
   /// - Complexity: O(k) lookups under one lock and one copy of the answer's bytes; O(size)
   ///   encoding for each incident not cached yet.
   func encode(
     _ positions: [Int], of index: IncidentIndex, language: LanguageCode?,
     references: V7IncidentWire.LocationReferencing, sourceUpdated: Date?,
     localize: (TrafficIncident) -> TrafficIncident
-  ) -> Data {
+  ) -> SharedBytes {
     let variantName = "\(language?.identifier ?? "")/\(references.rawValue)"
-    let storages = positions.map { index.incidents[$0].storageIdentity }
+    let incidents = index.incidents
+    let keys = positions.map { UInt(bitPattern: incidents[$0].storageIdentity) }
+    var head = JSONWriter(capacity: 64)
+    head.raw("{\"sourceUpdated\":")
+    head.date(sourceUpdated)
+    head.raw(",\"results\":[")
+    let prefix = head.bytes
     // The whole answer under the lock when every fragment is held (the common case).
-    let (variant, missing, answer) = state.withLock {
-      state -> (Int, [Int], Data?) in
+    let (variant, answer) = state.withLock { state -> (Int, SharedBytes?) in
       let variant = state.variant(named: variantName)
-      var found: [Slot] = []
-      found.reserveCapacity(storages.count)
-      var missing: [Int] = []
-      for (slot, storage) in storages.enumerated() {
-        if let hit = state.slots[Key(storage: storage, variant: variant)] {
-          found.append(hit)
-        } else {
-          missing.append(slot)
+      let table = state.tables[variant]
+      return withUnsafeTemporaryAllocation(of: Entry.self, capacity: keys.count) { found in
+        var size = prefix.count + 2 + max(0, keys.count - 1)
+        for (slot, key) in keys.enumerated() {
+          guard let entry = table.find(key) else { return (variant, nil) }
+          found[slot] = entry
+          size += Int(entry.count)
         }
-      }
-      guard missing.isEmpty else { return (variant, missing, nil) }
-      let size = found.reduce(64) { $0 + $1.count + 1 }
-      let answer = state.arena.withUnsafeBufferPointer { arena in
-        V7Envelope.write(found, sourceUpdated: sourceUpdated, capacity: size) { slot, writer in
-          writer.append(
-            UnsafeBufferPointer(rebasing: arena[slot.offset..<slot.offset + slot.count]))
+        let answer = state.arena.withUnsafeBytes { arena in
+          Self.assemble(prefix: prefix, size: size, count: keys.count) { slot, put in
+            let entry = found[slot]
+            put(
+              UnsafeRawBufferPointer(
+                rebasing: arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.count)]))
+          }
         }
+        return (variant, answer)
       }
-      return (variant, [], answer)
     }
     if let answer { return answer }
 
     // Encode what is missing outside the lock, store it, and assemble from copies.
-    var fresh: [(slot: Int, bytes: [UInt8])] = []
-    for slot in missing {
-      var writer = JSONWriter(capacity: 1024)
-      V7IncidentWire.writeResult(
-        localize(index.incidents[positions[slot]]), references: references, to: &writer)
-      fresh.append((slot, writer.bytes))
-    }
-    var fragments = [[UInt8]](repeating: [], count: positions.count)
-    for (slot, bytes) in fresh { fragments[slot] = bytes }
-    state.withLock { state in
-      for (slot, bytes) in fresh {
-        state.store(
-          bytes, for: Key(storage: storages[slot], variant: variant),
-          owner: index.incidents[positions[slot]].storageObject, maxBytes: maxBytes)
-      }
-      state.arena.withUnsafeBufferPointer { arena in
-        for slot in fragments.indices where fragments[slot].isEmpty {
-          // Held before the store above, or stored by another thread meanwhile; a clear
-          // on full may have dropped it, then it is encoded again below.
-          if let hit = state.slots[Key(storage: storages[slot], variant: variant)] {
-            fragments[slot] = Array(arena[hit.offset..<hit.offset + hit.count])
+    var fragments: [[UInt8]?] = state.withLock { state in
+      let table = state.tables[variant]
+      return state.arena.withUnsafeBytes { arena in
+        keys.map { key in
+          table.find(key).map {
+            Array(arena[Int($0.offset)..<Int($0.offset) + Int($0.count)])
           }
         }
       }
     }
-    for slot in fragments.indices where fragments[slot].isEmpty {
+    var fresh: [(slot: Int, bytes: [UInt8])] = []
+    for slot in fragments.indices where fragments[slot] == nil {
       var writer = JSONWriter(capacity: 1024)
       V7IncidentWire.writeResult(
-        localize(index.incidents[positions[slot]]), references: references, to: &writer)
+        localize(incidents[positions[slot]]), references: references, to: &writer)
       fragments[slot] = writer.bytes
+      fresh.append((slot, writer.bytes))
     }
-    let size = fragments.reduce(64) { $0 + $1.count + 1 }
-    return V7Envelope.write(fragments, sourceUpdated: sourceUpdated, capacity: size) {
-      fragment, writer in
-      writer.append(fragment)
+    state.withLock { state in
+      for (slot, bytes) in fresh {
+        state.store(
+          bytes, for: keys[slot], variant: variant,
+          owner: incidents[positions[slot]].storageObject, maxBytes: maxBytes)
+      }
+    }
+    let size = fragments.reduce(prefix.count + 2 + max(0, keys.count - 1)) {
+      $0 + ($1?.count ?? 0)
+    }
+    return Self.assemble(prefix: prefix, size: size, count: fragments.count) { slot, put in
+      fragments[slot]!.withUnsafeBytes(put)
+    }
+  }
+
+  /// `prefix`, the `count` fragments separated by commas, and `]}`, in a buffer of exactly
+  /// `size` bytes; `fragment` hands the bytes of the fragment numbered by its first argument
+  /// to its second.
+  private static func assemble(
+    prefix: [UInt8], size: Int, count: Int,
+    fragment: (Int, (UnsafeRawBufferPointer) -> Void) -> Void
+  ) -> SharedBytes {
+    SharedBytes(capacity: size) { buffer in
+      var offset = 0
+      func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        (buffer.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
+        offset += bytes.count
+      }
+      prefix.withUnsafeBytes { put($0) }
+      for slot in 0..<count {
+        if slot > 0 {
+          buffer[offset] = UInt8(ascii: ",")
+          offset += 1
+        }
+        fragment(slot, put)
+      }
+      buffer[offset] = UInt8(ascii: "]")
+      buffer[offset + 1] = UInt8(ascii: "}")
+      return offset + 2
     }
   }
 }
 
 extension V7ResultCache.State {
-  /// The number of a variant, given one on first use.
+  /// The number of a variant, given one (and a table) on first use.
   fileprivate mutating func variant(named name: String) -> Int {
     if let number = variants[name] { return number }
     let number = variants.count
     variants[name] = number
+    tables.append(V7ResultCache.Table())
     return number
   }
 
   /// Adds a fragment unless held (another thread may have encoded it meanwhile), clearing
   /// the cache first when it would pass `maxBytes`.
   fileprivate mutating func store(
-    _ bytes: [UInt8], for key: V7ResultCache.Key, owner: any AnyObject & Sendable,
+    _ bytes: [UInt8], for key: UInt, variant: Int, owner: any AnyObject & Sendable,
     maxBytes: Int
   ) {
-    guard slots[key] == nil else { return }
+    guard tables[variant].find(key) == nil else { return }
     let cost = bytes.count + V7ResultCache.entryCost
+    // A fragment that alone passes the bound is sent but not kept.
+    guard cost <= maxBytes else { return }
     if self.bytes + cost > maxBytes {
       arena.removeAll(keepingCapacity: true)
-      slots.removeAll(keepingCapacity: true)
+      for variant in tables.indices { tables[variant] = V7ResultCache.Table() }
       owners.removeAll(keepingCapacity: true)
       self.bytes = 0
     }
     // Reserved whole once (address space; pages are only committed as written), so the
     // arena never moves under the lock.
     if arena.capacity < maxBytes { arena.reserveCapacity(maxBytes) }
-    slots[key] = V7ResultCache.Slot(offset: arena.count, count: bytes.count)
+    tables[variant].insert(
+      V7ResultCache.Entry(key: key, offset: UInt32(arena.count), count: UInt32(bytes.count)))
     arena.append(contentsOf: bytes)
     owners.append(owner)
     self.bytes += cost

@@ -53,7 +53,7 @@ final class ResponseCache: Sendable {
   struct Entry: Sendable {
     /// The final body (compressed when the key says so), in one buffer that responses
     /// share.
-    var body: SharedBody
+    var body: SharedBytes
     /// The strong validator of the body.
     var etag: String
     /// The response's `Content-Type`.

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Foundation
 import Synchronization
+import Traffic
 
 /// The socket layer: a libmicrohttpd daemon whose threads hand each complete request to
 /// `TrafficServer.handle(_:)` and queue its response.
@@ -233,7 +234,7 @@ final class HTTPFrontEnd: Sendable {
       let retained = Unmanaged.passRetained(shared).toOpaque()
       mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
         shared.bytes.count, UnsafeMutableRawPointer(mutating: base), sharedBodyFreed, retained)
-      if mhdResponse == nil { Unmanaged<SharedBody>.fromOpaque(retained).release() }
+      if mhdResponse == nil { Unmanaged<SharedBytes>.fromOpaque(retained).release() }
     } else {
       mhdResponse = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
@@ -386,7 +387,7 @@ private func streamReader(
 
 private func sharedBodyFreed(cls: UnsafeMutableRawPointer?) {
   guard let cls else { return }
-  Unmanaged<SharedBody>.fromOpaque(cls).release()
+  Unmanaged<SharedBytes>.fromOpaque(cls).release()
 }
 
 private func streamFreed(cls: UnsafeMutableRawPointer?) {

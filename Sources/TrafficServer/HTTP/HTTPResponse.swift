@@ -1,4 +1,5 @@
 import Foundation
+import Traffic
 
 /// One HTTP response: a status, header fields and a body, or an open event stream.
 public struct HTTPResponse: Sendable {
@@ -15,7 +16,7 @@ public struct HTTPResponse: Sendable {
   var isPrepared = false
   /// The buffer `body` refers to when it comes from the response cache: the socket layer
   /// sends it without a copy. Set only while `body` is exactly these bytes.
-  var sharedBody: SharedBody?
+  var sharedBody: SharedBytes?
 
   /// Creates a response.
   ///

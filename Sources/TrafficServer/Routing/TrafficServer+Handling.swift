@@ -30,8 +30,8 @@ extension TrafficServer {
       if let cacheSlot, response.status == 200, response.eventStream == nil,
         let etag = response.headers["ETag"]
       {
-        // The copy the cache keeps is also what this response sends (without another).
-        let body = SharedBody(copying: response.body)
+        // What the cache keeps is also what this response sends (without another copy).
+        let body = response.sharedBody ?? SharedBytes(copying: response.body)
         response.sharedBody = body
         responseCache.store(
           ResponseCache.Entry(
@@ -282,6 +282,7 @@ extension TrafficServer {
     response.headers.add("Vary", "Accept-Encoding")
     if gzip {
       response.body = Gzip.compress(response.body, level: 5)
+      response.sharedBody = nil
       response.headers.add("Content-Encoding", "gzip")
     }
     return response

@@ -12,10 +12,11 @@ extension TrafficServer {
   {
     let parameters = try IncidentQueryParameters(query, limits: engine.limits)
     let sourceUpdated = engine.lastUpdate
-    var response = HTTPResponse.json(
-      try Self.encodedIncidents(
-        in: engine, inside: parameters.area, options: parameters.options,
-        locationReferencing: parameters.locationReferencing, sourceUpdated: sourceUpdated))
+    let answer = try Self.encodedIncidents(
+      in: engine, inside: parameters.area, options: parameters.options,
+      locationReferencing: parameters.locationReferencing, sourceUpdated: sourceUpdated)
+    var response = HTTPResponse.json(answer.data)
+    response.sharedBody = answer
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
@@ -25,7 +26,7 @@ extension TrafficServer {
   private static func encodedIncidents(
     in engine: TrafficEngine, inside area: any GeoArea, options: TrafficIncidentsQueryOptions,
     locationReferencing: V7IncidentWire.LocationReferencing, sourceUpdated: Date?
-  ) throws(TrafficQueryError) -> Data {
+  ) throws(TrafficQueryError) -> SharedBytes {
     if let circle = area as? GeoCircle {
       return try engine.encodedIncidents(
         inside: circle, options: options, locationReferencing: locationReferencing,

@@ -44,7 +44,8 @@ import TrafficTestSupport
       for _ in 0..<2 {
         let assembled = try engine.encodedIncidents(
           inside: circle, options: options, locationReferencing: references,
-          sourceUpdated: updated)
+          sourceUpdated: updated
+        ).data
         let expected = V7IncidentWire.encode(
           try engine.incidents(inside: circle, options: options), sourceUpdated: updated,
           locationReferencing: references)
@@ -59,18 +60,47 @@ import TrafficTestSupport
     let circle = try F.circle(52.5, 13.4, 500)
     let options = TrafficIncidentsQueryOptions()
     let before = try engine.encodedIncidents(
-      inside: circle, options: options, locationReferencing: .shape, sourceUpdated: nil)
+      inside: circle, options: options, locationReferencing: .shape, sourceUpdated: nil
+    ).data
     #expect(String(decoding: before, as: UTF8.self).contains("expected until 06/02/2027"))
     // The same version id, ending a day later: the cached result object must not be reused.
     let rewritten = try first.updated(
       id: first.id, startTime: first.startTime, endTime: F.now + 48 * F.hour)
     _ = try engine.apply(IncidentBatch(upserts: [rewritten]))
     let after = try engine.encodedIncidents(
-      inside: circle, options: options, locationReferencing: .shape, sourceUpdated: nil)
+      inside: circle, options: options, locationReferencing: .shape, sourceUpdated: nil
+    ).data
     #expect(
       after
         == V7IncidentWire.encode(
           try engine.incidents(inside: circle, options: options), sourceUpdated: nil))
     #expect(String(decoding: after, as: UTF8.self).contains("expected until 06/03/2027"))
+  }
+
+  /// Past the tables' first size (1,024 slots, grown at half full) and through clears when
+  /// the byte bound is reached, every answer is still the encoding of the incidents.
+  @Test func answersStayExactThroughGrowthAndClears() throws {
+    var generator = SeededGenerator(seed: 7)
+    let incidents = try Self.scattered(2_000, generator: &generator)
+    let index = IncidentIndex(incidents)
+    let updated = Date(timeIntervalSince1970: 1_811_000_000)
+    for maxBytes in [256 << 20, 400_000] {
+      let cache = V7ResultCache(maxBytes: maxBytes)
+      for round in 0..<6 {
+        // Every incident, then halves in another order: hits, misses and mixtures.
+        var positions = Array(index.incidents.indices)
+        if round % 2 == 1 { positions.reverse() }
+        if round >= 2 { positions = Array(positions.prefix(1_000 + 300 * round)) }
+        let language: LanguageCode? = round % 3 == 0 ? .deDE : nil
+        let answer = cache.encode(
+          positions, of: index, language: language, references: .shape, sourceUpdated: updated
+        ) { $0.localized(to: language) }
+        let expected = V7IncidentWire.encode(
+          positions.map { index.incidents[$0].localized(to: language) }, sourceUpdated: updated,
+          locationReferencing: .shape)
+        #expect(answer.data == expected, "maxBytes \(maxBytes), round \(round)")
+        #expect(answer.bytes.count == expected.count)
+      }
+    }
   }
 }
