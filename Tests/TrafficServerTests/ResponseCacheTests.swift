@@ -18,22 +18,42 @@ import Traffic
 
   @Test func repeatedQueryIsAHitWithTheSameBytesAndTag() throws {
     let server = try ServerFixtures.server()
+    // The first answer to a query is not kept (the doorkeeper), the second is.
     let first = server.handle(ServerFixtures.get(Self.query))
     let second = server.handle(ServerFixtures.get(Self.query + "&apiKey=ignored"))
+    let third = server.handle(ServerFixtures.get(Self.query))
     let reordered = server.handle(ServerFixtures.get(Self.query + "&units=metric"))
     let reorderedAgain = server.handle(
       ServerFixtures.get("/v7/incidents?units=metric&in=circle:52.52,13.40;r=2000"))
+    let reorderedThird = server.handle(ServerFixtures.get(Self.query + "&units=metric"))
     #expect(first.status == 200)
     #expect(second.body == first.body)
-    #expect(second.headers["ETag"] == first.headers["ETag"])
+    #expect(third.body == first.body)
+    #expect(third.headers["ETag"] == first.headers["ETag"])
     #expect(reorderedAgain.body == reordered.body)
+    #expect(reorderedThird.body == reordered.body)
     let statistics = server.responseCache.statistics
     #expect(statistics.entries == 2)
     #expect(statistics.hits == 2)
-    #expect(statistics.misses == 2)
+    #expect(statistics.misses == 4)
+    #expect(statistics.declined == 2)
     let metrics = server.handle(ServerFixtures.get("/metrics")).bodyText
     #expect(metrics.contains("traffic_response_cache_hits_total 2\n"))
-    #expect(metrics.contains("traffic_response_cache_misses_total 2\n"))
+    #expect(metrics.contains("traffic_response_cache_misses_total 4\n"))
+    #expect(metrics.contains("traffic_response_cache_declined_total 2\n"))
+  }
+
+  /// One-off queries are not kept, so they cannot evict the answers that are asked again.
+  @Test func distinctQueriesDoNotFillTheCache() throws {
+    let server = try ServerFixtures.server()
+    for step in 0..<200 {
+      let latitude = 52.0 + Double(step) * 0.001
+      _ = server.handle(ServerFixtures.get("/v7/incidents?in=circle:\(latitude),13.40;r=500"))
+    }
+    let statistics = server.responseCache.statistics
+    #expect(statistics.entries == 0)
+    #expect(statistics.bytes == 0)
+    #expect(statistics.declined == 200)
   }
 
   @Test func cachedAnswerHonoursIfNoneMatchAndGzip() throws {
@@ -42,6 +62,8 @@ import Traffic
     let gzipHeaders: HTTPHeaders = ["Accept-Encoding": "gzip"]
     let plain = server.handle(ServerFixtures.get(Self.query))
     let compressed = server.handle(ServerFixtures.get(Self.query, headers: gzipHeaders))
+    // The second asking is kept, the third is a hit.
+    _ = server.handle(ServerFixtures.get(Self.query, headers: gzipHeaders))
     let compressedAgain = server.handle(ServerFixtures.get(Self.query, headers: gzipHeaders))
     #expect(compressed.headers["Content-Encoding"] == "gzip")
     #expect(compressedAgain.headers["Content-Encoding"] == "gzip")

@@ -15,6 +15,12 @@ import Traffic
 /// Bounded by entry count and body bytes: when either bound would be passed, the cache is
 /// cleared (clear-on-full keeps a lookup O(1) without an LRU list; the working set of a load
 /// test or a map view refills it at once).
+///
+/// Only answers to queries asked before are kept (`admits(_:)`, a doorkeeper of recent key
+/// hashes that outlives data versions): a stream of distinct queries (map pans, one-off
+/// areas) then neither fills the cache with answers nobody asks again nor evicts the ones
+/// that are, and its answer buffers are freed as soon as they are sent, so the allocator
+/// hands the same warm memory to the next answer.
 final class ResponseCache: Sendable {
   /// What an entry is found by.
   struct Key: Hashable, Sendable {
@@ -74,7 +80,13 @@ final class ResponseCache: Sendable {
     var bytes = 0
     var hits = 0
     var misses = 0
+    /// Hashes of recently offered keys, by their low bits (0: none).
+    var seen = [Int](repeating: 0, count: ResponseCache.doorkeeperSlots)
+    var declined = 0
   }
+
+  /// How many recent keys the doorkeeper remembers (a power of two).
+  static let doorkeeperSlots = 1 << 14
 
   private let state = Mutex(State())
   /// The most entries held.
@@ -110,6 +122,22 @@ final class ResponseCache: Sendable {
     }
   }
 
+  /// Whether an answer for `key` is worth storing: its key was offered before (and is
+  /// remembered among the last `doorkeeperSlots` or so). Remembers it otherwise.
+  ///
+  /// - Complexity: O(1) (one hash of the key).
+  func admits(_ key: Key) -> Bool {
+    guard isEnabled else { return false }
+    let hash = key.hashValue | 1
+    return state.withLock { state in
+      let slot = hash & (state.seen.count - 1)
+      if state.seen[slot] == hash { return true }
+      state.seen[slot] = hash
+      state.declined += 1
+      return false
+    }
+  }
+
   /// Stores an entry, replacing any for the same key; clears the cache first when it would
   /// exceed its bounds. Bodies larger than a quarter of `maxBytes` are not stored.
   func store(_ entry: Entry, for key: Key) {
@@ -131,9 +159,10 @@ final class ResponseCache: Sendable {
     }
   }
 
-  /// The number of entries, bytes held, hits and misses (for metrics and tests).
-  var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
-    state.withLock { ($0.entries.count, $0.bytes, $0.hits, $0.misses) }
+  /// The number of entries, bytes held, hits, misses and answers not kept because their
+  /// query was new (for metrics and tests).
+  var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int, declined: Int) {
+    state.withLock { ($0.entries.count, $0.bytes, $0.hits, $0.misses, $0.declined) }
   }
 
   /// Whether a query is already in normal form: no empty pair, no `apiKey`, pairs in

@@ -28,7 +28,7 @@ extension TrafficServer {
     if !response.isPrepared {
       response = prepare(response, for: request)
       if let cacheSlot, response.status == 200, response.eventStream == nil,
-        let etag = response.headers["ETag"]
+        let etag = response.headers["ETag"], responseCache.admits(cacheSlot.key)
       {
         // What the cache keeps is also what this response sends (without another copy).
         let body = response.sharedBody ?? SharedBytes(copying: response.body)

@@ -270,6 +270,10 @@ extension TrafficServer {
     text += "# HELP traffic_response_cache_misses_total Cacheable queries computed afresh.\n"
     text += "# TYPE traffic_response_cache_misses_total counter\n"
     text += "traffic_response_cache_misses_total \(cache.misses)\n"
+    text +=
+      "# HELP traffic_response_cache_declined_total Answers not kept: their query was new.\n"
+    text += "# TYPE traffic_response_cache_declined_total counter\n"
+    text += "traffic_response_cache_declined_total \(cache.declined)\n"
     text += "# HELP traffic_response_cache_bytes Body bytes held by the response cache.\n"
     text +=
       "# TYPE traffic_response_cache_bytes gauge\ntraffic_response_cache_bytes \(cache.bytes)\n"
