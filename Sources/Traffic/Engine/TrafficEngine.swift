@@ -231,8 +231,15 @@ public final class TrafficEngine: Sendable {
       }
       matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     } else {
-      let keys = matches.map { SeverityKey(facts[$0]) }
-      matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
+      // Plain numbers compared first; the original ids only break ties.
+      var keys = matches.map { SeverityKey(facts[$0], position: $0) }
+      keys.sort { a, b in
+        if a.rank != b.rank { return a.rank < b.rank }
+        if a.start != b.start { return a.start > b.start }
+        let (first, second) = (facts[a.position].originalId, facts[b.position].originalId)
+        return first != second ? first < second : a.position < b.position
+      }
+      matches = keys.map(\.position)
     }
     if let limit = options.limit, matches.count > limit {
       matches.removeSubrange(limit...)
@@ -240,23 +247,18 @@ public final class TrafficEngine: Sendable {
     return (index, matches)
   }
 
-  /// The answer order without a sort origin, read out of an incident: most severe first,
-  /// then the latest start, then by original id (a total order, so results are stable).
-  private struct SeverityKey: Comparable {
+  /// The answer order without a sort origin: most severe first, then the latest start,
+  /// then by original id (a total order, so results are stable). The numbers are copied out
+  /// of the facts so that sorting compares plain values.
+  private struct SeverityKey {
     var rank: Int
-    var start: Date
-    var originalId: String
+    var start: Double
+    var position: Int
 
-    init(_ facts: IncidentIndex.QueryFacts) {
+    init(_ facts: IncidentIndex.QueryFacts, position: Int) {
       rank = TrafficEngine.severityRank(facts.impact)
-      start = facts.startTime ?? .distantPast
-      originalId = facts.originalId
-    }
-
-    static func < (a: SeverityKey, b: SeverityKey) -> Bool {
-      if a.rank != b.rank { return a.rank < b.rank }
-      if a.start != b.start { return a.start > b.start }
-      return a.originalId < b.originalId
+      start = (facts.startTime ?? .distantPast).timeIntervalSinceReferenceDate
+      self.position = position
     }
   }
 

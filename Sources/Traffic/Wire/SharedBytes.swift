@@ -39,7 +39,7 @@ package final class SharedBytes: @unchecked Sendable {
       allocation = Allocation(nil)
       return
     }
-    let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    let base = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
     let allocation = Allocation(base)
     let count = write(UnsafeMutableRawBufferPointer(start: base, count: capacity))
     precondition(count >= 0 && count <= capacity, "SharedBytes: wrote past the capacity")

@@ -25,7 +25,9 @@ enum AreaParameter {
   ) throws(TrafficQueryError)
     -> any GeoArea
   {
-    guard let colon = text.firstIndex(of: ":") else {
+    // Byte-wise scanning: the separators are ASCII, and Character-wise scanning (grapheme
+    // breaking) was a visible part of a query.
+    guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else {
       throw .invalidIn(
         "in \"\(excerpt(text))\" has no type; use circle:LAT,LNG;r=M, bbox:W,S,E,N or "
           + "corridor:POLYLINE;r=M")
@@ -129,8 +131,9 @@ enum AreaParameter {
   ) throws(TrafficQueryError)
     -> (Substring, Double)
   {
-    let parts = text.split(separator: ";", omittingEmptySubsequences: false)
-    guard parts.count == 2, parts[1].hasPrefix("r=") else {
+    let parts = text.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
+      .map(Substring.init)
+    guard parts.count == 2, parts[1].utf8.starts(with: "r=".utf8) else {
       throw .invalidIn("in: \(kind) needs exactly one radius, as \(kind):...;r=METERS")
     }
     let radiusText = parts[1].dropFirst(2)
@@ -146,11 +149,13 @@ enum AreaParameter {
   private static func numbers(
     _ text: Substring, count: Int, what: String
   ) throws(TrafficQueryError) -> [Double] {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    let parts = text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+      .map(Substring.init)
     guard parts.count == count else {
       throw .invalidIn("in: \(what) needs \(count) numbers, got \(parts.count)")
     }
     var values: [Double] = []
+    values.reserveCapacity(count)
     for part in parts {
       guard let value = decimal(part) else {
         throw .invalidIn("in: \(what): \"\(excerpt(String(part)))\" is not a number")
