@@ -231,13 +231,14 @@ public final class TrafficEngine: Sendable {
       }
       matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     } else {
-      // Plain numbers compared first; the original ids only break ties.
+      // The keys are sorted in place (their fields compared where they lie, not copied
+      // out per comparison); plain numbers first, the original ids only break ties.
       var keys = matches.map { SeverityKey(facts[$0], position: $0) }
       keys.sort { a, b in
         if a.rank != b.rank { return a.rank < b.rank }
         if a.start != b.start { return a.start > b.start }
-        let (first, second) = (facts[a.position].originalId, facts[b.position].originalId)
-        return first != second ? first < second : a.position < b.position
+        if a.originalId != b.originalId { return a.originalId < b.originalId }
+        return a.position < b.position
       }
       matches = keys.map(\.position)
     }
@@ -248,16 +249,17 @@ public final class TrafficEngine: Sendable {
   }
 
   /// The answer order without a sort origin: most severe first, then the latest start,
-  /// then by original id (a total order, so results are stable). The numbers are copied out
-  /// of the facts so that sorting compares plain values.
+  /// then by original id (a total order, so results are stable).
   private struct SeverityKey {
     var rank: Int
     var start: Double
+    var originalId: String
     var position: Int
 
     init(_ facts: IncidentIndex.QueryFacts, position: Int) {
       rank = TrafficEngine.severityRank(facts.impact)
       start = (facts.startTime ?? .distantPast).timeIntervalSinceReferenceDate
+      originalId = facts.originalId
       self.position = position
     }
   }
