@@ -61,8 +61,15 @@ test: deps-test
 	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); [ -z "$$seeds" ] && continue; \
 	  TRAFFIC_FUZZ_TARGET=$$target $$($(SWIFT) build --show-bin-path)/traffic-fuzz $$seeds || exit 1; \
 	done
-	$(SWIFT) test --skip-build --skip '$(TIMED_SUITES)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)'
+	@# The tests' scratch files (stores, logs, browser profiles) go to a private TMPDIR that
+	@# is removed afterwards, pass or fail, so repeated runs leave nothing in /tmp.
+	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/traffic-tests.XXXXXX"); status=0; \
+	  TMPDIR=$$scratch $(SWIFT) test --skip-build --skip '$(TIMED_SUITES)' || status=$$?; \
+	  if [ $$status -eq 0 ]; then \
+	    TMPDIR=$$scratch $(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)' \
+	      || status=$$?; \
+	  fi; \
+	  rm -rf "$$scratch"; exit $$status
 
 bench: deps-bench
 	bench/run.sh
