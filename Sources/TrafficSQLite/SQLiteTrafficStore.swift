@@ -121,6 +121,8 @@ public final class SQLiteTrafficStore: TrafficStore {
     // A write touches pages all over a large file (each incident's row, its history, the
     // R*Tree); SQLite's default 2 MB page cache read most of them again for every batch.
     try connection.run("PRAGMA cache_size = -\(pageCacheInKiB)")
+    // Statement journals and sorts in memory, not in temporary files.
+    try connection.run("PRAGMA temp_store = MEMORY")
     if access == .readOnly {
       guard version == SQLiteSchema.latestVersion else {
         throw .incompatibleSchema(
