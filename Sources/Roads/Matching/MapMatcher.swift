@@ -22,12 +22,8 @@ public struct MapMatcher: Sendable {
   public let network: RoadNetwork
   /// The matching parameters.
   public let options: MapMatchingOptions
-  /// Turn successors of each segment, compressed: `successors[successorOffsets[s]..<
-  /// successorOffsets[s + 1]]`.
-  let successorOffsets: [Int32]
-  let successors: [Int32]
-  /// Per segment, the geodesic distance from its start to each vertex, meters.
-  let vertexOffsets: [[Double]]
+  /// The turn successors and vertex offsets of the network, shared by matchers on it.
+  package let graph: MatchingGraph
 
   /// Prepares matching on a network: the turn graph and per-vertex offsets.
   ///
@@ -47,34 +43,16 @@ public struct MapMatcher: Sendable {
 
   /// Prepares matching with options already validated (``MapMatchingOptions/validate()``).
   package init(network: RoadNetwork, validatedOptions options: MapMatchingOptions) {
+    self.init(graph: MatchingGraph(network: network), network: network, validatedOptions: options)
+  }
+
+  /// Matching on a network whose `graph` is already built (shared with other matchers).
+  package init(
+    graph: MatchingGraph, network: RoadNetwork, validatedOptions options: MapMatchingOptions
+  ) {
     self.network = network
     self.options = options
-    let (offsets, outgoing) = network.outgoingAdjacency()
-    var successorOffsets: [Int32] = [0]
-    successorOffsets.reserveCapacity(network.segments.count + 1)
-    var successors: [Int32] = []
-    successors.reserveCapacity(outgoing.count)
-    for segment in network.segments {
-      let leaving = outgoing[offsets[segment.toNode]..<offsets[segment.toNode + 1]]
-      let turns = leaving.filter { $0 != segment.oppositeID }
-      for next in turns.isEmpty ? Array(leaving) : turns { successors.append(Int32(next)) }
-      successorOffsets.append(Int32(successors.count))
-    }
-    self.successorOffsets = successorOffsets
-    self.successors = successors
-    vertexOffsets = network.segments.map { segment in
-      var along = [0.0]
-      along.reserveCapacity(segment.geometry.vertices.count)
-      let vertices = segment.geometry.vertices
-      var total = 0.0
-      for i in 1..<vertices.count {
-        total += vertices[i - 1].distance(to: vertices[i])
-        along.append(total)
-      }
-      // Keep the last offset equal to the segment's length, whatever rounding did.
-      along[along.count - 1] = segment.lengthInMeters
-      return along
-    }
+    self.graph = graph
   }
 
   /// A segment near a probe, with the emission log-probability of the probe being there.
@@ -126,8 +104,9 @@ public struct MapMatcher: Sendable {
           previous = next
         }
         guard best.distance <= radius else { return true }
-        let along = vertexOffsets[id]
-        let offset = along[best.index] + best.t * (along[best.index + 1] - along[best.index])
+        let start = graph.alongStarts[id] + best.index
+        let offset =
+          graph.along[start] + best.t * (graph.along[start + 1] - graph.along[start])
         let a = vertices[best.index], b = vertices[best.index + 1]
         let point =
           best.t <= 0
@@ -147,7 +126,8 @@ public struct MapMatcher: Sendable {
         }
         found.append(
           Candidate(
-            segmentID: id, offsetInMeters: min(max(offset, 0), along[along.count - 1]),
+            segmentID: id,
+            offsetInMeters: min(max(offset, 0), graph.along[graph.alongStarts[id + 1] - 1]),
             distanceInMeters: best.distance, coordinates: point, bearing: bearing,
             emission: emission))
         return true
@@ -233,9 +213,9 @@ extension MapMatcher {
     while let (cost, segment) = scratch.heap.popMinimum() {
       guard cost <= limit else { break }
       guard cost == scratch.cost[segment] else { continue }
-      let range = Int(successorOffsets[segment])..<Int(successorOffsets[segment + 1])
+      let range = Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
       for k in range {
-        let next = Int(successors[k])
+        let next = Int(graph.successors[k])
         let slot = Int(scratch.targetSlot[next])
         if slot > 0, cost < results[slot - 1]?.cost ?? .infinity {
           if results[slot - 1] == nil { open -= 1 }

@@ -10,7 +10,7 @@ package struct FlowIndex: Sendable {
   private let tree: RTree<Int32>
   /// Places densified polylines on the network (no stationary skipping; headings from the
   /// polyline's own bearing).
-  private let polylineMatcher: MapMatcher
+  let polylineMatcher: MapMatcher
 
   /// A driven stretch of one segment.
   package struct Piece: Hashable, Sendable {
@@ -27,6 +27,11 @@ package struct FlowIndex: Sendable {
   ///
   /// - Complexity: O(n log n) for n segments.
   package init(network: RoadNetwork) {
+    self.init(network: network, graph: MatchingGraph(network: network))
+  }
+
+  /// The index of `network`, whose matching tables `graph` are already built.
+  package init(network: RoadNetwork, graph: MatchingGraph) {
     self.network = network
     var entries: [(box: RTreeBox, payload: Int32)] = []
     entries.reserveCapacity(network.segments.count)
@@ -43,7 +48,7 @@ package struct FlowIndex: Sendable {
     options.maxCandidates = 8
     options.maxTimeGapInSeconds = 1e9
     options.decisionLag = 32
-    polylineMatcher = MapMatcher(network: network, validatedOptions: options)
+    polylineMatcher = MapMatcher(graph: graph, network: network, validatedOptions: options)
   }
 
   /// The segments whose geometry meets `area` (an R-tree search on boxes, then the exact

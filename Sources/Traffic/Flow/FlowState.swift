@@ -15,8 +15,11 @@ package final class FlowState: Sendable {
 
   /// Creates the flow state of a network with the default configuration.
   package init(network: RoadNetwork) {
-    index = FlowIndex(network: network)
-    pipeline = Mutex(FlowPipeline(network: network, configuration: FlowConfiguration()))
+    // One set of matching tables for the index's matcher and the pipeline's.
+    let graph = MatchingGraph(network: network)
+    index = FlowIndex(network: network, graph: graph)
+    pipeline = Mutex(
+      FlowPipeline(network: network, configuration: FlowConfiguration(), graph: graph))
   }
 
   /// The configuration in use.
@@ -26,7 +29,10 @@ package final class FlowState: Sendable {
   package func configure(_ configuration: FlowConfiguration) throws(TrafficEngineError) {
     try configuration.validate()
     let network = index.network
-    pipeline.withLock { $0 = FlowPipeline(network: network, configuration: configuration) }
+    let graph = index.polylineMatcher.graph
+    pipeline.withLock {
+      $0 = FlowPipeline(network: network, configuration: configuration, graph: graph)
+    }
     published.withLock { $0 = FlowSnapshot() }
   }
 
@@ -154,10 +160,11 @@ struct FlowPipeline: Sendable {
   var observations: [Int: Observed] = [:]
   var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>)?
 
-  init(network: RoadNetwork, configuration: FlowConfiguration) {
+  init(network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph) {
     self.configuration = configuration
     stream = StreamingMapMatcher(
-      matcher: MapMatcher(network: network, validatedOptions: configuration.matching))
+      matcher: MapMatcher(
+        graph: graph, network: network, validatedOptions: configuration.matching))
     aggregator = SpeedAggregator(network: network, configuration: configuration)
   }
 

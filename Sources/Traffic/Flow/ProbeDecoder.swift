@@ -154,11 +154,11 @@ public struct ProbeDecoder: Sendable {
 
   /// Parses a time: Unix seconds (or milliseconds above 10^11), or RFC 3339.
   static func parseTime(_ text: Substring) -> Date? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = trimmingWhitespace(String(text))
     if let seconds = decimal(trimmed), seconds.isFinite {
       return Date(timeIntervalSince1970: abs(seconds) > 1e11 ? seconds / 1000 : seconds)
     }
-    return RFC3339.parse(trimmed)
+    return RFC3339.parse(String(trimmed))
   }
 
   /// A number in decimal notation (`-12.5`, `1e3`), infinite when it overflows (`1e400`);
@@ -178,15 +178,24 @@ public struct ProbeDecoder: Sendable {
 
   // MARK: CSV
 
+  /// Reads CSV byte-wise (lines end in LF or CRLF; separators and quotes are ASCII, so
+  /// UTF-8 text in fields passes through); one `String` per field, mostly small enough to
+  /// be stored inline.
   func decodeCSV(_ data: Data, into sink: inout Sink) throws(ProbeDecodingError) {
-    let text = String(decoding: data, as: UTF8.self)
+    let bytes = [UInt8](data)
     var lineNumber = 0
     var columns: [String: Int]?
-    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    var fields: [String] = []
+    var start = 0
+    while start <= bytes.count {
+      let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+      var lineEnd = end
+      if lineEnd > start, bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+      let line = bytes[start..<lineEnd]
+      start = end + 1
       lineNumber += 1
-      let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-      if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-      let fields = ProbeDecoder.splitCSV(line)
+      if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
+      ProbeDecoder.splitCSV(line, into: &fields)
       guard let header = columns else {
         var names: [String: Int] = [:]
         for (i, field) in fields.enumerated() {
@@ -201,8 +210,8 @@ public struct ProbeDecoder: Sendable {
       }
       func field(_ name: String) -> Substring? {
         guard let i = header[name], i < fields.count else { return nil }
-        let value = fields[i].trimmingCharacters(in: .whitespaces)
-        return value.isEmpty ? nil : Substring(value)
+        let value = ProbeDecoder.trimmingWhitespace(fields[i])
+        return value.isEmpty ? nil : value
       }
       var unreadable: String?
       func number(_ name: String) -> Double? {
@@ -226,6 +235,26 @@ public struct ProbeDecoder: Sendable {
     }
   }
 
+  /// `text.trimmingCharacters(in: .whitespaces)`: ASCII spaces and tabs cut byte-wise; the
+  /// Unicode spaces Foundation also trims are left to it when an end is not ASCII.
+  static func trimmingWhitespace(_ text: String) -> Substring {
+    let utf8 = text.utf8
+    var first = utf8.startIndex
+    var last = utf8.endIndex
+    while first < last, utf8[first] == UInt8(ascii: " ") || utf8[first] == UInt8(ascii: "\t") {
+      first = utf8.index(after: first)
+    }
+    while first < last {
+      let before = utf8.index(before: last)
+      guard utf8[before] == UInt8(ascii: " ") || utf8[before] == UInt8(ascii: "\t") else { break }
+      last = before
+    }
+    if first < last, utf8[first] >= 0x80 || utf8[utf8.index(before: last)] >= 0x80 {
+      return Substring(text.trimmingCharacters(in: .whitespaces))
+    }
+    return text[first..<last]
+  }
+
   /// Header names and the key each stands for.
   static let columnAliases: [String: String] = [
     "id": "id", "vehicle": "id", "vehicleid": "id", "vehicle_id": "id", "device": "id",
@@ -235,37 +264,51 @@ public struct ProbeDecoder: Sendable {
     "speed": "speed", "heading": "heading", "bearing": "heading", "accuracy": "accuracy",
   ]
 
-  /// Splits one CSV line at commas outside double quotes; `""` inside quotes is a quote.
-  static func splitCSV(_ line: Substring) -> [String] {
-    var fields: [String] = []
-    var current = ""
+  /// Splits one CSV line at commas outside double quotes into `fields`; `""` inside quotes
+  /// is a quote.
+  static func splitCSV(_ line: ArraySlice<UInt8>, into fields: inout [String]) {
+    fields.removeAll(keepingCapacity: true)
+    var current: [UInt8] = []
+    var fieldStart = line.startIndex
     var quoted = false
-    var iterator = line.makeIterator()
-    while let character = iterator.next() {
+    var hadQuotes = false
+    var index = line.startIndex
+    while index < line.endIndex {
+      let byte = line[index]
       if quoted {
-        if character == "\"" {
-          // Look ahead for an escaped quote.
-          var lookahead = iterator
-          if lookahead.next() == "\"" {
-            current.append("\"")
-            iterator = lookahead
+        if byte == UInt8(ascii: "\"") {
+          let next = line.index(after: index)
+          if next < line.endIndex, line[next] == UInt8(ascii: "\"") {
+            current.append(byte)
+            index = next
           } else {
             quoted = false
           }
         } else {
-          current.append(character)
+          current.append(byte)
         }
-      } else if character == "\"" {
+      } else if byte == UInt8(ascii: "\"") {
+        // The field so far, then quoted text: copy what came before the quote.
+        if !hadQuotes { current.append(contentsOf: line[fieldStart..<index]) }
         quoted = true
-      } else if character == "," {
-        fields.append(current)
-        current = ""
-      } else {
-        current.append(character)
+        hadQuotes = true
+      } else if byte == UInt8(ascii: ",") {
+        fields.append(
+          hadQuotes
+            ? String(decoding: current, as: UTF8.self)
+            : String(decoding: line[fieldStart..<index], as: UTF8.self))
+        current.removeAll(keepingCapacity: true)
+        hadQuotes = false
+        fieldStart = line.index(after: index)
+      } else if hadQuotes {
+        current.append(byte)
       }
+      index = line.index(after: index)
     }
-    fields.append(current)
-    return fields
+    fields.append(
+      hadQuotes
+        ? String(decoding: current, as: UTF8.self)
+        : String(decoding: line[fieldStart..<line.endIndex], as: UTF8.self))
   }
 
   // MARK: NDJSON

@@ -41,6 +41,26 @@ import Traffic
     #expect(batch.probes[1].speedInMetersPerSecond == nil)
   }
 
+  @Test("CSV: CRLF lines, escaped quotes, text around quotes, spaces trimmed")
+  func csvDetails() throws {
+    let csv =
+      "id,time,lat,lng,speed\r\n"
+      + "\"say \"\"hi\"\"\",1799999000, 52.5 ,\t13.4,\u{00A0}7.5\u{2003}\r\n"
+      + "Zürich \"bus\" 4,1799999001,52.6,13.5,\r\n"
+      + "\r\n"
+      + "\"a,b\"c,1799999002,52.7,13.6,1\r\n"
+    let batch = try decoder.decode(Data(csv.utf8), format: .csv)
+    #expect(batch.rejectedCount == 0)
+    #expect(batch.probes.map(\.vehicleID) == ["say \"hi\"", "Zürich bus 4", "a,bc"])
+    let first = try #require(batch.probes.first)
+    #expect(first.coordinates.latitude == 52.5)
+    #expect(first.coordinates.longitude == 13.4)
+    // Unicode spaces (no-break, em space) are trimmed as Foundation's whitespace set says.
+    #expect(first.speedInMetersPerSecond == 7.5)
+    #expect(batch.probes[1].speedInMetersPerSecond == nil)
+    #expect(batch.probes[2].time.timeIntervalSince1970 == 1_799_999_002)
+  }
+
   @Test("bad rows are counted by reason and never stop the batch")
   func rejections() throws {
     let csv = """

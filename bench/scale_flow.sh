@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The region-size benchmark of issue 15, flow side: a road network of COPIES tiles of the
+# real Liechtenstein OSM extract (bench/make_region.py; 400 copies = 2,156,400 directed
+# segments, written as an OSM PBF) and PROBES vehicle probes along its roads, run through the
+# release `traffic` as a user would, measured for:
+#   network     wall time and peak RSS of `traffic network import` of the PBF
+#   probes      wall time, peak RSS and probes per second of `traffic probes import`
+#   ready       seconds from `traffic serve` start to the first answered /healthz, and RSS
+#   refresh     ROUNDS times: a batch of 2,000 fresh probes POSTed to /v1/probes?flush=true,
+#               then the time of the next /v7/flow query (2 km circle), which rebuilds the
+#               flow view on the new aggregates
+# Usage: bench/scale_flow.sh [COPIES]   Environment: PROBES (default 1,350,000), ROUNDS (10).
+# Needs about 1.5 GB of disk in $TMPDIR. `make bench` runs it after bench/scale.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+copies="${1:-400}"
+probes="${PROBES:-1350000}"
+rounds="${ROUNDS:-10}"
+python="${PYTHON:-/usr/bin/python3}"
+tools="$PWD/bench/scale_tools.py"
+extract="../shared/fixtures/osm/liechtenstein-2013-08-03.osm.bz2"
+work="$(mktemp -d "${TMPDIR:-/tmp}/traffic-scale-flow.XXXXXX")"
+server=""
+cleanup() {
+  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+swift build -c release --product traffic >&2
+bin="$(swift build -c release --product traffic --show-bin-path)/traffic"
+
+echo "== scale flow: writing $copies copies of the extract and $probes probes" >&2
+"$python" bench/make_region.py "$extract" --copies "$copies" --pbf "$work/region.osm.pbf" \
+  --probes "$work/probes.csv" --probe-count "$probes" --seed 1
+
+echo "== scale flow: traffic network import" >&2
+network="$("$python" "$tools" run "$bin" network import --db "$work/store.sqlite" \
+  "$work/region.osm.pbf" | tee "$work/network.out" | tail -1)"
+echo "scale network import $copies copies: $network"
+echo "scale network: $(grep -o '[0-9]* nodes, [0-9]* directed segments' "$work/network.out" || true)"
+
+echo "== scale flow: traffic probes import" >&2
+imported="$("$python" "$tools" run "$bin" probes import --db "$work/store.sqlite" \
+  "$work/probes.csv" | tee "$work/probes.out" | tail -1)"
+seconds="$(printf '%s' "$imported" | "$python" -c 'import json, sys; print(json.load(sys.stdin)["seconds"])')"
+echo "scale probes import $probes probes: $imported, $(awk -v n="$probes" -v s="$seconds" \
+  'BEGIN {printf "%.0f", n / s}') probes/s"
+echo "scale probes: $(grep -o '[0-9]* accepted.*' "$work/probes.out" | head -1)"
+
+port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+start="$(date +%s.%N)"
+"$bin" serve --db "$work/store.sqlite" --port "$port" >"$work/serve.out" 2>"$work/serve.err" &
+server=$!
+until curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; do
+  kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
+  sleep 0.05
+done
+ready="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
+rss="$(awk '/VmRSS/ {print $2}' "/proc/$server/status")"
+echo "scale flow serve ready: {\"seconds\": $ready, \"rss_kb\": $rss}"
+
+echo "== scale flow: flow queries after new probes" >&2
+# The first copy lies at the extract's own place; a 2 km circle in its middle.
+query="/v7/flow?in=circle:47.14,9.52;r=2000"
+curl -sf -o /dev/null "http://127.0.0.1:$port$query"
+for k in $(seq 1 "$rounds"); do
+  "$python" bench/make_region.py "$extract" --copies "$copies" --probes-only \
+    --probes "$work/fresh.csv" --probe-count 2000 --seed "$((100 + k))" 2>/dev/null
+  curl -sf -o /dev/null -H 'Content-Type: text/csv' --data-binary "@$work/fresh.csv" \
+    "http://127.0.0.1:$port/v1/probes?flush=true"
+  curl -sf -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port$query"
+done | sort -n | awk '{a[NR] = $1} END {
+  printf "scale flow query after new probes: {\"rounds\": %d, \"min_s\": %s, \"p50_s\": %s, \"max_s\": %s}\n",
+    NR, a[1], a[int(NR / 2) + 1], a[NR] }'
