@@ -1,15 +1,18 @@
 /// A binary min-heap of (cost, item) pairs, the priority queue of Dijkstra's algorithm.
-struct BinaryHeap: Sendable {
+package struct BinaryHeap: Sendable {
   private var storage: [(cost: Double, item: Int)] = []
 
-  var isEmpty: Bool { storage.isEmpty }
-  var count: Int { storage.count }
+  /// An empty heap.
+  package init() {}
+
+  package var isEmpty: Bool { storage.isEmpty }
+  package var count: Int { storage.count }
 
   /// The smallest cost, if any.
-  var minimumCost: Double? { storage.first?.cost }
+  package var minimumCost: Double? { storage.first?.cost }
 
   /// Adds an item. - Complexity: O(log n).
-  mutating func insert(_ item: Int, cost: Double) {
+  package mutating func insert(_ item: Int, cost: Double) {
     storage.append((cost, item))
     var child = storage.count - 1
     while child > 0 {
@@ -21,7 +24,7 @@ struct BinaryHeap: Sendable {
   }
 
   /// Removes and returns the pair with the smallest cost. - Complexity: O(log n).
-  mutating func popMinimum() -> (cost: Double, item: Int)? {
+  package mutating func popMinimum() -> (cost: Double, item: Int)? {
     guard let first = storage.first else { return nil }
     let last = storage.removeLast()
     guard !storage.isEmpty else { return first }

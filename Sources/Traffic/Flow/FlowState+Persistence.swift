@@ -300,8 +300,7 @@ extension FlowState {
         freeFlow: saved.freeFlowSpeedInMetersPerSecond)
     }
     pipeline.withLock { pipeline in
-      pipeline.aggregator.segments = segments
-      pipeline.aggregator.latestTime = persisted.latestProbeTime
+      pipeline.aggregator.restore(segments: segments, latestTime: persisted.latestProbeTime)
       pipeline.observations = observations
       pipeline.closures = nil
     }

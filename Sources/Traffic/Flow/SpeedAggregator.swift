@@ -52,11 +52,46 @@ struct SpeedAggregator: Sendable {
 
   let network: RoadNetwork
   var configuration: FlowConfiguration
-  /// Settable from `FlowState+Persistence.swift`, which restores it.
-  var segments: [Int: SegmentState] = [:]
+  /// Set through ``restore(segments:latestTime:)`` (by `FlowState+Persistence.swift`).
+  private(set) var segments: [Int: SegmentState] = [:]
+  /// When each segment's state next has contributions to drop or a bucket to close
+  /// (seconds since 1970), so that ``prune(now:)`` visits only those states instead of all
+  /// of them (at region size, hundreds of thousands, on every probe batch and every
+  /// rebuild of the flow view). `scheduled` holds each segment's earliest live entry;
+  /// other heap entries for it are stale and skipped.
+  private var due = BinaryHeap()
+  private var scheduled: [Int: Double] = [:]
   private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
   /// The latest time of any contribution (settable for restoring).
   var latestTime: Date?
+
+  /// Replaces the segment states (restoring a saved flow state).
+  mutating func restore(segments: [Int: SegmentState], latestTime: Date?) {
+    self.segments = segments
+    self.latestTime = latestTime
+    due = BinaryHeap()
+    scheduled = [:]
+    for (segment, state) in segments { schedule(segment, state, after: -.infinity) }
+  }
+
+  /// Schedules the next prune of a segment's state: when its oldest contribution leaves the
+  /// window or its earliest open bucket is final, whichever comes first; never at or before
+  /// `now` (so that one prune cannot loop on a state it just handled).
+  private mutating func schedule(_ segment: Int, _ state: SegmentState, after now: Double) {
+    var time = Double.infinity
+    if let oldest = state.contributions.first {
+      time = oldest.time.timeIntervalSince1970 + configuration.windowInSeconds
+    }
+    if let first = state.openBuckets.keys.min() {
+      // Final once `bucketIndex(now - 120)` passes it (see `prune`).
+      time = min(time, Double(first + 1) * configuration.historyBucketInSeconds + 120)
+    }
+    guard time.isFinite else { return }
+    time = max(time, now.nextUp)
+    if let current = scheduled[segment], current <= time { return }
+    scheduled[segment] = time
+    due.insert(segment, cost: time)
+  }
 
   init(network: RoadNetwork, configuration: FlowConfiguration) {
     self.network = network
@@ -156,6 +191,7 @@ struct SpeedAggregator: Sendable {
       state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
     }
     state.contributions.append(contribution)
+    schedule(segment, state, after: -.infinity)
     segments[segment] = state
     if latestTime.map({ contribution.time > $0 }) ?? true { latestTime = contribution.time }
   }
@@ -189,26 +225,32 @@ struct SpeedAggregator: Sendable {
 
   /// Drops contributions older than the window, closes finished history buckets and
   /// forgets vehicles idle for longer than the matcher's timeout.
+  ///
+  /// - Complexity: O(k log n) for the k segment states due (see `due`), not O(n).
   mutating func prune(now: Date) {
     let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
     // A bucket is final once map matching has decided its last probes (a minute or two).
     let finished = bucketIndex(now.addingTimeInterval(-120))
-    for key in Array(segments.keys) {
-      guard var state = segments[key] else { continue }
+    let nowValue = now.timeIntervalSince1970
+    while let time = due.minimumCost, time <= nowValue, let (_, segment) = due.popMinimum() {
+      guard scheduled[segment] == time else { continue }
+      scheduled[segment] = nil
+      guard var state = segments.removeValue(forKey: segment) else { continue }
       if let oldest = state.contributions.first, oldest.time <= cutoff {
         state.contributions.removeAll { $0.time <= cutoff }
       }
       for bucket in state.openBuckets.keys.sorted() where bucket < finished {
         closeBucket(bucket, of: &state)
       }
-      if state.contributions.isEmpty, state.history.isEmpty, state.openBuckets.isEmpty {
-        segments[key] = nil
-      } else {
-        segments[key] = state
+      if !state.contributions.isEmpty || !state.history.isEmpty || !state.openBuckets.isEmpty {
+        schedule(segment, state, after: nowValue)
+        segments[segment] = state
       }
     }
     let idle = now.addingTimeInterval(-configuration.matching.vehicleTimeoutInSeconds)
-    lastPoints = lastPoints.filter { $0.value.time >= idle }
+    if lastPoints.values.contains(where: { $0.time < idle }) {
+      lastPoints = lastPoints.filter { $0.value.time >= idle }
+    }
   }
 
   /// The learned free flow of a segment, when it has enough history.
