@@ -74,3 +74,10 @@ if [[ -z "$quick" ]]; then
   echo "== scale (bench/scale.sh)" >&2
   bench/scale.sh
 fi
+
+# The region-size benchmark, flow side: 2.16M road segments tiled from the real OSM extract,
+# 1.35M probes imported, served, and flow queried after new probes.
+if [[ -z "$quick" ]]; then
+  echo "== scale flow (bench/scale_flow.sh)" >&2
+  bench/scale_flow.sh
+fi
