@@ -290,21 +290,53 @@ private struct Wording {
 
   /// Replaces `{name}` placeholders in one pass (values are never rescanned, so a road
   /// named "{area}" stays as it is), then drops the spaces an empty value leaves.
+  ///
+  /// Byte-wise: braces and spaces are ASCII, so UTF-8 text passes through unchanged.
   func fill(template: String, _ values: [String: String]) -> String {
-    var result = ""
-    var rest = template[...]
-    while let open = rest.firstIndex(of: "{") {
-      result += rest[..<open]
-      guard let close = rest[open...].firstIndex(of: "}") else {
-        rest = rest[open...]
-        break
+    var result: [UInt8] = []
+    result.reserveCapacity(template.utf8.count + 64)
+    var template = template
+    template.withUTF8 { bytes in
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: "{"),
+          let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "}"))
+        else {
+          result.append(byte)
+          index += 1
+          continue
+        }
+        let name = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
+        if let value = values[name] { result.append(contentsOf: value.utf8) }
+        index = close + 1
       }
-      let name = String(rest[rest.index(after: open)..<close])
-      result += values[name] ?? ""
-      rest = rest[rest.index(after: close)...]
     }
-    result += rest
-    return result.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    return Self.collapsingSpaces(result)
+  }
+
+  /// `text` with runs of spaces made one and the ends trimmed of spaces, as
+  /// `split(separator: " ").joined(separator: " ")` gives (which compares `Character`s: a
+  /// space carrying a combining mark is not a space there, so such text goes that way).
+  static func collapsingSpaces(_ bytes: [UInt8]) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var pendingSpace = false
+    for (index, byte) in bytes.enumerated() {
+      if byte == UInt8(ascii: " ") {
+        if index + 1 < bytes.count, bytes[index + 1] >= 0x80 {
+          let text = String(decoding: bytes, as: UTF8.self)
+          return text.split(separator: " ", omittingEmptySubsequences: true).joined(
+            separator: " ")
+        }
+        pendingSpace = !out.isEmpty
+      } else {
+        if pendingSpace { out.append(UInt8(ascii: " ")) }
+        pendingSpace = false
+        out.append(byte)
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 
   static func capitalizingFirstLetter(_ text: String) -> String {
