@@ -63,7 +63,9 @@ test: deps-test
 	done
 	@# The tests' scratch files (stores, logs, browser profiles) go to a private TMPDIR that
 	@# is removed afterwards, pass or fail, so repeated runs leave nothing in /tmp.
-	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/traffic-tests.XXXXXX"); status=0; \
+	@# Open to every user like /tmp itself: PostgreSQL's initdb runs as its own user.
+	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/traffic-tests.XXXXXX"); chmod 1777 "$$scratch"; \
+	  status=0; \
 	  TMPDIR=$$scratch $(SWIFT) test --skip-build --skip '$(TIMED_SUITES)' || status=$$?; \
 	  if [ $$status -eq 0 ]; then \
 	    TMPDIR=$$scratch $(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)' \

@@ -11,6 +11,8 @@
 # Needs about 4 GB of disk in $TMPDIR. `make bench` runs it after bench/load.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/serve_ready.sh
+source bench/serve_ready.sh
 
 count="${1:-1000000}"
 python="${PYTHON:-/usr/bin/python3}"
@@ -35,17 +37,7 @@ echo "== scale: traffic import" >&2
 import="$("$python" "$tools" run "$bin" import --db "$work/store.sqlite" "$work/zones.geojson" | tail -1)"
 echo "scale import $count work zones: $import"
 
-port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-start="$(date +%s.%N)"
-"$bin" serve --db "$work/store.sqlite" --port "$port" >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-until curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; do
-  kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
-  sleep 0.05
-done
-ready="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
-rss="$(awk '/VmRSS/ {print $2}' "/proc/$server/status")"
-echo "scale serve ready: {\"seconds\": $ready, \"rss_kb\": $rss}"
+serve_ready "scale serve ready"
 
 echo "== scale: pushes of 1,000 changes" >&2
 for k in $(seq 0 29); do

@@ -13,6 +13,8 @@
 # Needs about 1.5 GB of disk in $TMPDIR. `make bench` runs it after bench/scale.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/serve_ready.sh
+source bench/serve_ready.sh
 
 copies="${1:-400}"
 probes="${PROBES:-1350000}"
@@ -49,17 +51,7 @@ echo "scale probes import $probes probes: $imported, $(awk -v n="$probes" -v s="
   'BEGIN {printf "%.0f", n / s}') probes/s"
 echo "scale probes: $(grep -o '[0-9]* accepted.*' "$work/probes.out" | head -1)"
 
-port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-start="$(date +%s.%N)"
-"$bin" serve --db "$work/store.sqlite" --port "$port" >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-until curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; do
-  kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
-  sleep 0.05
-done
-ready="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
-rss="$(awk '/VmRSS/ {print $2}' "/proc/$server/status")"
-echo "scale flow serve ready: {\"seconds\": $ready, \"rss_kb\": $rss}"
+serve_ready "scale flow serve ready"
 
 echo "== scale flow: flow queries after new probes" >&2
 # The first copy lies at the extract's own place; a 2 km circle in its middle.
