@@ -10,6 +10,22 @@ import Zlib
 @Suite struct TrafficServerHandlingTests {
   let query = "/v7/incidents?in=circle:52.52,13.40;r=2000"
 
+  /// Correlation ids are the server's random prefix, a dash and a counter in lowercase
+  /// hexadecimal, one higher for each request.
+  @Test func correlationIdsCountInHexadecimalAfterTheServersPrefix() throws {
+    let server = try ServerFixtures.server()
+    let ids = (0..<300).map { _ in server.nextCorrelationId() }
+    let prefix = try #require(ids.first?.split(separator: "-").first)
+    #expect(!prefix.isEmpty)
+    for (offset, id) in ids.enumerated() {
+      let parts = id.split(separator: "-", omittingEmptySubsequences: false)
+      #expect(parts.count == 2 && parts[0] == prefix, "\(id)")
+      #expect(parts[1] == String(offset + 1, radix: 16), "\(id)")
+    }
+    let answered = server.handle(ServerFixtures.get(query)).headers["X-Correlation-Id"]
+    #expect(answered == "\(prefix)-\(String(301, radix: 16))")
+  }
+
   @Test func apiKeysAsParameterOrBearer() throws {
     let server = try ServerFixtures.server(
       ServerConfiguration(apiKeys: ["k1", "k2"], accessLog: .none))

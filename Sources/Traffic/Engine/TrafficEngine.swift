@@ -85,6 +85,13 @@ public final class TrafficEngine: Sendable {
   /// The snapshot queries read now.
   package var currentSnapshot: IncidentIndex { snapshot.withLock { $0 } }
 
+  /// What identifies the current snapshot's data, read without copying the snapshot (a
+  /// copy retains and releases every one of its arrays and trees): for the server's
+  /// response cache, on every request.
+  package var snapshotStamp: (generation: IncidentIndex.Generation, updatedAt: Date?, count: Int) {
+    snapshot.withLock { ($0.generation, $0.updatedAt, $0.count) }
+  }
+
   /// When the incidents last changed (HERE v7's `sourceUpdated`): the time of the last
   /// write, or at start-up the latest entry time of a stored incident.
   public var lastUpdate: Date? { currentSnapshot.updatedAt }

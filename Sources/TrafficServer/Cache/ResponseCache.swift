@@ -43,9 +43,18 @@ final class ResponseCache: Sendable {
 
     /// The version of `snapshot` and `flowUpdated`.
     init(snapshot: IncidentIndex, flowUpdated: Date?) {
-      incidentsUpdated = snapshot.updatedAt
-      incidentCount = snapshot.count
-      incidents = snapshot.generation
+      self.init(
+        stamp: (snapshot.generation, snapshot.updatedAt, snapshot.count), flowUpdated: flowUpdated)
+    }
+
+    /// The version of a snapshot known by its stamp (`TrafficEngine.snapshotStamp`).
+    init(
+      stamp: (generation: IncidentIndex.Generation, updatedAt: Date?, count: Int),
+      flowUpdated: Date?
+    ) {
+      incidentsUpdated = stamp.updatedAt
+      incidentCount = stamp.count
+      incidents = stamp.generation
       self.flowUpdated = flowUpdated
     }
 

@@ -93,7 +93,7 @@ extension TrafficServer {
       route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
       acceptsGzip: Self.acceptsGzip(request))
     let version = ResponseCache.Version(
-      snapshot: engine.currentSnapshot, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
+      stamp: engine.snapshotStamp, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
     let now = monotonicSeconds()
     guard let entry = responseCache.lookup(key, version: version, now: now) else {
       slot = CacheSlot(key: key, version: version, time: now)

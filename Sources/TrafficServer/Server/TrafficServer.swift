@@ -140,8 +140,26 @@ public final class TrafficServer: Sendable {
   var requestsInFlight: Int { frontEnd.withLock { $0?.inFlight } ?? 0 }
 
   func nextCorrelationId() -> String {
-    let number = correlationCounter.add(1, ordering: .relaxed).newValue
-    return correlationPrefix + "-" + String(number, radix: 16)
+    let number = UInt64(truncatingIfNeeded: correlationCounter.add(1, ordering: .relaxed).newValue)
+    // "PREFIX-HEX" written in one allocation (the request path's string concatenations and
+    // radix formatting were a visible part of a cached answer).
+    let digits = max(1, (64 - number.leadingZeroBitCount + 3) / 4)
+    let prefix = correlationPrefix.utf8
+    return String(unsafeUninitializedCapacity: prefix.count + 1 + digits) { buffer in
+      var index = 0
+      for byte in prefix {
+        buffer[index] = byte
+        index += 1
+      }
+      buffer[index] = UInt8(ascii: "-")
+      index += 1
+      for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+        let nibble = UInt8((number >> UInt64(shift)) & 0xf)
+        buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        index += 1
+      }
+      return index
+    }
   }
 
   /// Seconds since the server was created, on a monotonic clock.
