@@ -48,9 +48,11 @@ package final class MatchingGraph: Sendable {
       let base = UnsafeSendableAddress(buffer.baseAddress)
       let chunk = 4_096
       DispatchQueue.concurrentPerform(iterations: (segments.count + chunk - 1) / chunk) { part in
+        // No buffer only when there are no vertices, hence nothing to write.
+        guard let pointer = base.pointer else { return }
         for index in part * chunk..<min(segments.count, (part + 1) * chunk) {
           let vertices = segments[index].geometry.vertices
-          let out = base.pointer! + starts[index]
+          let out = pointer + starts[index]
           out[0] = 0
           var sum = 0.0
           // The last offset is the segment's length whatever rounding gives: no geodesic

@@ -178,7 +178,8 @@ final class V7ResultCache: Sendable {
       $0 + ($1?.count ?? 0)
     }
     return Self.assemble(prefix: prefix, size: size, count: fragments.count) { slot, put in
-      fragments[slot]!.withUnsafeBytes(put)
+      // Every slot holds a fragment by now (cached or encoded above).
+      (fragments[slot] ?? []).withUnsafeBytes(put)
     }
   }
 
@@ -192,8 +193,9 @@ final class V7ResultCache: Sendable {
     SharedBytes(capacity: size) { buffer in
       var offset = 0
       func put(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        (buffer.baseAddress! + offset).copyMemory(from: base, byteCount: bytes.count)
+        guard !bytes.isEmpty else { return }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + bytes.count])
+          .copyMemory(from: bytes)
         offset += bytes.count
       }
       prefix.withUnsafeBytes { put($0) }
