@@ -11,22 +11,11 @@
 # Needs about 4 GB of disk in $TMPDIR. `make bench` runs it after bench/load.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=bench/serve_ready.sh
-source bench/serve_ready.sh
+# shellcheck source=bench/scale_common.sh
+source bench/scale_common.sh
 
 count="${1:-1000000}"
-python="${PYTHON:-/usr/bin/python3}"
-tools="$PWD/bench/scale_tools.py"
-work="$(mktemp -d "${TMPDIR:-/tmp}/traffic-scale.XXXXXX")"
-server=""
-cleanup() {
-  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-swift build -c release --product traffic >&2
-bin="$(swift build -c release --product traffic --show-bin-path)/traffic"
+scale_setup scale
 
 echo "== scale: writing $count work zones and the push documents" >&2
 "$python" bench/make_wzdx.py "$count" "$work/zones.geojson"

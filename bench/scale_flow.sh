@@ -13,25 +13,14 @@
 # Needs about 1.5 GB of disk in $TMPDIR. `make bench` runs it after bench/scale.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=bench/serve_ready.sh
-source bench/serve_ready.sh
+# shellcheck source=bench/scale_common.sh
+source bench/scale_common.sh
 
 copies="${1:-400}"
 probes="${PROBES:-1350000}"
 rounds="${ROUNDS:-10}"
-python="${PYTHON:-/usr/bin/python3}"
-tools="$PWD/bench/scale_tools.py"
 extract="../shared/fixtures/osm/liechtenstein-2013-08-03.osm.bz2"
-work="$(mktemp -d "${TMPDIR:-/tmp}/traffic-scale-flow.XXXXXX")"
-server=""
-cleanup() {
-  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-swift build -c release --product traffic >&2
-bin="$(swift build -c release --product traffic --show-bin-path)/traffic"
+scale_setup scale-flow
 
 echo "== scale flow: writing $copies copies of the extract and $probes probes" >&2
 "$python" bench/make_region.py "$extract" --copies "$copies" --pbf "$work/region.osm.pbf" \

@@ -6,6 +6,10 @@ import Traffic
 
 @Suite struct ResponseCacheTests {
   static let query = "/v7/incidents?in=circle:52.52,13.40;r=2000"
+  /// The stamp of an empty snapshot.
+  static let emptyStamp = (
+    generation: IncidentIndex.empty.generation, updatedAt: Date?.none, count: 0
+  )
 
   @Test func normalisedQueryIgnoresOrderAndTheKey() {
     #expect(
@@ -96,7 +100,7 @@ import Traffic
   @Test func entriesExpireAfterTheirAge() throws {
     let cache = ResponseCache(maxEntries: 10, maxBytes: 1000, maxAgeSeconds: 1)
     let key = ResponseCache.Key(route: "/v7/flow", query: "in=x", acceptsGzip: false)
-    let version = ResponseCache.Version(snapshot: .empty, flowUpdated: nil)
+    let version = ResponseCache.Version(stamp: Self.emptyStamp, flowUpdated: nil)
     cache.store(
       ResponseCache.Entry(
         body: SharedBytes(copying: Data("{}".utf8)), etag: "\"t\"", contentType: "application/json",
@@ -104,13 +108,13 @@ import Traffic
       for: key)
     #expect(cache.lookup(key, version: version, now: 10.5)?.etag == "\"t\"")
     #expect(cache.lookup(key, version: version, now: 11.5) == nil)
-    let newer = ResponseCache.Version(snapshot: .empty, flowUpdated: Date())
+    let newer = ResponseCache.Version(stamp: Self.emptyStamp, flowUpdated: Date())
     #expect(cache.lookup(key, version: newer, now: 10.5) == nil)
   }
 
   @Test func cacheStaysWithinItsBounds() {
     let cache = ResponseCache(maxEntries: 8, maxBytes: 400, maxAgeSeconds: 10)
-    let version = ResponseCache.Version(snapshot: .empty, flowUpdated: nil)
+    let version = ResponseCache.Version(stamp: Self.emptyStamp, flowUpdated: nil)
     for index in 0..<100 {
       cache.store(
         ResponseCache.Entry(

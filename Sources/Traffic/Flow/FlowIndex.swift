@@ -23,14 +23,10 @@ package struct FlowIndex: Sendable {
     package var lengthInMeters: Double { endOffsetInMeters - startOffsetInMeters }
   }
 
-  /// Indexes the network.
+  /// Indexes the network; `graph` holds its matching tables (built once per network and
+  /// shared with the flow pipeline's matcher).
   ///
   /// - Complexity: O(n log n) for n segments.
-  package init(network: RoadNetwork) {
-    self.init(network: network, graph: MatchingGraph(network: network))
-  }
-
-  /// The index of `network`, whose matching tables `graph` are already built.
   package init(network: RoadNetwork, graph: MatchingGraph) {
     self.network = network
     var entries: [(box: RTreeBox, payload: Int32)] = []

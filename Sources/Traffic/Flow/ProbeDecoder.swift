@@ -154,11 +154,11 @@ public struct ProbeDecoder: Sendable {
 
   /// Parses a time: Unix seconds (or milliseconds above 10^11), or RFC 3339.
   static func parseTime(_ text: Substring) -> Date? {
-    let trimmed = trimmingWhitespace(String(text))
+    let trimmed = text.trimmingWhitespace
     if let seconds = decimal(trimmed), seconds.isFinite {
       return Date(timeIntervalSince1970: abs(seconds) > 1e11 ? seconds / 1000 : seconds)
     }
-    return RFC3339.parse(String(trimmed))
+    return RFC3339.parse(trimmed)
   }
 
   /// A number in decimal notation (`-12.5`, `1e3`), infinite when it overflows (`1e400`);
@@ -210,8 +210,8 @@ public struct ProbeDecoder: Sendable {
       }
       func field(_ name: String) -> Substring? {
         guard let i = header[name], i < fields.count else { return nil }
-        let value = ProbeDecoder.trimmingWhitespace(fields[i])
-        return value.isEmpty ? nil : value
+        let value = fields[i].trimmingWhitespace
+        return value.isEmpty ? nil : Substring(value)
       }
       var unreadable: String?
       func number(_ name: String) -> Double? {
@@ -233,26 +233,6 @@ public struct ProbeDecoder: Sendable {
         line: lineNumber, id: field("id").map(String.init), time: time, latitude: latitude,
         longitude: longitude, speed: speed, heading: heading, accuracy: accuracy)
     }
-  }
-
-  /// `text.trimmingCharacters(in: .whitespaces)`: ASCII spaces and tabs cut byte-wise; the
-  /// Unicode spaces Foundation also trims are left to it when an end is not ASCII.
-  static func trimmingWhitespace(_ text: String) -> Substring {
-    let utf8 = text.utf8
-    var first = utf8.startIndex
-    var last = utf8.endIndex
-    while first < last, utf8[first] == UInt8(ascii: " ") || utf8[first] == UInt8(ascii: "\t") {
-      first = utf8.index(after: first)
-    }
-    while first < last {
-      let before = utf8.index(before: last)
-      guard utf8[before] == UInt8(ascii: " ") || utf8[before] == UInt8(ascii: "\t") else { break }
-      last = before
-    }
-    if first < last, utf8[first] >= 0x80 || utf8[utf8.index(before: last)] >= 0x80 {
-      return Substring(text.trimmingCharacters(in: .whitespaces))
-    }
-    return text[first..<last]
   }
 
   /// Header names and the key each stands for.
@@ -375,7 +355,7 @@ public struct ProbeDecoder: Sendable {
           }
           if let value = try? container.decode(Double.self, forKey: key) { return value }
           if let value = try? container.decode(String.self, forKey: key),
-            let number = ProbeDecoder.decimal(value.trimmingCharacters(in: .whitespaces))
+            let number = ProbeDecoder.decimal(value.trimmingWhitespace)
           {
             return number
           }

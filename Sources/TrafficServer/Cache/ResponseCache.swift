@@ -41,12 +41,6 @@ final class ResponseCache: Sendable {
     var incidents: IncidentIndex.Generation
     var flowUpdated: Date?
 
-    /// The version of `snapshot` and `flowUpdated`.
-    init(snapshot: IncidentIndex, flowUpdated: Date?) {
-      self.init(
-        stamp: (snapshot.generation, snapshot.updatedAt, snapshot.count), flowUpdated: flowUpdated)
-    }
-
     /// The version of a snapshot known by its stamp (`TrafficEngine.snapshotStamp`).
     init(
       stamp: (generation: IncidentIndex.Generation, updatedAt: Date?, count: Int),
