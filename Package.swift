@@ -29,31 +29,36 @@ let package = Package(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CCairo", path: "Sources/CCairo", providers: [.apt(["libcairo2-dev"])]),
 
-    // Libraries, from the bottom up.
-    .target(name: "Geo", swiftSettings: invariantChecks),
+    // Libraries, from the bottom up. Toolbox is the shared plumbing (JSON, RFC 3339, base64,
+    // binary and protobuf coding, a heap); it is no product: only this package uses it.
+    .target(name: "Toolbox"),
+    .target(name: "Geo", dependencies: ["Toolbox"], swiftSettings: invariantChecks),
     .target(name: "Zlib", dependencies: ["CZlib"]),
-    .target(name: "Roads", dependencies: ["Geo", "Zlib"]),
+    .target(name: "Roads", dependencies: ["Geo", "Toolbox", "Zlib"]),
     .target(
       name: "Traffic",
-      dependencies: ["Geo", "Roads"],
+      dependencies: ["Geo", "Roads", "Toolbox"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Roads", "Zlib"]),
-    .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
-    .target(name: "TrafficPostgres", dependencies: ["Traffic", "CLibPQ"]),
+    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Toolbox", "Zlib"]),
+    .target(
+      name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Toolbox", "CSQLite"]),
+    .target(name: "TrafficPostgres", dependencies: ["Traffic", "Toolbox", "CLibPQ"]),
     .target(
       name: "TrafficServer",
-      dependencies: ["Traffic", "TrafficFeeds", "TrafficMap", "CMicroHTTPD", "Zlib"],
+      dependencies: [
+        "Traffic", "TrafficFeeds", "TrafficMap", "Toolbox", "CMicroHTTPD", "Zlib",
+      ],
       resources: [.copy("Resources/web")]),
-    .target(name: "TrafficMap", dependencies: ["Traffic", "CCairo"]),
+    .target(name: "TrafficMap", dependencies: ["Traffic", "Toolbox", "CCairo"]),
     .target(name: "TrafficDemo", dependencies: ["Traffic", "TrafficFeeds", "Roads"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
       name: "traffic",
       dependencies: [
-        "Geo", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds", "TrafficServer",
-        "TrafficMap", "TrafficDemo",
+        "Geo", "Toolbox", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
+        "TrafficServer", "TrafficMap", "TrafficDemo",
       ]),
     .executableTarget(
       name: "traffic-bench",
@@ -62,7 +67,8 @@ let package = Package(
         "TrafficTestSupport",
       ]),
     .executableTarget(
-      name: "traffic-fuzz", dependencies: ["Geo", "Traffic", "TrafficFeeds", "TrafficServer"]),
+      name: "traffic-fuzz",
+      dependencies: ["Geo", "Toolbox", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(
@@ -79,21 +85,22 @@ let package = Package(
       path: "Tests/TrafficStoreCrashWriter"),
     .testTarget(
       name: "GeoTests",
-      dependencies: ["Geo", "TrafficTestSupport"],
+      dependencies: ["Toolbox", "Geo", "TrafficTestSupport"],
       exclude: ["Vectors", "Fuzz"],
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
     .testTarget(
-      name: "RoadsTests", dependencies: ["Roads", "Zlib", "TrafficTestSupport"],
+      name: "RoadsTests", dependencies: ["Toolbox", "Roads", "Zlib", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
-      dependencies: ["Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: ["Toolbox", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
     .testTarget(
-      name: "TrafficFeedsTests", dependencies: ["TrafficFeeds", "TrafficTestSupport", "Zlib"],
+      name: "TrafficFeedsTests",
+      dependencies: ["Toolbox", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
       exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",
@@ -106,7 +113,8 @@ let package = Package(
       dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficServerTests",
-      dependencies: ["TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"], exclude: ["Fuzz"]
+      dependencies: ["Toolbox", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"],
+      exclude: ["Fuzz"]
     ),
     .testTarget(
       name: "WebMapBrowserTests",
@@ -126,11 +134,12 @@ let package = Package(
     .testTarget(
       name: "TrafficCLITests",
       dependencies: [
+        "Toolbox",
         "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
         "TrafficTestSupport",
       ]),
     .testTarget(
-      name: "TrafficMapTests", dependencies: ["TrafficMap", "TrafficTestSupport"],
+      name: "TrafficMapTests", dependencies: ["Toolbox", "TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

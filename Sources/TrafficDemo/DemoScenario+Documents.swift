@@ -1,5 +1,6 @@
 import Foundation
 import Roads
+import Toolbox
 import Traffic
 
 extension DemoScenario {

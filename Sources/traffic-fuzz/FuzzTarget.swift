@@ -5,6 +5,7 @@
 // as arguments) through the same entry point; `make test` replays every seed that way.
 import Foundation
 import Geo
+import Toolbox
 import Traffic
 import TrafficFeeds
 import TrafficServer

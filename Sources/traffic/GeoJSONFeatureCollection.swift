@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Toolbox
 import Traffic
 
 /// A GeoJSON FeatureCollection as the `within` command reads and writes it: each feature's

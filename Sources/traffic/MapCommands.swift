@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 import Traffic
 import TrafficMap
 

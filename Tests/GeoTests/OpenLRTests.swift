@@ -1,4 +1,5 @@
 import Testing
+import Toolbox
 import TrafficTestSupport
 
 @testable import Geo
@@ -183,7 +184,7 @@ private let encodedVectors = [
   }
 
   @Test func refusesOffsetFlagsThatDisagreeWithTheLength() throws {
-    let bytes = try OpenLR.Base64.decode("CwRbWyNG9RpsCQCb/jsbtAT/6/+jK1lE")
+    let bytes = try Base64.decode("CwRbWyNG9RpsCQCb/jsbtAT/6/+jK1lE")
     #expect(throws: malformed(23, "the offset flags announce 1 offset byte(s), the data has 0")) {
       try OpenLR.decode(Array(bytes.dropLast()))
     }

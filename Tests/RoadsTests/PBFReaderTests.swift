@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import Roads
 import Testing
+import Toolbox
 import TrafficTestSupport
 
 @Suite struct PBFReaderTests {

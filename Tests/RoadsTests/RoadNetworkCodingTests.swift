@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Testing
+import Toolbox
 import TrafficTestSupport
 
 @testable import Roads
@@ -241,14 +242,14 @@ import TrafficTestSupport
     #expect(try reader.signedVarint() == Int64(bitPattern: value))
     #expect(reader.isAtEnd)
     var truncated = BinaryReader(bytes: Array(writer.bytes.prefix(value < 128 ? 0 : 1)), name: "v")
-    #expect(throws: RoadsError.self) { try truncated.varint() }
+    #expect(throws: BinaryDataError.self) { try truncated.varint() }
   }
 
   @Test("A varint of more than 64 bits is refused")
   func overlongVarint() {
     var eleven = BinaryReader(bytes: [UInt8](repeating: 0x80, count: 10) + [0x01], name: "v")
-    #expect(throws: RoadsError.self) { try eleven.varint() }
+    #expect(throws: BinaryDataError.self) { try eleven.varint() }
     var wide = BinaryReader(bytes: [UInt8](repeating: 0xFF, count: 9) + [0x03], name: "v")
-    #expect(throws: RoadsError.self) { try wide.varint() }
+    #expect(throws: BinaryDataError.self) { try wide.varint() }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Roads
+import Toolbox
 import TrafficTestSupport
 
 /// Files under Tests/RoadsTests/Fixtures.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import Toolbox
 import Traffic
 import TrafficTestSupport
 import Zlib

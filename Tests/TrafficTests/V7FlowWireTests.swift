@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Toolbox
 import Traffic
 import TrafficTestSupport
 

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// A decoded HERE Flexible Polyline: coordinates, their precision and an optional third
 /// dimension.
 ///
@@ -375,7 +377,7 @@ public struct FlexiblePolyline: Hashable, Sendable {
         }
         let chunk = chunkValues[Int(bytes[position])]
         guard chunk >= 0 else {
-          throw failure(position, "invalid character \(describe(bytes[position]))")
+          throw failure(position, "invalid character \(describeByte(bytes[position]))")
         }
         position += 1
         let bits = UInt64(chunk & 0x1F)
@@ -394,12 +396,6 @@ public struct FlexiblePolyline: Hashable, Sendable {
       let magnitude = Int64(bitPattern: unsigned >> 1)
       return unsigned & 1 == 0 ? magnitude : ~magnitude
     }
-  }
-
-  /// A byte for an error message: the character when printable ASCII, else its hex value.
-  static func describe(_ byte: UInt8) -> String {
-    if (0x21...0x7E).contains(byte) { return "'\(Character(Unicode.Scalar(byte)))'" }
-    return "byte 0x" + String(byte, radix: 16, uppercase: true)
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// Reads and writes GeoJSON geometries (RFC 7946, "The GeoJSON Format").
 ///

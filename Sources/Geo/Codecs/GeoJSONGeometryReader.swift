@@ -1,3 +1,5 @@
+import Toolbox
+
 /// Reads the geometry objects of GeoJSON (RFC 7946 §3.1) from a parsed `JSONValue`: the one
 /// reader behind both the `GeoJSON` codec and the feed decoders' `geoJSONPolylines(at:)`.
 ///

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// Google's Encoded Polyline Algorithm Format, at precision 5 (the original) or 6 (as used by
 /// OSRM and Valhalla).
 ///
@@ -115,7 +117,7 @@ public enum GooglePolyline {
       }
       let byte = bytes[position]
       guard (63...126).contains(byte) else {
-        throw failure(position, "invalid character \(FlexiblePolyline.describe(byte))")
+        throw failure(position, "invalid character \(describeByte(byte))")
       }
       position += 1
       let chunk = UInt64(byte - 63)

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// The OpenLR binary physical data format, version 3: line locations, geo-coordinate
 /// locations, points along a line and POIs with an access point.
 ///
@@ -243,7 +245,9 @@ extension OpenLR {
   ///   bad base64, else as ``decode(_:)``.
   /// - Complexity: O(n) in the length of `text`.
   public static func decode(base64 text: String) throws(GeoError) -> Location {
-    try decode(Base64.decode(text))
+    let bytes: [UInt8]
+    do { bytes = try Base64.decode(text) } catch { throw failure(error.position, error.reason) }
+    return try decode(bytes)
   }
 
   /// Decodes a binary location reference.
@@ -612,84 +616,5 @@ extension OpenLR {
     var degrees = point.bearingInDegrees.truncatingRemainder(dividingBy: 360)
     if degrees < 0 { degrees += 360 }
     return UInt8(min(31, Int(degrees / bearingSectorInDegrees)))
-  }
-}
-
-// MARK: - Base64
-
-extension OpenLR {
-  /// RFC 4648 base64, standard and URL-safe alphabets, for the OpenLR text form.
-  enum Base64 {
-    static let alphabet = Array(
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-      var output: [UInt8] = []
-      output.reserveCapacity((bytes.count + 2) / 3 * 4)
-      var index = 0
-      while index < bytes.count {
-        let count = min(3, bytes.count - index)
-        var chunk = 0
-        for offset in 0..<3 {
-          chunk = chunk << 8 | (offset < count ? Int(bytes[index + offset]) : 0)
-        }
-        for offset in 0..<4 {
-          output.append(
-            offset <= count ? alphabet[chunk >> (18 - 6 * offset) & 0x3F] : UInt8(ascii: "="))
-        }
-        index += 3
-      }
-      return String(decoding: output, as: UTF8.self)
-    }
-
-    static func value(of character: UInt8) -> Int? {
-      switch character {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"): return Int(character - UInt8(ascii: "A"))
-      case UInt8(ascii: "a")...UInt8(ascii: "z"): return Int(character - UInt8(ascii: "a")) + 26
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(character - UInt8(ascii: "0")) + 52
-      case UInt8(ascii: "+"), UInt8(ascii: "-"): return 62
-      case UInt8(ascii: "/"), UInt8(ascii: "_"): return 63
-      default: return nil
-      }
-    }
-
-    static func decode(_ text: String) throws(GeoError) -> [UInt8] {
-      var output: [UInt8] = []
-      var buffer = 0
-      var bits = 0
-      var padding = 0
-      for (position, character) in text.utf8.enumerated() {
-        switch character {
-        case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
-          continue
-        case UInt8(ascii: "="):
-          padding += 1
-          guard padding <= 2 else {
-            throw OpenLR.failure(position, "invalid base64: too much padding")
-          }
-          continue
-        default:
-          guard padding == 0 else {
-            throw OpenLR.failure(position, "invalid base64: data after padding")
-          }
-          guard let value = value(of: character) else {
-            let shown =
-              character >= 0x20 && character < 0x7F
-              ? "'\(Character(Unicode.Scalar(character)))'" : "byte 0x\(OpenLR.hex(character))"
-            throw OpenLR.failure(position, "invalid base64 character \(shown)")
-          }
-          buffer = (buffer << 6 | value) & 0xFFFFFF
-          bits += 6
-          if bits >= 8 {
-            bits -= 8
-            output.append(UInt8(truncatingIfNeeded: buffer >> bits))
-          }
-        }
-      }
-      guard bits < 6 else {
-        throw OpenLR.failure(text.utf8.count, "invalid base64: the text ends inside a byte")
-      }
-      return output
-    }
   }
 }

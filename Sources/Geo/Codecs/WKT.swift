@@ -1,3 +1,5 @@
+import Toolbox
+
 /// Reads and writes Well-Known Text geometries (OGC 06-103r4, "Simple Feature Access - Part 1:
 /// Common Architecture", section 7), with PostGIS's `SRID=4326;` prefix (EWKT).
 ///
@@ -377,7 +379,7 @@ public enum WKT {
     /// The byte at the current position for a message.
     func describeHere() -> String {
       position < bytes.count
-        ? FlexiblePolyline.describe(bytes[position]) : "the end of the text"
+        ? describeByte(bytes[position]) : "the end of the text"
     }
 
     private func describe(_ counts: ClosedRange<Int>) -> String {

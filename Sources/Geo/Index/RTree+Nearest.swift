@@ -1,3 +1,5 @@
+import Toolbox
+
 extension RTree {
   /// The `k` items whose boxes are nearest to a point in the plane, nearest first.
   ///
@@ -105,7 +107,7 @@ extension RTree {
                 maxX: boxes[4 * position + 2], maxY: boxes[4 * position + 3])
             }
             let itemCount = levelBounds[0]
-            var queue = NearestQueue()
+            var queue = Heap<NearestEntry>(capacity: 64)
             var nextNode: Int? = levelBounds[levelCount - 1] - 1
             while let node = nextNode {
               let first = Int(indices[node])
@@ -117,27 +119,27 @@ extension RTree {
                 if bound.isNaN { bound = 0 }
                 guard bound <= maxDistance else { continue }
                 if child >= itemCount {
-                  queue.push(
-                    NearestQueue.Entry(distance: bound, rank: UInt64(child), position: child))
+                  queue.insert(
+                    NearestEntry(distance: bound, rank: UInt64(child), position: child))
                 } else {
                   let order = UInt64(UInt32(bitPattern: indices[child]))
-                  let kind = refinesItems ? NearestQueue.unrefined : NearestQueue.refined
-                  queue.push(
-                    NearestQueue.Entry(distance: bound, rank: kind | order, position: child))
+                  let kind = refinesItems ? NearestEntry.unrefined : NearestEntry.refined
+                  queue.insert(
+                    NearestEntry(distance: bound, rank: kind | order, position: child))
                 }
               }
               nextNode = nil
               while let entry = queue.popFirst() {
-                if entry.rank & NearestQueue.refined != 0 {
+                if entry.rank & NearestEntry.refined != 0 {
                   result.append((payloads[entry.position], entry.distance))
                   if result.count == k { return }
-                } else if entry.rank & NearestQueue.unrefined != 0 {
+                } else if entry.rank & NearestEntry.unrefined != 0 {
                   let exact = itemDistance(
                     payloads[entry.position], box(at: entry.position), entry.distance)
                   guard exact <= maxDistance else { continue }
-                  queue.push(
-                    NearestQueue.Entry(
-                      distance: exact, rank: NearestQueue.refined | (entry.rank & 0xFFFF_FFFF),
+                  queue.insert(
+                    NearestEntry(
+                      distance: exact, rank: NearestEntry.refined | (entry.rank & 0xFFFF_FFFF),
                       position: entry.position))
                 } else {
                   nextNode = entry.position

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Synchronization
+import Toolbox
 
 /// A compact binary form of a road network, for storing it and loading it back fast.
 ///
@@ -172,7 +173,9 @@ extension RoadNetwork {
     DispatchQueue.concurrentPerform(iterations: chunks.count) { k in
       let result = Result { () throws(RoadsError) -> DecodedChunk in
         var reader = BinaryReader(chunks[k], name: "chunk \(k) of the road network in \(name)")
-        return try RoadNetwork.decodeChunk(&reader)
+        do throws(BinaryDataError) {
+          return try RoadNetwork.decodeChunk(&reader)
+        } catch { throw RoadsError(error) }
       }
       decoded.withLock { $0[k] = result }
     }
@@ -214,7 +217,9 @@ extension RoadNetwork {
   /// Ids (and so counts) are kept below 2^48 so that `first + count` cannot overflow.
   private static let idLimit = 1 << 48
 
-  private static func decodeChunk(_ reader: inout BinaryReader) throws(RoadsError) -> DecodedChunk {
+  private static func decodeChunk(
+    _ reader: inout BinaryReader
+  ) throws(BinaryDataError) -> DecodedChunk {
     guard try reader.raw(4).elementsEqual(chunkMagic) else {
       throw reader.failure("not a road network chunk of format version 1")
     }
@@ -227,13 +232,13 @@ extension RoadNetwork {
     var strings: [String] = []
     strings.reserveCapacity(stringCount)
     for _ in 0..<stringCount { strings.append(try reader.string()) }
-    func string(_ reader: inout BinaryReader) throws(RoadsError) -> String {
+    func string(_ reader: inout BinaryReader) throws(BinaryDataError) -> String {
       let index = try reader.integer(atMost: strings.count - 1, "string number")
       return strings[index]
     }
     func coordinates(
       _ reader: inout BinaryReader, altitude: Bool
-    ) throws(RoadsError) -> GeoCoordinates {
+    ) throws(BinaryDataError) -> GeoCoordinates {
       let latitude = try reader.double(), longitude = try reader.double()
       let height = altitude ? try reader.double() : nil
       do {

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// Decoding of `PrimitiveBlock` messages (osmformat.proto): ways in the first pass, node
 /// coordinates in the second.
 extension PBFReader {

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Toolbox
 
 /// Hidden-Markov-model map matching: places GPS probes on the segments of a ``RoadNetwork``
 /// (Newson & Krumm 2009, "Hidden Markov Map Matching Through Noise and Sparseness").
@@ -172,7 +173,7 @@ struct RouteScratch: Sendable {
   var cost: [Double]
   var parent: [Int32]
   var touched: [Int32] = []
-  var heap = BinaryHeap()
+  var heap = Heap<CostedItem>()
   /// For each segment, the position in the current target list + 1 (0: not a target).
   var targetSlot: [Int32]
 
@@ -188,7 +189,7 @@ struct RouteScratch: Sendable {
       parent[Int(segment)] = -1
     }
     touched.removeAll(keepingCapacity: true)
-    heap = BinaryHeap()
+    heap = Heap<CostedItem>()
   }
 }
 
@@ -209,8 +210,9 @@ extension MapMatcher {
     var open = targets.count
     scratch.cost[source] = 0
     scratch.touched.append(Int32(source))
-    scratch.heap.insert(source, cost: 0)
-    while let (cost, segment) = scratch.heap.popMinimum() {
+    scratch.heap.insert(CostedItem(cost: 0, item: source))
+    while let entry = scratch.heap.popFirst() {
+      let cost = entry.cost, segment = entry.item
       guard cost <= limit else { break }
       guard cost == scratch.cost[segment] else { continue }
       let range = Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
@@ -226,7 +228,7 @@ extension MapMatcher {
           if scratch.cost[next] == .infinity { scratch.touched.append(Int32(next)) }
           scratch.cost[next] = total
           scratch.parent[next] = Int32(segment)
-          scratch.heap.insert(next, cost: total)
+          scratch.heap.insert(CostedItem(cost: total, item: next))
         }
       }
       // Labels only grow: once every target has a route, none gets a cheaper one.

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// What went wrong while reading or building a road network.
 ///
 /// File errors name the file and where in it the problem was found (a byte offset and block
@@ -30,5 +32,13 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
     case .invalidArgument(let reason):
       return "invalid argument: \(reason)"
     }
+  }
+}
+
+extension RoadsError {
+  /// Binary data (a stored network, flow state or probe batch) that cannot be read, as a
+  /// malformed file.
+  package init(_ error: BinaryDataError) {
+    self = .malformed(file: error.name, position: "byte \(error.offset)", reason: error.reason)
   }
 }

@@ -1,3 +1,5 @@
+import Toolbox
+
 /// Turn-aware shortest paths over the directed segments of a ``RoadNetwork``.
 ///
 /// The search runs on segments rather than nodes (an edge-based graph), so that turn rules
@@ -263,12 +265,13 @@ struct Search {
     graph: RoutingGraph, starts: [(Int, Double)], metric: RoutingGraph.Metric, limit: Double,
     visit: (_ segment: Int, _ cost: Double) -> Bool
   ) {
-    var heap = BinaryHeap()
+    var heap = Heap<CostedItem>()
     for (segment, cost) in starts where cost < labels[segment]?.cost ?? .infinity {
       labels[segment] = (cost, -1)
-      heap.insert(segment, cost: cost)
+      heap.insert(CostedItem(cost: cost, item: segment))
     }
-    while let (cost, segment) = heap.popMinimum() {
+    while let entry = heap.popFirst() {
+      let cost = entry.cost, segment = entry.item
       guard cost <= limit else { return }
       guard settled.insert(segment).inserted, cost == labels[segment]?.cost else { continue }
       guard visit(segment, cost) else { return }
@@ -276,7 +279,7 @@ struct Search {
         let total = cost + graph.cost(next, metric)
         if total < labels[next]?.cost ?? .infinity, !settled.contains(next) {
           labels[next] = (total, segment)
-          heap.insert(next, cost: total)
+          heap.insert(CostedItem(cost: total, item: next))
         }
       }
     }

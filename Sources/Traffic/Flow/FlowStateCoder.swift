@@ -1,5 +1,6 @@
 import Foundation
 import Roads
+import Toolbox
 
 /// The binary rows of a stored flow state (`flow_state.header`, `flow_segments.state`).
 ///
@@ -56,7 +57,7 @@ package enum FlowStateCoder {
   /// Reads a header.
   ///
   /// - Throws: `RoadsError.malformed` naming the row and offset.
-  package static func header(_ bytes: [UInt8], name: String) throws(RoadsError) -> Header {
+  package static func header(_ bytes: [UInt8], name: String) throws(BinaryDataError) -> Header {
     var reader = BinaryReader(bytes: bytes, name: name)
     try checkVersion(&reader)
     let savedAt = try date(&reader)
@@ -124,7 +125,7 @@ package enum FlowStateCoder {
   /// - Throws: `RoadsError.malformed` naming the row and offset.
   package static func segment(
     _ bytes: [UInt8], id: Int, name: String
-  ) throws(RoadsError) -> (FlowState.Persisted.Segment?, FlowState.Persisted.Observation?) {
+  ) throws(BinaryDataError) -> (FlowState.Persisted.Segment?, FlowState.Persisted.Observation?) {
     var reader = BinaryReader(bytes: bytes, name: name)
     try checkVersion(&reader)
     let parts = try reader.byte()
@@ -238,7 +239,7 @@ package enum FlowStateCoder {
   /// - Complexity: O(a·c) for a segments of c contributions each.
   package static func state(
     _ bytes: [UInt8], name: String
-  ) throws(RoadsError)
+  ) throws(BinaryDataError)
     -> FlowState.Persisted
   {
     var reader = BinaryReader(bytes: bytes, name: name)
@@ -308,23 +309,23 @@ package enum FlowStateCoder {
     return "\(network.segments.count)-\(String(hash, radix: 16))"
   }
 
-  private static func checkVersion(_ reader: inout BinaryReader) throws(RoadsError) {
+  private static func checkVersion(_ reader: inout BinaryReader) throws(BinaryDataError) {
     let found = try reader.byte()
     guard found == version else { throw reader.failure("unknown flow state version \(found)") }
   }
 
-  private static func flag(_ reader: inout BinaryReader) throws(RoadsError) -> Bool {
+  private static func flag(_ reader: inout BinaryReader) throws(BinaryDataError) -> Bool {
     let value = try reader.byte()
     guard value <= 1 else { throw reader.failure("a flag of \(value)") }
     return value == 1
   }
 
-  private static func date(_ reader: inout BinaryReader) throws(RoadsError) -> Date {
+  private static func date(_ reader: inout BinaryReader) throws(BinaryDataError) -> Date {
     Date(timeIntervalSinceReferenceDate: try reader.finiteDouble("time"))
   }
 
   /// Bucket indexes are below 10^15 in magnitude (see `SpeedAggregator`).
-  private static func bucketIndex(_ reader: inout BinaryReader) throws(RoadsError) -> Int {
+  private static func bucketIndex(_ reader: inout BinaryReader) throws(BinaryDataError) -> Int {
     let value = try reader.signedVarint()
     guard value > -1_000_000_000_000_000, value < 1_000_000_000_000_000 else {
       throw reader.failure("history bucket \(value) out of range")

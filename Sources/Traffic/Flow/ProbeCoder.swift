@@ -1,5 +1,6 @@
 import Foundation
 import Roads
+import Toolbox
 
 /// The compact binary form of a probe batch, as nodes of a deployment pass batches to each
 /// other (the PostgreSQL store's `probe_log.probes`).
@@ -59,7 +60,7 @@ package enum ProbeCoder {
   /// - Throws: `RoadsError.malformed` naming `name` and the offset, for truncated or damaged
   ///   bytes and for times or coordinates out of range.
   /// - Complexity: O(p) for p probes.
-  package static func probes(_ bytes: [UInt8], name: String) throws(RoadsError) -> [Probe] {
+  package static func probes(_ bytes: [UInt8], name: String) throws(BinaryDataError) -> [Probe] {
     var reader = BinaryReader(bytes: bytes, name: name)
     let found = try reader.byte()
     guard found == version else { throw reader.failure("unknown probe batch version \(found)") }

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// The document formats of vehicle probes (API.md, "Probe formats").
 public enum ProbeFormat: String, CaseIterable, Hashable, Sendable {

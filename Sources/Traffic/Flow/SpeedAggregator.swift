@@ -1,5 +1,6 @@
 import Foundation
 import Roads
+import Toolbox
 
 /// Travel speeds per directed segment over a sliding window, from consecutive matched
 /// probes, and the per-segment history that free flow is learned from.
@@ -59,7 +60,7 @@ struct SpeedAggregator: Sendable {
   /// of them (at region size, hundreds of thousands, on every probe batch and every
   /// rebuild of the flow view). `scheduled` holds each segment's earliest live entry;
   /// other heap entries for it are stale and skipped.
-  private var due = BinaryHeap()
+  private var due = Heap<CostedItem>()
   private var scheduled: [Int: Double] = [:]
   private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
   /// The latest time of any contribution (settable for restoring).
@@ -69,7 +70,7 @@ struct SpeedAggregator: Sendable {
   mutating func restore(segments: [Int: SegmentState], latestTime: Date?) {
     self.segments = segments
     self.latestTime = latestTime
-    due = BinaryHeap()
+    due = Heap<CostedItem>()
     scheduled = [:]
     for (segment, state) in segments { schedule(segment, state, after: -.infinity) }
   }
@@ -90,7 +91,7 @@ struct SpeedAggregator: Sendable {
     time = max(time, now.nextUp)
     if let current = scheduled[segment], current <= time { return }
     scheduled[segment] = time
-    due.insert(segment, cost: time)
+    due.insert(CostedItem(cost: time, item: segment))
   }
 
   init(network: RoadNetwork, configuration: FlowConfiguration) {
@@ -232,7 +233,7 @@ struct SpeedAggregator: Sendable {
     // A bucket is final once map matching has decided its last probes (a minute or two).
     let finished = bucketIndex(now.addingTimeInterval(-120))
     let nowValue = now.timeIntervalSince1970
-    while let time = due.minimumCost, time <= nowValue, let (_, segment) = due.popMinimum() {
+    while let time = due.first?.cost, time <= nowValue, let segment = due.popFirst()?.item {
       guard scheduled[segment] == time else { continue }
       scheduled[segment] = nil
       guard var state = segments.removeValue(forKey: segment) else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

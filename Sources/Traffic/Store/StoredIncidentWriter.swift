@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// A fast writer of the stored incident body: the JSON of `TrafficIncident`'s `Codable`
 /// form (the members `encode(to:)` writes, dates as `JSONEncoder`'s default seconds since

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// The JSON of a traffic-on-route answer (`POST /v1/route/traffic`, `traffic route --json`).
 public enum RouteTrafficWire {

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// The envelope every HERE v7 response shares, `{"sourceUpdated": ..., "results": [...]}`,
 /// read and written once for the incident and the flow codecs (and the v7 feed decoder).

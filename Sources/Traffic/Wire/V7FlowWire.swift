@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 
 /// The HERE Traffic API v7 flow response, written and read.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Toolbox
 
 /// The v7 result objects (`{"location": ..., "incidentDetails": ...}`) of incidents,
 /// encoded once per incident value, language and location referencing, so that a query

@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 import Traffic
 
 /// Reads HERE Traffic API v7 incidents responses (`GET /v7/incidents`) and lookup answers

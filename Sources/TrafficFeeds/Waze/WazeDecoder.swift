@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 import Traffic
 
 /// Reads Waze for Cities (Connected Citizens Program) traffic-view feeds: `alerts` and

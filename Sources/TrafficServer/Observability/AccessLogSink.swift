@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 import Traffic
 
 /// Where the access log goes: one line per request, in logfmt

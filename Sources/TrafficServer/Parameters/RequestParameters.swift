@@ -1,4 +1,5 @@
 import Foundation
+import Toolbox
 import Traffic
 
 /// Reads the parameters of a v7 query: the query string, plus for `POST` the members of a

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Toolbox
 import Traffic
 
 extension TrafficServer {

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Toolbox
 import Traffic
 
 /// What `GET /v1/info` reports: counts and where the data lies, so that the web map opens

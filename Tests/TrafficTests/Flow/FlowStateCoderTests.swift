@@ -1,6 +1,7 @@
 import Foundation
 import Roads
 import Testing
+import Toolbox
 import Traffic
 
 @Suite struct FlowStateCoderTests {
@@ -68,14 +69,16 @@ import Traffic
       #expect {
         try FlowStateCoder.segment(Array(row.prefix(length)), id: 12, name: "segment 12 of db")
       } throws: { error in
-        guard case .malformed(let name, _, _) = error as? RoadsError else { return false }
+        guard let name = (error as? BinaryDataError)?.name else { return false }
         return name == "segment 12 of db"
       }
     }
     var future = row
     future[0] = 2
-    #expect(throws: RoadsError.self) { try FlowStateCoder.segment(future, id: 12, name: "r") }
-    #expect(throws: RoadsError.self) { try FlowStateCoder.segment(row + [0], id: 12, name: "r") }
+    #expect(throws: BinaryDataError.self) { try FlowStateCoder.segment(future, id: 12, name: "r") }
+    #expect(throws: BinaryDataError.self) {
+      try FlowStateCoder.segment(row + [0], id: 12, name: "r")
+    }
   }
 
   @Test("a non-finite time or an out-of-range bucket is refused")
@@ -85,7 +88,7 @@ import Traffic
     writer.byte(2)  // an observation only
     writer.double(.nan)
     writer.byte(0)
-    #expect(throws: RoadsError.self) {
+    #expect(throws: BinaryDataError.self) {
       try FlowStateCoder.segment(writer.bytes, id: 1, name: "r")
     }
     var bucket = BinaryWriter()
@@ -97,7 +100,7 @@ import Traffic
     bucket.signedVarint(.min)
     bucket.double(1)
     bucket.double(1)
-    #expect(throws: RoadsError.self) {
+    #expect(throws: BinaryDataError.self) {
       try FlowStateCoder.segment(bucket.bytes, id: 1, name: "r")
     }
   }
@@ -125,14 +128,14 @@ import Traffic
       #expect {
         try FlowStateCoder.state(Array(bytes.prefix(length)), name: "the state of net")
       } throws: { error in
-        guard case .malformed(let name, _, _) = error as? RoadsError else { return false }
+        guard let name = (error as? BinaryDataError)?.name else { return false }
         return name.contains("the state of net")
       }
     }
     // A segment id beyond the network's segment count is refused.
     var small = state
     small.segmentCount = 12
-    #expect(throws: RoadsError.self) {
+    #expect(throws: BinaryDataError.self) {
       try FlowStateCoder.state([UInt8](FlowStateCoder.state(small)), name: "s")
     }
   }

@@ -1,6 +1,7 @@
 import Foundation
 import Roads
 import Testing
+import Toolbox
 import Traffic
 
 @Suite struct ProbeCoderTests {
@@ -34,14 +35,14 @@ import Traffic
       #expect {
         try ProbeCoder.probes(Array(bytes.prefix(length)), name: "probe batch 7")
       } throws: { error in
-        guard case .malformed(let name, _, _) = error as? RoadsError else { return false }
+        guard let name = (error as? BinaryDataError)?.name else { return false }
         return name == "probe batch 7"
       }
     }
     var future = bytes
     future[0] = 2
-    #expect(throws: RoadsError.self) { try ProbeCoder.probes(future, name: "b") }
-    #expect(throws: RoadsError.self) { try ProbeCoder.probes(bytes + [0], name: "b") }
+    #expect(throws: BinaryDataError.self) { try ProbeCoder.probes(future, name: "b") }
+    #expect(throws: BinaryDataError.self) { try ProbeCoder.probes(bytes + [0], name: "b") }
     // A latitude beyond 90 is refused, not trapped on.
     var writer = BinaryWriter()
     writer.byte(1)

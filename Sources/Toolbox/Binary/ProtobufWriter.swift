@@ -3,18 +3,21 @@ import Foundation
 /// Writes Protocol Buffers wire format: varints, zigzag, fixed 64-bit and length-delimited
 /// fields (https://protobuf.dev/programming-guides/encoding/). Enough for Mapbox Vector
 /// Tiles; no schema, the caller writes field numbers.
-struct ProtobufWriter {
-  private(set) var bytes: [UInt8] = []
+package struct ProtobufWriter {
+  package private(set) var bytes: [UInt8] = []
+
+  /// An empty message.
+  package init() {}
 
   /// Wire types.
-  enum WireType: UInt64 {
+  package enum WireType: UInt64 {
     case varint = 0
     case fixed64 = 1
     case lengthDelimited = 2
     case fixed32 = 5
   }
 
-  mutating func varint(_ value: UInt64) {
+  package mutating func varint(_ value: UInt64) {
     var value = value
     while value >= 0x80 {
       bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -23,55 +26,55 @@ struct ProtobufWriter {
     bytes.append(UInt8(value))
   }
 
-  mutating func key(_ field: UInt64, _ type: WireType) {
+  package mutating func key(_ field: UInt64, _ type: WireType) {
     varint(field << 3 | type.rawValue)
   }
 
   /// A `uint32`/`uint64` field.
-  mutating func uint(_ field: UInt64, _ value: UInt64) {
+  package mutating func uint(_ field: UInt64, _ value: UInt64) {
     key(field, .varint)
     varint(value)
   }
 
   /// A `sint64` field (zigzag).
-  mutating func sint(_ field: UInt64, _ value: Int64) {
+  package mutating func sint(_ field: UInt64, _ value: Int64) {
     key(field, .varint)
     varint(ProtobufWriter.zigzag(value))
   }
 
   /// A `double` field.
-  mutating func double(_ field: UInt64, _ value: Double) {
+  package mutating func double(_ field: UInt64, _ value: Double) {
     key(field, .fixed64)
     var bits = value.bitPattern.littleEndian
     withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
   }
 
   /// A `string` field.
-  mutating func string(_ field: UInt64, _ value: String) {
+  package mutating func string(_ field: UInt64, _ value: String) {
     bytes(field, Array(value.utf8))
   }
 
   /// A `bytes` or embedded-message field.
-  mutating func bytes(_ field: UInt64, _ value: [UInt8]) {
+  package mutating func bytes(_ field: UInt64, _ value: [UInt8]) {
     key(field, .lengthDelimited)
     varint(UInt64(value.count))
     bytes.append(contentsOf: value)
   }
 
   /// A packed repeated `uint32` field.
-  mutating func packed(_ field: UInt64, _ values: [UInt32]) {
+  package mutating func packed(_ field: UInt64, _ values: [UInt32]) {
     var inner = ProtobufWriter()
     for value in values { inner.varint(UInt64(value)) }
     bytes(field, inner.bytes)
   }
 
   /// Zigzag: small magnitudes of either sign become small unsigned numbers.
-  static func zigzag(_ value: Int64) -> UInt64 {
+  package static func zigzag(_ value: Int64) -> UInt64 {
     UInt64(bitPattern: (value << 1) ^ (value >> 63))
   }
 
   /// Zigzag of a 32-bit value, as vector tile geometry parameters use.
-  static func zigzag32(_ value: Int32) -> UInt32 {
+  package static func zigzag32(_ value: Int32) -> UInt32 {
     UInt32(bitPattern: (value << 1) ^ (value >> 31))
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TrafficTestSupport
 
-@testable import Roads
+@testable import Geo
 
 @Suite struct TransverseMercatorTests {
   struct Vector: Sendable, CustomTestStringConvertible {
@@ -14,11 +15,12 @@ import Testing
     var testDescription: String { "zone \(zone)\(south ? "S" : "N") \(latitude),\(longitude)" }
   }
 
-  /// Vectors made by PROJ (pyproj) with Fixtures/make_utm_vectors.py.
+  /// Vectors made by PROJ (pyproj) with Vectors/make_utm_vectors.py.
   static let vectors: [Vector] = {
     guard
       let text = try? String(
-        contentsOf: RoadsFixtures.url("utm_vectors.csv"), encoding: .utf8)
+        contentsOf: Fixtures.repositoryRoot.appendingPathComponent(
+          "Tests/GeoTests/Vectors/utm_vectors.csv"), encoding: .utf8)
     else { return [] }
     return text.split(separator: "\n").compactMap { line in
       let f = line.split(separator: ",").map(String.init)

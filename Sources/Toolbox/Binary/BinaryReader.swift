@@ -1,5 +1,23 @@
 import Foundation
 
+/// Binary data that cannot be read: what it is, the offset where reading failed, and why.
+package struct BinaryDataError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// What the bytes are ("segment chunk 3 of /tmp/traffic.sqlite").
+  package var name: String
+  /// The offset of the byte where reading failed.
+  package var offset: Int
+  /// What is wrong.
+  package var reason: String
+
+  package init(name: String, offset: Int, reason: String) {
+    self.name = name
+    self.offset = offset
+    self.reason = reason
+  }
+
+  package var description: String { "malformed \(name) at byte \(offset): \(reason)" }
+}
+
 /// Reads what ``BinaryWriter`` wrote, checking every length and value against the bytes
 /// left, so that damaged or foreign input throws instead of trapping or allocating wildly.
 package struct BinaryReader: Sendable {
@@ -32,14 +50,14 @@ package struct BinaryReader: Sendable {
   package var remaining: Int { bytes.count - offset }
 
   /// An error naming the input and the offset where reading failed.
-  package func failure(_ reason: String) -> RoadsError {
-    .malformed(file: name, position: "byte \(offset)", reason: reason)
+  package func failure(_ reason: String) -> BinaryDataError {
+    BinaryDataError(name: name, offset: offset, reason: reason)
   }
 
   /// Reads one byte.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` at the end of the input.
-  package mutating func byte() throws(RoadsError) -> UInt8 {
+  /// - Throws: ``BinaryDataError`` at the end of the input.
+  package mutating func byte() throws(BinaryDataError) -> UInt8 {
     guard offset < bytes.count else { throw failure("unexpected end of data") }
     defer { offset += 1 }
     return bytes[offset]
@@ -47,9 +65,9 @@ package struct BinaryReader: Sendable {
 
   /// Reads an unsigned LEB128 varint.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it is truncated or longer
+  /// - Throws: ``BinaryDataError`` when it is truncated or longer
   ///   than 64 bits.
-  package mutating func varint() throws(RoadsError) -> UInt64 {
+  package mutating func varint() throws(BinaryDataError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
@@ -66,7 +84,7 @@ package struct BinaryReader: Sendable {
   /// Reads a zigzag varint.
   ///
   /// - Throws: as ``varint()``.
-  package mutating func signedVarint() throws(RoadsError) -> Int64 {
+  package mutating func signedVarint() throws(BinaryDataError) -> Int64 {
     let value = try varint()
     return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
   }
@@ -76,8 +94,8 @@ package struct BinaryReader: Sendable {
   /// - Parameters:
   ///   - limit: the largest acceptable value.
   ///   - what: what the number is, for the error message.
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it exceeds `limit`.
-  package mutating func integer(atMost limit: Int, _ what: String) throws(RoadsError) -> Int {
+  /// - Throws: ``BinaryDataError`` when it exceeds `limit`.
+  package mutating func integer(atMost limit: Int, _ what: String) throws(BinaryDataError) -> Int {
     let value = try varint()
     guard limit >= 0, value <= UInt64(limit) else {
       throw failure("\(what) \(value) exceeds \(limit)")
@@ -88,10 +106,10 @@ package struct BinaryReader: Sendable {
   /// Reads a count of items that each take at least `bytesPerItem` bytes, checked against
   /// the bytes left (so that a damaged count cannot make the caller reserve gigabytes).
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when the items cannot fit.
+  /// - Throws: ``BinaryDataError`` when the items cannot fit.
   package mutating func count(
     bytesPerItem: Int, _ what: String
-  ) throws(RoadsError) -> Int {
+  ) throws(BinaryDataError) -> Int {
     let value = try varint()
     guard value <= UInt64(remaining / max(bytesPerItem, 1)) else {
       throw failure("\(value) \(what) cannot fit in the \(remaining) bytes left")
@@ -101,8 +119,8 @@ package struct BinaryReader: Sendable {
 
   /// Reads a double from its 8-byte little-endian bit pattern.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` at the end of the input.
-  package mutating func double() throws(RoadsError) -> Double {
+  /// - Throws: ``BinaryDataError`` at the end of the input.
+  package mutating func double() throws(BinaryDataError) -> Double {
     guard remaining >= 8 else { throw failure("unexpected end of data in a number") }
     var bits: UInt64 = 0
     for k in 0..<8 { bits |= UInt64(bytes[offset + k]) << (8 * UInt64(k)) }
@@ -113,8 +131,8 @@ package struct BinaryReader: Sendable {
   /// Reads a finite double.
   ///
   /// - Parameter what: what the number is, for the error message.
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` for NaN or an infinity.
-  package mutating func finiteDouble(_ what: String) throws(RoadsError) -> Double {
+  /// - Throws: ``BinaryDataError`` for NaN or an infinity.
+  package mutating func finiteDouble(_ what: String) throws(BinaryDataError) -> Double {
     let value = try double()
     guard value.isFinite else { throw failure("\(what) \(value) is not a finite number") }
     return value
@@ -122,9 +140,9 @@ package struct BinaryReader: Sendable {
 
   /// Reads a string written by ``BinaryWriter/string(_:)``.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when it is truncated or not
+  /// - Throws: ``BinaryDataError`` when it is truncated or not
   ///   UTF-8.
-  package mutating func string() throws(RoadsError) -> String {
+  package mutating func string() throws(BinaryDataError) -> String {
     let length = try count(bytesPerItem: 1, "string bytes")
     let slice = bytes[offset..<offset + length]
     guard let text = String(validating: slice, as: UTF8.self) else {
@@ -136,8 +154,8 @@ package struct BinaryReader: Sendable {
 
   /// Reads `count` raw bytes.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` when fewer are left.
-  package mutating func raw(_ count: Int) throws(RoadsError) -> ArraySlice<UInt8> {
+  /// - Throws: ``BinaryDataError`` when fewer are left.
+  package mutating func raw(_ count: Int) throws(BinaryDataError) -> ArraySlice<UInt8> {
     guard count >= 0, count <= remaining else { throw failure("unexpected end of data") }
     defer { offset += count }
     return bytes[offset..<offset + count]

@@ -89,7 +89,7 @@ package enum JSONParser {
 
     func describeHere() -> String {
       guard position < bytes.count else { return "the end of the text (truncated document?)" }
-      return FlexiblePolyline.describe(bytes[position])
+      return describeByte(bytes[position])
     }
 
     mutating func skipWhitespace() {
@@ -300,11 +300,11 @@ package enum JSONParser {
             scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
           default:
             throw failure(
-              "invalid escape \\\(FlexiblePolyline.describe(escape))", at: position - 2)
+              "invalid escape \\\(describeByte(escape))", at: position - 2)
           }
         case 0x00..<0x20:
           throw failure(
-            "control character \(FlexiblePolyline.describe(byte)) inside a string")
+            "control character \(describeByte(byte)) inside a string")
         default:
           scalars.append(byte)
           position += 1

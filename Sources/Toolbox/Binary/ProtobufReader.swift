@@ -1,9 +1,14 @@
 import Foundation
 
 /// A failure while decoding protocol-buffer bytes: where (offset within the buffer) and why.
-struct ProtobufError: Error, Sendable {
-  let offset: Int
-  let reason: String
+package struct ProtobufError: Error, Sendable {
+  package let offset: Int
+  package let reason: String
+
+  package init(offset: Int, reason: String) {
+    self.offset = offset
+    self.reason = reason
+  }
 }
 
 /// A bounds-checked reader of protocol-buffer wire format (varints, fixed, and
@@ -12,22 +17,22 @@ struct ProtobufError: Error, Sendable {
 /// Every read checks the remaining length first, so a truncated or corrupt message throws a
 /// ``ProtobufError`` instead of reading out of bounds. Encoding: Protocol Buffers
 /// "Encoding" (developers.google.com/protocol-buffers/docs/encoding).
-struct ProtobufReader {
-  let bytes: UnsafeRawBufferPointer
-  private(set) var position: Int
-  let end: Int
+package struct ProtobufReader {
+  package let bytes: UnsafeRawBufferPointer
+  package private(set) var position: Int
+  package let end: Int
 
   /// A reader over `bytes[range]`; the range must lie within `bytes`.
-  init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
+  package init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
     self.bytes = bytes
     self.position = range.lowerBound
     self.end = range.upperBound
   }
 
-  var isAtEnd: Bool { position >= end }
+  package var isAtEnd: Bool { position >= end }
 
   /// Reads a base-128 varint of at most 10 bytes.
-  mutating func varint() throws(ProtobufError) -> UInt64 {
+  package mutating func varint() throws(ProtobufError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
@@ -44,7 +49,7 @@ struct ProtobufReader {
   }
 
   /// Reads a field key: field number and wire type, or `nil` at the end.
-  mutating func field() throws(ProtobufError) -> (number: Int, wireType: Int)? {
+  package mutating func field() throws(ProtobufError) -> (number: Int, wireType: Int)? {
     guard !isAtEnd else { return nil }
     let start = position
     let key = try varint()
@@ -56,7 +61,7 @@ struct ProtobufReader {
   }
 
   /// Reads a length-delimited field's bounds.
-  mutating func lengthDelimited() throws(ProtobufError) -> Range<Int> {
+  package mutating func lengthDelimited() throws(ProtobufError) -> Range<Int> {
     let start = position
     let length = try varint()
     guard length <= UInt64(end - position) else {
@@ -68,7 +73,7 @@ struct ProtobufReader {
   }
 
   /// Skips a field's value of the given wire type.
-  mutating func skip(wireType: Int) throws(ProtobufError) {
+  package mutating func skip(wireType: Int) throws(ProtobufError) {
     switch wireType {
     case 0: _ = try varint()
     case 1: try advance(8)
@@ -88,7 +93,9 @@ struct ProtobufReader {
 
   /// Reads the values of a repeated varint field, packed (wire type 2) or not (wire type 0),
   /// appending them to `values`.
-  mutating func repeatedVarints(wireType: Int, into values: inout [UInt64]) throws(ProtobufError) {
+  package mutating func repeatedVarints(
+    wireType: Int, into values: inout [UInt64]
+  ) throws(ProtobufError) {
     switch wireType {
     case 0:
       values.append(try varint())
@@ -103,7 +110,7 @@ struct ProtobufReader {
 
   /// Reads a packed (or single) list of zigzag-encoded, delta-coded signed integers and
   /// appends their running sums, using wrapping arithmetic so hostile input cannot trap.
-  mutating func deltaCodedSignedVarints(
+  package mutating func deltaCodedSignedVarints(
     wireType: Int, into values: inout [Int64]
   )
     throws(ProtobufError)
@@ -119,7 +126,7 @@ struct ProtobufReader {
   }
 
   /// Decodes a zigzag-encoded signed value (`sint64`).
-  static func zigzag(_ value: UInt64) -> Int64 {
+  package static func zigzag(_ value: UInt64) -> Int64 {
     Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
   }
 }
@@ -127,7 +134,7 @@ struct ProtobufReader {
 extension ProtobufReader {
   /// Calls `body` with the bytes of `data`, keeping the typed error (the standard library's
   /// `withUnsafeBytes` only rethrows untyped errors).
-  static func withBytes<T>(
+  package static func withBytes<T>(
     _ data: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws(ProtobufError) -> T
   ) throws(ProtobufError) -> T {
     let result: Result<T, ProtobufError> = data.withUnsafeBytes { raw in
