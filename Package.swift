@@ -29,35 +29,35 @@ let package = Package(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
     .systemLibrary(name: "CCairo", path: "Sources/CCairo", providers: [.apt(["libcairo2-dev"])]),
 
-    // Libraries, from the bottom up. Toolbox is the shared plumbing (JSON, RFC 3339, base64,
+    // Libraries, from the bottom up. Codec is the shared toolbox (JSON, RFC 3339, base64,
     // binary and protobuf coding, a heap); it is no product: only this package uses it.
-    .target(name: "Toolbox"),
-    .target(name: "Geo", dependencies: ["Toolbox"], swiftSettings: invariantChecks),
+    .target(name: "Codec"),
+    .target(name: "Geo", dependencies: ["Codec"], swiftSettings: invariantChecks),
     .target(name: "Zlib", dependencies: ["CZlib"]),
-    .target(name: "Roads", dependencies: ["Geo", "Toolbox", "Zlib"]),
+    .target(name: "Roads", dependencies: ["Geo", "Codec", "Zlib"]),
     .target(
       name: "Traffic",
-      dependencies: ["Geo", "Roads", "Toolbox"],
+      dependencies: ["Geo", "Roads", "Codec"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Toolbox", "Zlib"]),
+    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Codec", "Zlib"]),
     .target(
-      name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Toolbox", "CSQLite"]),
-    .target(name: "TrafficPostgres", dependencies: ["Traffic", "Toolbox", "CLibPQ"]),
+      name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Codec", "CSQLite"]),
+    .target(name: "TrafficPostgres", dependencies: ["Traffic", "Codec", "CLibPQ"]),
     .target(
       name: "TrafficServer",
       dependencies: [
-        "Traffic", "TrafficFeeds", "TrafficMap", "Toolbox", "CMicroHTTPD", "Zlib",
+        "Traffic", "TrafficFeeds", "TrafficMap", "Codec", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web")]),
-    .target(name: "TrafficMap", dependencies: ["Traffic", "Toolbox", "CCairo"]),
+    .target(name: "TrafficMap", dependencies: ["Traffic", "Codec", "CCairo"]),
     .target(name: "TrafficDemo", dependencies: ["Traffic", "TrafficFeeds", "Roads"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
       name: "traffic",
       dependencies: [
-        "Geo", "Toolbox", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
+        "Geo", "Codec", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
         "TrafficServer", "TrafficMap", "TrafficDemo",
       ]),
     .executableTarget(
@@ -68,7 +68,7 @@ let package = Package(
       ]),
     .executableTarget(
       name: "traffic-fuzz",
-      dependencies: ["Geo", "Toolbox", "Traffic", "TrafficFeeds", "TrafficServer"]),
+      dependencies: ["Geo", "Codec", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(
@@ -85,22 +85,22 @@ let package = Package(
       path: "Tests/TrafficStoreCrashWriter"),
     .testTarget(
       name: "GeoTests",
-      dependencies: ["Toolbox", "Geo", "TrafficTestSupport"],
+      dependencies: ["Codec", "Geo", "TrafficTestSupport"],
       exclude: ["Vectors", "Fuzz"],
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
     .testTarget(
-      name: "RoadsTests", dependencies: ["Toolbox", "Roads", "Zlib", "TrafficTestSupport"],
+      name: "RoadsTests", dependencies: ["Codec", "Roads", "Zlib", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
-      dependencies: ["Toolbox", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: ["Codec", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests",
-      dependencies: ["Toolbox", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
+      dependencies: ["Codec", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
       exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",
@@ -113,7 +113,7 @@ let package = Package(
       dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficServerTests",
-      dependencies: ["Toolbox", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"],
+      dependencies: ["Codec", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"],
       exclude: ["Fuzz"]
     ),
     .testTarget(
@@ -134,12 +134,12 @@ let package = Package(
     .testTarget(
       name: "TrafficCLITests",
       dependencies: [
-        "Toolbox",
+        "Codec",
         "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
         "TrafficTestSupport",
       ]),
     .testTarget(
-      name: "TrafficMapTests", dependencies: ["Toolbox", "TrafficMap", "TrafficTestSupport"],
+      name: "TrafficMapTests", dependencies: ["Codec", "TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

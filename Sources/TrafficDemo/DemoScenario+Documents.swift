@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Roads
-import Toolbox
 import Traffic
 
 extension DemoScenario {

@@ -310,7 +310,7 @@ final class StreamRunner: Sendable {
       reportStart?(nil)
       reportStart = nil
       let origin = fixedOrigin ?? clock.now()
-      var reader = FCDLineReader()
+      var reader = FCDReader()
       var steps = 0
       var time = 0.0
       var delivering = true
@@ -320,7 +320,8 @@ final class StreamRunner: Sendable {
         guard delivering else { continue }
         for line in reader.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) {
           switch line {
-          case .timestep(let seconds):
+          case .timestep(let readable, _):
+            guard let seconds = readable else { continue }
             time = seconds
             steps += 1
             if let window, seconds > window.upperBound {
@@ -336,10 +337,15 @@ final class StreamRunner: Sendable {
               $0.statistics.probesDelivered = pacer.delivered
               $0.statistics.batches = pacer.batches
             }
-          case .vehicle(let id, let longitude, let latitude, let speed, let angle):
-            guard delivering, !id.hasPrefix("roadworks_"), window?.contains(time) ?? true,
+          case .mover(let kind, let attributes, _):
+            guard delivering, kind == "vehicle", let id = attributes["id"],
+              !id.hasPrefix("roadworks_"), window?.contains(time) ?? true,
+              let longitude = attributes["x"].flatMap({ ProbeDecoder.decimal($0) }),
+              let latitude = attributes["y"].flatMap({ ProbeDecoder.decimal($0) }),
               let coordinates = try? GeoCoordinates(latitude: latitude, longitude: longitude)
             else { continue }
+            let speed = attributes["speed"].flatMap { ProbeDecoder.decimal($0) }
+            let angle = attributes["angle"].flatMap { ProbeDecoder.decimal($0) }
             pacer.add(
               Probe(
                 vehicleID: fixedOrigin == nil ? "\(run)/\(id)" : id,

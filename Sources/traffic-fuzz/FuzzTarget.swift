@@ -1,3 +1,4 @@
+import Codec
 // traffic-fuzz: one libFuzzer target per decoder, chosen with TRAFFIC_FUZZ_TARGET.
 //
 // Built with `-sanitize=fuzzer -DFUZZING` (see `make fuzz`) it is a libFuzzer binary;
@@ -5,7 +6,6 @@
 // as arguments) through the same entry point; `make test` replays every seed that way.
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 import TrafficFeeds
 import TrafficServer

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 
 /// A GeoJSON FeatureCollection as the `within` command reads and writes it: each feature's
@@ -59,16 +59,23 @@ struct GeoJSONFeatureCollection {
   /// The collection as GeoJSON text (UTF-8), object keys sorted so the output is stable.
   func encoded() throws -> Data {
     var writer = JSONWriter(capacity: 256 * features.count)
-    writer.raw("{\"features\":[")
-    for (index, feature) in features.enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.raw("{\"geometry\":")
-      writer.fragment(try GeoJSON.encode(feature.geometry))
-      writer.raw(",\"properties\":")
+    writer.beginObject()
+    writer.key("features")
+    writer.beginArray()
+    for feature in features {
+      writer.beginObject()
+      writer.key("geometry")
+      writer.append(try GeoJSON.encode(feature.geometry))
+      writer.key("properties")
       writer.value(.object(feature.properties))
-      writer.raw(",\"type\":\"Feature\"}")
+      writer.key("type")
+      writer.string("Feature")
+      writer.endObject()
     }
-    writer.raw("],\"type\":\"FeatureCollection\"}")
+    writer.endArray()
+    writer.key("type")
+    writer.string("FeatureCollection")
+    writer.endObject()
     return Data(writer.bytes)
   }
 }

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// The incident filters of the command line: `--type`, `--impact`, `--lang`, `--sort-from`,

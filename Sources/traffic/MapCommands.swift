@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 import TrafficMap
 
@@ -134,22 +134,25 @@ enum PickCommand: Subcommand {
     if json {
       // Members in name order, as the output has always had them.
       var writer = JSONWriter(capacity: 128 * result.trafficIncidents.count + 32)
-      writer.raw("{\"trafficIncidents\":[")
-      for (index, picked) in result.trafficIncidents.enumerated() {
-        if index > 0 { writer.byte(UInt8(ascii: ",")) }
-        writer.raw("{\"impact\":")
+      writer.beginObject()
+      writer.key("trafficIncidents")
+      writer.beginArray()
+      for picked in result.trafficIncidents {
+        writer.beginObject()
+        writer.key("impact")
         writer.string(picked.impact.rawValue)
-        writer.raw(",\"lat\":")
+        writer.key("lat")
         writer.number(picked.coordinates.latitude)
-        writer.raw(",\"lng\":")
+        writer.key("lng")
         writer.number(picked.coordinates.longitude)
-        writer.raw(",\"originalId\":")
+        writer.key("originalId")
         writer.string(picked.originalId)
-        writer.raw(",\"type\":")
+        writer.key("type")
         writer.string(picked.type.rawValue)
-        writer.byte(UInt8(ascii: "}"))
+        writer.endObject()
       }
-      writer.raw("]}")
+      writer.endArray()
+      writer.endObject()
       console.print(String(decoding: writer.bytes, as: UTF8.self))
       return
     }

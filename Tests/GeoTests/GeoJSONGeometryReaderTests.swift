@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Testing
-import Toolbox
 
 @testable import Geo
 

@@ -1,5 +1,5 @@
+import Codec
 import Testing
-import Toolbox
 import TrafficTestSupport
 
 @testable import Geo

@@ -1,8 +1,8 @@
+import Codec
 import Foundation
 import Geo
 import Roads
 import Testing
-import Toolbox
 import TrafficTestSupport
 
 @Suite struct PBFReaderTests {

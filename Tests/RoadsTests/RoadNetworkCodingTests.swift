@@ -1,7 +1,7 @@
+import Codec
 import Foundation
 import Geo
 import Testing
-import Toolbox
 import TrafficTestSupport
 
 @testable import Roads

@@ -1,7 +1,7 @@
+import Codec
 import Foundation
 import Geo
 import Roads
-import Toolbox
 import TrafficTestSupport
 
 /// Files under Tests/RoadsTests/Fixtures.

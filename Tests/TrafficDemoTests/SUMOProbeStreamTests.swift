@@ -22,7 +22,7 @@ func processExists(_ pid: Int32) -> Bool {
 
 @Suite("SUMO probe stream")
 struct SUMOProbeStreamTests {
-  @Test("FCD lines are read as they come, across chunk boundaries")
+  @Test("FCD is read as it comes, across chunk boundaries, with the lines of its elements")
   func lineReader() {
     let text = """
       <fcd-export xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
@@ -35,16 +35,22 @@ struct SUMOProbeStreamTests {
       """
     let bytes = Array(text.utf8)
     for cut in [1, 7, 60, 100, bytes.count - 1] {
-      var reader = FCDLineReader()
-      var lines: [FCDLineReader.Line] = []
+      var reader = FCDReader()
+      var lines: [FCDReader.Element] = []
       bytes[..<cut].withUnsafeBytes { lines += reader.feed($0) }
       bytes[cut...].withUnsafeBytes { lines += reader.feed($0) }
       #expect(
         lines == [
-          .timestep(4),
-          .vehicle(
-            id: "veh&1", longitude: 13.603146, latitude: 52.312649, speed: 25.62, angle: 302.25),
-          .timestep(6),
+          .timestep(seconds: 4, line: 2),
+          .mover(
+            kind: "vehicle",
+            attributes: [
+              "id": "veh&1", "x": "13.603146", "y": "52.312649", "angle": "302.25",
+              "speed": "25.62",
+            ], line: 3),
+          .mover(
+            kind: "vehicle", attributes: ["id": "broken", "x": "13.6", "angle": "1"], line: 4),
+          .timestep(seconds: 6, line: 6),
         ], "cut at \(cut)")
     }
   }
@@ -72,13 +78,15 @@ struct SUMOProbeStreamTests {
     demand.durationInSeconds = 1_500
     let document = try demand.routeDocument()
     let flows = document.split(separator: "\n").filter { $0.contains("<flow ") }
-    let begins = flows.compactMap { FCDLineReader.attribute("begin", in: $0).flatMap(Double.init) }
+    let begins = flows.compactMap {
+      XMLTagScanner.firstTag(in: $0)?.attributes["begin"].flatMap(Double.init)
+    }
     #expect(begins == begins.sorted())
     #expect(flows.count == 2 + 3 * 2)
     let rates = Dictionary(
       uniqueKeysWithValues: flows.compactMap { line -> (String, String)? in
-        guard let id = FCDLineReader.attribute("id", in: line),
-          let rate = FCDLineReader.attribute("vehsPerHour", in: line)
+        guard let id = XMLTagScanner.firstTag(in: line)?.attributes["id"],
+          let rate = XMLTagScanner.firstTag(in: line)?.attributes["vehsPerHour"]
         else { return nil }
         return (id, rate)
       })
@@ -87,7 +95,7 @@ struct SUMOProbeStreamTests {
     #expect(rates["motorway_car_1"] == "0.80")  // quiet
     #expect(rates["motorway_truck_2"] == "1.80")  // 2/h × 0.9
     let last = try #require(flows.last)
-    #expect(FCDLineReader.attribute("end", in: last) == "1500")
+    #expect(XMLTagScanner.firstTag(in: last)?.attributes["end"] == "1500")
     #expect(document.contains("<stop lane=\"e1_2\" endPos=\"416.00\""))
     #expect(!document.contains("e1_1\""))
     #expect(document.components(separatedBy: "<route id=\"motorway_car").count == 5)

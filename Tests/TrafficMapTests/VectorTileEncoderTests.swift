@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Testing
-import Toolbox
 import Traffic
 
 @testable import TrafficMap

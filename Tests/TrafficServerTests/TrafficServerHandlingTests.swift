@@ -1,7 +1,7 @@
+import Codec
 import Foundation
 import Synchronization
 import Testing
-import Toolbox
 import Traffic
 import TrafficTestSupport
 import Zlib

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Testing
-import Toolbox
 import Traffic
 import TrafficTestSupport
 
@@ -78,9 +78,9 @@ import TrafficTestSupport
         text.unicodeScalars.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)])
       }
       var writer = JSONWriter()
-      writer.raw("[")
+      writer.beginArray()
       writer.string(text)
-      writer.raw("]")
+      writer.endArray()
       let data = Data(writer.bytes)
       let foundation = try #require(try JSONSerialization.jsonObject(with: data) as? [String])
       // swift-corelibs Foundation drops some U+FEFF inside strings (after an escape).
@@ -103,10 +103,60 @@ import TrafficTestSupport
     var writer = JSONWriter()
     for value in [13.0, -0.0, 1e20, 0.1, .infinity] {
       writer.number(value)
-      writer.raw(",")
     }
     writer.number(12.3456, decimals: 1)
     #expect(String(decoding: writer.bytes, as: UTF8.self) == "13,0,1e+20,0.1,null,12.3")
+  }
+
+  @Test func placesTheCommasOfNestedObjectsAndArrays() throws {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("empty")
+    writer.beginArray()
+    writer.endArray()
+    writer.key("list")
+    writer.beginArray()
+    writer.beginObject()
+    writer.endObject()
+    writer.beginObject()
+    writer.key("a\"b")
+    writer.null()
+    writer.members(Array(#""x":1,"y":[2]"#.utf8))
+    writer.members([UInt8]())
+    writer.endObject()
+    writer.append(Array("[3,4]".utf8))
+    writer.bool(false)
+    writer.endArray()
+    writer.key("n")
+    writer.integer(-7)
+    writer.endObject()
+    let text = String(decoding: writer.bytes, as: UTF8.self)
+    #expect(text == #"{"empty":[],"list":[{},{"a\"b":null,"x":1,"y":[2]},[3,4],false],"n":-7}"#)
+    #expect(try JSONSerialization.jsonObject(with: Data(writer.bytes)) is [String: Any])
+    #expect(writer.take() == Array(text.utf8))
+    writer.integer(1)
+    #expect(writer.bytes == Array("1".utf8))
+  }
+
+  @Test func assemblesAnArrayOfEncodedValuesIntoABufferOfItsExactSize() {
+    var head = JSONWriter()
+    head.beginObject()
+    head.key("results")
+    head.beginArray()
+    let assembly = JSONWriter.Assembly(prefix: head.bytes, suffix: "]}")
+    for values in [[], ["1"], ["{}", "[2,3]", "\"x\""]] {
+      let bytes = values.map { Array($0.utf8) }
+      let size = assembly.size(count: bytes.count, valueBytes: bytes.reduce(0) { $0 + $1.count })
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+      defer { buffer.deallocate() }
+      let written = assembly.write(into: buffer, count: bytes.count) { slot, put in
+        bytes[slot].withUnsafeBytes(put)
+      }
+      #expect(written == size)
+      #expect(
+        String(decoding: buffer, as: UTF8.self)
+          == #"{"results":["# + values.joined(separator: ",") + "]}")
+    }
   }
 
   @Test func writesParsedValuesBackWithSortedMembers() throws {

@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// A decoded HERE Flexible Polyline: coordinates, their precision and an optional third
 /// dimension.

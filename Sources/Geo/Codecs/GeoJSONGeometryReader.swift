@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// Reads the geometry objects of GeoJSON (RFC 7946 §3.1) from a parsed `JSONValue`: the one
 /// reader behind both the `GeoJSON` codec and the feed decoders' `geoJSONPolylines(at:)`.
@@ -151,9 +151,7 @@ struct GeoJSONGeometryReader {
     return items
   }
 
-  /// A number's value. Its text is what `JSONParser` validated, or, from
-  /// `GeoJSON.decodeGeometry(fromJSONObject:)`, a Swift `Double`'s description, which may be
-  /// `nan` or `inf`: the coordinate check then names it.
+  /// A number's value (its text is what `JSONParser` validated).
   private func number(_ value: JSONValue, at path: String) throws(JSONFieldError) -> Double {
     guard case .number(let text) = value, let number = Double(text) else {
       throw Self.mismatch(expected: "a number", found: value, at: path)

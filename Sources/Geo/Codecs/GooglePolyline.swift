@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// Google's Encoded Polyline Algorithm Format, at precision 5 (the original) or 6 (as used by
 /// OSRM and Valhalla).

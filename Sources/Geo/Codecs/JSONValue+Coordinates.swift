@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 extension JSONValue {
   /// Validated coordinates, or an error naming `path` and the bad value.

@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// Reads and writes Well-Known Text geometries (OGC 06-103r4, "Simple Feature Access - Part 1:
 /// Common Architecture", section 7), with PostGIS's `SRID=4326;` prefix (EWKT).

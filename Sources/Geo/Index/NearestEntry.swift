@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// An entry of the R-tree's nearest-neighbour queue (a `Heap`): ordered by distance, then
 /// by rank.

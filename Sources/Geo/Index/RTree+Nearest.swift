@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 extension RTree {
   /// The `k` items whose boxes are nearest to a point in the plane, nearest first.

@@ -1,7 +1,7 @@
+import Codec
 import Foundation
 import Geo
 import Synchronization
-import Toolbox
 
 /// A compact binary form of a road network, for storing it and loading it back fast.
 ///

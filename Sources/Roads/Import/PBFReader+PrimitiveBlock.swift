@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// Decoding of `PrimitiveBlock` messages (osmformat.proto): ways in the first pass, node
 /// coordinates in the second.

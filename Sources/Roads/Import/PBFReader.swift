@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Zlib
 
 /// Reads OpenStreetMap PBF files block by block (OpenStreetMap wiki, "PBF Format";

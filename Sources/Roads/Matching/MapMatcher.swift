@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 
 /// Hidden-Markov-model map matching: places GPS probes on the segments of a ``RoadNetwork``
 /// (Newson & Krumm 2009, "Hidden Markov Map Matching Through Noise and Sparseness").

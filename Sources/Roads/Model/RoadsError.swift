@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// What went wrong while reading or building a road network.
 ///

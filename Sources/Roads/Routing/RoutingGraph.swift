@@ -1,4 +1,4 @@
-import Toolbox
+import Codec
 
 /// Turn-aware shortest paths over the directed segments of a ``RoadNetwork``.
 ///

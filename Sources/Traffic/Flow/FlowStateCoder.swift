@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Roads
-import Toolbox
 
 /// The binary rows of a stored flow state (`flow_state.header`, `flow_segments.state`).
 ///

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Roads
-import Toolbox
 
 /// Travel speeds per directed segment over a sliding window, from consecutive matched
 /// probes, and the per-segment history that free flow is learned from.

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -165,14 +165,12 @@ final class RemoteTrafficClient: Sendable {
       request.httpMethod = "POST"
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
       var writer = JSONWriter(capacity: 256)
-      writer.byte(UInt8(ascii: "{"))
-      for (index, (name, value)) in parameters.enumerated() {
-        if index > 0 { writer.byte(UInt8(ascii: ",")) }
-        writer.string(name)
-        writer.byte(UInt8(ascii: ":"))
+      writer.beginObject()
+      for (name, value) in parameters {
+        writer.key(name)
         writer.string(value)
       }
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
       request.httpBody = Data(writer.bytes)
     } else {
       request = URLRequest(url: url)

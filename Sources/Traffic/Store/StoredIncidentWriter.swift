@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 
 /// A fast writer of the stored incident body: the JSON of `TrafficIncident`'s `Codable`
 /// form (the members `encode(to:)` writes, dates as `JSONEncoder`'s default seconds since
@@ -17,50 +17,51 @@ enum StoredIncidentWriter {
       isFinite(incident)
     else { return nil }
     var writer = JSONWriter(capacity: 1_024)
-    writer.raw("{")
+    writer.beginObject()
     writer.key("id")
     writer.string(incident.id)
-    writer.nextKey("originalId")
+    writer.key("originalId")
     writer.string(incident.originalId)
     if let parentId = incident.parentId {
-      writer.nextKey("parentId")
+      writer.key("parentId")
       writer.string(parentId)
     }
-    writer.nextKey("type")
+    writer.key("type")
     writer.string(incident.type.rawValue)
-    writer.nextKey("impact")
+    writer.key("impact")
     writer.string(incident.impact.rawValue)
-    writer.nextKey("description")
+    writer.key("description")
     write(incident.description, to: &writer)
-    writer.nextKey("summary")
+    writer.key("summary")
     write(incident.summary, to: &writer)
     for (key, date): (StaticString, Date?) in [
       ("startTime", incident.startTime), ("endTime", incident.endTime),
       ("entryTime", incident.entryTime),
     ] {
       guard let date else { continue }
-      writer.nextKey(key)
+      writer.key(key)
       writer.number(date.timeIntervalSinceReferenceDate)
     }
-    writer.nextKey("isRoadClosed")
+    writer.key("isRoadClosed")
     writer.bool(incident.isRoadClosed)
-    writer.nextKey("junctionsTraversability")
+    writer.key("junctionsTraversability")
     writer.string(incident.junctionsTraversability.rawValue)
-    writer.nextKey("codes")
+    writer.key("codes")
     writer.array(incident.codes) { code, writer in writer.integer(code) }
-    writer.nextKey("location")
+    writer.key("location")
     write(incident.location, to: &writer)
-    writer.nextKey("vehicleRestrictions")
-    writer.raw("{}")
-    writer.nextKey("details")
+    writer.key("vehicleRestrictions")
+    writer.beginObject()
+    writer.endObject()
+    writer.key("details")
     write(incident.details, to: &writer)
-    writer.nextKey("sourceTexts")
+    writer.key("sourceTexts")
     writer.array(incident.sourceTexts) { text, writer in write(text, to: &writer) }
     if !incident.sources.isEmpty {
-      writer.nextKey("sources")
+      writer.key("sources")
       writer.array(incident.sources) { source, writer in write(source, to: &writer) }
     }
-    writer.raw("}")
+    writer.endObject()
     return Data(writer.bytes)
   }
 
@@ -76,59 +77,59 @@ enum StoredIncidentWriter {
   }
 
   private static func write(_ text: LocalizedText, to writer: inout JSONWriter) {
-    writer.raw("{")
+    writer.beginObject()
     writer.key("text")
     writer.string(text.text)
-    writer.nextKey("language")
+    writer.key("language")
     writer.string(text.language.identifier)
-    writer.raw("}")
+    writer.endObject()
   }
 
   private static func write(_ location: TrafficLocation, to writer: inout JSONWriter) {
-    writer.raw("{")
+    writer.beginObject()
     writer.key("polyline")
     write(location.polyline, to: &writer)
     if !location.additionalPolylines.isEmpty {
-      writer.nextKey("additionalPolylines")
+      writer.key("additionalPolylines")
       writer.array(location.additionalPolylines) { polyline, writer in
         write(polyline, to: &writer)
       }
     }
-    writer.nextKey("lengthInMeters")
+    writer.key("lengthInMeters")
     writer.number(location.lengthInMeters)
     if let description = location.description {
-      writer.nextKey("description")
+      writer.key("description")
       writer.string(description)
     }
     if let openLR = location.openLR {
-      writer.nextKey("openLR")
+      writer.key("openLR")
       writer.string(openLR)
     }
-    writer.raw("}")
+    writer.endObject()
   }
 
   private static func write(_ polyline: GeoPolyline, to writer: inout JSONWriter) {
-    writer.raw("[")
-    for (index, vertex) in polyline.vertices.enumerated() {
-      writer.raw(index > 0 ? ",{" : "{")
+    writer.beginArray()
+    for vertex in polyline.vertices {
+      writer.beginObject()
       writer.key("lat")
       writer.number(vertex.latitude)
-      writer.nextKey("lng")
+      writer.key("lng")
       writer.number(vertex.longitude)
       if let altitude = vertex.altitude {
-        writer.nextKey("alt")
+        writer.key("alt")
         writer.number(altitude)
       }
-      writer.raw("}")
+      writer.endObject()
     }
-    writer.raw("]")
+    writer.endArray()
   }
 
   private static func write(_ details: TrafficIncidentDetails, to writer: inout JSONWriter) {
-    writer.raw("{")
+    writer.beginObject()
     var first = true
     func key(_ name: StaticString) {
-      if first { writer.key(name) } else { writer.nextKey(name) }
+      if first { writer.key(name) } else { writer.key(name) }
       first = false
     }
     let strings: [(StaticString, String?)] = [
@@ -174,24 +175,24 @@ enum StoredIncidentWriter {
       key("timeZone")
       writer.string(timeZone.identifier)
     }
-    writer.raw("}")
+    writer.endObject()
   }
 
   private static func write(_ source: TrafficIncidentSource, to writer: inout JSONWriter) {
-    writer.raw("{")
+    writer.beginObject()
     writer.key("feed")
     writer.string(source.feed)
-    writer.nextKey("id")
+    writer.key("id")
     writer.string(source.id)
     if let digest = source.reportDigest {
-      writer.nextKey("reportDigest")
+      writer.key("reportDigest")
       writer.string(digest)
     }
     if let time = source.reportEntryTime {
-      writer.nextKey("reportEntryTime")
+      writer.key("reportEntryTime")
       writer.number(time.timeIntervalSinceReferenceDate)
     }
-    writer.raw("}")
+    writer.endObject()
   }
 }
 
@@ -200,17 +201,8 @@ extension JSONWriter {
   fileprivate mutating func array<Items: Collection>(
     _ items: Items, _ write: (Items.Element, inout JSONWriter) -> Void
   ) {
-    raw("[")
-    for (index, item) in items.enumerated() {
-      if index > 0 { raw(",") }
-      write(item, &self)
-    }
-    raw("]")
-  }
-
-  /// Appends `,"key":` — a member after the first.
-  fileprivate mutating func nextKey(_ name: StaticString) {
-    raw(",")
-    key(name)
+    beginArray()
+    for item in items { write(item, &self) }
+    endArray()
   }
 }

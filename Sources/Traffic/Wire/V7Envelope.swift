@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 
 /// The envelope every HERE v7 response shares, `{"sourceUpdated": ..., "results": [...]}`,
 /// read and written once for the incident and the flow codecs (and the v7 feed decoder).
@@ -45,14 +45,16 @@ package enum V7Envelope {
     _ writeResult: (Results.Element, inout JSONWriter) -> Void
   ) -> Data {
     var writer = JSONWriter(capacity: capacity)
-    writer.raw("{\"sourceUpdated\":")
+    writer.beginObject()
+    writer.key("sourceUpdated")
     writer.date(sourceUpdated)
-    writer.raw(",\"results\":[")
-    for (index, result) in results.enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+    writer.key("results")
+    writer.beginArray()
+    for result in results {
       writeResult(result, &writer)
     }
-    writer.raw("]}")
+    writer.endArray()
+    writer.endObject()
     return Data(writer.bytes)
   }
 

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 
 /// The HERE Traffic API v7 flow response, written and read.
 ///
@@ -57,42 +57,51 @@ public enum V7FlowWire {
   private static func writeResult(
     _ flow: TrafficFlow, includeShape: Bool, to w: inout JSONWriter
   ) {
-    w.raw("{\"location\":{")
+    w.beginObject()
+    w.key("location")
+    w.beginObject()
     if let name = flow.roadName {
       w.key("description")
       w.string(name)
-      w.byte(UInt8(ascii: ","))
     }
     w.key("length")
     w.number(flow.lengthInMeters)
     if includeShape {
-      w.raw(",\"shape\":{\"links\":[")
+      w.key("shape")
+      w.beginObject()
+      w.key("links")
+      w.beginArray()
       V7IncidentWire.writeLink(flow.location, to: &w)
-      w.raw("]}")
+      w.endArray()
+      w.endObject()
     }
-    w.raw(",\"functionalClass\":")
+    w.key("functionalClass")
     w.integer(flow.functionalClass)
-    w.raw(",\"segmentId\":")
+    w.key("segmentId")
     w.integer(flow.segmentID)
-    w.raw(",\"sourceId\":")
+    w.key("sourceId")
     w.string(flow.sourceID)
-    w.raw("},\"currentFlow\":{\"speed\":")
+    w.endObject()
+    w.key("currentFlow")
+    w.beginObject()
+    w.key("speed")
     w.number(flow.speedInMetersPerSecond)
-    w.raw(",\"speedUncapped\":")
+    w.key("speedUncapped")
     w.number(flow.speedUncappedInMetersPerSecond)
-    w.raw(",\"freeFlow\":")
+    w.key("freeFlow")
     w.number(flow.freeFlowSpeedInMetersPerSecond)
-    w.raw(",\"jamFactor\":")
+    w.key("jamFactor")
     w.number(flow.jamFactor)
-    w.raw(",\"confidence\":")
+    w.key("confidence")
     w.number(flow.confidence)
-    w.raw(",\"traversability\":")
+    w.key("traversability")
     w.string(flow.traversability.rawValue)
     if let tendency = flow.jamTendency {
-      w.raw(",\"jamTendency\":")
+      w.key("jamTendency")
       w.integer(wireValue(tendency))
     }
-    w.raw("}}")
+    w.endObject()
+    w.endObject()
   }
 
   /// The v7 integer of a tendency: 1 rising, 0 stable, -1 falling.

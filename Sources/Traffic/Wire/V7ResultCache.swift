@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Synchronization
-import Toolbox
 
 /// The v7 result objects (`{"location": ..., "incidentDetails": ...}`) of incidents,
 /// encoded once per incident value, language and location referencing, so that a query
@@ -121,23 +121,26 @@ final class V7ResultCache: Sendable {
     let incidents = index.incidents
     let keys = positions.map { UInt(bitPattern: incidents[$0].storageIdentity) }
     var head = JSONWriter(capacity: 64)
-    head.raw("{\"sourceUpdated\":")
+    head.beginObject()
+    head.key("sourceUpdated")
     head.date(sourceUpdated)
-    head.raw(",\"results\":[")
-    let prefix = head.bytes
+    head.key("results")
+    head.beginArray()
+    let assembly = JSONWriter.Assembly(prefix: head.bytes, suffix: "]}")
     // The whole answer under the lock when every fragment is held (the common case).
     let (variant, answer) = state.withLock { state -> (Int, SharedBytes?) in
       let variant = state.variant(named: variantName)
       let table = state.tables[variant]
       return withUnsafeTemporaryAllocation(of: Entry.self, capacity: keys.count) { found in
-        var size = prefix.count + 2 + max(0, keys.count - 1)
+        var valueBytes = 0
         for (slot, key) in keys.enumerated() {
           guard let entry = table.find(key) else { return (variant, nil) }
           found[slot] = entry
-          size += Int(entry.count)
+          valueBytes += Int(entry.count)
         }
+        let size = assembly.size(count: keys.count, valueBytes: valueBytes)
         let answer = state.arena.withUnsafeBytes { arena in
-          Self.assemble(prefix: prefix, size: size, count: keys.count) { slot, put in
+          Self.assemble(assembly, size: size, count: keys.count) { slot, put in
             let entry = found[slot]
             put(
               UnsafeRawBufferPointer(
@@ -175,41 +178,22 @@ final class V7ResultCache: Sendable {
           owner: incidents[positions[slot]].storageObject, maxBytes: maxBytes)
       }
     }
-    let size = fragments.reduce(prefix.count + 2 + max(0, keys.count - 1)) {
-      $0 + ($1?.count ?? 0)
-    }
-    return Self.assemble(prefix: prefix, size: size, count: fragments.count) { slot, put in
+    let valueBytes = fragments.reduce(0) { $0 + ($1?.count ?? 0) }
+    let size = assembly.size(count: keys.count, valueBytes: valueBytes)
+    return Self.assemble(assembly, size: size, count: fragments.count) { slot, put in
       // Every slot holds a fragment by now (cached or encoded above).
       (fragments[slot] ?? []).withUnsafeBytes(put)
     }
   }
 
-  /// `prefix`, the `count` fragments separated by commas, and `]}`, in a buffer of exactly
-  /// `size` bytes; `fragment` hands the bytes of the fragment numbered by its first argument
-  /// to its second.
+  /// The answer of `count` fragments in a buffer of exactly `size` bytes; `fragment` hands
+  /// the bytes of the fragment numbered by its first argument to its second.
   private static func assemble(
-    prefix: [UInt8], size: Int, count: Int,
+    _ assembly: JSONWriter.Assembly, size: Int, count: Int,
     fragment: (Int, (UnsafeRawBufferPointer) -> Void) -> Void
   ) -> SharedBytes {
     SharedBytes(capacity: size) { buffer in
-      var offset = 0
-      func put(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + bytes.count])
-          .copyMemory(from: bytes)
-        offset += bytes.count
-      }
-      prefix.withUnsafeBytes { put($0) }
-      for slot in 0..<count {
-        if slot > 0 {
-          buffer[offset] = UInt8(ascii: ",")
-          offset += 1
-        }
-        fragment(slot, put)
-      }
-      buffer[offset] = UInt8(ascii: "]")
-      buffer[offset + 1] = UInt8(ascii: "}")
-      return offset + 2
+      assembly.write(into: buffer, count: count, value: fragment)
     }
   }
 }

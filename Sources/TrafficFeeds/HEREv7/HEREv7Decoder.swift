@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Reads HERE Traffic API v7 incidents responses (`GET /v7/incidents`) and lookup answers

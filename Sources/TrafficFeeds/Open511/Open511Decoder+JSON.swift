@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 extension Open511Decoder {

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Decodes Open511 road events (Open511 v1, open511.org, "Open511 Road Events

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Date parsing shared by the decoders: feeds write times in ISO 8601 / RFC 3339 with or

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Helpers the JSON feed decoders share: parsing with errors that name the place, and

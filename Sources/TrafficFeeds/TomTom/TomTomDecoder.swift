@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Reads TomTom Traffic API Incident Details v5 responses (`/traffic/services/5/

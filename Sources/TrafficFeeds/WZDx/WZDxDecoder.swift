@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Reads Work Zone Data Exchange (WZDx) 4.x work-zone feeds: a GeoJSON `FeatureCollection`

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Reads Waze for Cities (Connected Citizens Program) traffic-view feeds: `alerts` and

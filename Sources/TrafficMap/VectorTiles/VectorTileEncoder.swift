@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Encodes the traffic of a tile as a Mapbox Vector Tile 2.1

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Where the access log goes: one line per request, in logfmt

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 
 /// The `in` parameter of v7 queries: a circle, a box or a corridor, in text form or in the

@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 
 /// Reads the parameters of a v7 query: the query string, plus for `POST` the members of a

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 
 /// What a route traffic query (`POST /v1/route/traffic`) asks for, read from its JSON body:

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 
 extension TrafficServer {
@@ -80,43 +80,46 @@ extension TrafficServer {
     // A probe its vehicle already reported in an earlier batch is a duplicate too: rejected
     // like a repeat within this batch, not accepted.
     var writer = JSONWriter(capacity: 512)
-    writer.raw("{\"accepted\":")
+    writer.beginObject()
+    writer.key("accepted")
     writer.integer(batch.acceptedCount - report.duplicates)
-    writer.raw(",\"rejected\":")
+    writer.key("rejected")
     writer.integer(rejected + report.duplicates)
-    writer.raw(",\"reasons\":{")
+    writer.key("reasons")
+    writer.beginObject()
     let reasons: [ProbeRejectionReason] = [.unparseable, .outOfRange, .timeInFuture, .duplicate]
-    for (index, reason) in reasons.enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.string(reason.wireName)
-      writer.byte(UInt8(ascii: ":"))
+    for reason in reasons {
+      writer.key(reason.wireName)
       let earlier = reason == .duplicate ? report.duplicates : 0
       writer.integer((batch.rejectedCounts[reason] ?? 0) + earlier)
     }
-    writer.raw("},\"matched\":")
+    writer.endObject()
+    writer.key("matched")
     writer.integer(report.accepted)
-    writer.raw(",\"unmatched\":")
+    writer.key("unmatched")
     writer.integer(report.unmatched)
-    writer.raw(",\"stationary\":")
+    writer.key("stationary")
     writer.integer(report.skippedStationary)
-    writer.raw(",\"outOfOrder\":")
+    writer.key("outOfOrder")
     writer.integer(report.outOfOrder)
-    writer.raw(",\"decided\":")
+    writer.key("decided")
     writer.integer(report.decided)
-    writer.raw(",\"vehicles\":")
+    writer.key("vehicles")
     writer.integer(report.vehicles)
-    writer.raw(",\"rejections\":[")
-    for (index, rejection) in batch.rejections.prefix(20).enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.raw("{\"line\":")
+    writer.key("rejections")
+    writer.beginArray()
+    for rejection in batch.rejections.prefix(20) {
+      writer.beginObject()
+      writer.key("line")
       writer.integer(rejection.line)
-      writer.raw(",\"reason\":")
+      writer.key("reason")
       writer.string(rejection.reason.wireName)
-      writer.raw(",\"detail\":")
+      writer.key("detail")
       writer.string(rejection.detail)
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
     }
-    writer.raw("]}")
+    writer.endArray()
+    writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes))
     response.headers.add("Cache-Control", "no-store")
     return response

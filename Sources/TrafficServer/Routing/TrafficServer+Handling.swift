@@ -1,5 +1,5 @@
+import Codec
 import Foundation
-import Toolbox
 import Traffic
 import TrafficFeeds
 import Zlib
@@ -251,17 +251,20 @@ extension TrafficServer {
   /// The JSON error answer of `error`.
   func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
     var writer = JSONWriter(capacity: 256)
-    writer.raw("{\"status\":")
+    writer.beginObject()
+    writer.key("status")
     writer.integer(error.httpStatus)
-    writer.raw(",\"title\":")
+    writer.key("title")
     writer.string(error.title)
-    writer.raw(",\"code\":")
+    writer.key("code")
     writer.string(error.name)
     if let detail = error.detail {
-      writer.raw(",\"detail\":")
+      writer.key("detail")
       writer.string(detail)
     }
-    writer.raw(",\"correlationId\":\"\"}")
+    writer.key("correlationId")
+    writer.string("")
+    writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes), status: error.httpStatus)
     response.headers.add("Cache-Control", "no-store")
     if case .authenticationFailed = error {

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 import TrafficFeeds
 
@@ -138,38 +138,39 @@ extension TrafficServer {
       request.body, format: format, options: options, givenSource: givenSource,
       isFullRefresh: isFullRefresh, now: Date())
     var writer = JSONWriter(capacity: 512)
-    writer.raw("{\"format\":")
+    writer.beginObject()
+    writer.key("format")
     writer.string(format.rawValue)
-    writer.raw(",\"source\":")
+    writer.key("source")
     writer.string(outcome.source)
-    writer.raw(",\"incidents\":")
+    writer.key("incidents")
     writer.integer(outcome.document.incidents.count)
     for (name, count) in [
       ("added", outcome.report.added), ("updated", outcome.report.updated),
       ("unchanged", outcome.report.unchanged), ("stale", outcome.report.stale),
       ("merged", outcome.report.merged), ("ended", outcome.report.ended),
     ] {
-      writer.byte(UInt8(ascii: ","))
-      writer.string(name)
-      writer.byte(UInt8(ascii: ":"))
+      writer.key(name)
       writer.integer(count)
     }
-    writer.raw(",\"fullRefresh\":")
+    writer.key("fullRefresh")
     writer.bool(outcome.document.isFullRefresh)
-    writer.raw(",\"publicationTime\":")
+    writer.key("publicationTime")
     writer.date(outcome.document.publicationTime)
-    writer.raw(",\"problemCount\":")
+    writer.key("problemCount")
     writer.integer(outcome.document.problems.count)
-    writer.raw(",\"problems\":[")
-    for (index, problem) in outcome.document.problems.prefix(100).enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.raw("{\"location\":")
+    writer.key("problems")
+    writer.beginArray()
+    for problem in outcome.document.problems.prefix(100) {
+      writer.beginObject()
+      writer.key("location")
       writer.string(problem.location)
-      writer.raw(",\"reason\":")
+      writer.key("reason")
       writer.string(problem.reason)
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
     }
-    writer.raw("]}")
+    writer.endArray()
+    writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes))
     response.headers.add("Cache-Control", "no-store")
     return response
@@ -179,62 +180,65 @@ extension TrafficServer {
   /// the server polls (`polled`).
   func feedList() -> HTTPResponse {
     var writer = JSONWriter(capacity: 512)
-    writer.raw("{\"feeds\":[")
-    for (index, status) in feeds.statusList().enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.raw("{\"format\":")
+    writer.beginObject()
+    writer.key("feeds")
+    writer.beginArray()
+    for status in feeds.statusList() {
+      writer.beginObject()
+      writer.key("format")
       writer.string(status.format.rawValue)
-      writer.raw(",\"source\":")
+      writer.key("source")
       writer.string(status.source)
-      writer.raw(",\"pushes\":")
+      writer.key("pushes")
       writer.integer(status.pushes)
-      writer.raw(",\"lastPushTime\":")
+      writer.key("lastPushTime")
       writer.date(status.lastPushTime)
-      writer.raw(",\"lastPublicationTime\":")
+      writer.key("lastPublicationTime")
       writer.date(status.lastPublicationTime)
-      writer.raw(",\"incidents\":")
+      writer.key("incidents")
       writer.integer(status.lastIncidentCount)
-      writer.raw(",\"problems\":")
+      writer.key("problems")
       writer.integer(status.lastProblemCount)
-      writer.raw(",\"lastError\":")
+      writer.key("lastError")
       writer.string(status.lastError)
-      writer.raw(",\"lastErrorTime\":")
+      writer.key("lastErrorTime")
       writer.date(status.lastErrorTime)
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
     }
-    writer.raw("],\"polled\":[")
-    for (index, status) in (poller?.status ?? []).enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
-      writer.raw("{\"name\":")
+    writer.endArray()
+    writer.key("polled")
+    writer.beginArray()
+    for status in (poller?.status ?? []) {
+      writer.beginObject()
+      writer.key("name")
       writer.string(status.feed.name)
-      writer.raw(",\"format\":")
+      writer.key("format")
       writer.string(status.feed.format?.rawValue)
-      writer.raw(",\"url\":")
+      writer.key("url")
       writer.string(status.feed.displayURL)
-      writer.raw(",\"intervalSeconds\":")
+      writer.key("intervalSeconds")
       writer.number(status.feed.intervalInSeconds, decimals: 0)
-      writer.raw(",\"fetches\":")
+      writer.key("fetches")
       writer.integer(status.fetches)
       for (name, time) in [
         ("lastFetch", status.lastFetch), ("lastSuccess", status.lastSuccess),
         ("nextFetch", status.nextFetch),
       ] {
-        writer.byte(UInt8(ascii: ","))
-        writer.string(name)
-        writer.byte(UInt8(ascii: ":"))
+        writer.key(name)
         writer.date(time)
       }
-      writer.raw(",\"consecutiveFailures\":")
+      writer.key("consecutiveFailures")
       writer.integer(status.consecutiveFailures)
-      writer.raw(",\"incidents\":")
+      writer.key("incidents")
       writer.integer(status.incidentCount)
-      writer.raw(",\"problems\":")
+      writer.key("problems")
       writer.integer(status.problemCount)
-      writer.raw(",\"lastError\":")
+      writer.key("lastError")
       writer.string(status.lastError)
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
     }
-    writer.raw("]}")
+    writer.endArray()
+    writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes))
     response.headers.add("Cache-Control", "no-store")
     return response
@@ -243,11 +247,14 @@ extension TrafficServer {
   /// `GET /healthz`.
   func health() -> HTTPResponse {
     var writer = JSONWriter(capacity: 128)
-    writer.raw("{\"status\":\"ok\",\"incidents\":")
+    writer.beginObject()
+    writer.key("status")
+    writer.string("ok")
+    writer.key("incidents")
     writer.integer(engine.incidentCount)
-    writer.raw(",\"sourceUpdated\":")
+    writer.key("sourceUpdated")
     writer.date(engine.lastUpdate)
-    writer.raw("}")
+    writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes))
     response.headers.add("Cache-Control", "no-store")
     return response

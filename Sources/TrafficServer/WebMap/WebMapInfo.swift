@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Geo
-import Toolbox
 import Traffic
 
 /// What `GET /v1/info` reports: counts and where the data lies, so that the web map opens
@@ -95,13 +95,14 @@ enum WebMapInfo {
   /// "north"}` or null), "maximumZoom", "languages": [...]}`.
   static func encode(engine: TrafficEngine, bounds: Bounds) -> Data {
     var writer = JSONWriter(capacity: 512)
-    writer.raw("{\"incidents\":")
+    writer.beginObject()
+    writer.key("incidents")
     writer.integer(bounds.incidentCount)
-    writer.raw(",\"sourceUpdated\":")
+    writer.key("sourceUpdated")
     writer.date(engine.lastUpdate)
-    writer.raw(",\"flowUpdated\":")
+    writer.key("flowUpdated")
     writer.date(engine.flowLastUpdate)
-    writer.raw(",\"roadSegments\":")
+    writer.key("roadSegments")
     if let network = engine.roadNetwork {
       writer.integer(network.segments.count)
     } else {
@@ -111,31 +112,31 @@ enum WebMapInfo {
       ("networkBounds", bounds.network), ("incidentBounds", bounds.incidents),
       ("dataBounds", bounds.data),
     ] {
-      writer.byte(UInt8(ascii: ","))
-      writer.string(name)
-      writer.byte(UInt8(ascii: ":"))
+      writer.key(name)
       guard let extent else {
         writer.null()
         continue
       }
-      writer.raw("{\"west\":")
+      writer.beginObject()
+      writer.key("west")
       writer.number(extent.west)
-      writer.raw(",\"south\":")
+      writer.key("south")
       writer.number(extent.south)
-      writer.raw(",\"east\":")
+      writer.key("east")
       writer.number(extent.east)
-      writer.raw(",\"north\":")
+      writer.key("north")
       writer.number(extent.north)
-      writer.byte(UInt8(ascii: "}"))
+      writer.endObject()
     }
-    writer.raw(",\"maximumZoom\":")
+    writer.key("maximumZoom")
     writer.integer(TileLayer.maximumZoom)
-    writer.raw(",\"languages\":[")
-    for (index, language) in languages.enumerated() {
-      if index > 0 { writer.byte(UInt8(ascii: ",")) }
+    writer.key("languages")
+    writer.beginArray()
+    for language in languages {
       writer.string(language)
     }
-    writer.raw("]}")
+    writer.endArray()
+    writer.endObject()
     return Data(writer.bytes)
   }
 }

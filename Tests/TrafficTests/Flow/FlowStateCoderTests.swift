@@ -1,7 +1,7 @@
+import Codec
 import Foundation
 import Roads
 import Testing
-import Toolbox
 import Traffic
 
 @Suite struct FlowStateCoderTests {

@@ -1,6 +1,6 @@
+import Codec
 import Foundation
 import Roads
-import Toolbox
 
 /// The compact binary form of a probe batch, as nodes of a deployment pass batches to each
 /// other (the PostgreSQL store's `probe_log.probes`).

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Numbers keep their source text, so that identifiers written as large integers (Waze jam
 /// uuids) survive exactly and conversion to `Double` is correctly rounded (Swift's
-/// `Double(String)`), unlike swift-corelibs `JSONSerialization`, which can be one ulp off.
+/// `Double(String)`), unlike swift-corelibs Foundation's JSON reader, which can be one ulp off.
 package enum JSONValue: Hashable, Sendable {
   /// `null`.
   case null

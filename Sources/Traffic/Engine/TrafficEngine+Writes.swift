@@ -1,0 +1,154 @@
+import Dispatch
+import Foundation
+import Roads
+import Synchronization
+
+extension TrafficEngine {
+  /// Stores a batch of incident changes atomically, then publishes the next snapshot and
+  /// tells the change streams.
+  ///
+  /// - Returns: The changes as seen from everywhere (added, updated, removed).
+  /// - Throws: `TrafficStoreError`; the snapshot is unchanged then.
+  /// - Complexity: O(n log n) to rebuild the snapshot of n incidents.
+  @discardableResult
+  public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) -> [IncidentChange] {
+    try write { _ in batch }
+  }
+
+  /// Runs one write under the writer lock: `plan` sees the current snapshot and returns the
+  /// batch to store; the batch is stored, the next snapshot published and the changes told.
+  func write(
+    _ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch
+  )
+    throws(TrafficStoreError) -> [IncidentChange]
+  {
+    try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in
+      let previous = currentSnapshot
+      let batch = try plan(previous)
+      guard !batch.isEmpty else { return [] }
+      try batch.validate()
+      try store.apply(batch)
+      forgetRendered(batch.upserts.map(\.id))
+      let (next, changes) = previous.applying(
+        upserts: batch.upserts, deletions: batch.deletions, updatedAt: clock())
+      publish(next, previous: previous, changes: changes)
+      return changes
+    }
+  }
+
+  /// Removes incidents that ended more than `retentionInSeconds` ago from the store and the
+  /// snapshot (queries stopped returning them when they ended).
+  ///
+  /// - Returns: The original ids purged.
+  /// - Throws: `TrafficStoreError`; nothing is purged then.
+  @discardableResult
+  public func purgeExpired() throws(TrafficStoreError) -> [String] {
+    try writer.withLock { _ throws(TrafficStoreError) -> [String] in
+      let cutoff = clock().addingTimeInterval(-retentionInSeconds)
+      let purged = try store.purge(endedBefore: cutoff)
+      guard !purged.isEmpty else { return [] }
+      let previous = currentSnapshot
+      let gone = Set(purged)
+      let changes = previous.incidents.filter { gone.contains($0.originalId) }
+        .map { IncidentChange(kind: .removed, incident: $0) }
+      publish(
+        IncidentIndex(
+          previous.incidents.filter { !gone.contains($0.originalId) }, updatedAt: clock()),
+        previous: previous, changes: changes)
+      return purged
+    }
+  }
+
+  /// Publishes the next snapshot (under the writer lock) and tells the change streams.
+  func publish(_ next: IncidentIndex, previous: IncidentIndex, changes: [IncidentChange]) {
+    snapshot.withLock { $0 = next }
+    let startsMerge = mergeLog.withLock { log in
+      if log != nil {
+        log?.append(contentsOf: changes)
+        return false
+      }
+      guard next.needsMerge else { return false }
+      log = []
+      return true
+    }
+    if startsMerge { merge(next) }
+    guard !changes.isEmpty else { return }
+    let watchers = subscriptions.withLock { Array($0.byKey.values) }
+    for watcher in watchers {
+      for change in changes {
+        if let seen = TrafficEngine.view(of: change, in: watcher.area, previous: previous) {
+          watcher.continuation.yield(seen)
+        }
+      }
+    }
+  }
+
+  /// Rebuilds `taken` on another thread (one R-tree for all incidents, `compacted()`; a
+  /// whole build in Hilbert order once many were added), then, under the writer lock,
+  /// replays the changes published since and swaps the result in: writes stay proportional
+  /// to their batch while the changes since the last whole build pile up, and readers
+  /// always see whole batches.
+  private func merge(_ taken: IncidentIndex) {
+    DispatchQueue.global(qos: .utility).async { [weak self] in
+      // Positions are kept unless many incidents were added (then sorted again).
+      let rebuilt =
+        taken.needsSorting
+        ? IncidentIndex(Array(taken.incidents), updatedAt: taken.updatedAt) : taken.compacted()
+      guard let self else { return }
+      writer.withLock { _ in
+        let log = mergeLog.withLock { log in
+          defer { log = nil }
+          return log ?? []
+        }
+        let current = currentSnapshot
+        // The last state of each incident changed meanwhile, in the order first changed.
+        var latest: [String: TrafficIncident?] = [:]
+        var order: [String] = []
+        for change in log {
+          let originalId = change.incident.originalId
+          if latest.updateValue(
+            change.kind == .removed ? nil : change.incident, forKey: originalId) == nil
+          {
+            order.append(originalId)
+          }
+        }
+        let upserts = order.compactMap { latest[$0] ?? nil }
+        let deletions = order.filter { (latest[$0] ?? nil) == nil }
+        let merged = rebuilt.applying(
+          upserts: upserts, deletions: deletions, updatedAt: current.updatedAt
+        ).index
+        snapshot.withLock { $0 = merged }
+      }
+    }
+  }
+
+  /// How a change looks from inside one area: an update that leaves the area is a removal
+  /// there, one that enters it an addition; changes elsewhere are not seen.
+  static func view(
+    of change: IncidentChange, in area: any GeoArea, previous: IncidentIndex
+  )
+    -> IncidentChange?
+  {
+    func meets(_ incident: TrafficIncident) -> Bool {
+      area.intersects(incident.location.polyline)
+        || incident.location.additionalPolylines.contains { area.intersects($0) }
+    }
+    switch change.kind {
+    case .added:
+      return meets(change.incident) ? change : nil
+    case .removed:
+      return meets(change.incident) ? change : nil
+    case .updated:
+      let wasInside = previous.incident(originalId: change.incident.originalId).map(meets) ?? false
+      let isInside = meets(change.incident)
+      switch (wasInside, isInside) {
+      case (true, true): return change
+      case (false, true): return IncidentChange(kind: .added, incident: change.incident)
+      case (true, false):
+        let old = previous.incident(originalId: change.incident.originalId) ?? change.incident
+        return IncidentChange(kind: .removed, incident: old)
+      case (false, false): return nil
+      }
+    }
+  }
+}

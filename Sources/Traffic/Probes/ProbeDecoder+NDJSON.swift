@@ -1,0 +1,84 @@
+import Codec
+import Foundation
+
+extension ProbeDecoder {
+  func decodeNDJSON(_ data: Data, into sink: inout Sink) {
+    var lineNumber = 0
+    let reader = JSONDecoder()
+    for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      lineNumber += 1
+      guard line.contains(where: { !ProbeDecoder.isBlank($0) }) else { continue }
+      let row: NDJSONRow
+      do {
+        row = try reader.decode(NDJSONRow.self, from: Data(line))
+      } catch let error as NDJSONRow.BadValue {
+        sink.reject(lineNumber, .unparseable, "\(error.key) is not a number")
+        continue
+      } catch {
+        sink.reject(lineNumber, .unparseable, "not a JSON object")
+        continue
+      }
+      sink.add(
+        line: lineNumber, id: row.id,
+        time: row.time.flatMap { ProbeDecoder.parseTime(Substring($0)) },
+        latitude: row.lat, longitude: row.lng, speed: row.speed, heading: row.heading,
+        accuracy: row.accuracy)
+    }
+  }
+
+  /// One NDJSON object; numbers may also be given as strings, the id as a number.
+  struct NDJSONRow: Decodable {
+    var id: String?
+    var time: String?
+    var lat: Double?
+    var lng: Double?
+    var speed: Double?
+    var heading: Double?
+    var accuracy: Double?
+
+    struct BadValue: Error { let key: String }
+
+    struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: Key.self)
+      func text(_ keys: [String]) -> String? {
+        for name in keys {
+          let key = Key(stringValue: name)
+          if let value = try? container.decode(String.self, forKey: key) { return value }
+          if let value = try? container.decode(Int64.self, forKey: key) { return String(value) }
+          if let value = try? container.decode(Double.self, forKey: key) { return String(value) }
+        }
+        return nil
+      }
+      func number(_ keys: [String]) throws -> Double? {
+        for name in keys {
+          let key = Key(stringValue: name)
+          guard container.contains(key), (try? container.decodeNil(forKey: key)) != true else {
+            continue
+          }
+          if let value = try? container.decode(Double.self, forKey: key) { return value }
+          if let value = try? container.decode(String.self, forKey: key),
+            let number = ProbeDecoder.decimal(value.trimmingWhitespace)
+          {
+            return number
+          }
+          throw BadValue(key: keys[0])
+        }
+        return nil
+      }
+      id = text(["id", "vehicleId", "vehicle"])
+      time = text(["time", "timestamp"])
+      lat = try number(["lat", "latitude"])
+      lng = try number(["lng", "lon", "longitude"])
+      speed = try number(["speed"])
+      heading = try number(["heading", "bearing"])
+      accuracy = try number(["accuracy"])
+    }
+  }
+}
