@@ -16,7 +16,6 @@ let package = Package(
     .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .library(name: "TrafficMap", targets: ["TrafficMap"]),
-    .library(name: "TrafficDemo", targets: ["TrafficDemo"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -43,27 +42,29 @@ let package = Package(
     .target(name: "TrafficFeeds", dependencies: ["Traffic", "Codec", "Zlib"]),
     .target(
       name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Codec", "CSQLite"]),
-    .target(name: "TrafficPostgres", dependencies: ["Traffic", "Codec", "CLibPQ"]),
+    .target(name: "TrafficPostgres", dependencies: ["Codec", "Roads", "Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer",
       dependencies: [
-        "Traffic", "TrafficFeeds", "TrafficMap", "Codec", "CMicroHTTPD", "Zlib",
+        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
+        "TrafficMap", "TrafficDemo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web")]),
-    .target(name: "TrafficMap", dependencies: ["Traffic", "Codec", "CCairo"]),
-    .target(name: "TrafficDemo", dependencies: ["Traffic", "TrafficFeeds", "Roads"]),
+    .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
+    .target(name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(
       name: "traffic",
       dependencies: [
-        "Geo", "Codec", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
-        "TrafficServer", "TrafficMap", "TrafficDemo",
+        "Geo", "Codec", "Roads", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
+        "TrafficServer", "TrafficMap",
       ]),
     .executableTarget(
       name: "traffic-bench",
       dependencies: [
-        "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres", "TrafficMap",
+        "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
+        "TrafficMap",
         "TrafficTestSupport",
       ]),
     .executableTarget(
@@ -72,7 +73,8 @@ let package = Package(
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(
-      name: "map-traffic", dependencies: ["Traffic", "TrafficMap"], path: "Examples/MapTraffic"),
+      name: "map-traffic", dependencies: ["Roads", "Traffic", "TrafficMap"],
+      path: "Examples/MapTraffic"),
 
     // Test support and tests.
     .target(
@@ -110,10 +112,12 @@ let package = Package(
       ]),
     .testTarget(
       name: "TrafficPostgresTests",
-      dependencies: ["TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: ["Roads", "TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "TrafficServerTests",
-      dependencies: ["Codec", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport"],
+      dependencies: [
+        "Roads", "Codec", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport",
+      ],
       exclude: ["Fuzz"]
     ),
     .testTarget(
@@ -139,7 +143,8 @@ let package = Package(
         "TrafficTestSupport",
       ]),
     .testTarget(
-      name: "TrafficMapTests", dependencies: ["Codec", "TrafficMap", "TrafficTestSupport"],
+      name: "TrafficMapTests",
+      dependencies: ["Roads", "Codec", "TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

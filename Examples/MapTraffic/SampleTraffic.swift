@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// A town to show traffic on: the SUMO network of the A10 game when SUMO is installed, else

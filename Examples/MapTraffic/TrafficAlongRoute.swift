@@ -1,3 +1,4 @@
+import Roads
 import Traffic
 
 /// The guide's "traffic along a route": a route between two places of the road network

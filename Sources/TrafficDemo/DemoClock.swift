@@ -10,11 +10,11 @@ import Foundation
 /// wall seconds and a 20-minute jam cycle in 2 minutes. Give the engine
 /// `clock: demoClock.now` when it serves a sped-up demo (incident times are then in demo
 /// time too, which is what a sped-up demo means).
-public struct DemoClock: Sendable {
+package struct DemoClock: Sendable {
   /// The wall time the clock started at; demo time and wall time agree there.
-  public let origin: Date
+  package let origin: Date
   /// Demo seconds per wall second, 1...60.
-  public let speedFactor: Double
+  package let speedFactor: Double
 
   /// Creates a clock.
   ///
@@ -22,7 +22,7 @@ public struct DemoClock: Sendable {
   ///   - speedFactor: demo seconds per wall second, 1...60.
   ///   - origin: when demo time and wall time agree; now by default.
   /// - Throws: ``DemoError/invalidArgument(_:)`` for a factor outside 1...60.
-  public init(speedFactor: Double = 1, origin: Date = Date()) throws(DemoError) {
+  package init(speedFactor: Double = 1, origin: Date = Date()) throws(DemoError) {
     guard speedFactor.isFinite, speedFactor >= 1, speedFactor <= 60 else {
       throw .invalidArgument("the demo speed factor \(speedFactor) must be within 1...60")
     }
@@ -31,13 +31,13 @@ public struct DemoClock: Sendable {
   }
 
   /// The demo time now.
-  public func now() -> Date { demoTime(atWallTime: Date()) }
+  package func now() -> Date { demoTime(atWallTime: Date()) }
 
   /// The demo time at a wall time.
   ///
   /// - Parameter wall: a wall-clock time.
   /// - Returns: `origin + (wall − origin) × speedFactor`.
-  public func demoTime(atWallTime wall: Date) -> Date {
+  package func demoTime(atWallTime wall: Date) -> Date {
     origin.addingTimeInterval(wall.timeIntervalSince(origin) * speedFactor)
   }
 
@@ -45,7 +45,7 @@ public struct DemoClock: Sendable {
   ///
   /// - Parameter demoTime: a demo time.
   /// - Returns: `origin + (demoTime − origin) / speedFactor`.
-  public func wallTime(atDemoTime demoTime: Date) -> Date {
+  package func wallTime(atDemoTime demoTime: Date) -> Date {
     origin.addingTimeInterval(demoTime.timeIntervalSince(origin) / speedFactor)
   }
 }

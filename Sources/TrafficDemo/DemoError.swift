@@ -2,7 +2,7 @@ import Foundation
 import Roads
 
 /// Why the demo cannot start or run; each case says what is missing and what to do.
-public enum DemoError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum DemoError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The demo road network is not installed at the path.
   case networkMissing(path: String)
   /// The network file exists but could not be imported.
@@ -23,7 +23,7 @@ public enum DemoError: Error, Hashable, Sendable, CustomStringConvertible {
   case invalidArgument(String)
 
   /// A message for people, naming the file and the remedy.
-  public var description: String {
+  package var description: String {
     switch self {
     case .networkMissing(let path):
       return "the demo road network \(path) is missing; install Debian's sumo-tools package "

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Synchronization
 import Traffic
@@ -15,15 +16,15 @@ import Traffic
 /// `Samples/demo/a10kw-probes.ndjson` was made with
 /// `TRAFFIC_DEMO_RECORD=Samples/demo/a10kw-probes.ndjson swift test --filter DemoRecorderTests`
 /// (SUMO 1.15 from Debian 12, the default configuration below).
-public enum DemoRecorder {
+package enum DemoRecorder {
   /// Where recorded times start: simulation second 0 (2025-01-01T00:00:00Z).
-  public static let defaultEpoch = Date(timeIntervalSince1970: 1_735_689_600)
+  package static let defaultEpoch = Date(timeIntervalSince1970: 1_735_689_600)
 
   /// The recording's defaults: the demo scenario with one vehicle in ten reporting every 2 s.
   ///
   /// - Parameter scenario: the demo scenario.
   /// - Returns: the configuration.
-  public static func defaultConfiguration(
+  package static func defaultConfiguration(
     for scenario: DemoScenario
   )
     -> SUMOProbeStream
@@ -47,7 +48,7 @@ public enum DemoRecorder {
   /// - Throws: ``DemoError`` when SUMO is missing or fails, or the file cannot be written.
   /// - Complexity: O(p) for p probes, plus SUMO's own run time.
   @discardableResult
-  public static func record(
+  package static func record(
     configuration: SUMOProbeStream.Configuration, window: ClosedRange<Double> = 1_200...2_400,
     epoch: Date = defaultEpoch, to url: URL
   ) throws(DemoError) -> Int {
@@ -60,27 +61,35 @@ public enum DemoRecorder {
     stream.stop()
     if let error = stream.statistics.lastError { throw .sumoFailed(error) }
     let probes = collected.withLock { $0 }
-    var text = ""
+    // NDJSON: one object per line, numbers as the recording has always written them
+    // (whole seconds, degrees to 6 decimals, speeds and headings to 2).
+    var text: [UInt8] = []
     text.reserveCapacity(probes.count * 100)
+    var writer = JSONWriter(capacity: 128)
     for probe in probes {
-      text += "{\"id\":\"\(DemoScenario.jsonEscaped(probe.vehicleID))\""
-      text += ",\"time\":\(String(format: "%.0f", probe.time.timeIntervalSince1970))"
-      text += ",\"lat\":\(DemoScenario.decimal(probe.coordinates.latitude))"
-      text += ",\"lng\":\(DemoScenario.decimal(probe.coordinates.longitude))"
-      if let speed = probe.speedInMetersPerSecond { text += ",\"speed\":\(two(speed))" }
-      if let heading = probe.headingInDegrees { text += ",\"heading\":\(two(heading))" }
-      text += "}\n"
+      writer.beginObject()
+      writer.member("id", probe.vehicleID)
+      writer.member("time", probe.time.timeIntervalSince1970.rounded())
+      writer.member("lat", probe.coordinates.latitude, decimals: 6)
+      writer.member("lng", probe.coordinates.longitude, decimals: 6)
+      if let speed = probe.speedInMetersPerSecond {
+        writer.member("speed", speed, decimals: 2)
+      }
+      if let heading = probe.headingInDegrees {
+        writer.member("heading", heading, decimals: 2)
+      }
+      writer.endObject()
+      text += writer.take()
+      text.append(UInt8(ascii: "\n"))
     }
     do {
       try FileManager.default.createDirectory(
         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-      try Data(text.utf8).write(to: url, options: .atomic)
+      try Data(text).write(to: url, options: .atomic)
     } catch {
       throw .io(path: url.path, reason: error.localizedDescription)
     }
     return probes.count
   }
 
-  /// A number with two decimals.
-  static func two(_ value: Double) -> String { String(format: "%.2f", value) }
 }

@@ -207,9 +207,9 @@ extension DemoScenario {
           {
             "id": "swift-traffic.demo/closure-1",
             "status": "ACTIVE",
-            "headline": "\(Self.jsonEscaped(name)) closed",
-            "description": "\(Self.jsonEscaped(name)) is closed in both directions for a \
-      water main repair.",
+            "headline": \(Self.jsonString("\(name) closed")),
+            "description": \(Self.jsonString(
+              "\(name) is closed in both directions for a water main repair.")),
             "event_type": "INCIDENT",
             "severity": "MAJOR",
             "created": "\(RFC3339.format(start))",
@@ -255,21 +255,10 @@ extension DemoScenario {
       .replacingOccurrences(of: "\"", with: "&quot;")
   }
 
-  /// A JSON string literal.
-  static func jsonString(_ text: String) -> String { "\"\(jsonEscaped(text))\"" }
-
-  /// Text for inside a JSON string literal.
-  static func jsonEscaped(_ text: String) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-      default: result.unicodeScalars.append(scalar)
-      }
-    }
-    return result
+  /// A JSON string literal (escaped by the one JSON writer).
+  static func jsonString(_ text: String) -> String {
+    var writer = JSONWriter()
+    writer.string(text)
+    return String(decoding: writer.bytes, as: UTF8.self)
   }
 }

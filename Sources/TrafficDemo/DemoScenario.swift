@@ -20,35 +20,35 @@ import TrafficFeeds
 ///
 /// ``writeFeeds(to:now:validityInDays:)`` writes the documents; the server polls them with
 /// `FeedPoller` through `file://` URLs, the same path as real feeds.
-public struct DemoScenario: Sendable {
+package struct DemoScenario: Sendable {
   /// Where Debian's `sumo-tools` package installs the A10KW network.
-  public static let defaultNetworkPath = "/usr/share/sumo/tools/game/A10KW/osm.net.xml"
+  package static let defaultNetworkPath = "/usr/share/sumo/tools/game/A10KW/osm.net.xml"
 
   /// The SUMO network file.
-  public let networkURL: URL
+  package let networkURL: URL
   /// The imported network.
-  public let network: RoadNetwork
+  package let network: RoadNetwork
   /// The road number written for the motorway when its segments carry none: the A10KW
   /// network has street names but no `ref`s, and its motorway is the A 10 (Berliner Ring).
-  public let motorwayNumber: String?
+  package let motorwayNumber: String?
   /// Where the DATEX II roadworks are.
-  public let roadworksSegment: RoadSegment
+  package let roadworksSegment: RoadSegment
   /// Where the Waze accident is.
-  public let accidentSegment: RoadSegment
+  package let accidentSegment: RoadSegment
   /// Where the WZDx work zone is.
-  public let workZoneSegment: RoadSegment
+  package let workZoneSegment: RoadSegment
   /// Where the Open511 road closure is.
-  public let closureSegment: RoadSegment
+  package let closureSegment: RoadSegment
 
   /// How many lanes the roadworks close (the leftmost ones), at most the segment's lanes − 1.
-  public var roadworksClosedLanes: Int {
+  package var roadworksClosedLanes: Int {
     min(1, max((roadworksSegment.laneCount ?? 2) - 1, 0))
   }
 
   /// Where along the roadworks segment the closure begins, as a fraction of its length.
-  public static let roadworksStartFraction = 0.4
+  package static let roadworksStartFraction = 0.4
   /// Where along the roadworks segment the closure ends, as a fraction of its length.
-  public static let roadworksEndFraction = 0.95
+  package static let roadworksEndFraction = 0.95
 
   /// Imports a SUMO network and chooses the incident roads.
   ///
@@ -59,7 +59,7 @@ public struct DemoScenario: Sendable {
   ///   ``DemoError/networkUnreadable(path:reason:)`` when it does not import,
   ///   ``DemoError/noSuitableRoad(_:)`` when a kind of road is missing.
   /// - Complexity: O(e log e) for e edges (the import), then O(s) for s segments.
-  public init(
+  package init(
     networkURL: URL = URL(fileURLWithPath: DemoScenario.defaultNetworkPath),
     motorwayNumber: String? = "A10"
   ) throws(DemoError) {
@@ -83,7 +83,7 @@ public struct DemoScenario: Sendable {
   ///   - motorwayNumber: the motorway's road number when the network has none.
   /// - Throws: ``DemoError/noSuitableRoad(_:)`` when a kind of road is missing.
   /// - Complexity: O(s) for s segments.
-  public init(
+  package init(
     network: RoadNetwork, networkURL: URL, motorwayNumber: String? = "A10"
   ) throws(DemoError) {
     self.network = network
@@ -138,7 +138,7 @@ public struct DemoScenario: Sendable {
   /// - Returns: the feeds, to poll with `FeedPoller`.
   /// - Throws: ``DemoError/io(path:reason:)`` when a file cannot be written.
   /// - Complexity: O(v) for v vertices of the chosen segments.
-  public func writeFeeds(
+  package func writeFeeds(
     to directory: URL, now: Date = Date(), validityInDays: Int = 7
   ) throws(DemoError) -> [DemoFeed] {
     do {
@@ -169,7 +169,7 @@ public struct DemoScenario: Sendable {
   ///   - validityInDays: how long the planned incidents last from `now`.
   /// - Returns: the documents with their file names and intended roads.
   /// - Complexity: O(v) for v vertices of the chosen segments.
-  public func documents(now: Date = Date(), validityInDays: Int = 7) -> [DemoDocument] {
+  package func documents(now: Date = Date(), validityInDays: Int = 7) -> [DemoDocument] {
     let end = now.addingTimeInterval(Double(max(validityInDays, 1)) * 86_400)
     let start = now.addingTimeInterval(-1_800)
     return [
@@ -233,23 +233,23 @@ public struct DemoScenario: Sendable {
 }
 
 /// One demo feed document in memory.
-public struct DemoDocument: Sendable {
+package struct DemoDocument: Sendable {
   /// Its format.
-  public var format: FeedFormat
+  package var format: FeedFormat
   /// The file name it is written under.
-  public var fileName: String
+  package var fileName: String
   /// The feed name its incidents are ingested under.
-  public var feedName: String
+  package var feedName: String
   /// What it reports.
-  public var incidentKind: DemoIncidentKind
+  package var incidentKind: DemoIncidentKind
   /// The road segment it is placed on.
-  public var segment: RoadSegment
+  package var segment: RoadSegment
   /// The document.
-  public var data: Data
+  package var data: Data
 }
 
 /// The four incidents of the demo.
-public enum DemoIncidentKind: String, CaseIterable, Hashable, Sendable {
+package enum DemoIncidentKind: String, CaseIterable, Hashable, Sendable {
   /// Motorway roadworks with a lane closed (DATEX II, German text).
   case roadworks
   /// A major accident on the motorway (Waze alert).
@@ -261,24 +261,24 @@ public enum DemoIncidentKind: String, CaseIterable, Hashable, Sendable {
 }
 
 /// A demo feed document on disk, ready to poll.
-public struct DemoFeed: Sendable {
+package struct DemoFeed: Sendable {
   /// Its format.
-  public var format: FeedFormat
+  package var format: FeedFormat
   /// Its `file://` URL.
-  public var url: URL
+  package var url: URL
   /// The feed name (`demo-datex2`, `demo-waze`, `demo-wzdx`, `demo-open511`).
-  public var name: String
+  package var name: String
   /// What it reports.
-  public var incidentKind: DemoIncidentKind
+  package var incidentKind: DemoIncidentKind
   /// The road segment it is placed on.
-  public var segment: RoadSegment
+  package var segment: RoadSegment
 
   /// The feed for `FeedPoller`, with the country (`DE`) and, for DATEX II, the language
   /// (`de`) the documents are written for.
   ///
   /// - Parameter intervalInSeconds: seconds between reads of the file.
   /// - Returns: the feed.
-  public func pollerFeed(intervalInSeconds: Double = 60) -> FeedPoller.Feed {
+  package func pollerFeed(intervalInSeconds: Double = 60) -> FeedPoller.Feed {
     FeedPoller.Feed(
       format: format, url: url, intervalInSeconds: intervalInSeconds, name: name,
       options: FeedOptions(

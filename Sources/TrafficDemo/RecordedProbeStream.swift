@@ -11,14 +11,14 @@ import Traffic
 /// its first probe falls at the demo time ``start()`` is called, and each further loop
 /// follows the last after one probe period, with vehicle ids prefixed by the loop number
 /// (`"2/veh12"`) so that tracks never run backwards in time.
-public final class RecordedProbeStream: Sendable {
+package final class RecordedProbeStream: Sendable {
   /// The recording shipped with the project, relative to the package root.
-  public static let defaultRecordingPath = "Samples/demo/a10kw-probes.ndjson"
+  package static let defaultRecordingPath = "Samples/demo/a10kw-probes.ndjson"
 
   /// The probes of the recording, sorted by time.
-  public let probes: [Probe]
+  package let probes: [Probe]
   /// The time from the first probe of one loop to the first of the next, seconds.
-  public let loopLengthInSeconds: Double
+  package let loopLengthInSeconds: Double
 
   private let clock: DemoClock
   private let batchIntervalInSeconds: Double
@@ -39,15 +39,15 @@ public final class RecordedProbeStream: Sendable {
   }
 
   /// What the replay has done so far.
-  public struct Statistics: Hashable, Sendable {
+  package struct Statistics: Hashable, Sendable {
     /// Probes handed over.
-    public var probesDelivered = 0
+    package var probesDelivered = 0
     /// Batches handed over.
-    public var batches = 0
+    package var batches = 0
     /// Loops begun.
-    public var loops = 0
+    package var loops = 0
     /// Whether the replay runs.
-    public var isRunning = false
+    package var isRunning = false
   }
 
   /// Reads a recording.
@@ -61,7 +61,7 @@ public final class RecordedProbeStream: Sendable {
   ///   ``DemoError/recordingUnreadable(path:reason:)`` for a file that does not decode or
   ///   holds no probes.
   /// - Complexity: O(n log n) for n probes.
-  public init(
+  package init(
     recordingURL: URL, clock: DemoClock, batchIntervalInSeconds: Double = 1,
     sink: @escaping @Sendable ([Probe]) -> Void
   ) throws(DemoError) {
@@ -106,7 +106,7 @@ public final class RecordedProbeStream: Sendable {
   ///   - engine: the engine; give it `clock: clock.now` when `clock` runs faster than 1×.
   ///   - clock: the demo clock.
   /// - Throws: as ``init(recordingURL:clock:batchIntervalInSeconds:sink:)``.
-  public convenience init(
+  package convenience init(
     recordingURL: URL, engine: TrafficEngine, clock: DemoClock
   ) throws(DemoError) {
     try self.init(recordingURL: recordingURL, clock: clock) { engine.ingest(probes: $0) }
@@ -119,7 +119,7 @@ public final class RecordedProbeStream: Sendable {
   /// Starts replaying on a thread of its own, looping until ``stop()``.
   ///
   /// - Parameter loops: how many loops to play; `nil` for no end.
-  public func start(loops: Int? = nil) {
+  package func start(loops: Int? = nil) {
     let shared = shared
     let alreadyStarted = shared.state.withLock { state in
       defer {
@@ -177,7 +177,7 @@ public final class RecordedProbeStream: Sendable {
   }
 
   /// Stops the replay and waits for its thread to end (at most about a tenth of a second).
-  public func stop() {
+  package func stop() {
     let started = shared.state.withLock { state in
       state.stopping = true
       return state.started
@@ -190,7 +190,7 @@ public final class RecordedProbeStream: Sendable {
   ///
   /// - Returns: whether it ended.
   @discardableResult
-  public func waitUntilFinished(timeoutInSeconds: Double) -> Bool {
+  package func waitUntilFinished(timeoutInSeconds: Double) -> Bool {
     let deadline = Date().addingTimeInterval(timeoutInSeconds)
     while true {
       let (started, finished) = shared.state.withLock { ($0.started, $0.finished) }
@@ -201,5 +201,5 @@ public final class RecordedProbeStream: Sendable {
   }
 
   /// What the replay has done so far.
-  public var statistics: Statistics { shared.state.withLock { $0.statistics } }
+  package var statistics: Statistics { shared.state.withLock { $0.statistics } }
 }

@@ -22,20 +22,20 @@ import Foundation
 /// back below 2 within 2 minutes of each quiet half; the four motorway segments before it
 /// stay at 0–2 (the queue stays within the roadworks segment). Without the packaged rate
 /// reductions above, the queue never cleared.
-public struct SUMODemand: Hashable, Sendable {
+package struct SUMODemand: Hashable, Sendable {
   /// A lane closure: stopped vehicles on the closed lanes of one edge.
-  public struct LaneClosure: Hashable, Sendable {
+  package struct LaneClosure: Hashable, Sendable {
     /// The SUMO edge id (``Roads/RoadSegment/sourceID``).
-    public var edgeID: String
+    package var edgeID: String
     /// The edge's lane count.
-    public var laneCount: Int
+    package var laneCount: Int
     /// How many lanes are closed, from the left (SUMO's highest lane indices).
-    public var closedLanes: Int
+    package var closedLanes: Int
     /// Where the closure begins along the edge, meters.
-    public var positionInMeters: Double
+    package var positionInMeters: Double
 
     /// Creates a closure.
-    public init(edgeID: String, laneCount: Int, closedLanes: Int, positionInMeters: Double) {
+    package init(edgeID: String, laneCount: Int, closedLanes: Int, positionInMeters: Double) {
       self.edgeID = edgeID
       self.laneCount = laneCount
       self.closedLanes = closedLanes
@@ -44,19 +44,19 @@ public struct SUMODemand: Hashable, Sendable {
   }
 
   /// The folder holding the packaged route files.
-  public var routeDirectory: URL
+  package var routeDirectory: URL
   /// Local traffic as a share of the packaged rate.
-  public var backgroundFactor = 0.5
+  package var backgroundFactor = 0.5
   /// Motorway traffic in the rush hour as a share of the packaged rate.
-  public var peakFactor = 0.9
+  package var peakFactor = 0.9
   /// Motorway traffic in the quiet half as a share of the packaged rate.
-  public var offPeakFactor = 0.1
+  package var offPeakFactor = 0.1
   /// The length of a rush hour, and of a quiet period, simulated seconds.
-  public var halfCycleInSeconds = 600
+  package var halfCycleInSeconds = 600
   /// How long the flows last, simulated seconds (the probe stream restarts SUMO after it).
-  public var durationInSeconds = 86_400
+  package var durationInSeconds = 86_400
   /// The lanes closed by roadworks.
-  public var closures: [LaneClosure] = []
+  package var closures: [LaneClosure] = []
 
   /// The packaged route files read, and whether each is local (background) or motorway
   /// traffic, car or truck.
@@ -74,7 +74,7 @@ public struct SUMODemand: Hashable, Sendable {
   /// - Parameters:
   ///   - routeDirectory: the folder of the network and its packaged `.rou.xml` files.
   ///   - closures: the lanes closed by roadworks.
-  public init(routeDirectory: URL, closures: [LaneClosure] = []) {
+  package init(routeDirectory: URL, closures: [LaneClosure] = []) {
     self.routeDirectory = routeDirectory
     self.closures = closures
   }
@@ -86,7 +86,7 @@ public struct SUMODemand: Hashable, Sendable {
   /// - Throws: ``DemoError/io(path:reason:)`` when a packaged route file cannot be read,
   ///   ``DemoError/invalidArgument(_:)`` for factors or durations out of range.
   /// - Complexity: O(r) in the size of the packaged route files.
-  public func routeDocument() throws(DemoError) -> String {
+  package func routeDocument() throws(DemoError) -> String {
     for (name, value) in [
       ("backgroundFactor", backgroundFactor), ("peakFactor", peakFactor),
       ("offPeakFactor", offPeakFactor),

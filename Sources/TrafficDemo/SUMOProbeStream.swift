@@ -26,35 +26,35 @@ import Traffic
 /// when util-linux's `setpriv` is installed (see `ChildProcess`); ``stop()`` — also called
 /// when the stream is released — sends `SIGTERM` to the group, then `SIGKILL` after a grace
 /// period, and returns once the child has been collected.
-public final class SUMOProbeStream: Sendable {
+package final class SUMOProbeStream: Sendable {
   /// How SUMO is run.
-  public struct Configuration: Sendable {
+  package struct Configuration: Sendable {
     /// The SUMO executable.
-    public var sumoPath = "/usr/bin/sumo"
+    package var sumoPath = "/usr/bin/sumo"
     /// The SUMO network.
-    public var networkURL: URL
+    package var networkURL: URL
     /// The traffic simulated.
-    public var demand: SUMODemand
+    package var demand: SUMODemand
     /// The share of vehicles that report probes (`--device.fcd.probability`), 0...1.
-    public var probeShare = 0.2
+    package var probeShare = 0.2
     /// Seconds between the probes of one vehicle (`--device.fcd.period`), simulated seconds.
-    public var probePeriodInSeconds = 2
+    package var probePeriodInSeconds = 2
     /// The random seed (`--seed`); runs after the first use `seed + run − 1`.
-    public var seed = 42
+    package var seed = 42
     /// Wall seconds between batches handed over.
-    public var batchIntervalInSeconds = 1.0
+    package var batchIntervalInSeconds = 1.0
     /// A vehicle stuck this long is moved on (`--time-to-teleport`), simulated seconds:
     /// without it a deadlock at a junction would last for the rest of the run.
-    public var timeToTeleportInSeconds = 120
+    package var timeToTeleportInSeconds = 120
     /// Whether a finished simulation is started again.
-    public var restartsWhenFinished = true
+    package var restartsWhenFinished = true
 
     /// A configuration for a network and its demand.
     ///
     /// - Parameters:
     ///   - networkURL: the SUMO `.net.xml`.
     ///   - demand: the traffic.
-    public init(networkURL: URL, demand: SUMODemand) {
+    package init(networkURL: URL, demand: SUMODemand) {
       self.networkURL = networkURL
       self.demand = demand
     }
@@ -63,7 +63,7 @@ public final class SUMOProbeStream: Sendable {
     /// roadworks' closed lanes on its roadworks segment.
     ///
     /// - Parameter scenario: the demo scenario.
-    public init(scenario: DemoScenario) {
+    package init(scenario: DemoScenario) {
       let segment = scenario.roadworksSegment
       let closure = SUMODemand.LaneClosure(
         edgeID: segment.sourceID, laneCount: segment.laneCount ?? 2,
@@ -109,21 +109,21 @@ public final class SUMOProbeStream: Sendable {
   }
 
   /// What the stream has done so far.
-  public struct Statistics: Hashable, Sendable {
+  package struct Statistics: Hashable, Sendable {
     /// Probes handed over.
-    public var probesDelivered = 0
+    package var probesDelivered = 0
     /// Batches handed over.
-    public var batches = 0
+    package var batches = 0
     /// Simulation runs started.
-    public var runs = 0
+    package var runs = 0
     /// The simulation second reached in the current run.
-    public var simulatedSeconds = 0.0
+    package var simulatedSeconds = 0.0
     /// The running SUMO's process id (also its process group id), if one runs.
-    public var childProcessID: Int32?
+    package var childProcessID: Int32?
     /// Whether the stream is running.
-    public var isRunning = false
+    package var isRunning = false
     /// Why the stream stopped by itself, if it did.
-    public var lastError: String?
+    package var lastError: String?
   }
 
   private let runner: StreamRunner
@@ -135,7 +135,7 @@ public final class SUMOProbeStream: Sendable {
   ///   - clock: the demo clock probes are paced to and stamped with.
   ///   - sink: called on the stream's thread with each batch, in time order.
   /// - Throws: ``DemoError/invalidArgument(_:)`` for a value out of range.
-  public init(
+  package init(
     configuration: Configuration, clock: DemoClock,
     sink: @escaping @Sendable ([Probe]) -> Void
   ) throws(DemoError) {
@@ -152,7 +152,7 @@ public final class SUMOProbeStream: Sendable {
   ///   - engine: the engine; give it `clock: clock.now` when `clock` runs faster than 1×.
   ///   - clock: the demo clock.
   /// - Throws: ``DemoError/invalidArgument(_:)`` for a value out of range.
-  public convenience init(
+  package convenience init(
     configuration: Configuration, engine: TrafficEngine, clock: DemoClock
   ) throws(DemoError) {
     try self.init(configuration: configuration, clock: clock) { engine.ingest(probes: $0) }
@@ -181,7 +181,7 @@ public final class SUMOProbeStream: Sendable {
   ///   ``DemoError/io(path:reason:)`` or ``DemoError/invalidArgument(_:)`` when the demand
   ///   cannot be written, ``DemoError/sumoFailed(_:)`` when SUMO cannot be started or the
   ///   stream was started before.
-  public func start() throws(DemoError) {
+  package func start() throws(DemoError) {
     try runner.start()
   }
 
@@ -190,7 +190,7 @@ public final class SUMOProbeStream: Sendable {
   /// dropped. Safe to call more than once.
   ///
   /// - Parameter gracePeriodInSeconds: how long SUMO may take to exit after `SIGTERM`.
-  public func stop(gracePeriodInSeconds: Double = 2) {
+  package func stop(gracePeriodInSeconds: Double = 2) {
     runner.stop(gracePeriodInSeconds: gracePeriodInSeconds)
   }
 
@@ -198,12 +198,12 @@ public final class SUMOProbeStream: Sendable {
   ///
   /// - Returns: whether it ended.
   @discardableResult
-  public func waitUntilFinished(timeoutInSeconds: Double) -> Bool {
+  package func waitUntilFinished(timeoutInSeconds: Double) -> Bool {
     runner.waitUntilFinished(timeoutInSeconds: timeoutInSeconds)
   }
 
   /// What the stream has done so far.
-  public var statistics: Statistics { runner.state.withLock { $0.statistics } }
+  package var statistics: Statistics { runner.state.withLock { $0.statistics } }
 }
 
 /// The state shared by a stream and its reader thread.

@@ -1,3 +1,5 @@
+import Codec
+
 /// One benchmark result, printed as a JSON line.
 struct Measurement {
   let name: String
@@ -12,7 +14,14 @@ struct Measurement {
   var reference: String? = nil
 
   var json: String {
-    "{\"name\":\"\(name)\",\"value\":\(rounded(value)),\"unit\":\"\(unit)\",\"n\":\(n)}"
+    var writer = JSONWriter(capacity: 96)
+    writer.beginObject()
+    writer.member("name", name)
+    writer.member("value", value >= 100 ? value.rounded() : value, decimals: 3)
+    writer.member("unit", unit)
+    writer.member("n", n)
+    writer.endObject()
+    return String(decoding: writer.bytes, as: UTF8.self)
   }
 }
 

@@ -1,8 +1,7 @@
 import Foundation
 import Roads
 
-/// Road network files on the command line: OSM XML (`.osm`, `.osm.bz2`), OSM PBF
-/// (`.osm.pbf`) or SUMO (`.net.xml`), recognised by name.
+/// Road network files on the command line (see `NetworkFile`).
 enum NetworkArguments {
   /// Imports the network in `path`.
   ///
@@ -17,15 +16,8 @@ enum NetworkArguments {
   static func loadReporting(
     _ path: String, countryCode: String? = nil
   ) throws(UsageError) -> (network: RoadNetwork, report: OSMImportReport?) {
-    let url = URL(fileURLWithPath: path)
     do {
-      if path.hasSuffix(".net.xml") || path.hasSuffix(".net.xml.gz") {
-        return (try SUMONetworkImporter.importNetwork(from: url), nil)
-      }
-      var options = OSMImportOptions()
-      options.countryCode = countryCode
-      let result = try OSMImporter.importNetworkReporting(from: url, options: options)
-      return (result.network, result.report)
+      return try NetworkFile.load(URL(fileURLWithPath: path), countryCode: countryCode)
     } catch {
       throw UsageError("\(path): \(error)")
     }

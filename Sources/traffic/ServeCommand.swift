@@ -1,7 +1,5 @@
 import Foundation
-import Roads
 import Traffic
-import TrafficDemo
 import TrafficFeeds
 import TrafficPostgres
 import TrafficSQLite
@@ -102,7 +100,7 @@ enum ServeCommand: Subcommand {
         throw UsageError("--feed: \(error.reason)")
       }
     }
-    var demo: DemoMode?
+    var demo: ServerApplication.Demo?
     if arguments.flag("--demo") || arguments.flag("--demo=live") { demo = .live }
     if arguments.flag("--demo=static") { demo = .recorded }
     var speed = 10.0
@@ -124,203 +122,20 @@ enum ServeCommand: Subcommand {
     }
     do { try configuration.validate() } catch { throw UsageError("\(error)") }
 
-    if let postgres {
-      try await servePostgres(
-        url: postgres, networkFile: networkFile, country: country, configuration: configuration,
-        feeds: feeds, console: console)
-      return
-    }
-    let store: SQLiteTrafficStore
-    do { store = try SQLiteTrafficStore(path: path) } catch {
-      throw UsageError("\(path): \(error)")
-    }
-    var network = try networkFile.map { file throws(UsageError) in
-      try NetworkArguments.load(file, countryCode: country)
-    }
-    var clock: @Sendable () -> Date = { Date() }
-    var scenario: DemoScenario?
-    var demoClock: DemoClock?
-    if demo != nil {
-      do {
-        let demoScenario = try DemoScenario()
-        let paced = try DemoClock(speedFactor: speed)
-        demoClock = paced
-        clock = { paced.now() }
-        network = demoScenario.network
-        scenario = demoScenario
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-          .appendingPathComponent("demo-feeds")
-        let written = try demoScenario.writeFeeds(to: directory, now: paced.now())
-        feeds += written.map { $0.pollerFeed(intervalInSeconds: 60) }
-      } catch {
-        throw UsageError("--demo: \(error)")
-      }
-    } else if network == nil {
-      do { network = try store.loadNetwork() } catch { throw UsageError("\(path): \(error)") }
-    } else if let network {
-      // A network given on the command line becomes the store's, for later commands.
-      do { try store.saveNetwork(network) } catch { throw UsageError("\(path): \(error)") }
-    }
-    let engine: TrafficEngine
+    var options = ServerApplication.Options(
+      store: postgres.map { .postgres(url: $0) } ?? .sqlite(path: path),
+      configuration: configuration)
+    options.feeds = feeds
+    options.networkFile = networkFile
+    options.countryCode = country
+    options.demo = demo
+    options.demoSpeed = speed
+    let reporter = ServerApplication.Reporter(
+      status: { console.error($0) }, output: { console.print($0) })
     do {
-      engine = try TrafficEngine(store: store, clock: clock, network: network)
-      if demo == nil { _ = try engine.restoreFlow() }
+      try ServerApplication(options: options, reporter: reporter).run()
     } catch {
-      throw UsageError("\(path): \(error)")
-    }
-    var stopProbes: (@Sendable () -> Void)?
-    try serve(
-      engine, from: path, network: network, feeds: feeds, configuration: configuration,
-      console: console,
-      started: { port in
-        stopProbes = try startDemoProbes(
-          demo, scenario: scenario, engine: engine, clock: demoClock, console: console)
-        guard demo != nil, let place = scenario?.roadworksSegment.geometry.vertices.first else {
-          return
-        }
-        let area = "circle:\(place.latitude),\(place.longitude);r=5000"
-        console.print(
-          """
-
-          The demo runs at \(Int(speed))x real time. Open http://\(configuration.host):\(port)/ for the map.
-          Try:
-            curl 'http://127.0.0.1:\(port)/v7/incidents?in=\(area)&lang=de-DE'
-            curl 'http://127.0.0.1:\(port)/v7/flow?in=\(area)&minJamFactor=4'
-            traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
-          Ctrl-C stops the server and SUMO.
-          """)
-      },
-      stopping: {
-        stopProbes?()
-        // Pending positions count, and the current picture survives the restart.
-        engine.flushProbes()
-        _ = try? engine.saveFlow()
-      })
-  }
-}
-
-/// Serves `engine` until the server stops: polls `feeds`, purges ended incidents past their
-/// retention every 5 minutes, prints what it serves and where it listens.
-///
-/// - Parameters:
-///   - source: The store, for the banner.
-///   - started: Called once the server listens, with its port.
-///   - stopping: Called on the way out, after polling stopped.
-/// - Throws: `UsageError` when the server cannot start.
-private func serve(
-  _ engine: TrafficEngine, from source: String, network: RoadNetwork?,
-  feeds: [FeedPoller.Feed], configuration: ServerConfiguration, console: Console,
-  started: (Int) throws -> Void = { _ in }, stopping: () -> Void
-) throws {
-  let poller = FeedPoller(feeds: feeds, engine: engine)
-  let server: TrafficServer
-  do {
-    server = try TrafficServer(engine: engine, configuration: configuration, poller: poller)
-  } catch {
-    throw UsageError("\(error)")
-  }
-  poller.start()
-  let maintenance = Task.detached {
-    // Ended incidents leave results when they end; their rows go after the retention.
-    while !Task.isCancelled {
-      try? await Task.sleep(for: .seconds(300))
-      _ = try? engine.purgeExpired()
+      throw UsageError(error.description)
     }
   }
-  defer {
-    maintenance.cancel()
-    poller.stop()
-    stopping()
-  }
-  console.error(
-    "traffic serve: \(engine.incidentCount) incidents from \(source)"
-      + (network.map { ", network of \($0.segments.count) segments" } ?? "")
-      + (feeds.isEmpty ? "" : ", polling \(feeds.count) feeds"))
-  do {
-    try server.start()
-    let port = server.port ?? configuration.port
-    console.print("listening on http://\(configuration.host):\(port)")
-    try started(port)
-    try server.run()
-  } catch let error as UsageError {
-    throw error
-  } catch {
-    throw UsageError("\(error)")
-  }
-}
-
-/// Which demo `traffic serve --demo` runs.
-enum DemoMode {
-  /// SUMO simulates traffic as a child process.
-  case live
-  /// A recording of SUMO's probes is replayed (no SUMO needed to run).
-  case recorded
-}
-
-/// Starts the demo's probe source, when there is a demo; returns how to stop it.
-private func startDemoProbes(
-  _ mode: DemoMode?, scenario: DemoScenario?, engine: TrafficEngine, clock: DemoClock?,
-  console: Console
-) throws -> (@Sendable () -> Void)? {
-  guard let mode, let scenario, let clock else { return nil }
-  do {
-    if mode == .live, FileManager.default.isExecutableFile(atPath: "/usr/bin/sumo") {
-      let live = try SUMOProbeStream(
-        configuration: SUMOProbeStream.Configuration(scenario: scenario), engine: engine,
-        clock: clock)
-      try live.start()
-      console.error("traffic serve: SUMO simulates traffic on the A10 network (live probes)")
-      return { live.stop() }
-    }
-    let replay = try RecordedProbeStream(
-      recordingURL: URL(fileURLWithPath: RecordedProbeStream.defaultRecordingPath),
-      engine: engine, clock: clock)
-    replay.start()
-    console.error(
-      "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingPath)")
-    return { replay.stop() }
-  } catch {
-    throw UsageError("--demo: \(error)")
-  }
-}
-
-/// `traffic serve --postgres`: a node of a deployment sharing one PostgreSQL database.
-///
-/// The node loads the incidents, follows the other nodes' writes (LISTEN/NOTIFY through
-/// `PostgresSync`) and writes its own through the engine; the road network, when given, is
-/// the node's own (every node loads the same file). With a network, the node loads the flow
-/// state saved for it, replays the probe batches shared after it, then ingests the batches
-/// the other nodes share; it saves its flow state every minute while probes arrive and when
-/// it stops.
-private func servePostgres(
-  url: String, networkFile: String?, country: String?, configuration: ServerConfiguration,
-  feeds: [FeedPoller.Feed], console: Console
-) async throws {
-  let network = try networkFile.map { file throws(UsageError) in
-    try NetworkArguments.load(file, countryCode: country)
-  }
-  let store: PostgresTrafficStore
-  do { store = try PostgresTrafficStore(url: url) } catch {
-    throw UsageError("--postgres: \(error)")
-  }
-  let engine: TrafficEngine
-  let sync: PostgresSync
-  do {
-    engine = try TrafficEngine(store: store, network: network)
-    // Also loads the flow state saved for the network and replays the probes after it.
-    sync = try PostgresSync(engine: engine)
-    if let problem = sync.flowRestoreError {
-      console.error("traffic serve: the saved flow state was not loaded: \(problem)")
-    }
-  } catch {
-    throw UsageError("\(store.displayName): \(error)")
-  }
-  try serve(
-    engine, from: store.displayName, network: network, feeds: feeds,
-    configuration: configuration, console: console,
-    stopping: {
-      sync.stop()
-      // The current picture survives the restart (pending positions stay with the others).
-      _ = try? sync.saveFlow()
-    })
 }

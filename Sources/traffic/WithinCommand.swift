@@ -37,30 +37,18 @@ enum WithinCommand: Subcommand {
       throw UsageError("cannot read \(files[0]): \(error.localizedDescription)")
     }
 
-    var matches = collection.features.filter { feature in
-      feature.geometry.polylines.contains { area.intersects($0) }
-    }
-    var distances: [Int: Double] = [:]
-    if let sortFrom {
-      let measured = matches.map { feature in
-        feature.geometry.polylines.map { $0.distance(to: sortFrom) }.min() ?? .infinity
-      }
-      let order = measured.indices.sorted { measured[$0] < measured[$1] }
-      matches = order.map { matches[$0] }
-      for (rank, index) in order.enumerated() { distances[rank] = measured[index] }
-    }
-
+    let matches = collection.features(meeting: area, nearestTo: sortFrom)
     if json {
-      let output = GeoJSONFeatureCollection(features: matches)
+      let output = GeoJSONFeatureCollection(features: matches.map(\.feature))
       console.print(String(decoding: try output.encoded(), as: UTF8.self))
       return
     }
     console.print(
       "\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
-    for (rank, feature) in matches.enumerated() {
+    for (rank, (feature, distance)) in matches.enumerated() {
       let id = feature.properties["id"]?.string ?? "#\(rank + 1)"
       let text = feature.properties["description"]?.string ?? ""
-      let distance = distances[rank].map { String(format: " (%.0f m)", $0) } ?? ""
+      let distance = distance.map { String(format: " (%.0f m)", $0) } ?? ""
       console.print("- \(id)\(distance): \(text)")
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 @testable import TrafficMap

@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Testing
 import Traffic
 import TrafficTestSupport

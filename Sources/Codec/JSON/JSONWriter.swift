@@ -350,3 +350,61 @@ extension JSONWriter {
     }
   }
 }
+
+extension JSONWriter {
+  /// Writes a member of the open object: `"name":` and its value.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: String) {
+    key(name)
+    string(value)
+  }
+
+  /// Writes a member whose value may be `null`.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: String?) {
+    key(name)
+    string(value)
+  }
+
+  /// Writes an integer member.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Int) {
+    key(name)
+    integer(value)
+  }
+
+  /// Writes a number member (shortest form that reads back the same; `null` if not finite).
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Double) {
+    key(name)
+    number(value)
+  }
+
+  /// Writes a number member rounded to `decimals` fractional digits.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Double, decimals: Int) {
+    key(name)
+    number(value, decimals: decimals)
+  }
+
+  /// Writes a Boolean member.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Bool) {
+    key(name)
+    bool(value)
+  }
+
+  /// Writes a date member (RFC 3339 in UTC).
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Date) {
+    key(name)
+    date(value)
+  }
+
+  /// Writes a date member, `null` for `nil`.
+  @inline(__always)
+  package mutating func member(_ name: StaticString, _ value: Date?) {
+    key(name)
+    date(value)
+  }
+}

@@ -104,8 +104,7 @@ public enum GeoJSON {
     try validate(geometry)
     var writer = JSONWriter(capacity: 64)
     writer.beginObject()
-    writer.key("type")
-    writer.string(typeName(geometry))
+    writer.member("type", typeName(geometry))
     writer.key("coordinates")
     switch geometry {
     case .point(let point):

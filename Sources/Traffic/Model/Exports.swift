@@ -2,4 +2,3 @@
 // `Traffic` alone gives access to `GeoCoordinates`, `GeoCircle`, `GeoPolyline`, ... as in the
 // HERE SDK, where both live in one module.
 @_exported import Geo
-@_exported import Roads

@@ -119,6 +119,13 @@ final class RemoteTrafficClient: Sendable {
 
   /// The URL of `path` on the server with `parameters` (and the key) as its query.
   func url(path: String, parameters: [(String, String)]) throws(TrafficQueryError) -> URL {
+    try urlComponents(path: path, parameters: parameters).url
+  }
+
+  /// The URL of `path` with `parameters` (and the key) as its query, and its components.
+  private func urlComponents(
+    path: String, parameters: [(String, String)]
+  ) throws(TrafficQueryError) -> (url: URL, components: URLComponents) {
     guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
       throw .invalidParameter("the server URL \(baseURL) is not usable")
     }
@@ -134,27 +141,13 @@ final class RemoteTrafficClient: Sendable {
     guard let url = components.url else {
       throw .invalidParameter("cannot build a request URL for \(path)")
     }
-    return url
+    return (url, components)
   }
 
   /// Sends a `GET`, or a `POST` with the parameters as a JSON object when the URL would be
   /// too long, and returns the body of a 200 answer.
   func send(path: String, parameters: [(String, String)]) async throws(TrafficQueryError) -> Data {
-    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-      throw .invalidParameter("the server URL \(baseURL) is not usable")
-    }
-    let basePath = components.percentEncodedPath
-    components.percentEncodedPath =
-      (basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath) + path
-    var query = URLQueryItem.encoded(parameters)
-    if let apiKey { query.append(URLQueryItem(name: "apiKey", value: apiKey)) }
-    components.queryItems = query.isEmpty ? nil : query
-    // `+` is a space in query strings; the v7 parameters never mean a space by it.
-    components.percentEncodedQuery = components.percentEncodedQuery?
-      .replacingOccurrences(of: "+", with: "%2B")
-    guard let url = components.url else {
-      throw .invalidParameter("cannot build a request URL for \(path)")
-    }
+    var (url, components) = try urlComponents(path: path, parameters: parameters)
     var request: URLRequest
     if url.absoluteString.utf8.count > Self.maximumURLLength {
       components.queryItems = apiKey.map { [URLQueryItem(name: "apiKey", value: $0)] }

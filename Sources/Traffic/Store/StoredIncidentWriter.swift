@@ -18,18 +18,13 @@ enum StoredIncidentWriter {
     else { return nil }
     var writer = JSONWriter(capacity: 1_024)
     writer.beginObject()
-    writer.key("id")
-    writer.string(incident.id)
-    writer.key("originalId")
-    writer.string(incident.originalId)
+    writer.member("id", incident.id)
+    writer.member("originalId", incident.originalId)
     if let parentId = incident.parentId {
-      writer.key("parentId")
-      writer.string(parentId)
+      writer.member("parentId", parentId)
     }
-    writer.key("type")
-    writer.string(incident.type.rawValue)
-    writer.key("impact")
-    writer.string(incident.impact.rawValue)
+    writer.member("type", incident.type.rawValue)
+    writer.member("impact", incident.impact.rawValue)
     writer.key("description")
     write(incident.description, to: &writer)
     writer.key("summary")
@@ -42,10 +37,8 @@ enum StoredIncidentWriter {
       writer.key(key)
       writer.number(date.timeIntervalSinceReferenceDate)
     }
-    writer.key("isRoadClosed")
-    writer.bool(incident.isRoadClosed)
-    writer.key("junctionsTraversability")
-    writer.string(incident.junctionsTraversability.rawValue)
+    writer.member("isRoadClosed", incident.isRoadClosed)
+    writer.member("junctionsTraversability", incident.junctionsTraversability.rawValue)
     writer.key("codes")
     writer.array(incident.codes) { code, writer in writer.integer(code) }
     writer.key("location")
@@ -78,10 +71,8 @@ enum StoredIncidentWriter {
 
   private static func write(_ text: LocalizedText, to writer: inout JSONWriter) {
     writer.beginObject()
-    writer.key("text")
-    writer.string(text.text)
-    writer.key("language")
-    writer.string(text.language.identifier)
+    writer.member("text", text.text)
+    writer.member("language", text.language.identifier)
     writer.endObject()
   }
 
@@ -95,15 +86,12 @@ enum StoredIncidentWriter {
         write(polyline, to: &writer)
       }
     }
-    writer.key("lengthInMeters")
-    writer.number(location.lengthInMeters)
+    writer.member("lengthInMeters", location.lengthInMeters)
     if let description = location.description {
-      writer.key("description")
-      writer.string(description)
+      writer.member("description", description)
     }
     if let openLR = location.openLR {
-      writer.key("openLR")
-      writer.string(openLR)
+      writer.member("openLR", openLR)
     }
     writer.endObject()
   }
@@ -112,13 +100,10 @@ enum StoredIncidentWriter {
     writer.beginArray()
     for vertex in polyline.vertices {
       writer.beginObject()
-      writer.key("lat")
-      writer.number(vertex.latitude)
-      writer.key("lng")
-      writer.number(vertex.longitude)
+      writer.member("lat", vertex.latitude)
+      writer.member("lng", vertex.longitude)
       if let altitude = vertex.altitude {
-        writer.key("alt")
-        writer.number(altitude)
+        writer.member("alt", altitude)
       }
       writer.endObject()
     }
@@ -180,17 +165,13 @@ enum StoredIncidentWriter {
 
   private static func write(_ source: TrafficIncidentSource, to writer: inout JSONWriter) {
     writer.beginObject()
-    writer.key("feed")
-    writer.string(source.feed)
-    writer.key("id")
-    writer.string(source.id)
+    writer.member("feed", source.feed)
+    writer.member("id", source.id)
     if let digest = source.reportDigest {
-      writer.key("reportDigest")
-      writer.string(digest)
+      writer.member("reportDigest", digest)
     }
     if let time = source.reportEntryTime {
-      writer.key("reportEntryTime")
-      writer.number(time.timeIntervalSinceReferenceDate)
+      writer.member("reportEntryTime", time.timeIntervalSinceReferenceDate)
     }
     writer.endObject()
   }

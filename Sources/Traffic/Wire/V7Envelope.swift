@@ -46,8 +46,7 @@ package enum V7Envelope {
   ) -> Data {
     var writer = JSONWriter(capacity: capacity)
     writer.beginObject()
-    writer.key("sourceUpdated")
-    writer.date(sourceUpdated)
+    writer.member("sourceUpdated", sourceUpdated)
     writer.key("results")
     writer.beginArray()
     for result in results {

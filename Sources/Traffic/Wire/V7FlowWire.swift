@@ -61,11 +61,9 @@ public enum V7FlowWire {
     w.key("location")
     w.beginObject()
     if let name = flow.roadName {
-      w.key("description")
-      w.string(name)
+      w.member("description", name)
     }
-    w.key("length")
-    w.number(flow.lengthInMeters)
+    w.member("length", flow.lengthInMeters)
     if includeShape {
       w.key("shape")
       w.beginObject()
@@ -75,30 +73,20 @@ public enum V7FlowWire {
       w.endArray()
       w.endObject()
     }
-    w.key("functionalClass")
-    w.integer(flow.functionalClass)
-    w.key("segmentId")
-    w.integer(flow.segmentID)
-    w.key("sourceId")
-    w.string(flow.sourceID)
+    w.member("functionalClass", flow.functionalClass)
+    w.member("segmentId", flow.segmentID)
+    w.member("sourceId", flow.sourceID)
     w.endObject()
     w.key("currentFlow")
     w.beginObject()
-    w.key("speed")
-    w.number(flow.speedInMetersPerSecond)
-    w.key("speedUncapped")
-    w.number(flow.speedUncappedInMetersPerSecond)
-    w.key("freeFlow")
-    w.number(flow.freeFlowSpeedInMetersPerSecond)
-    w.key("jamFactor")
-    w.number(flow.jamFactor)
-    w.key("confidence")
-    w.number(flow.confidence)
-    w.key("traversability")
-    w.string(flow.traversability.rawValue)
+    w.member("speed", flow.speedInMetersPerSecond)
+    w.member("speedUncapped", flow.speedUncappedInMetersPerSecond)
+    w.member("freeFlow", flow.freeFlowSpeedInMetersPerSecond)
+    w.member("jamFactor", flow.jamFactor)
+    w.member("confidence", flow.confidence)
+    w.member("traversability", flow.traversability.rawValue)
     if let tendency = flow.jamTendency {
-      w.key("jamTendency")
-      w.integer(wireValue(tendency))
+      w.member("jamTendency", wireValue(tendency))
     }
     w.endObject()
     w.endObject()
@@ -243,22 +231,10 @@ public enum V7FlowWire {
   private static func decodeShape(
     _ location: JSONValue, at path: String
   ) throws(JSONFieldError) -> GeoPolyline {
-    let shape = try location.required("shape", at: path)
     let linksPath = path + ".shape.links"
-    let links = try shape.required("links", at: path + ".shape").requiredArray(at: linksPath)
     var vertices: [GeoCoordinates] = []
-    for (index, link) in links.enumerated() {
-      let pointsPath = "\(linksPath)[\(index)].points"
-      let points = try link.required("points", at: "\(linksPath)[\(index)]").requiredArray(
-        at: pointsPath)
-      for (pointIndex, point) in points.enumerated() {
-        let pointPath = "\(pointsPath)[\(pointIndex)]"
-        let latitude = try point.required("lat", at: pointPath).requiredDouble(
-          at: pointPath + ".lat")
-        let longitude = try point.required("lng", at: pointPath).requiredDouble(
-          at: pointPath + ".lng")
-        let vertex = try JSONValue.coordinates(
-          latitude: latitude, longitude: longitude, at: pointPath)
+    for (index, link) in try V7IncidentWire.shapeLinks(of: location, at: path).enumerated() {
+      for (pointIndex, vertex) in link.enumerated() {
         if pointIndex == 0, index > 0, vertices.last == vertex { continue }
         vertices.append(vertex)
       }

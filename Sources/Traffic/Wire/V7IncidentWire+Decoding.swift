@@ -214,25 +214,10 @@ extension V7IncidentWire {
         throw JSONFieldError(path: path + ".length", reason: error.description)
       }
     }
-    let shape = try value.required("shape", at: path)
     let linksPath = path + ".shape.links"
-    let links = try shape.required("links", at: path + ".shape").requiredArray(at: linksPath)
     var polylines: [[GeoCoordinates]] = []
-    for (index, link) in links.enumerated() {
+    for (index, vertices) in try shapeLinks(of: value, at: path).enumerated() {
       let pointsPath = "\(linksPath)[\(index)].points"
-      let points = try link.required("points", at: "\(linksPath)[\(index)]").requiredArray(
-        at: pointsPath)
-      var vertices: [GeoCoordinates] = []
-      vertices.reserveCapacity(points.count)
-      for (pointIndex, point) in points.enumerated() {
-        let pointPath = "\(pointsPath)[\(pointIndex)]"
-        let latitude = try point.required("lat", at: pointPath).requiredDouble(
-          at: pointPath + ".lat")
-        let longitude = try point.required("lng", at: pointPath).requiredDouble(
-          at: pointPath + ".lng")
-        vertices.append(
-          try JSONValue.coordinates(latitude: latitude, longitude: longitude, at: pointPath))
-      }
       guard let firstVertex = vertices.first else {
         throw JSONFieldError(path: pointsPath, reason: "a link needs points, found none")
       }
@@ -362,5 +347,37 @@ extension V7IncidentWire {
       restriction.restrictedTunnelCategory = tunnel
     }
     return (category, restriction)
+  }
+
+  /// The points of each link of `location.shape` (v7 `shape.links[].points[]`, `{lat, lng}`
+  /// each), the incidents' and the flow's shape alike.
+  ///
+  /// - Throws: `JSONFieldError` naming the path of a missing member or a bad coordinate.
+  static func shapeLinks(
+    of location: JSONValue, at path: String
+  ) throws(JSONFieldError) -> [[GeoCoordinates]] {
+    let shape = try location.required("shape", at: path)
+    let linksPath = path + ".shape.links"
+    let links = try shape.required("links", at: path + ".shape").requiredArray(at: linksPath)
+    var result: [[GeoCoordinates]] = []
+    result.reserveCapacity(links.count)
+    for (index, link) in links.enumerated() {
+      let pointsPath = "\(linksPath)[\(index)].points"
+      let points = try link.required("points", at: "\(linksPath)[\(index)]").requiredArray(
+        at: pointsPath)
+      var vertices: [GeoCoordinates] = []
+      vertices.reserveCapacity(points.count)
+      for (pointIndex, point) in points.enumerated() {
+        let pointPath = "\(pointsPath)[\(pointIndex)]"
+        let latitude = try point.required("lat", at: pointPath).requiredDouble(
+          at: pointPath + ".lat")
+        let longitude = try point.required("lng", at: pointPath).requiredDouble(
+          at: pointPath + ".lng")
+        vertices.append(
+          try JSONValue.coordinates(latitude: latitude, longitude: longitude, at: pointPath))
+      }
+      result.append(vertices)
+    }
+    return result
   }
 }

@@ -47,11 +47,9 @@ extension V7IncidentWire {
     w.beginObject()
     w.key("location")
     w.beginObject()
-    w.key("length")
-    w.number(location.lengthInMeters)
+    w.member("length", location.lengthInMeters)
     if let description = location.description {
-      w.key("description")
-      w.string(description)
+      w.member("description", description)
     }
     if references.contains(.shape) {
       w.key("shape")
@@ -66,8 +64,7 @@ extension V7IncidentWire {
       w.endObject()
     }
     if references.contains(.openLR), let openLR = location.openLR {
-      w.key("olr")
-      w.string(openLR)
+      w.member("olr", openLR)
     }
     if references.contains(.tmc), let first = location.tmc.first {
       w.key("tmc")
@@ -84,35 +81,26 @@ extension V7IncidentWire {
     w.endObject()
     w.key("incidentDetails")
     w.beginObject()
-    w.key("id")
-    w.string(incident.id)
-    w.key("originalId")
-    w.string(incident.originalId)
+    w.member("id", incident.id)
+    w.member("originalId", incident.originalId)
     if let parentId = incident.parentId {
-      w.key("parentId")
-      w.string(parentId)
+      w.member("parentId", parentId)
     }
     if let time = incident.startTime {
-      w.key("startTime")
-      w.date(time)
+      w.member("startTime", time)
     }
     if let time = incident.endTime {
-      w.key("endTime")
-      w.date(time)
+      w.member("endTime", time)
     }
     if let time = incident.entryTime {
-      w.key("entryTime")
-      w.date(time)
+      w.member("entryTime", time)
     }
-    w.key("roadClosed")
-    w.bool(incident.isRoadClosed)
+    w.member("roadClosed", incident.isRoadClosed)
     if let criticality = incident.impact.wireName {
-      w.key("criticality")
-      w.string(criticality)
+      w.member("criticality", criticality)
     }
     if let type = incident.type.wireName {
-      w.key("type")
-      w.string(type)
+      w.member("type", type)
     }
     if !incident.codes.isEmpty {
       w.key("codes")
@@ -126,8 +114,7 @@ extension V7IncidentWire {
     writeText(incident.description, to: &w)
     w.key("summary")
     writeText(incident.summary, to: &w)
-    w.key("junctionTraversability")
-    w.string(incident.junctionsTraversability.rawValue)
+    w.member("junctionTraversability", incident.junctionsTraversability.rawValue)
     if !incident.vehicleRestrictions.isEmpty {
       w.key("vehicleRestrictions")
       w.beginArray()
@@ -151,47 +138,36 @@ extension V7IncidentWire {
     var previous: GeoCoordinates?
     for vertex in polyline.vertices {
       w.beginObject()
-      w.key("lat")
-      w.number(vertex.latitude)
-      w.key("lng")
-      w.number(vertex.longitude)
+      w.member("lat", vertex.latitude)
+      w.member("lng", vertex.longitude)
       w.endObject()
       if let previous { length += previous.fastDistance(to: vertex) }
       previous = vertex
     }
     w.endArray()
-    w.key("length")
-    w.number(length, decimals: 1)
+    w.member("length", length, decimals: 1)
     w.endObject()
   }
 
   private static func writeTMC(_ reference: TMCLocationReference, to w: inout JSONWriter) {
     w.beginObject()
     if let code = reference.extendedCountryCode {
-      w.key("extendedCountryCode")
-      w.string(code)
+      w.member("extendedCountryCode", code)
     }
-    w.key("ebuCountryCode")
-    w.string(reference.countryCode)
-    w.key("tableId")
-    w.string(reference.tableNumber)
+    w.member("ebuCountryCode", reference.countryCode)
+    w.member("tableId", reference.tableNumber)
     if let version = reference.tableVersion {
-      w.key("tableVersion")
-      w.string(version)
+      w.member("tableVersion", version)
     }
-    w.key("locationId")
-    w.string(String(reference.primaryLocationCode))
+    w.member("locationId", String(reference.primaryLocationCode))
     if let code = reference.secondaryLocationCode {
-      w.key("secondaryLocationId")
-      w.string(String(code))
+      w.member("secondaryLocationId", String(code))
     }
     if let direction = tmcDirectionNames[reference.direction] {
-      w.key("queuingDirection")
-      w.string(direction)
+      w.member("queuingDirection", direction)
     }
     if let extent = reference.extent {
-      w.key("extent")
-      w.integer(extent)
+      w.member("extent", extent)
     }
     for (name, value) in [
       ("primaryOffset", reference.primaryOffsetInMeters),
@@ -212,10 +188,8 @@ extension V7IncidentWire {
 
   private static func writeText(_ text: LocalizedText, to w: inout JSONWriter) {
     w.beginObject()
-    w.key("value")
-    w.string(text.text)
-    w.key("language")
-    w.string(text.language.identifier)
+    w.member("value", text.text)
+    w.member("language", text.language.identifier)
     w.endObject()
   }
 
@@ -224,8 +198,7 @@ extension V7IncidentWire {
     to w: inout JSONWriter
   ) {
     w.beginObject()
-    w.key("vehicleType")
-    w.string(category.rawValue)
+    w.member("vehicleType", category.rawValue)
     for (name, keyPath) in restrictionFlags where restriction[keyPath: keyPath] {
       w.key(name)
       w.bool(true)
@@ -245,8 +218,7 @@ extension V7IncidentWire {
       w.endArray()
     }
     if let category = restriction.restrictedTunnelCategory {
-      w.key("restrictedTunnelCategory")
-      w.string(category.rawValue)
+      w.member("restrictedTunnelCategory", category.rawValue)
     }
     w.endObject()
   }

@@ -122,8 +122,7 @@ final class V7ResultCache: Sendable {
     let keys = positions.map { UInt(bitPattern: incidents[$0].storageIdentity) }
     var head = JSONWriter(capacity: 64)
     head.beginObject()
-    head.key("sourceUpdated")
-    head.date(sourceUpdated)
+    head.member("sourceUpdated", sourceUpdated)
     head.key("results")
     head.beginArray()
     let assembly = JSONWriter.Assembly(prefix: head.bytes, suffix: "]}")

@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// The roads of a network as the basemap draws them: one entry per road (a two-way road's

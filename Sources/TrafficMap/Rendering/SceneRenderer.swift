@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// What one picture holds, bottom to top: background and basemap, flow, incidents, the

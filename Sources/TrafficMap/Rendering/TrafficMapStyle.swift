@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// Colours, widths and zoom ranges shared by map views and tiles.

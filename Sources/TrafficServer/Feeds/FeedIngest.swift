@@ -56,20 +56,12 @@ final class FeedIngest: Sendable {
     do {
       document = try format.decoder.decode(data, options: options)
     } catch {
-      let source = givenSource ?? options.sourceName
-      let key = "\(format.rawValue)\u{0}\(source)"
-      statuses.withLock { statuses in
-        var status = statuses[key] ?? Status(format: format, source: source)
-        status.pushes += 1
-        status.lastError = error.description
-        status.lastErrorTime = now
-        statuses[key] = status
-      }
+      recordFailure(
+        error.description, format: format, source: givenSource ?? options.sourceName, at: now)
       throw .badRequest("the \(format) document cannot be read: \(error)")
     }
     document.isFullRefresh = isFullRefresh
     let source = document.sourceName(given: givenSource, origin: options.sourceName)
-    let key = "\(format.rawValue)\u{0}\(source)"
     var outcome = Outcome(document: document, source: source)
     do {
       outcome.report = try engine.ingest(
@@ -79,26 +71,38 @@ final class FeedIngest: Sendable {
         _ = engine.ingest(observations: document.flowObservations)
       }
     } catch {
-      statuses.withLock { statuses in
-        var status = statuses[key] ?? Status(format: format, source: source)
-        status.pushes += 1
-        status.lastError = error.description
-        status.lastErrorTime = now
-        statuses[key] = status
-      }
+      recordFailure(error.description, format: format, source: source, at: now)
       throw .internalError("the incidents could not be stored: \(error)")
     }
-    statuses.withLock { statuses in
-      var status = statuses[key] ?? Status(format: format, source: source)
-      status.pushes += 1
+    updateStatus(format: format, source: source) { status in
       status.lastPushTime = now
       status.lastPublicationTime = document.publicationTime
       status.lastIncidentCount = document.incidents.count
       status.lastProblemCount = document.problems.count
       status.lastError = document.problems.first?.description
-      statuses[key] = status
     }
     return outcome
+  }
+
+  /// Counts a push of a source that failed, with the reason.
+  private func recordFailure(_ reason: String, format: FeedFormat, source: String, at now: Date) {
+    updateStatus(format: format, source: source) { status in
+      status.lastError = reason
+      status.lastErrorTime = now
+    }
+  }
+
+  /// Counts a push of a source and lets `change` record what it did.
+  private func updateStatus(
+    format: FeedFormat, source: String, _ change: (inout Status) -> Void
+  ) {
+    let key = "\(format.rawValue)\u{0}\(source)"
+    statuses.withLock { statuses in
+      var status = statuses[key] ?? Status(format: format, source: source)
+      status.pushes += 1
+      change(&status)
+      statuses[key] = status
+    }
   }
 
   /// The status of every source that pushed, ordered by format and source.

@@ -36,6 +36,13 @@ public struct HTTPResponse: Sendable {
       status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
   }
 
+  /// A JSON answer that describes the moment (status, counts): never cached.
+  static func uncachedJSON(_ body: [UInt8]) -> HTTPResponse {
+    var response = json(Data(body))
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
   /// The body as UTF-8 text (for tests and logs).
   public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

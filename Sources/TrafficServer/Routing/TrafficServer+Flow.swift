@@ -81,10 +81,8 @@ extension TrafficServer {
     // like a repeat within this batch, not accepted.
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
-    writer.key("accepted")
-    writer.integer(batch.acceptedCount - report.duplicates)
-    writer.key("rejected")
-    writer.integer(rejected + report.duplicates)
+    writer.member("accepted", batch.acceptedCount - report.duplicates)
+    writer.member("rejected", rejected + report.duplicates)
     writer.key("reasons")
     writer.beginObject()
     let reasons: [ProbeRejectionReason] = [.unparseable, .outOfRange, .timeInFuture, .duplicate]
@@ -94,35 +92,24 @@ extension TrafficServer {
       writer.integer((batch.rejectedCounts[reason] ?? 0) + earlier)
     }
     writer.endObject()
-    writer.key("matched")
-    writer.integer(report.accepted)
-    writer.key("unmatched")
-    writer.integer(report.unmatched)
-    writer.key("stationary")
-    writer.integer(report.skippedStationary)
-    writer.key("outOfOrder")
-    writer.integer(report.outOfOrder)
-    writer.key("decided")
-    writer.integer(report.decided)
-    writer.key("vehicles")
-    writer.integer(report.vehicles)
+    writer.member("matched", report.accepted)
+    writer.member("unmatched", report.unmatched)
+    writer.member("stationary", report.skippedStationary)
+    writer.member("outOfOrder", report.outOfOrder)
+    writer.member("decided", report.decided)
+    writer.member("vehicles", report.vehicles)
     writer.key("rejections")
     writer.beginArray()
     for rejection in batch.rejections.prefix(20) {
       writer.beginObject()
-      writer.key("line")
-      writer.integer(rejection.line)
-      writer.key("reason")
-      writer.string(rejection.reason.wireName)
-      writer.key("detail")
-      writer.string(rejection.detail)
+      writer.member("line", rejection.line)
+      writer.member("reason", rejection.reason.wireName)
+      writer.member("detail", rejection.detail)
       writer.endObject()
     }
     writer.endArray()
     writer.endObject()
-    var response = HTTPResponse.json(Data(writer.bytes))
-    response.headers.add("Cache-Control", "no-store")
-    return response
+    return .uncachedJSON(writer.bytes)
   }
 
   /// The probe format a `Content-Type` names; `nil` (detect from the content) for none,

@@ -252,18 +252,13 @@ extension TrafficServer {
   func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
     var writer = JSONWriter(capacity: 256)
     writer.beginObject()
-    writer.key("status")
-    writer.integer(error.httpStatus)
-    writer.key("title")
-    writer.string(error.title)
-    writer.key("code")
-    writer.string(error.name)
+    writer.member("status", error.httpStatus)
+    writer.member("title", error.title)
+    writer.member("code", error.name)
     if let detail = error.detail {
-      writer.key("detail")
-      writer.string(detail)
+      writer.member("detail", detail)
     }
-    writer.key("correlationId")
-    writer.string("")
+    writer.member("correlationId", "")
     writer.endObject()
     var response = HTTPResponse.json(Data(writer.bytes), status: error.httpStatus)
     response.headers.add("Cache-Control", "no-store")

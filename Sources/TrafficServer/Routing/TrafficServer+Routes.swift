@@ -139,12 +139,9 @@ extension TrafficServer {
       isFullRefresh: isFullRefresh, now: Date())
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
-    writer.key("format")
-    writer.string(format.rawValue)
-    writer.key("source")
-    writer.string(outcome.source)
-    writer.key("incidents")
-    writer.integer(outcome.document.incidents.count)
+    writer.member("format", format.rawValue)
+    writer.member("source", outcome.source)
+    writer.member("incidents", outcome.document.incidents.count)
     for (name, count) in [
       ("added", outcome.report.added), ("updated", outcome.report.updated),
       ("unchanged", outcome.report.unchanged), ("stale", outcome.report.stale),
@@ -153,27 +150,20 @@ extension TrafficServer {
       writer.key(name)
       writer.integer(count)
     }
-    writer.key("fullRefresh")
-    writer.bool(outcome.document.isFullRefresh)
-    writer.key("publicationTime")
-    writer.date(outcome.document.publicationTime)
-    writer.key("problemCount")
-    writer.integer(outcome.document.problems.count)
+    writer.member("fullRefresh", outcome.document.isFullRefresh)
+    writer.member("publicationTime", outcome.document.publicationTime)
+    writer.member("problemCount", outcome.document.problems.count)
     writer.key("problems")
     writer.beginArray()
     for problem in outcome.document.problems.prefix(100) {
       writer.beginObject()
-      writer.key("location")
-      writer.string(problem.location)
-      writer.key("reason")
-      writer.string(problem.reason)
+      writer.member("location", problem.location)
+      writer.member("reason", problem.reason)
       writer.endObject()
     }
     writer.endArray()
     writer.endObject()
-    var response = HTTPResponse.json(Data(writer.bytes))
-    response.headers.add("Cache-Control", "no-store")
-    return response
+    return .uncachedJSON(writer.bytes)
   }
 
   /// `GET /v1/feeds`: the status of every source that pushed (`feeds`) and of every feed
@@ -185,24 +175,15 @@ extension TrafficServer {
     writer.beginArray()
     for status in feeds.statusList() {
       writer.beginObject()
-      writer.key("format")
-      writer.string(status.format.rawValue)
-      writer.key("source")
-      writer.string(status.source)
-      writer.key("pushes")
-      writer.integer(status.pushes)
-      writer.key("lastPushTime")
-      writer.date(status.lastPushTime)
-      writer.key("lastPublicationTime")
-      writer.date(status.lastPublicationTime)
-      writer.key("incidents")
-      writer.integer(status.lastIncidentCount)
-      writer.key("problems")
-      writer.integer(status.lastProblemCount)
-      writer.key("lastError")
-      writer.string(status.lastError)
-      writer.key("lastErrorTime")
-      writer.date(status.lastErrorTime)
+      writer.member("format", status.format.rawValue)
+      writer.member("source", status.source)
+      writer.member("pushes", status.pushes)
+      writer.member("lastPushTime", status.lastPushTime)
+      writer.member("lastPublicationTime", status.lastPublicationTime)
+      writer.member("incidents", status.lastIncidentCount)
+      writer.member("problems", status.lastProblemCount)
+      writer.member("lastError", status.lastError)
+      writer.member("lastErrorTime", status.lastErrorTime)
       writer.endObject()
     }
     writer.endArray()
@@ -210,16 +191,11 @@ extension TrafficServer {
     writer.beginArray()
     for status in (poller?.status ?? []) {
       writer.beginObject()
-      writer.key("name")
-      writer.string(status.feed.name)
-      writer.key("format")
-      writer.string(status.feed.format?.rawValue)
-      writer.key("url")
-      writer.string(status.feed.displayURL)
-      writer.key("intervalSeconds")
-      writer.number(status.feed.intervalInSeconds, decimals: 0)
-      writer.key("fetches")
-      writer.integer(status.fetches)
+      writer.member("name", status.feed.name)
+      writer.member("format", status.feed.format?.rawValue)
+      writer.member("url", status.feed.displayURL)
+      writer.member("intervalSeconds", status.feed.intervalInSeconds, decimals: 0)
+      writer.member("fetches", status.fetches)
       for (name, time) in [
         ("lastFetch", status.lastFetch), ("lastSuccess", status.lastSuccess),
         ("nextFetch", status.nextFetch),
@@ -227,37 +203,26 @@ extension TrafficServer {
         writer.key(name)
         writer.date(time)
       }
-      writer.key("consecutiveFailures")
-      writer.integer(status.consecutiveFailures)
-      writer.key("incidents")
-      writer.integer(status.incidentCount)
-      writer.key("problems")
-      writer.integer(status.problemCount)
-      writer.key("lastError")
-      writer.string(status.lastError)
+      writer.member("consecutiveFailures", status.consecutiveFailures)
+      writer.member("incidents", status.incidentCount)
+      writer.member("problems", status.problemCount)
+      writer.member("lastError", status.lastError)
       writer.endObject()
     }
     writer.endArray()
     writer.endObject()
-    var response = HTTPResponse.json(Data(writer.bytes))
-    response.headers.add("Cache-Control", "no-store")
-    return response
+    return .uncachedJSON(writer.bytes)
   }
 
   /// `GET /healthz`.
   func health() -> HTTPResponse {
     var writer = JSONWriter(capacity: 128)
     writer.beginObject()
-    writer.key("status")
-    writer.string("ok")
-    writer.key("incidents")
-    writer.integer(engine.incidentCount)
-    writer.key("sourceUpdated")
-    writer.date(engine.lastUpdate)
+    writer.member("status", "ok")
+    writer.member("incidents", engine.incidentCount)
+    writer.member("sourceUpdated", engine.lastUpdate)
     writer.endObject()
-    var response = HTTPResponse.json(Data(writer.bytes))
-    response.headers.add("Cache-Control", "no-store")
-    return response
+    return .uncachedJSON(writer.bytes)
   }
 
   /// `GET /metrics` in the Prometheus text format.

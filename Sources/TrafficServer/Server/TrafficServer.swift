@@ -33,6 +33,8 @@ public final class TrafficServer: Sendable {
   private let correlationPrefix: String
   private let correlationCounter = Atomic<Int>(0)
   private let frontEnd = Mutex<HTTPFrontEnd?>(nil)
+  /// Signalled to end `run()` as SIGINT and SIGTERM do.
+  private let runEnds = DispatchSemaphore(value: 0)
   private let openStreams = Atomic<Int>(0)
   /// The time base of rate limiting and latency measurement.
   let startInstant = ContinuousClock.now
@@ -92,13 +94,18 @@ public final class TrafficServer: Sendable {
     configuration.accessLog.flush()
   }
 
+  /// Ends `run()` as SIGINT or SIGTERM would (a `run()` that starts later returns at once).
+  public func endRun() {
+    runEnds.signal()
+  }
+
   /// Starts the server (unless `start()` already did) and serves until the process receives
-  /// SIGINT or SIGTERM, then stops gracefully and returns.
+  /// SIGINT or SIGTERM (or `endRun()` is called), then stops gracefully and returns.
   ///
   /// - Throws: `ServerError.cannotListen` when the server cannot start.
   public func run() throws(ServerError) {
     if port == nil { try start() }
-    let done = DispatchSemaphore(value: 0)
+    let done = runEnds
     let queue = DispatchQueue(label: "traffic.server.signals")
     var sources: [DispatchSourceSignal] = []
     for number in [SIGINT, SIGTERM] {

@@ -96,12 +96,9 @@ enum WebMapInfo {
   static func encode(engine: TrafficEngine, bounds: Bounds) -> Data {
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
-    writer.key("incidents")
-    writer.integer(bounds.incidentCount)
-    writer.key("sourceUpdated")
-    writer.date(engine.lastUpdate)
-    writer.key("flowUpdated")
-    writer.date(engine.flowLastUpdate)
+    writer.member("incidents", bounds.incidentCount)
+    writer.member("sourceUpdated", engine.lastUpdate)
+    writer.member("flowUpdated", engine.flowLastUpdate)
     writer.key("roadSegments")
     if let network = engine.roadNetwork {
       writer.integer(network.segments.count)
@@ -118,18 +115,13 @@ enum WebMapInfo {
         continue
       }
       writer.beginObject()
-      writer.key("west")
-      writer.number(extent.west)
-      writer.key("south")
-      writer.number(extent.south)
-      writer.key("east")
-      writer.number(extent.east)
-      writer.key("north")
-      writer.number(extent.north)
+      writer.member("west", extent.west)
+      writer.member("south", extent.south)
+      writer.member("east", extent.east)
+      writer.member("north", extent.north)
       writer.endObject()
     }
-    writer.key("maximumZoom")
-    writer.integer(TileLayer.maximumZoom)
+    writer.member("maximumZoom", TileLayer.maximumZoom)
     writer.key("languages")
     writer.beginArray()
     for language in languages {

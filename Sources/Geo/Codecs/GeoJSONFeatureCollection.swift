@@ -1,25 +1,47 @@
 import Codec
 import Foundation
-import Geo
-import Traffic
 
-/// A GeoJSON FeatureCollection as the `within` command reads and writes it: each feature's
-/// geometry decoded by `Geo`, its properties kept as parsed JSON.
-struct GeoJSONFeatureCollection {
-  struct Feature {
-    let geometry: GeoGeometry
-    let properties: [String: JSONValue]
+/// A GeoJSON FeatureCollection (`traffic within` reads and writes one): each feature's
+/// geometry decoded, its properties kept as parsed JSON.
+package struct GeoJSONFeatureCollection {
+  package struct Feature {
+    package let geometry: GeoGeometry
+    package let properties: [String: JSONValue]
+
+    package init(geometry: GeoGeometry, properties: [String: JSONValue]) {
+      self.geometry = geometry
+      self.properties = properties
+    }
   }
 
-  let features: [Feature]
+  package let features: [Feature]
 
-  init(features: [Feature]) { self.features = features }
+  package init(features: [Feature]) { self.features = features }
+
+  /// The features whose geometry meets `area`, in document order, or nearest first (with
+  /// their geodesic distances in meters) when `origin` is given.
+  ///
+  /// - Complexity: O(n·v) for n features of v vertices, plus O(n log n) to sort.
+  package func features(
+    meeting area: some GeoArea, nearestTo origin: GeoCoordinates? = nil
+  ) -> [(feature: Feature, distanceInMeters: Double?)] {
+    let matches = features.filter { feature in
+      feature.geometry.polylines.contains { area.intersects($0) }
+    }
+    guard let origin else { return matches.map { ($0, nil) } }
+    let measured = matches.map { feature in
+      feature.geometry.polylines.map { $0.distance(to: origin) }.min() ?? .infinity
+    }
+    return measured.indices.sorted { measured[$0] < measured[$1] }.map {
+      (matches[$0], measured[$0])
+    }
+  }
 
   /// Parses a FeatureCollection (or a single Feature).
   ///
   /// - Throws: `GeoError.malformed` naming the byte of a JSON syntax error, or the feature
   ///   and what is wrong with it.
-  init(data: Data) throws {
+  package init(data: Data) throws {
     let root = try GeoJSON.parse(data)
     guard let type = root["type"]?.string else {
       throw GeoError.malformed(
@@ -57,7 +79,7 @@ struct GeoJSONFeatureCollection {
   }
 
   /// The collection as GeoJSON text (UTF-8), object keys sorted so the output is stable.
-  func encoded() throws -> Data {
+  package func encoded() throws -> Data {
     var writer = JSONWriter(capacity: 256 * features.count)
     writer.beginObject()
     writer.key("features")
@@ -68,13 +90,11 @@ struct GeoJSONFeatureCollection {
       writer.append(try GeoJSON.encode(feature.geometry))
       writer.key("properties")
       writer.value(.object(feature.properties))
-      writer.key("type")
-      writer.string("Feature")
+      writer.member("type", "Feature")
       writer.endObject()
     }
     writer.endArray()
-    writer.key("type")
-    writer.string("FeatureCollection")
+    writer.member("type", "FeatureCollection")
     writer.endObject()
     return Data(writer.bytes)
   }

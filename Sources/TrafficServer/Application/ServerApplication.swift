@@ -1,0 +1,277 @@
+import Foundation
+import Roads
+import Traffic
+import TrafficDemo
+import TrafficFeeds
+import TrafficPostgres
+import TrafficSQLite
+
+/// `traffic serve` as a library: opens the store, the road network and the engine, serves
+/// them over HTTP, polls the feeds, purges ended incidents, follows the other nodes of a
+/// PostgreSQL deployment, runs the demo, and saves the flow picture when it stops.
+///
+/// The command-line tool only parses its arguments into ``Options`` and calls ``run(started:)``.
+public final class ServerApplication: Sendable {
+  /// Where the incidents are kept.
+  public enum Store: Sendable, Hashable {
+    /// The embedded SQLite store at a path.
+    case sqlite(path: String)
+    /// A PostgreSQL + PostGIS database shared by several nodes (a libpq URL).
+    case postgres(url: String)
+  }
+
+  /// Which demo runs.
+  public enum Demo: Sendable, Hashable {
+    /// SUMO simulates traffic as a child process (a recording is replayed without SUMO).
+    case live
+    /// A recording of SUMO's probes is replayed.
+    case recorded
+  }
+
+  /// What to serve and how.
+  public struct Options: Sendable {
+    /// The store.
+    public var store: Store
+    /// The HTTP server's settings.
+    public var configuration: ServerConfiguration
+    /// The feeds to poll.
+    public var feeds: [FeedPoller.Feed] = []
+    /// A road network file for flow (OSM XML, PBF or SUMO); without one, the SQLite store's
+    /// saved network, if any.
+    public var networkFile: String?
+    /// The network's ISO country, for default speed limits.
+    public var countryCode: String?
+    /// The demo, if one runs (on the embedded store only).
+    public var demo: Demo?
+    /// How many times faster than real time the demo runs (1...60).
+    public var demoSpeed = 10.0
+
+    /// Options for a store and a configuration.
+    public init(store: Store, configuration: ServerConfiguration) {
+      self.store = store
+      self.configuration = configuration
+    }
+  }
+
+  /// Why the application cannot start or run, in one sentence naming the cause.
+  public struct Failure: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    init(_ description: String) { self.description = description }
+  }
+
+  /// Where the application reports: lines for the operator (standard error), and the lines
+  /// a user reads (where it listens, the demo's hints; standard output).
+  public struct Reporter: Sendable {
+    public var status: @Sendable (String) -> Void
+    public var output: @Sendable (String) -> Void
+
+    public init(
+      status: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
+    ) {
+      self.status = status
+      self.output = output
+    }
+  }
+
+  /// The engine served.
+  public let engine: TrafficEngine
+  private let options: Options
+  private let reporter: Reporter
+  private let server: TrafficServer
+  private let poller: FeedPoller
+  private let network: RoadNetwork?
+  private let storeName: String
+  private let feedCount: Int
+  private let demoRun: DemoRun?
+  private let sync: PostgresSync?
+
+  /// The demo's pieces, when one runs.
+  private struct DemoRun: Sendable {
+    let scenario: DemoScenario
+    let clock: DemoClock
+  }
+
+  /// Opens everything the options name; nothing listens yet.
+  ///
+  /// - Throws: ``Failure`` naming the store, the network file, the demo or the server
+  ///   setting that is wrong.
+  public init(options: Options, reporter: Reporter) throws(Failure) {
+    self.options = options
+    self.reporter = reporter
+    var feeds = options.feeds
+    var network: RoadNetwork?
+    if let file = options.networkFile {
+      do {
+        network = try NetworkFile.load(URL(fileURLWithPath: file), countryCode: options.countryCode)
+          .network
+      } catch {
+        throw Failure("\(file): \(error)")
+      }
+    }
+    switch options.store {
+    case .postgres(let url):
+      guard options.demo == nil else { throw Failure("the demo runs on the embedded store") }
+      let store: PostgresTrafficStore
+      do { store = try PostgresTrafficStore(url: url) } catch {
+        throw Failure("--postgres: \(error)")
+      }
+      storeName = store.displayName
+      do {
+        engine = try TrafficEngine(store: store, network: network)
+        // Also loads the flow state saved for the network and replays the probes after it.
+        let following = try PostgresSync(engine: engine)
+        if let problem = following.flowRestoreError {
+          reporter.status("traffic serve: the saved flow state was not loaded: \(problem)")
+        }
+        sync = following
+      } catch {
+        throw Failure("\(store.displayName): \(error)")
+      }
+      demoRun = nil
+    case .sqlite(let path):
+      storeName = path
+      let store: SQLiteTrafficStore
+      do { store = try SQLiteTrafficStore(path: path) } catch { throw Failure("\(path): \(error)") }
+      var clock: @Sendable () -> Date = { Date() }
+      var run: DemoRun?
+      if options.demo != nil {
+        do {
+          let scenario = try DemoScenario()
+          let paced = try DemoClock(speedFactor: options.demoSpeed)
+          clock = { paced.now() }
+          network = scenario.network
+          let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            .appendingPathComponent("demo-feeds")
+          let written = try scenario.writeFeeds(to: directory, now: paced.now())
+          feeds += written.map { $0.pollerFeed(intervalInSeconds: 60) }
+          run = DemoRun(scenario: scenario, clock: paced)
+        } catch {
+          throw Failure("--demo: \(error)")
+        }
+      } else if let network {
+        // A network given on the command line becomes the store's, for later commands.
+        do { try store.saveNetwork(network) } catch { throw Failure("\(path): \(error)") }
+      } else {
+        do { network = try store.loadNetwork() } catch { throw Failure("\(path): \(error)") }
+      }
+      do {
+        engine = try TrafficEngine(store: store, clock: clock, network: network)
+        if run == nil { _ = try engine.restoreFlow() }
+      } catch {
+        throw Failure("\(path): \(error)")
+      }
+      demoRun = run
+      sync = nil
+    }
+    self.network = network
+    feedCount = feeds.count
+    poller = FeedPoller(feeds: feeds, engine: engine)
+    do {
+      server = try TrafficServer(
+        engine: engine, configuration: options.configuration, poller: poller)
+    } catch {
+      throw Failure("\(error)")
+    }
+  }
+
+  /// The port the server listens on, once it does.
+  public var port: Int? { server.port }
+
+  /// Serves until the process receives SIGINT or SIGTERM (or `stop()` is called), then
+  /// stops polling and probes, and saves the flow picture.
+  ///
+  /// - Parameter started: Called once the server listens, with its port.
+  /// - Throws: ``Failure`` when the server cannot listen or the demo cannot start.
+  public func run(started: (Int) -> Void = { _ in }) throws(Failure) {
+    poller.start()
+    let engine = self.engine
+    let maintenance = Task.detached {
+      // Ended incidents leave results when they end; their rows go after the retention.
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(300))
+        _ = try? engine.purgeExpired()
+      }
+    }
+    var stopProbes: (@Sendable () -> Void)?
+    defer {
+      maintenance.cancel()
+      poller.stop()
+      stopProbes?()
+      if let sync {
+        sync.stop()
+        // The current picture survives the restart (pending positions stay with the others).
+        _ = try? sync.saveFlow()
+      } else {
+        // Pending positions count, and the current picture survives the restart.
+        engine.flushProbes()
+        _ = try? engine.saveFlow()
+      }
+    }
+    reporter.status(
+      "traffic serve: \(engine.incidentCount) incidents from \(storeName)"
+        + (network.map { ", network of \($0.segments.count) segments" } ?? "")
+        + (feedCount == 0 ? "" : ", polling \(feedCount) feeds"))
+    do {
+      try server.start()
+    } catch {
+      throw Failure("\(error)")
+    }
+    let port = server.port ?? options.configuration.port
+    reporter.output("listening on http://\(options.configuration.host):\(port)")
+    stopProbes = try startDemoProbes()
+    if demoRun != nil { reporter.output(demoHints(port: port)) }
+    started(port)
+    do {
+      try server.run()
+    } catch {
+      throw Failure("\(error)")
+    }
+  }
+
+  /// Ends `run(started:)` as SIGTERM does: it stops gracefully and returns.
+  public func stop() {
+    server.endRun()
+  }
+
+  /// Starts the demo's probe source, when there is a demo; returns how to stop it.
+  private func startDemoProbes() throws(Failure) -> (@Sendable () -> Void)? {
+    guard let mode = options.demo, let demoRun else { return nil }
+    do {
+      if mode == .live, FileManager.default.isExecutableFile(atPath: "/usr/bin/sumo") {
+        let live = try SUMOProbeStream(
+          configuration: SUMOProbeStream.Configuration(scenario: demoRun.scenario),
+          engine: engine, clock: demoRun.clock)
+        try live.start()
+        reporter.status("traffic serve: SUMO simulates traffic on the A10 network (live probes)")
+        return { live.stop() }
+      }
+      let replay = try RecordedProbeStream(
+        recordingURL: URL(fileURLWithPath: RecordedProbeStream.defaultRecordingPath),
+        engine: engine, clock: demoRun.clock)
+      replay.start()
+      reporter.status(
+        "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingPath)")
+      return { replay.stop() }
+    } catch {
+      throw Failure("--demo: \(error)")
+    }
+  }
+
+  /// What to try against the demo.
+  private func demoHints(port: Int) -> String {
+    guard let place = demoRun?.scenario.roadworksSegment.geometry.vertices.first else {
+      return ""
+    }
+    let area = "circle:\(place.latitude),\(place.longitude);r=5000"
+    return """
+
+      The demo runs at \(Int(options.demoSpeed))x real time. Open http://\(options.configuration.host):\(port)/ for the map.
+      Try:
+        curl 'http://127.0.0.1:\(port)/v7/incidents?in=\(area)&lang=de-DE'
+        curl 'http://127.0.0.1:\(port)/v7/flow?in=\(area)&minJamFactor=4'
+        traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
+      Ctrl-C stops the server and SUMO.
+      """
+  }
+}
