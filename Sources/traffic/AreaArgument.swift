@@ -4,12 +4,15 @@ import Geo
 /// WEST,SOUTH,EAST,NORTH` | `--corridor FLEXPOLY,HALF_WIDTH_M` | `--corridor-coords
 /// "LAT,LNG;LAT,LNG;...",HALF_WIDTH_M`.
 enum AreaArgument {
-  static let usage = """
-      --circle LAT,LNG,RADIUS_M             a circle (radius in meters)
-      --box WEST,SOUTH,EAST,NORTH           a box in degrees (west > east crosses 180)
-      --corridor FLEXPOLY,HALF_WIDTH_M      a corridor along a flexible polyline
-      --corridor-coords "LAT,LNG;...",HALF_WIDTH_M
-    """
+  static let options = [
+    OptionDefinition("--circle", "LAT,LNG,RADIUS_M", "a circle (radius in meters)"),
+    OptionDefinition(
+      "--box", "WEST,SOUTH,EAST,NORTH", "a box in degrees (west > east crosses 180)"),
+    OptionDefinition(
+      "--corridor", "FLEXPOLY,HALF_WIDTH_M", "a corridor along a flexible polyline"),
+    OptionDefinition(
+      "--corridor-coords", "\"LAT,LNG;...\",HALF_WIDTH_M", "a corridor along coordinates"),
+  ]
 
   /// Takes exactly one area option from the arguments.
   static func take(from arguments: inout ArgumentList) throws(UsageError) -> any GeoArea {

@@ -1,16 +1,25 @@
 /// The arguments of a subcommand: `--name value` options, `--flag`s and positionals.
 ///
 /// Every option must be consumed by the command; anything left over is reported as an
-/// unknown option, so a typo never passes silently.
+/// unknown option, so a typo never passes silently. The command takes only the options it
+/// declares (`Subcommand.options`), the same definitions its help is made of.
 struct ArgumentList {
   private var remaining: [String]
+  /// The options that take a value, and the flags, the command declares.
+  private let valued: Set<String>
+  private let flags: Set<String>
 
-  init(_ arguments: [String]) { remaining = arguments }
+  init(_ arguments: [String], accepting options: [OptionDefinition]) {
+    remaining = arguments
+    valued = Set(options.filter { $0.value != nil }.flatMap(\.names))
+    flags = Set(options.filter { $0.value == nil }.flatMap(\.names))
+  }
 
   /// Removes and returns the value of `--name VALUE` (or `--name=VALUE`), if present.
   ///
   /// - Throws: `UsageError` when the option has no value or is given more than once.
   mutating func option(_ name: String) throws(UsageError) -> String? {
+    assert(valued.contains(name), "\(name) is not among the command's options")
     guard let value = try takeOption(name) else { return nil }
     if try takeOption(name) != nil {
       throw UsageError("\(name) is given more than once; give it once")
@@ -23,6 +32,7 @@ struct ArgumentList {
   ///
   /// - Throws: `UsageError` when an occurrence has no value.
   mutating func repeatedOption(_ name: String) throws(UsageError) -> [String] {
+    assert(valued.contains(name), "\(name) is not among the command's options")
     var values: [String] = []
     while let value = try takeOption(name) { values.append(value) }
     return values
@@ -46,6 +56,7 @@ struct ArgumentList {
 
   /// Removes `--name` (every time it is given) and tells whether it was there.
   mutating func flag(_ name: String) -> Bool {
+    assert(flags.contains(name), "\(name) is not among the command's flags")
     let count = remaining.count
     remaining.removeAll { $0 == name }
     return remaining.count < count

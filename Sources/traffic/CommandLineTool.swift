@@ -67,7 +67,7 @@ enum CommandLineTool {
       return .success
     }
     do {
-      try await command.run(ArgumentList(rest), console: console)
+      try await command.run(ArgumentList(rest, accepting: command.options), console: console)
       return .success
     } catch let error as UsageError {
       console.error("traffic \(command.name): \(error)")
@@ -87,8 +87,24 @@ enum CommandLineTool {
 protocol Subcommand {
   static var name: String { get }
   static var summary: String { get }
-  static var help: String { get }
+  /// The help before the options: usage lines and what the command does.
+  static var synopsis: String { get }
+  /// The options the command takes: they parse its arguments and make its help.
+  static var options: [OptionDefinition] { get }
+  /// The help after the options (empty by default).
+  static var notes: String { get }
   static func run(_ arguments: ArgumentList, console: Console) async throws
+}
+
+extension Subcommand {
+  static var notes: String { "" }
+
+  /// The command's help: synopsis, options, notes.
+  static var help: String {
+    var text = synopsis + "\n\nOptions:\n" + OptionDefinition.helpText(options)
+    if !notes.isEmpty { text += "\n\n" + notes }
+    return text
+  }
 }
 
 /// Where a command writes: standard output and error, or buffers in tests.

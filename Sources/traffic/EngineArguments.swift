@@ -6,11 +6,15 @@ import TrafficSQLite
 /// Where a command's engine reads from: `--db PATH` (SQLite, the default `./traffic.sqlite`
 /// or `TRAFFIC_DB`).
 enum EngineArguments {
-  static let usage = """
-      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
-      --server URL          ask a traffic server (traffic serve, or any HERE v7 service)
-      --api-key KEY         the server's API key
-    """
+  static let options = [
+    OptionDefinition("--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+    OptionDefinition(
+      "--server", "URL", "ask a traffic server (traffic serve, or any HERE v7 service)"),
+    OptionDefinition("--api-key", "KEY", "the server's API key"),
+  ]
+
+  /// `--db` alone, for the commands that write to the embedded store.
+  static let database = [options[0]]
 
   /// The database path the arguments (or the environment) name.
   static func databasePath(from arguments: inout ArgumentList) throws(UsageError) -> String {

@@ -7,16 +7,18 @@ import TrafficSQLite
 enum NetworkCommand: Subcommand {
   static let name = "network"
   static let summary = "Import a road network (OSM XML/bz2/PBF or SUMO .net.xml) into the store"
-  static let help = """
+  static let synopsis = """
     Usage: traffic network import [--db PATH] [--country CC] FILE
 
     Imports the roads for motor traffic of FILE (.osm, .osm.bz2, .osm.pbf or SUMO .net.xml)
     into the store, replacing any network held there (and the flow computed on it).
-
-    Options:
-      --country CC          ISO country of the network, for default speed limits
-      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
     """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition("--country", "CC", "ISO country of the network, for default speed limits"),
+      OptionDefinition(
+        "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
@@ -47,20 +49,28 @@ enum NetworkCommand: Subcommand {
 enum ProbesCommand: Subcommand {
   static let name = "probes"
   static let summary = "Import vehicle probes (CSV, NDJSON, SUMO FCD) into flow"
-  static let help = """
+  static let synopsis = """
     Usage: traffic probes import [--db PATH] [--format csv|ndjson|fcd]
                                  [--simulation-start T] FILE...
 
     Map-matches the probes to the store's road network (import one first with traffic
     network import) and aggregates segment speeds; the flow is saved in the store.
-
-    Options:
-      --format F            csv, ndjson or fcd (SUMO floating-car data); default: detected
-      --simulation-start T  the wall-clock time (RFC 3339) of SUMO's time 0 (default: the
-                            last time step of each file is now, as if the simulation had
-                            just run)
-      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
-
+    """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition(
+        "--format", "F", "csv, ndjson or fcd (SUMO floating-car data); default: detected"),
+      OptionDefinition(
+        "--simulation-start", "T",
+        """
+        the wall-clock time (RFC 3339) of SUMO's time 0 (default: the
+        last time step of each file is now, as if the simulation had
+        just run)
+        """),
+      OptionDefinition(
+        "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+    ]
+  static let notes = """
     Rejected rows are counted by reason and never stop the rest.
     """
 
@@ -127,18 +137,19 @@ enum ProbesCommand: Subcommand {
 enum FlowCommand: Subcommand {
   static let name = "flow"
   static let summary = "Traffic flow (speed, jam factor) on the roads of an area"
-  static let help = """
+  static let synopsis = """
     Usage: traffic flow AREA [--min-jam F] [--max-jam F] [--functional-classes C,...]
                         [--db PATH | --server URL] [--json]
-
-    \(AreaArgument.usage)
-
-    Options:
-      --min-jam F, --max-jam F   jam factor bounds, 0...10
-      --functional-classes C,... road classes 1 (motorways) ... 5 (local roads)
-    \(EngineArguments.usage)
-      --json                HERE Traffic API v7 flow JSON
     """
+  static let options: [OptionDefinition] =
+    AreaArgument.options + [
+      OptionDefinition("--min-jam", "F", "the least jam factor, 0...10"),
+      OptionDefinition("--max-jam", "F", "the greatest jam factor, 0...10"),
+      OptionDefinition(
+        "--functional-classes", "C,...", "road classes 1 (motorways) ... 5 (local roads)"),
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "HERE Traffic API v7 flow JSON")
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
@@ -190,18 +201,21 @@ enum FlowCommand: Subcommand {
 enum RouteCommand: Subcommand {
   static let name = "route"
   static let summary = "Traffic along a route: spans, delays, incidents on it"
-  static let help = """
+  static let synopsis = """
     Usage: traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
                          [--half-width M] [--db PATH] [--json]
 
     Matches the route to the store's road network and reports each span's speed, jam factor
     and delay, the incidents on the route with their offsets, and the total delay.
-
-    Options:
-      --half-width M        how far from the route incidents count (default 30 m)
-      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
-      --json                the answer of POST /v1/route/traffic
     """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition(
+        "--half-width", "M", "how far from the route incidents count (default 30 m)"),
+      OptionDefinition(
+        "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+      OptionDefinition(flag: "--json", "the answer of POST /v1/route/traffic"),
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments

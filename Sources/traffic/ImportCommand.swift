@@ -6,7 +6,7 @@ import TrafficFeeds
 enum ImportCommand: Subcommand {
   static let name = "import"
   static let summary = "Import feed documents (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
-  static let help = """
+  static let synopsis = """
     Usage: traffic import [--db PATH] [--format auto|\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))]
                           [--source NAME] [--axis-order lat-lon|lon-lat] FILE...
 
@@ -14,18 +14,25 @@ enum ImportCommand: Subcommand {
     a new version, an unchanged one is left alone (importing twice changes nothing), and an
     incident another feed already reported is merged into it. A full-refresh document ends
     the incidents of its feed that it no longer carries.
-
-    Options:
-      --format F            the format of every file; auto (default) recognises each one
-      --source NAME         the source (feed) the files come from, as `?source=` of a push
-                            and NAME= of `serve --feed` (--feed NAME is the same); by
-                            default the source the document names itself (a WZDx
-                            feed_info publisher: wzdx:PUBLISHER, so that the feed's pushes
-                            and polls update what was imported), else one per file,
-                            FORMAT:FILENAME
-      --axis-order O        coordinate order of DATEX II posList (default lat-lon)
-    \(EngineArguments.usage)
-
+    """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition(
+        "--format", "F", "the format of every file; auto (default) recognises each one"),
+      OptionDefinition(
+        "--source", "NAME",
+        """
+        the source (feed) the files come from, as `?source=` of a push
+        and NAME= of `serve --feed` (--feed NAME is the same); by
+        default the source the document names itself (a WZDx
+        feed_info publisher: wzdx:PUBLISHER, so that the feed's pushes
+        and polls update what was imported), else one per file,
+        FORMAT:FILENAME
+        """),
+      OptionDefinition(
+        "--axis-order", "O", "coordinate order of DATEX II posList (default lat-lon)"),
+    ] + EngineArguments.options
+  static let notes = """
     Files are read as they are decoded (memory holds one record at a time, not the file).
     Broken records are skipped and listed; a file that cannot be read is reported and the
     other files still import. Exit status 64 when any file failed.

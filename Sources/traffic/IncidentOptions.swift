@@ -5,15 +5,21 @@ import Traffic
 /// The incident filters of the command line: `--type`, `--impact`, `--lang`, `--sort-from`,
 /// `--limit`, turned into `TrafficIncidentsQueryOptions`.
 enum IncidentOptions {
-  static let usage = """
-      --type T,...          incident types (accident, congestion, construction,
-                            disabledVehicle, massTransit, plannedEvent, roadHazard, weather,
-                            roadClosure, laneRestriction, other)
-      --impact I,...        critical, major, minor, low (or lowImpact)
-      --lang L              BCP 47 language of the texts (e.g. de-DE)
-      --earliest-start T    also incidents active since T (RFC 3339); default: now
-      --latest-end T        also incidents active until T (RFC 3339); default: now
-    """
+  static let options = [
+    OptionDefinition(
+      "--type", "T,...",
+      """
+      incident types (accident, congestion, construction,
+      disabledVehicle, massTransit, plannedEvent, roadHazard, weather,
+      roadClosure, laneRestriction, other)
+      """),
+    OptionDefinition("--impact", "I,...", "critical, major, minor, low (or lowImpact)"),
+    OptionDefinition("--lang", "L", "BCP 47 language of the texts (e.g. de-DE)"),
+    OptionDefinition(
+      "--earliest-start", "T", "also incidents active since T (RFC 3339); default: now"),
+    OptionDefinition(
+      "--latest-end", "T", "also incidents active until T (RFC 3339); default: now"),
+  ]
 
   /// Takes the filter options from the arguments.
   static func take(

@@ -5,20 +5,21 @@ import Traffic
 enum IncidentsCommand: Subcommand {
   static let name = "incidents"
   static let summary = "Incidents in a circle, box or corridor"
-  static let help = """
+  static let synopsis = """
     Usage: traffic incidents AREA [--type T,...] [--impact I,...] [--lang L]
                              [--sort-from LAT,LNG] [--limit N] [--db PATH] [--json]
 
-    Prints the incidents active now whose geometry meets AREA:
-    \(AreaArgument.usage)
-
-    Options:
-    \(IncidentOptions.usage)
-      --sort-from LAT,LNG   nearest first from this point (true distance to the road)
-      --limit N             at most N incidents
-    \(EngineArguments.usage)
-      --json                HERE Traffic API v7 JSON
+    Prints the incidents active now whose geometry meets AREA, one of
+    --circle, --box, --corridor and --corridor-coords.
     """
+  static let options: [OptionDefinition] =
+    AreaArgument.options + IncidentOptions.options + [
+      OptionDefinition(
+        "--sort-from", "LAT,LNG", "nearest first from this point (true distance to the road)"),
+      OptionDefinition("--limit", "N", "at most N incidents"),
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "HERE Traffic API v7 JSON")
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
@@ -57,17 +58,18 @@ enum IncidentsCommand: Subcommand {
 enum LookupCommand: Subcommand {
   static let name = "lookup"
   static let summary = "One incident by its original id"
-  static let help = """
+  static let synopsis = """
     Usage: traffic lookup ORIGINAL_ID [--lang L] [--db PATH] [--json]
 
     Prints the incident with this original id (stable across versions; HERE's prefix
     here:traffic:incident: is accepted).
-
-    Options:
-      --lang L              BCP 47 language of the texts (e.g. de-DE)
-    \(EngineArguments.usage)
-      --json                HERE Traffic API v7 JSON
     """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition("--lang", "L", "BCP 47 language of the texts (e.g. de-DE)")
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "HERE Traffic API v7 JSON")
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
@@ -95,19 +97,19 @@ enum LookupCommand: Subcommand {
 enum NearestCommand: Subcommand {
   static let name = "nearest"
   static let summary = "The incident nearest to a place"
-  static let help = """
+  static let synopsis = """
     Usage: traffic nearest LAT,LNG [--radius M] [--type T,...] [--impact I,...] [--lang L]
                            [--db PATH] [--json]
 
     Prints the active incident nearest to LAT,LNG within the radius (default 5000 m),
     measured to the road's segments, not only its vertices.
-
-    Options:
-      --radius M            how far to look, meters (at most 50000)
-    \(IncidentOptions.usage)
-    \(EngineArguments.usage)
-      --json                HERE Traffic API v7 JSON
     """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition("--radius", "M", "how far to look, meters (at most 50000)")
+    ] + IncidentOptions.options + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "HERE Traffic API v7 JSON")
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments

@@ -5,14 +5,15 @@ import TrafficMap
 
 /// The view options `render` and `pick` share.
 enum ViewArguments {
-  static let usage = """
-      --center LAT,LNG      the view's center
-      --zoom Z              zoom level 0...22
-      --size WxH            pixels (default 800x600)
-      --features F,...      flow, incidents (default both)
-      --flow-mode M         with-free-flow (default) | without-free-flow
-      --network FILE        a road network to draw and compute flow on (.osm, .pbf, .net.xml)
-    """
+  static let options = [
+    OptionDefinition("--center", "LAT,LNG", "the view's center"),
+    OptionDefinition("--zoom", "Z", "zoom level 0...22"),
+    OptionDefinition("--size", "WxH", "pixels (default 800x600)"),
+    OptionDefinition("--features", "F,...", "flow, incidents (default both)"),
+    OptionDefinition("--flow-mode", "M", "with-free-flow (default) | without-free-flow"),
+    OptionDefinition(
+      "--network", "FILE", "a road network to draw and compute flow on (.osm, .pbf, .net.xml)"),
+  ]
 
   /// A view with a loaded scene and the features the arguments enable.
   static func view(_ arguments: inout ArgumentList) async throws -> MapView {
@@ -65,16 +66,16 @@ enum ViewArguments {
 enum RenderCommand: Subcommand {
   static let name = "render"
   static let summary = "Render a map image with flow and incidents to a PNG file"
-  static let help = """
+  static let synopsis = """
     Usage: traffic render --center LAT,LNG --zoom Z [--size WxH] [--features flow,incidents]
                           [--flow-mode with-free-flow|without-free-flow] [--network FILE]
                           [--db PATH] -o FILE.png
-
-    Options:
-    \(ViewArguments.usage)
-    \(EngineArguments.usage)
-      -o FILE.png           where to write the picture
     """
+  static let options: [OptionDefinition] =
+    ViewArguments.options + EngineArguments.options + [
+      OptionDefinition("-o", "FILE.png", "where to write the picture"),
+      OptionDefinition("--output", "FILE.png", "the same as -o"),
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
@@ -98,17 +99,17 @@ enum RenderCommand: Subcommand {
 enum PickCommand: Subcommand {
   static let name = "pick"
   static let summary = "The incidents under a point (or rectangle) of a map view"
-  static let help = """
+  static let synopsis = """
     Usage: traffic pick --center LAT,LNG --zoom Z --size WxH --at X,Y [--rect W,H]
                         [--features flow,incidents] [--network FILE] [--db PATH] [--json]
-
-    Options:
-    \(ViewArguments.usage)
-      --at X,Y              the tap, pixels from the view's top-left corner
-      --rect W,H            a rectangle from X,Y instead of a 1x1 tap
-    \(EngineArguments.usage)
-      --json                the picked incidents as JSON
     """
+  static let options: [OptionDefinition] =
+    ViewArguments.options + [
+      OptionDefinition("--at", "X,Y", "the tap, pixels from the view's top-left corner"),
+      OptionDefinition("--rect", "W,H", "a rectangle from X,Y instead of a 1x1 tap"),
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "the picked incidents as JSON")
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments

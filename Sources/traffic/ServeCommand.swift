@@ -9,44 +9,74 @@ import TrafficServer
 enum ServeCommand: Subcommand {
   static let name = "serve"
   static let summary = "Run the traffic server (HERE Traffic API v7 compatible)"
-  static let help = """
+  static let synopsis = """
     Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
                          [--feed [NAME=]FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
                          [--threads N] [--access-log FILE|stderr|off]
 
     Serves incidents (and flow, when a road network is given) over HTTP until SIGINT or
     SIGTERM, then finishes the requests in flight and stops.
-
-    Options:
-      --db PATH             the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)
-      --postgres URL        a PostgreSQL + PostGIS database shared by several nodes (or
-                            $TRAFFIC_POSTGRES); each node follows the others' writes
-                            and probes
-      --host H              address to listen on (default 127.0.0.1; without API keys the
-                            server is open, so bind it to loopback)
-      --port N              port (default 8080; 0 picks a free one)
-      --network FILE        road network for flow: .osm, .osm.bz2, .osm.pbf or SUMO .net.xml
-      --country CC          ISO country of the network, for default speed limits
-      --feed [NAME=]FORMAT:URL[@S]
-                            poll a feed every S seconds (default 60); FORMAT is auto or one of
-                            \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "));
-                            NAME names its source (default: the source the document names
-                            itself, else the URL's host and path)
-      --api-key KEY         accept this key (apiKey= or Authorization: Bearer); repeatable
-      --keys-file F         accept the keys in F, one per line
-      --threads N           request threads (default: one per core the process may use)
-      --access-log DEST     where the access log goes: stderr (the default), a FILE it
-                            appends to, or off; written in batches every 100 ms and
-                            completely when the server stops
-      --rate-limit R        requests per second per key (per client address without
-                            keys); beyond it 429 with Retry-After
-      --demo[=live|static]  the live demo: SUMO's A10 network south-east of Berlin, traffic
-                            simulated by SUMO (live) or replayed from a recording (static),
-                            and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
-                            the store defaults to ./demo.sqlite
-      --demo-speed F        how many times faster than real time the demo runs (1...60,
-                            default 10); the server's clock runs at the same pace
     """
+  static let options: [OptionDefinition] =
+    EngineArguments.database + [
+      OptionDefinition(
+        "--postgres", "URL",
+        """
+        a PostgreSQL + PostGIS database shared by several nodes (or
+        $TRAFFIC_POSTGRES); each node follows the others' writes
+        and probes
+        """),
+      OptionDefinition(
+        "--host", "H",
+        """
+        address to listen on (default 127.0.0.1; without API keys the
+        server is open, so bind it to loopback)
+        """),
+      OptionDefinition("--port", "N", "port (default 8080; 0 picks a free one)"),
+      OptionDefinition(
+        "--network", "FILE", "road network for flow: .osm, .osm.bz2, .osm.pbf or SUMO .net.xml"),
+      OptionDefinition("--country", "CC", "ISO country of the network, for default speed limits"),
+      OptionDefinition(
+        "--feed", "[NAME=]FORMAT:URL[@S]",
+        """
+        poll a feed every S seconds (default 60); FORMAT is auto or one of
+        \(FeedFormat.allCases.map(\.rawValue).joined(separator: ", "));
+        NAME names its source (default: the source the document names
+        itself, else the URL's host and path)
+        """),
+      OptionDefinition(
+        "--api-key", "KEY", "accept this key (apiKey= or Authorization: Bearer); repeatable"),
+      OptionDefinition("--keys-file", "F", "accept the keys in F, one per line"),
+      OptionDefinition(
+        "--threads", "N", "request threads (default: one per core the process may use)"),
+      OptionDefinition(
+        "--access-log", "DEST",
+        """
+        where the access log goes: stderr (the default), a FILE it
+        appends to, or off; written in batches every 100 ms and
+        completely when the server stops
+        """),
+      OptionDefinition(
+        "--rate-limit", "R",
+        """
+        requests per second per key (per client address without
+        keys); beyond it 429 with Retry-After
+        """),
+      OptionDefinition(
+        flags: ["--demo", "--demo=live", "--demo=static"], display: "--demo[=live|static]",
+        """
+        the live demo: SUMO's A10 network south-east of Berlin, traffic
+        simulated by SUMO (live) or replayed from a recording (static),
+        and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
+        the store defaults to ./demo.sqlite
+        """),
+      OptionDefinition(
+        "--demo-speed", "F",
+        """
+        how many times faster than real time the demo runs (1...60,
+        default 10); the server's clock runs at the same pace
+        """),
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments

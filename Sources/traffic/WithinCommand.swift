@@ -6,16 +6,19 @@ import Geo
 enum WithinCommand: Subcommand {
   static let name = "within"
   static let summary = "Features of a GeoJSON file inside a circle, box or corridor"
-  static let help = """
+  static let synopsis = """
     Usage: traffic within AREA [--sort-from LAT,LNG] [--json] FILE.geojson
 
-    Prints the features of a GeoJSON FeatureCollection whose geometry meets AREA:
-    \(AreaArgument.usage)
-
-    Options:
-      --sort-from LAT,LNG   order by true distance to each geometry from this point
-      --json                print the matching features as a GeoJSON FeatureCollection
+    Prints the features of a GeoJSON FeatureCollection whose geometry meets AREA, one of
+    --circle, --box, --corridor and --corridor-coords.
     """
+  static let options: [OptionDefinition] =
+    AreaArgument.options + [
+      OptionDefinition(
+        "--sort-from", "LAT,LNG", "order by true distance to each geometry from this point"),
+      OptionDefinition(
+        flag: "--json", "print the matching features as a GeoJSON FeatureCollection"),
+    ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments

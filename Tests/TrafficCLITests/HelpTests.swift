@@ -29,3 +29,34 @@ import Testing
     #expect(result.errors.contains("Commands:"))
   }
 }
+
+@Suite struct OptionDefinitionTests {
+  @Test func helpListsEveryOptionACommandTakesInItsColumns() {
+    for command in CommandLineTool.commands.values {
+      let help = command.help
+      for option in command.options {
+        #expect(help.contains("\n  \(option.spelling)"), "\(command.name): \(option.spelling)")
+      }
+    }
+    let text = OptionDefinition.helpText([
+      OptionDefinition("--port", "N", "the port\nsecond line"),
+      OptionDefinition(flag: "--json", "JSON"),
+      OptionDefinition("--a-very-long-option", "WITH,A,LONG,VALUE", "help"),
+    ])
+    #expect(
+      text == """
+          --port N              the port
+                                second line
+          --json                JSON
+          --a-very-long-option WITH,A,LONG,VALUE
+                                help
+        """)
+  }
+
+  @Test func anOptionNoDefinitionNamesIsRefused() {
+    var arguments = ArgumentList(
+      ["--port", "80", "--typo", "x"], accepting: [OptionDefinition("--port", "N", "")])
+    #expect(try arguments.option("--port") == "80")
+    #expect(throws: UsageError.self) { try arguments.positionals() }
+  }
+}

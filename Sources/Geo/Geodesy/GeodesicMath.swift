@@ -65,14 +65,7 @@ enum GeodesicMath {
     let q = (r / 90).rounded(.toNearestOrEven)
     r -= 90 * q
     r *= degree
-    let s = sin(r), c = cos(r) + 0
-    // q is within -2...2, or NaN for a non-finite x (which must not trap).
-    switch q.isNaN ? 0 : Int(q) & 3 {
-    case 0: return (s, c)
-    case 1: return (c, -s)
-    case 2: return (-s, -c)
-    default: return (-c, s)
-    }
+    return rotated(sin: sin(r), cos: cos(r) + 0, quarterTurns: q)
   }
 
   /// `(sin, cos)` of `x + e` degrees, where `e` is a small correction to `x`.
@@ -81,8 +74,15 @@ enum GeodesicMath {
     var r = reduced(x)
     let q = (r / 90).rounded(.toNearestOrEven)
     r = rounded((r - 90 * q) + e) * degree
-    let s = sin(r), c = cos(r) + 0
-    // q is within -2...2, or NaN for a non-finite x (which must not trap).
+    return rotated(sin: sin(r), cos: cos(r) + 0, quarterTurns: q)
+  }
+
+  /// `(sin, cos)` of an angle `q` quarter turns further.
+  @inline(__always)
+  private static func rotated(
+    sin s: Double, cos c: Double, quarterTurns q: Double
+  ) -> (sin: Double, cos: Double) {
+    // q is within -2...2, or NaN for a non-finite angle (which must not trap).
     switch q.isNaN ? 0 : Int(q) & 3 {
     case 0: return (s, c)
     case 1: return (c, -s)
