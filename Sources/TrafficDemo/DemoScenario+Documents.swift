@@ -132,14 +132,16 @@ extension DemoScenario {
     let segment = workZoneSegment
     let lanes = max(segment.laneCount ?? 2, 2)
     let road = segment.name ?? segment.ref ?? "Zubringer zur \(motorwayNumber ?? "Autobahn")"
-    let coordinates = segment.geometry.vertices
-      .map { "[\(Self.decimal($0.longitude)), \(Self.decimal($0.latitude))]" }
-      .joined(separator: ", ")
-    let laneList = (1...lanes)
-      .map { order in
-        "{\"order\": \(order), \"type\": \"general\", \"status\": \"\(order == lanes ? "closed" : "open")\"}"
-      }
-      .joined(separator: ", ")
+    var laneList = JSONWriter()
+    laneList.beginArray()
+    for order in 1...lanes {
+      laneList.beginObject()
+      laneList.member("order", order)
+      laneList.member("type", "general")
+      laneList.member("status", order == lanes ? "closed" : "open")
+      laneList.endObject()
+    }
+    laneList.endArray()
     return """
       {
         "feed_info": {
@@ -180,9 +182,9 @@ extension DemoScenario {
               "vehicle_impact": "some-lanes-closed",
               "types_of_work": [{"type_name": "surface-work", "is_architectural_change": false}],
               "worker_presence": {"are_workers_present": true, "method": "scheduled"},
-              "lanes": [\(laneList)]
+              "lanes": \(String(decoding: laneList.bytes, as: UTF8.self))
             },
-            "geometry": {"type": "LineString", "coordinates": [\(coordinates)]}
+            "geometry": \(Self.lineString(segment.geometry))
           }
         ]
       }
@@ -196,9 +198,6 @@ extension DemoScenario {
   func open511Closure(start: Date, end: Date, now: Date) -> String {
     let segment = closureSegment
     let name = segment.name ?? segment.ref ?? "Road"
-    let coordinates = segment.geometry.vertices
-      .map { "[\(Self.decimal($0.longitude)), \(Self.decimal($0.latitude))]" }
-      .joined(separator: ", ")
     func local(_ date: Date) -> String { String(RFC3339.format(date).prefix(19)) }
     return """
       {
@@ -215,7 +214,7 @@ extension DemoScenario {
             "created": "\(RFC3339.format(start))",
             "updated": "\(RFC3339.format(start))",
             "roads": [{"name": \(Self.jsonString(name)), "direction": "BOTH", "state": "CLOSED"}],
-            "geography": {"type": "LineString", "coordinates": [\(coordinates)]},
+            "geography": \(Self.lineString(segment.geometry)),
             "schedule": {"intervals": ["\(local(start))/\(local(end))"]}
           }
         ]
@@ -253,6 +252,13 @@ extension DemoScenario {
       .replacingOccurrences(of: "<", with: "&lt;")
       .replacingOccurrences(of: ">", with: "&gt;")
       .replacingOccurrences(of: "\"", with: "&quot;")
+  }
+
+  /// A polyline as a GeoJSON `LineString` object.
+  static func lineString(_ polyline: GeoPolyline) -> String {
+    // A polyline always has the two vertices a line string needs.
+    let json = (try? GeoJSON.encode(.lineString(polyline.vertices))) ?? Data()
+    return String(decoding: json, as: UTF8.self)
   }
 
   /// A JSON string literal (escaped by the one JSON writer).
