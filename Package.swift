@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
     .library(name: "TrafficMap", targets: ["TrafficMap"]),
+    .library(name: "TrafficRouting", targets: ["TrafficRouting"]),
     .executable(name: "traffic", targets: ["traffic"]),
     .executable(name: "traffic-bench", targets: ["traffic-bench"]),
   ],
@@ -51,6 +52,7 @@ let package = Package(
       ],
       resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
+    .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
     .target(name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"]),
 
     // Executables: argument handling and a call into the libraries.
@@ -142,6 +144,9 @@ let package = Package(
         "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
         "TrafficTestSupport",
       ]),
+    .testTarget(
+      name: "TrafficRoutingTests",
+      dependencies: ["Geo", "Roads", "Traffic", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficMapTests",
       dependencies: ["Roads", "Codec", "TrafficMap", "TrafficTestSupport"],

@@ -210,11 +210,12 @@ enum RouteCommand: Subcommand {
     """
   static let options: [OptionDefinition] =
     [
+      OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
+      OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
       OptionDefinition(
         "--half-width", "M", "how far from the route incidents count (default 30 m)"),
-      OptionDefinition(
-        "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
-      OptionDefinition(flag: "--json", "the answer of POST /v1/route/traffic"),
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "the answer of POST /v1/route/traffic")
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {

@@ -29,11 +29,12 @@ enum ImportCommand: Subcommand {
         and polls update what was imported), else one per file,
         FORMAT:FILENAME
         """),
+      OptionDefinition("--feed", "NAME", "the same as --source"),
       OptionDefinition(
         "--axis-order", "O", "coordinate order of DATEX II posList (default lat-lon)"),
     ] + EngineArguments.options
   static let notes = """
-    Files are read as they are decoded (memory holds one record at a time, not the file).
+    Files are read as they are decoded (the file is never held whole; its incidents are).
     Broken records are skipped and listed; a file that cannot be read is reported and the
     other files still import. Exit status 64 when any file failed.
     """

@@ -53,7 +53,7 @@ import Testing
         """)
   }
 
-  @Test func anOptionNoDefinitionNamesIsRefused() {
+  @Test func anOptionNoDefinitionNamesIsRefused() throws {
     var arguments = ArgumentList(
       ["--port", "80", "--typo", "x"], accepting: [OptionDefinition("--port", "N", "")])
     #expect(try arguments.option("--port") == "80")

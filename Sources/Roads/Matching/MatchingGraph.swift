@@ -11,8 +11,8 @@ import Geo
 package final class MatchingGraph: Sendable {
   /// Turn successors of each segment: `successors[successorOffsets[s]..<successorOffsets[s
   /// + 1]]` (U-turns only at dead ends).
-  let successorOffsets: [Int32]
-  let successors: [Int32]
+  package let successorOffsets: [Int32]
+  package let successors: [Int32]
   /// Per segment, the geodesic distance from its start to each vertex, meters:
   /// `along[alongStarts[s] + i]` for vertex `i` of segment `s`; the last equals the
   /// segment's length.

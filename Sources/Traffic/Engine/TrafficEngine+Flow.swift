@@ -199,41 +199,72 @@ extension TrafficEngine {
     }
     let now = clock()
     let incidentIndex = currentSnapshot
-    var spans: [TrafficOnRoute.Span] = []
-    var base = 0.0, traffic = 0.0, delay = 0.0
-    var blocked = false
+    var valued = TrafficOnRoute(
+      spans: [], incidents: [], lengthInMeters: route.lengthInMeters, baseDurationInSeconds: 0,
+      trafficDurationInSeconds: 0, totalDelayInSeconds: 0, isBlocked: false)
     if let flowState {
       let snapshot = flowState.snapshot(now: now, incidents: incidentIndex)
-      let network = flowState.index.network
-      var offset = 0.0
-      for piece in flowState.index.pieces(along: route) {
-        let segment = network.segments[piece.segmentID]
-        let flow = snapshot.flow(of: segment)
-        let length = piece.lengthInMeters
-        let free = flow.freeFlowSpeedInMetersPerSecond
-        let speed = flow.speedUncappedInMetersPerSecond
-        let closed = flow.traversability == .closed || flow.jamFactor >= 10 || speed <= 0
-        let baseTime = free > 0 ? length / free : 0
-        var spanDelay: Double?
-        if closed {
-          blocked = true
-        } else {
-          let time = length / speed
-          spanDelay = time - baseTime
-          traffic += time
-          delay += time - baseTime
-        }
-        base += baseTime
-        spans.append(
-          TrafficOnRoute.Span(
-            offsetInMeters: offset, lengthInMeters: length, segmentID: segment.id,
-            roadName: flow.roadName, baseSpeedInMetersPerSecond: free,
-            trafficSpeedInMetersPerSecond: closed ? 0 : speed, jamFactor: flow.jamFactor,
-            confidence: flow.confidence, traversability: closed ? .closed : flow.traversability,
-            delayInSeconds: spanDelay))
-        offset += length
-      }
+      valued = Self.valued(
+        flowState.index.pieces(along: route), network: flowState.index.network,
+        snapshot: snapshot, lengthInMeters: route.lengthInMeters)
     }
+    valued.incidents = Self.incidents(
+      along: route, corridorHalfWidthInMeters: corridorHalfWidthInMeters, in: incidentIndex,
+      at: now)
+    return valued
+  }
+
+  /// The spans of the stretches of segments a route drives, valued from a flow snapshot,
+  /// and the route's totals (no incidents).
+  ///
+  /// - Complexity: O(p) for p pieces.
+  package static func valued(
+    _ pieces: [FlowIndex.Piece], network: RoadNetwork, snapshot: FlowSnapshot,
+    lengthInMeters: Double
+  ) -> TrafficOnRoute {
+    var spans: [TrafficOnRoute.Span] = []
+    spans.reserveCapacity(pieces.count)
+    var base = 0.0, traffic = 0.0, delay = 0.0
+    var blocked = false
+    var offset = 0.0
+    for piece in pieces {
+      let segment = network.segments[piece.segmentID]
+      let flow = snapshot.flow(of: segment)
+      let length = piece.lengthInMeters
+      let free = flow.freeFlowSpeedInMetersPerSecond
+      let speed = flow.speedUncappedInMetersPerSecond
+      let closed = flow.traversability == .closed || flow.jamFactor >= 10 || speed <= 0
+      let baseTime = free > 0 ? length / free : 0
+      var spanDelay: Double?
+      if closed {
+        blocked = true
+      } else {
+        let time = length / speed
+        spanDelay = time - baseTime
+        traffic += time
+        delay += time - baseTime
+      }
+      base += baseTime
+      spans.append(
+        TrafficOnRoute.Span(
+          offsetInMeters: offset, lengthInMeters: length, segmentID: segment.id,
+          roadName: flow.roadName, baseSpeedInMetersPerSecond: free,
+          trafficSpeedInMetersPerSecond: closed ? 0 : speed, jamFactor: flow.jamFactor,
+          confidence: flow.confidence, traversability: closed ? .closed : flow.traversability,
+          delayInSeconds: spanDelay))
+      offset += length
+    }
+    return TrafficOnRoute(
+      spans: spans, incidents: [], lengthInMeters: lengthInMeters, baseDurationInSeconds: base,
+      trafficDurationInSeconds: traffic, totalDelayInSeconds: delay, isBlocked: blocked)
+  }
+
+  /// The incidents active at `now` whose geometry meets the corridor around a route, with
+  /// where their first point in the corridor projects onto the route, in route order.
+  package static func incidents(
+    along route: GeoPolyline, corridorHalfWidthInMeters: Double, in incidentIndex: IncidentIndex,
+    at now: Date
+  ) -> [TrafficOnRoute.IncidentOnRoute] {
     var onRoute: [TrafficOnRoute.IncidentOnRoute] = []
     if let corridor = try? GeoCorridor(
       polyline: route.vertices, halfWidthInMeters: corridorHalfWidthInMeters)
@@ -252,9 +283,32 @@ extension TrafficEngine {
     onRoute.sort {
       ($0.offsetInMeters, $0.incident.originalId) < ($1.offsetInMeters, $1.incident.originalId)
     }
-    return TrafficOnRoute(
-      spans: spans, incidents: onRoute, lengthInMeters: route.lengthInMeters,
-      baseDurationInSeconds: base, trafficDurationInSeconds: traffic,
-      totalDelayInSeconds: delay, isBlocked: blocked)
+    return onRoute
   }
+
+  // MARK: Routing
+
+  /// What a router reads at one moment: the network and its turn tables, the flow snapshot
+  /// and the incidents; `nil` when the engine has no road network.
+  package func routingView() -> RoutingView? {
+    guard let flowState else { return nil }
+    let now = clock()
+    let incidents = currentSnapshot
+    return RoutingView(
+      now: now, network: flowState.index.network, graph: flowState.index.polylineMatcher.graph,
+      flow: flowState.snapshot(now: now, incidents: incidents), incidents: incidents)
+  }
+}
+
+/// One consistent picture for routing (see `TrafficEngine.routingView()`).
+package struct RoutingView: Sendable {
+  /// The engine's time when the view was taken.
+  package let now: Date
+  package let network: RoadNetwork
+  /// The turn successors of each segment.
+  package let graph: MatchingGraph
+  /// Live, free-flow and closed segments.
+  package let flow: FlowSnapshot
+  /// The incidents.
+  package let incidents: IncidentIndex
 }

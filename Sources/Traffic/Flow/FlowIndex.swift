@@ -21,6 +21,12 @@ package struct FlowIndex: Sendable {
     package var endOffsetInMeters: Double
 
     package var lengthInMeters: Double { endOffsetInMeters - startOffsetInMeters }
+
+    package init(segmentID: Int, startOffsetInMeters: Double, endOffsetInMeters: Double) {
+      self.segmentID = segmentID
+      self.startOffsetInMeters = startOffsetInMeters
+      self.endOffsetInMeters = endOffsetInMeters
+    }
   }
 
   /// Indexes the network; `graph` holds its matching tables (built once per network and

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How a route is computed (HERE SDK `CarOptions`/`RouteOptions`, the parts this engine
+/// knows).
+public struct RouteOptions: Hashable, Sendable {
+  /// Which traffic the route takes into account (HERE SDK `TrafficOptimizationMode`).
+  public enum TrafficOptimization: String, Hashable, Sendable, CaseIterable {
+    /// Live speeds and closures (for a departure within the next hour; later departures
+    /// drive at free-flow speed until typical speeds are known).
+    case timeDependent
+    /// Closures only; speeds are free flow.
+    case longTermClosuresOnly
+    /// No traffic: free-flow speeds, closures ignored unless `avoidsClosures` is set.
+    case disabled
+  }
+
+  /// When the trip starts; `nil` is now (the engine's clock).
+  public var departureTime: Date?
+  /// Which traffic counts.
+  public var trafficOptimization: TrafficOptimization = .timeDependent
+  /// Whether closed segments are never used (HERE SDK avoids closures by default).
+  public var avoidsClosures = true
+  /// How many alternative routes to look for besides the best, 0...3.
+  public var alternatives = 0
+
+  /// Options with the defaults: now, live traffic, closures avoided, no alternatives.
+  public init(
+    departureTime: Date? = nil, trafficOptimization: TrafficOptimization = .timeDependent,
+    avoidsClosures: Bool = true, alternatives: Int = 0
+  ) {
+    self.departureTime = departureTime
+    self.trafficOptimization = trafficOptimization
+    self.avoidsClosures = avoidsClosures
+    self.alternatives = alternatives
+  }
+
+  /// The most alternatives asked for.
+  public static let maximumAlternatives = 3
+}

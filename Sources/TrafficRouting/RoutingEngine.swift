@@ -1,0 +1,223 @@
+import Foundation
+import Geo
+import Roads
+import Synchronization
+import Traffic
+
+/// Routes on the live traffic of a `TrafficEngine` (HERE SDK `RoutingEngine`): the fastest
+/// way from an origin to a destination through optional via points, with the speeds and
+/// closures the options take into account, and up to three alternatives.
+///
+/// Every query reads one consistent picture of the engine (its network, flow and
+/// incidents), so live speed changes reach routing with the next flow refresh, without any
+/// preprocessing of the graph.
+public final class RoutingEngine: Sendable {
+  /// The traffic engine routed on.
+  public let trafficEngine: TrafficEngine
+  /// How far a waypoint may be from the nearest road open to cars, meters.
+  public let snappingRadiusInMeters: Double
+  private let scratches = Mutex<[SearchScratch]>([])
+  private let speedBound = Mutex<(key: SpeedBoundKey, speed: Double)?>(nil)
+
+  private struct SpeedBoundKey: Equatable {
+    var segments: Int
+    var builtAt: Date
+  }
+
+  /// A routing engine on `trafficEngine` (embedded or remote).
+  public init(trafficEngine: TrafficEngine, snappingRadiusInMeters: Double = 1_000) {
+    self.trafficEngine = trafficEngine
+    self.snappingRadiusInMeters = snappingRadiusInMeters
+  }
+
+  /// The fastest route through `waypoints` (origin, via points, destination), then up to
+  /// `options.alternatives` others.
+  ///
+  /// - Throws: ``RoutingError`` naming the waypoint off the network, the leg without a
+  ///   route, or the option out of range.
+  public func calculateRoute(
+    from origin: GeoCoordinates, to destination: GeoCoordinates, via: [GeoCoordinates] = [],
+    options: RouteOptions = RouteOptions()
+  ) async throws(RoutingError) -> [Route] {
+    try routes(through: [origin] + via + [destination], options: options)
+  }
+
+  /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).
+  package func routes(
+    through waypoints: [GeoCoordinates], options: RouteOptions
+  ) throws(RoutingError) -> [Route] {
+    guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
+      throw .invalidOption(
+        "alternatives must be 0...\(RouteOptions.maximumAlternatives), got \(options.alternatives)")
+    }
+    guard waypoints.count >= 2, waypoints.count <= 25 else {
+      throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
+    }
+    guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
+    let departure = options.departureTime ?? view.now
+    let live =
+      options.trafficOptimization == .timeDependent
+      && abs(departure.timeIntervalSince(view.now)) <= 3_600
+    let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
+    var times = TravelTimes(view: view, usesLiveSpeeds: live, avoidsClosures: avoids)
+    let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
+      try snap(point, index: index, view: view)
+    }
+    let fastest = fastestSpeed(view)
+    let scratch = takeScratch(segmentCount: view.network.segments.count)
+    defer { returnScratch(scratch) }
+
+    var legSets: [[Leg]] = []
+    for attempt in 0...(options.alternatives == 0 ? 0 : options.alternatives * 3) {
+      var legs: [Leg] = []
+      for k in 0..<(snaps.count - 1) {
+        guard
+          let leg = RouteSearch.fastest(
+            from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
+            scratch: scratch)
+        else {
+          if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
+          legs = []
+          break
+        }
+        legs.append(leg)
+      }
+      if !legs.isEmpty, Self.isDistinct(legs, from: legSets, network: view.network) {
+        legSets.append(legs)
+        if legSets.count > options.alternatives { break }
+      }
+      // The next attempt avoids what the routes found so far share.
+      for leg in legs {
+        for segment in leg.segmentIDs { times.penalties[segment, default: 1] *= 1.4 }
+      }
+    }
+    let exact = TravelTimes(view: view, usesLiveSpeeds: live, avoidsClosures: avoids)
+    let routes = legSets.map { legs in
+      route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
+    }
+    return routes.sorted { $0.durationInSeconds < $1.durationInSeconds }
+  }
+
+  // MARK: Pieces
+
+  /// The road positions near a waypoint: the nearest segment and the others within 15 m of
+  /// it (the other direction of a two-way road), at most six.
+  private func snap(
+    _ point: GeoCoordinates, index: Int, view: RoutingView
+  ) throws(RoutingError) -> [Snap] {
+    let candidates =
+      (try? view.network.segments(near: point, withinMeters: snappingRadiusInMeters)) ?? []
+    guard let nearest = candidates.first else {
+      throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
+    }
+    return candidates.prefix(6)
+      .filter { $0.distanceInMeters <= nearest.distanceInMeters + 15 }
+      .map {
+        Snap(
+          segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
+          point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
+      }
+  }
+
+  /// The fastest speed any segment may be driven at in `view` (speed limits, learned free
+  /// flow and live speeds), kept while the flow snapshot is the same.
+  private func fastestSpeed(_ view: RoutingView) -> Double {
+    let key = SpeedBoundKey(segments: view.network.segments.count, builtAt: view.flow.builtAt)
+    if let cached = speedBound.withLock({ $0 }), cached.key == key { return cached.speed }
+    var speed = view.network.segments.reduce(0) { max($0, $1.speedLimitInMetersPerSecond) }
+    for value in view.flow.freeFlow.values { speed = max(speed, value) }
+    for live in view.flow.live.values { speed = max(speed, live.speedUncapped) }
+    speedBound.withLock { $0 = (key, speed) }
+    return speed
+  }
+
+  /// Whether a route shares at most 70 % of its length with each route kept.
+  private static func isDistinct(
+    _ legs: [Leg], from kept: [[Leg]], network: RoadNetwork
+  )
+    -> Bool
+  {
+    let segments = Set(legs.flatMap(\.segmentIDs))
+    let length = segments.reduce(0) { $0 + network.segments[$1].lengthInMeters }
+    for other in kept {
+      let shared = Set(other.flatMap(\.segmentIDs)).intersection(segments)
+      let sharedLength = shared.reduce(0) { $0 + network.segments[$1].lengthInMeters }
+      if sharedLength > 0.7 * length { return false }
+    }
+    return true
+  }
+
+  /// The route of the legs found: sections with their geometry, times, spans and incidents.
+  private func route(
+    _ legs: [Leg], snaps: [[Snap]], waypoints: [GeoCoordinates], departure: Date,
+    times: TravelTimes
+  ) -> Route {
+    let view = times.view
+    var clock = departure
+    var sections: [RouteSection] = []
+    for (k, leg) in legs.enumerated() {
+      let pieces = leg.segmentIDs.enumerated().map { index, segment in
+        FlowIndex.Piece(
+          segmentID: segment,
+          startOffsetInMeters: index == 0 ? leg.startOffsetInMeters : 0,
+          endOffsetInMeters: index == leg.segmentIDs.count - 1
+            ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters)
+      }
+      let polyline = Self.polyline(pieces, network: view.network)
+      var traffic = TrafficEngine.valued(
+        pieces, network: view.network, snapshot: view.flow, lengthInMeters: polyline.lengthInMeters)
+      traffic.incidents = TrafficEngine.incidents(
+        along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents, at: view.now)
+      var seconds = 0.0
+      for piece in pieces {
+        seconds += times.seconds(piece.segmentID, meters: piece.lengthInMeters) ?? 0
+      }
+      let start = polyline.vertices[0]
+      let end = polyline.vertices[polyline.vertices.count - 1]
+      let arrival = clock.addingTimeInterval(seconds)
+      sections.append(
+        RouteSection(
+          departure: RoutePlace(location: start, originalLocation: waypoints[k], time: clock),
+          arrival: RoutePlace(location: end, originalLocation: waypoints[k + 1], time: arrival),
+          durationInSeconds: seconds, baseDurationInSeconds: traffic.baseDurationInSeconds,
+          typicalDurationInSeconds: nil,
+          lengthInMeters: pieces.reduce(0) { $0 + $1.lengthInMeters }, polyline: polyline,
+          traffic: traffic))
+      clock = arrival
+    }
+    return Route(sections: sections)
+  }
+
+  /// The geometry driven over the pieces.
+  static func polyline(_ pieces: [FlowIndex.Piece], network: RoadNetwork) -> GeoPolyline {
+    var vertices: [GeoCoordinates] = []
+    for piece in pieces {
+      let geometry = network.segments[piece.segmentID].geometry
+      var part = [geometry.coordinates(atDistance: piece.startOffsetInMeters)]
+      var along = 0.0
+      for (a, b) in zip(geometry.vertices, geometry.vertices.dropFirst()) {
+        along += a.distance(to: b)
+        if along > piece.startOffsetInMeters, along < piece.endOffsetInMeters { part.append(b) }
+      }
+      part.append(geometry.coordinates(atDistance: piece.endOffsetInMeters))
+      for vertex in part where vertices.last != vertex { vertices.append(vertex) }
+    }
+    if vertices.count == 1 { vertices.append(vertices[0]) }
+    // Two or more vertices by construction.
+    return (try? GeoPolyline(vertices: vertices)) ?? network.segments[pieces[0].segmentID].geometry
+  }
+
+  private func takeScratch(segmentCount: Int) -> SearchScratch {
+    let pooled = scratches.withLock { pool -> SearchScratch? in
+      guard let index = pool.lastIndex(where: { $0.cost.count == segmentCount }) else { return nil }
+      return pool.remove(at: index)
+    }
+    return pooled ?? SearchScratch(segmentCount: segmentCount)
+  }
+
+  private func returnScratch(_ scratch: SearchScratch) {
+    scratches.withLock { pool in
+      if pool.count < 4 { pool.append(scratch) }
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import Codec
+import Foundation
+import Geo
+import Traffic
+
+/// The HERE Routing API v8 answer of `GET /v8/routes`, written for the subset this engine
+/// serves: `routes[].sections[]` with `departure`, `arrival`, `summary`, `travelSummary`,
+/// `polyline` (a flexible polyline), `spans` and `incidents`, as `return=` and `spans=` ask.
+public enum V8RouteWire {
+  /// What an answer carries (v8 `return`).
+  public struct Return: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let summary = Return(rawValue: 1)
+    public static let polyline = Return(rawValue: 2)
+    public static let travelSummary = Return(rawValue: 4)
+    public static let incidents = Return(rawValue: 8)
+
+    /// The v8 names, in the order v8 documents them.
+    public static let names: [(String, Return)] = [
+      ("summary", .summary), ("polyline", .polyline), ("travelSummary", .travelSummary),
+      ("incidents", .incidents),
+    ]
+  }
+
+  /// What each span carries (v8 `spans`); none writes no spans.
+  public struct SpanAttributes: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let length = SpanAttributes(rawValue: 1)
+    public static let duration = SpanAttributes(rawValue: 2)
+    public static let dynamicSpeedInfo = SpanAttributes(rawValue: 4)
+
+    public static let names: [(String, SpanAttributes)] = [
+      ("length", .length), ("duration", .duration), ("dynamicSpeedInfo", .dynamicSpeedInfo),
+    ]
+  }
+
+  /// The answer to a routing request.
+  ///
+  /// - Complexity: O(v + s + i) for the vertices, spans and incidents of the routes.
+  public static func encode(
+    _ routes: [Route], returning: Return, spans: SpanAttributes
+  ) -> Data {
+    var w = JSONWriter(capacity: 4_096)
+    w.beginObject()
+    w.key("routes")
+    w.beginArray()
+    for (index, route) in routes.enumerated() {
+      w.beginObject()
+      w.member("id", "route-\(index)")
+      w.key("sections")
+      w.beginArray()
+      for (number, section) in route.sections.enumerated() {
+        write(section, id: "section-\(index)-\(number)", returning: returning, spans: spans, to: &w)
+      }
+      w.endArray()
+      w.endObject()
+    }
+    w.endArray()
+    w.endObject()
+    return Data(w.bytes)
+  }
+
+  /// A v8 error body: `title`, `status`, `code`, `cause`, `action` and `correlationId`
+  /// (last, filled in by the server).
+  public static func error(status: Int, code: String, title: String, cause: String) -> Data {
+    var w = JSONWriter(capacity: 256)
+    w.beginObject()
+    w.member("title", title)
+    w.member("status", status)
+    w.member("code", code)
+    w.member("cause", cause)
+    w.member("action", "")
+    w.member("correlationId", "")
+    w.endObject()
+    return Data(w.bytes)
+  }
+
+  private static func write(
+    _ section: RouteSection, id: String, returning: Return, spans attributes: SpanAttributes,
+    to w: inout JSONWriter
+  ) {
+    w.beginObject()
+    w.member("id", id)
+    w.member("type", "vehicle")
+    w.key("departure")
+    write(section.departure, to: &w)
+    w.key("arrival")
+    write(section.arrival, to: &w)
+    for (name, flag) in [("summary", Return.summary), ("travelSummary", .travelSummary)]
+    where returning.contains(flag) {
+      w.key(name)
+      w.beginObject()
+      w.member("duration", Int(section.durationInSeconds.rounded()))
+      w.member("length", Int(section.lengthInMeters.rounded()))
+      w.member("baseDuration", Int(section.baseDurationInSeconds.rounded()))
+      if let typical = section.typicalDurationInSeconds {
+        w.member("typicalDuration", Int(typical.rounded()))
+      }
+      w.endObject()
+    }
+    if returning.contains(.polyline),
+      let polyline = try? FlexiblePolyline.encode(section.polyline.vertices)
+    {
+      w.member("polyline", polyline)
+    }
+    if !attributes.isEmpty {
+      w.key("spans")
+      w.beginArray()
+      let offsets = vertexOffsets(section.polyline)
+      var vertex = 0
+      for span in section.traffic.spans {
+        // The span starts at the last vertex not after its start.
+        while vertex + 1 < offsets.count, offsets[vertex + 1] <= span.offsetInMeters + 0.01 {
+          vertex += 1
+        }
+        w.beginObject()
+        w.member("offset", vertex)
+        if attributes.contains(.length) { w.member("length", Int(span.lengthInMeters.rounded())) }
+        if attributes.contains(.duration) {
+          let speed = span.trafficSpeedInMetersPerSecond
+          w.key("duration")
+          if speed > 0 { w.integer(Int((span.lengthInMeters / speed).rounded())) } else { w.null() }
+        }
+        if attributes.contains(.dynamicSpeedInfo) {
+          w.key("dynamicSpeedInfo")
+          w.beginObject()
+          w.member("trafficSpeed", span.trafficSpeedInMetersPerSecond, decimals: 2)
+          w.member("baseSpeed", span.baseSpeedInMetersPerSecond, decimals: 2)
+          w.member("turnTime", 0)
+          w.member("jamFactor", span.jamFactor, decimals: 1)
+          w.endObject()
+        }
+        w.endObject()
+      }
+      w.endArray()
+    }
+    if returning.contains(.incidents) {
+      w.key("incidents")
+      w.beginArray()
+      for item in section.traffic.incidents {
+        let incident = item.incident
+        w.beginObject()
+        w.member("id", incident.originalId)
+        w.member("type", incident.type.wireName ?? "other")
+        w.member("criticality", incident.impact.wireName ?? "low")
+        w.member("description", incident.description.text)
+        if let start = incident.startTime { w.member("validFrom", start) }
+        if let end = incident.endTime { w.member("validUntil", end) }
+        w.member("roadClosed", incident.isRoadClosed)
+        w.member("offsetOnSection", item.offsetInMeters, decimals: 1)
+        w.endObject()
+      }
+      w.endArray()
+    }
+    w.key("transport")
+    w.beginObject()
+    w.member("mode", "car")
+    w.endObject()
+    w.endObject()
+  }
+
+  private static func write(_ place: RoutePlace, to w: inout JSONWriter) {
+    w.beginObject()
+    w.member("time", place.time)
+    w.key("place")
+    w.beginObject()
+    w.member("type", "place")
+    w.key("location")
+    write(place.location, to: &w)
+    w.key("originalLocation")
+    write(place.originalLocation, to: &w)
+    w.endObject()
+    w.endObject()
+  }
+
+  private static func write(_ point: GeoCoordinates, to w: inout JSONWriter) {
+    w.beginObject()
+    w.member("lat", point.latitude, decimals: 6)
+    w.member("lng", point.longitude, decimals: 6)
+    w.endObject()
+  }
+
+  /// The distance along the polyline of each vertex, meters.
+  private static func vertexOffsets(_ polyline: GeoPolyline) -> [Double] {
+    var offsets = [0.0]
+    offsets.reserveCapacity(polyline.vertices.count)
+    for (a, b) in zip(polyline.vertices, polyline.vertices.dropFirst()) {
+      offsets.append(offsets[offsets.count - 1] + a.distance(to: b))
+    }
+    return offsets
+  }
+}

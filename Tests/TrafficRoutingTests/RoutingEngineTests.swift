@@ -1,0 +1,165 @@
+import Foundation
+import Geo
+import Roads
+import Synchronization
+import Testing
+import Traffic
+import TrafficRouting
+import TrafficTestSupport
+
+/// The routing engine against an independent reference (Roads' Dijkstra on the same
+/// network), and on live traffic: closures avoided, slow roads left for faster ones.
+@Suite struct RoutingEngineTests {
+  static let liechtenstein: RoadNetwork? = Fixtures.shared.flatMap { shared in
+    try? OSMImporter.importNetwork(
+      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
+      options: OSMImportOptions(countryCode: "LI"))
+  }
+
+  static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+  static func engine(
+    network: RoadNetwork, incidents: [TrafficIncident] = []
+  ) throws
+    -> TrafficEngine
+  {
+    let store = InMemoryTrafficStore()
+    try store.apply(IncidentBatch(upserts: incidents))
+    return try TrafficEngine(store: store, clock: { now }, network: network)
+  }
+
+  /// The positions the engine snaps a point to: the nearest segment and those within 15 m
+  /// of it, at most six.
+  static func positions(_ point: GeoCoordinates, _ network: RoadNetwork) throws -> [RoadPosition] {
+    let candidates = try network.segments(near: point, withinMeters: 1_000)
+    let nearest = try #require(candidates.first)
+    return candidates.prefix(6).filter { $0.distanceInMeters <= nearest.distanceInMeters + 15 }
+      .map { RoadPosition(segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters) }
+  }
+
+  @Test("without traffic, the fastest route takes the time Roads' Dijkstra finds")
+  func matchesDijkstraOnARealNetwork() async throws {
+    let network = try #require(Self.liechtenstein)
+    let engine = try Self.engine(network: network)
+    let router = RoutingEngine(trafficEngine: engine)
+    let graph = RoutingGraph(network: network)
+    var generator = SeededGenerator(seed: 17)
+    let box = try #require(GeoBox.enclosing(network.nodes.map(\.coordinates)))
+    var compared = 0
+    for _ in 0..<40 {
+      func randomPoint() -> GeoCoordinates {
+        let nodes = network.nodes
+        return nodes[Int.random(in: 0..<nodes.count, using: &generator)].coordinates
+      }
+      let origin = randomPoint(), destination = randomPoint()
+      guard box.contains(origin), origin != destination else { continue }
+      var reference = Double.infinity
+      for source in try Self.positions(origin, network) {
+        for target in try Self.positions(destination, network) {
+          if let route = try graph.shortestPath(from: source, to: target, metric: .travelTime) {
+            reference = min(reference, route.travelTimeInSeconds)
+          }
+        }
+      }
+      let options = RouteOptions(trafficOptimization: .disabled)
+      if reference == .infinity {
+        await #expect(throws: RoutingError.self) {
+          try await router.calculateRoute(from: origin, to: destination, options: options)
+        }
+        continue
+      }
+      let routes = try await router.calculateRoute(
+        from: origin, to: destination, options: options)
+      let route = try #require(routes.first)
+      #expect(abs(route.durationInSeconds - reference) < 1e-6 * max(1, reference))
+      #expect(route.sections.count == 1)
+      let section = route.sections[0]
+      #expect(section.departure.time == Self.now)
+      #expect(
+        abs(section.arrival.time.timeIntervalSince(Self.now) - route.durationInSeconds) < 1e-6)
+      #expect(abs(section.baseDurationInSeconds - reference) < 1e-6 * max(1, reference))
+      // The geometry is as long as the driven length.
+      #expect(abs(section.polyline.lengthInMeters - section.lengthInMeters) < 1)
+      compared += 1
+    }
+    #expect(compared >= 20)
+  }
+
+  @Test("a closed road is routed around, and a jammed one left for a faster way")
+  func liveTrafficChangesTheRoute() async throws {
+    // W(0) - C(500) - E(1000) with N and S arms: W to E goes straight through C.
+    let network = try CrossingNetwork.network()
+    let west = CrossingNetwork.coordinates(east: 0)
+    let east = CrossingNetwork.coordinates(east: 1000)
+    let free = try Self.engine(network: network)
+    let straight = try await RoutingEngine(trafficEngine: free).calculateRoute(from: west, to: east)
+    let direct = try #require(straight.first)
+    #expect(abs(direct.lengthInMeters - 1000) < 2)
+    #expect(abs(direct.durationInSeconds - 1000 / CrossingNetwork.speedLimitInMetersPerSecond) < 1)
+
+    // The road from C to E closed: no other way leads to E.
+    let closure = try TrafficIncident(
+      id: "closed", type: .roadClosure, impact: .critical, isRoadClosed: true,
+      location: TrafficLocation(
+        polyline: GeoPolyline(vertices: [
+          CrossingNetwork.coordinates(east: 600), CrossingNetwork.coordinates(east: 900),
+        ])))
+    let closed = try Self.engine(network: network, incidents: [closure])
+    await #expect(throws: RoutingError.noRoute(fromIndex: 0, toIndex: 1)) {
+      try await RoutingEngine(trafficEngine: closed).calculateRoute(from: west, to: east)
+    }
+    // Without traffic, the closed road is still driven.
+    let ignoring = try await RoutingEngine(trafficEngine: closed).calculateRoute(
+      from: west, to: east,
+      options: RouteOptions(trafficOptimization: .disabled, avoidsClosures: false))
+    #expect(abs((ignoring.first?.lengthInMeters ?? 0) - 1000) < 2)
+  }
+
+  @Test("bad waypoints and options are refused by name")
+  func refusesBadInput() async throws {
+    let network = try CrossingNetwork.network()
+    let engine = try Self.engine(network: network)
+    let router = RoutingEngine(trafficEngine: engine)
+    let west = CrossingNetwork.coordinates(east: 0)
+    let far = try GeoCoordinates(latitude: 10, longitude: 10)
+    await #expect(throws: RoutingError.placeOffNetwork(index: 1, far, radiusInMeters: 1_000)) {
+      try await router.calculateRoute(from: west, to: far)
+    }
+    await #expect(throws: RoutingError.invalidOption("alternatives must be 0...3, got 4")) {
+      try await router.calculateRoute(
+        from: west, to: CrossingNetwork.coordinates(east: 1000),
+        options: RouteOptions(alternatives: 4))
+    }
+    let bare = try TrafficEngine(store: InMemoryTrafficStore())
+    await #expect(throws: RoutingError.noRoadNetwork) {
+      try await RoutingEngine(trafficEngine: bare).calculateRoute(from: west, to: far)
+    }
+  }
+
+  @Test("via points make one section each; alternatives differ and come slowest last")
+  func viaPointsAndAlternatives() async throws {
+    let network = try #require(Self.liechtenstein)
+    let engine = try Self.engine(network: network)
+    let router = RoutingEngine(trafficEngine: engine)
+    // Vaduz to Schaan through Triesen, and Vaduz to Balzers with alternatives.
+    let vaduz = try GeoCoordinates(latitude: 47.1410, longitude: 9.5215)
+    let triesen = try GeoCoordinates(latitude: 47.1070, longitude: 9.5280)
+    let schaan = try GeoCoordinates(latitude: 47.1650, longitude: 9.5090)
+    let balzers = try GeoCoordinates(latitude: 47.0660, longitude: 9.5020)
+    let through = try await router.calculateRoute(from: vaduz, to: schaan, via: [triesen])
+    let route = try #require(through.first)
+    #expect(route.sections.count == 2)
+    #expect(route.sections[0].arrival.time == route.sections[1].departure.time)
+    #expect(route.sections[0].arrival.originalLocation == triesen)
+    let direct = try await router.calculateRoute(from: vaduz, to: schaan)
+    #expect(route.durationInSeconds > (direct.first?.durationInSeconds ?? 0))
+
+    let choices = try await router.calculateRoute(
+      from: vaduz, to: balzers, options: RouteOptions(alternatives: 2))
+    #expect(!choices.isEmpty && choices.count <= 3)
+    #expect(choices.map(\.durationInSeconds) == choices.map(\.durationInSeconds).sorted())
+    let best = try await router.calculateRoute(from: vaduz, to: balzers)
+    #expect(
+      abs((choices.first?.durationInSeconds ?? 0) - (best.first?.durationInSeconds ?? 0)) < 1e-6)
+  }
+}
