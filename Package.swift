@@ -48,7 +48,7 @@ let package = Package(
       name: "TrafficServer",
       dependencies: [
         "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
-        "TrafficMap", "TrafficDemo", "CMicroHTTPD", "Zlib",
+        "TrafficMap", "TrafficRouting", "TrafficDemo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
@@ -60,7 +60,7 @@ let package = Package(
       name: "traffic",
       dependencies: [
         "Geo", "Codec", "Roads", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
-        "TrafficServer", "TrafficMap",
+        "TrafficServer", "TrafficMap", "TrafficRouting",
       ]),
     .executableTarget(
       name: "traffic-bench",

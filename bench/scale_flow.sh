@@ -55,3 +55,6 @@ for k in $(seq 1 "$rounds"); do
 done | sort -n | awk '{a[NR] = $1} END {
   printf "scale flow query after new probes: {\"rounds\": %d, \"min_s\": %s, \"p50_s\": %s, \"max_s\": %s}\n",
     NR, a[1], a[int(NR / 2) + 1], a[NR] }'
+
+echo "== scale flow: routes on the live traffic (GET /v8/routes)" >&2
+echo "scale routes: $("$python" "$tools" routes "$port" "${ROUTES:-100}" 7)"

@@ -8,6 +8,7 @@
   scale_tools.py run COMMAND...
       Runs COMMAND and prints {"seconds": wall time, "peak_rss_kb": its peak resident set}.
   scale_tools.py latency PORT COUNT SEED
+  scale_tools.py routes PORT COUNT SEED
       Sends COUNT distinct 300 m circle queries (/v7/incidents) at random over make_wzdx's
       box, one after another on one keep-alive connection, and prints the latencies' p50,
       p90, p99 and max in milliseconds.
@@ -76,6 +77,52 @@ def latency(port, count, seed):
                       "p99_ms": pick(0.99), "max_ms": round(times[-1], 1)}))
 
 
+def routes(port, count, seed):
+    """`count` GET /v8/routes between random pairs of the region's road points (taken from
+    the answers of /v7/flow in random 1 km circles), one connection; latencies of the
+    routes found, and how many pairs had none."""
+    rng = random.Random(seed)
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    info = json.loads(get(connection, "/v1/info"))
+    south, west, north, east = (info["networkBounds"][k] for k in ("south", "west", "north", "east"))
+    points = []
+    while len(points) < 2 * count:
+        lat, lng = rng.uniform(south, north), rng.uniform(west, east)
+        flows = json.loads(get(connection, f"/v7/flow?in=circle:{lat:.5f},{lng:.5f};r=1000"))
+        for result in flows["results"][:1]:
+            point = result["location"]["shape"]["links"][0]["points"][0]
+            points.append((point["lat"], point["lng"]))
+    times, lengths, failed = [], [], 0
+    for k in range(count):
+        (a, b), (c, d) = points[2 * k], points[2 * k + 1]
+        path = (f"/v8/routes?transportMode=car&origin={a},{b}&destination={c},{d}"
+                "&return=summary,polyline")
+        start = time.perf_counter()
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        elapsed = (time.perf_counter() - start) * 1000
+        if response.status != 200:
+            failed += 1
+            continue
+        times.append(elapsed)
+        lengths.append(json.loads(body)["routes"][0]["sections"][0]["summary"]["length"])
+    times.sort()
+    pick = lambda q: round(times[min(len(times) - 1, int(len(times) * q))], 1)
+    print(json.dumps({"queries": count, "routes": len(times), "no_route": failed,
+                      "p50_ms": pick(0.5), "p90_ms": pick(0.9), "max_ms": round(times[-1], 1),
+                      "median_km": round(sorted(lengths)[len(lengths) // 2] / 1000, 1)}))
+
+
+def get(connection, path):
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    if response.status != 200:
+        sys.exit(f"{path}: HTTP {response.status}")
+    return body
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -86,6 +133,8 @@ def main():
         sys.exit(run(args))
     elif command == "latency" and len(args) == 3:
         latency(int(args[0]), int(args[1]), int(args[2]))
+    elif command == "routes" and len(args) == 3:
+        routes(int(args[0]), int(args[1]), int(args[2]))
     else:
         sys.exit(__doc__)
 

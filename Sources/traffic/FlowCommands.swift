@@ -1,6 +1,7 @@
 import Foundation
 import Roads
 import Traffic
+import TrafficRouting
 import TrafficSQLite
 
 /// `traffic network import FILE`: the road network flow is computed on, into the store.
@@ -202,14 +203,23 @@ enum RouteCommand: Subcommand {
   static let name = "route"
   static let summary = "Traffic along a route: spans, delays, incidents on it"
   static let synopsis = """
-    Usage: traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
-                         [--half-width M] [--db PATH] [--json]
+    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]... [--depart TIME]
+                         [--alternatives N] [--db PATH] [--json]
+           traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
+                         [--half-width M] [--db PATH | --server URL] [--json]
 
-    Matches the route to the store's road network and reports each span's speed, jam factor
-    and delay, the incidents on the route with their offsets, and the total delay.
+    With --from and --to: the fastest route on the store's live traffic (closed roads are
+    never used), its ETA, delay and incidents; --json prints the HERE Routing v8 answer.
+    With --coords or --polyline: matches the given route to the road network and reports each
+    span's speed, jam factor and delay, the incidents on it, and the total delay.
     """
   static let options: [OptionDefinition] =
     [
+      OptionDefinition("--from", "LAT,LNG", "where the route starts"),
+      OptionDefinition("--to", "LAT,LNG", "where it ends"),
+      OptionDefinition("--via", "LAT,LNG", "a point to pass, in order; repeatable"),
+      OptionDefinition("--depart", "TIME", "departure time, RFC 3339 (default now)"),
+      OptionDefinition("--alternatives", "N", "up to N other routes, 0...3 (default 0)"),
       OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
       OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
       OptionDefinition(
@@ -220,6 +230,10 @@ enum RouteCommand: Subcommand {
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
+    if let from = try arguments.option("--from") {
+      try await calculate(from: from, &arguments, console: console)
+      return
+    }
     let coordinates = try arguments.option("--coords")
     let polyline = try arguments.option("--polyline")
     var halfWidth = 30.0
@@ -275,6 +289,76 @@ enum RouteCommand: Subcommand {
       console.print(
         String(format: "  incident at %.1f km: ", item.offsetInMeters / 1000)
           + IncidentOutput.line(item.incident))
+    }
+  }
+
+  /// `--from ... --to ...`: the fastest route on the store's traffic.
+  static func calculate(
+    from: String, _ arguments: inout ArgumentList, console: Console
+  ) async throws {
+    guard let to = try arguments.option("--to") else {
+      throw UsageError("--from needs --to LAT,LNG")
+    }
+    let origin = try AreaArgument.coordinates(from, option: "--from")
+    let destination = try AreaArgument.coordinates(to, option: "--to")
+    let via = try arguments.repeatedOption("--via").map { text throws(UsageError) in
+      try AreaArgument.coordinates(text, option: "--via")
+    }
+    var options = RouteOptions()
+    options.departureTime = try IncidentOptions.time(from: &arguments, option: "--depart")
+    if let text = try arguments.option("--alternatives") {
+      guard let count = Int(text), (0...RouteOptions.maximumAlternatives).contains(count) else {
+        throw UsageError(
+          "--alternatives expects 0...\(RouteOptions.maximumAlternatives), got '\(text)'")
+      }
+      options.alternatives = count
+    }
+    let json = arguments.flag("--json")
+    if try arguments.option("--server") != nil {
+      throw UsageError(
+        "--from/--to routes on the local store; ask a server's GET /v8/routes instead")
+    }
+    _ = try arguments.option("--api-key")
+    _ = try arguments.option("--half-width")
+    let path = try EngineArguments.databasePath(from: &arguments)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help route")
+    }
+    let engine: TrafficEngine
+    do { engine = try TrafficEngine(databasePath: path) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    let routes: [Route]
+    do {
+      routes = try await RoutingEngine(trafficEngine: engine).calculateRoute(
+        from: origin, to: destination, via: via, options: options)
+    } catch {
+      throw UsageError(error.description)
+    }
+    if json {
+      let body = V8RouteWire.encode(
+        routes, returning: [.summary, .polyline, .incidents],
+        spans: [.length, .duration, .dynamicSpeedInfo])
+      console.print(String(decoding: body, as: UTF8.self))
+      return
+    }
+    for (index, route) in routes.enumerated() {
+      let delay = route.durationInSeconds - route.baseDurationInSeconds
+      console.print(
+        String(
+          format: "%@%.1f km, %.0f min with traffic (%.0f min at free flow, delay %.0f s)",
+          index == 0 ? "" : "alternative \(index): ", route.lengthInMeters / 1000,
+          route.durationInSeconds / 60, route.baseDurationInSeconds / 60, delay))
+      for section in route.sections {
+        console.print(
+          "  \(IncidentOutput.timestamp(section.departure.time)) -> "
+            + "\(IncidentOutput.timestamp(section.arrival.time))")
+        for item in section.traffic.incidents {
+          console.print(
+            String(format: "  incident at %.1f km: ", item.offsetInMeters / 1000)
+              + IncidentOutput.line(item.incident))
+        }
+      }
     }
   }
 }

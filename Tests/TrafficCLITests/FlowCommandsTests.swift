@@ -64,6 +64,25 @@ import TrafficTestSupport
     let answer = try #require(
       try JSONSerialization.jsonObject(with: Data(routeJSON.output.utf8)) as? [String: Any])
     #expect((answer["totalDelay"] as? Double ?? 0) > 5)
+
+    // The fastest route from south to north along road 28: its ETA includes the jam.
+    let fastest = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--json",
+    ])
+    #expect(fastest.status == .success, "\(fastest.errors)")
+    let v8 = try #require(
+      try JSONSerialization.jsonObject(with: Data(fastest.output.utf8)) as? [String: Any])
+    let section = try #require(
+      ((v8["routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]])?.first)
+    let summary = try #require(section["summary"] as? [String: Any])
+    let duration = try #require(summary["duration"] as? Int)
+    let base = try #require(summary["baseDuration"] as? Int)
+    #expect(duration > base + 5, "\(summary)")
+    let text = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501",
+    ])
+    #expect(text.status == .success)
+    #expect(text.output.contains("min with traffic"), "\(text.output)")
   }
 
   /// The summary counts the matched positions as the HTTP answer's `matched` does and names
@@ -132,6 +151,10 @@ import TrafficTestSupport
     (["route"], "exactly one of --coords and --polyline"),
     (["route", "--coords", "47,9"], "--coords"),
     (["route", "--polyline", "!!!"], "--polyline"),
+    (["route", "--from", "47.1,9.5"], "--from needs --to"),
+    (["route", "--from", "47.1,9.5", "--to", "95,9"], "--to"),
+    (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--alternatives", "7"], "--alternatives"),
+    (["route", "--from", "47.1,9.5", "--to", "47.2,9.5"], "no road network"),
   ])
   func badInputExitsWith64(arguments: [String], message: String) async {
     let db = Self.database()

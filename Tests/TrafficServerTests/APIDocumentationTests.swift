@@ -24,7 +24,7 @@ import TrafficTestSupport
   /// The kinds of route `Route` distinguishes.
   enum RouteKind: CaseIterable {
     case index, health, metrics, incidents, incidentStream, incidentLookup, flow, feeds
-    case feedPush, probes, routeTraffic, tile, info, webAsset, leaflet, apiSummary
+    case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
   }
 
   /// The kind of a route. Exhaustive on purpose: see the suite's documentation.
@@ -41,6 +41,7 @@ import TrafficTestSupport
     case .feedPush: return .feedPush
     case .probes: return .probes
     case .routeTraffic: return .routeTraffic
+    case .routes: return .routes
     case .tile: return .tile
     case .info: return .info
     case .webAsset: return .webAsset
@@ -98,6 +99,11 @@ import TrafficTestSupport
         method: "POST", target: "/v1/probes",
         body: Data(FlowServerFixtures.csvDrive(vehicles: 2, speed: 10).utf8)),
       Sample(method: "POST", target: "/v1/route/traffic", body: route),
+      Sample(
+        method: "GET",
+        target:
+          "/v8/routes?transportMode=car&origin=\(west.latitude),\(west.longitude)"
+          + "&destination=\(east.latitude),\(east.longitude)"),
     ]
     for layer in TileLayer.allCases {
       samples.append(

@@ -11,6 +11,8 @@ enum Route: Equatable {
   case feedPush(rawFormat: Substring)
   case probes
   case routeTraffic
+  /// `/v8/routes`: HERE Routing API v8 routes on live traffic.
+  case routes
   /// `/tiles/{layer}/{z}/{x}/{y}.{png|mvt}`; the address after the layer, unparsed.
   case tile(TileLayer, rawAddress: Substring)
   /// `/v1/info`: counts and the bounds of the data, for the web map's first view.
@@ -34,6 +36,7 @@ enum Route: Equatable {
     case "/v1/feeds": self = .feeds
     case "/v1/probes": self = .probes
     case "/v1/route/traffic": self = .routeTraffic
+    case "/v8/routes": self = .routes
     case "/v1/info": self = .info
     case "/api": self = .apiSummary
     default:
@@ -73,6 +76,7 @@ enum Route: Equatable {
     case .feedPush: return "/v1/feeds/{format}"
     case .probes: return "/v1/probes"
     case .routeTraffic: return "/v1/route/traffic"
+    case .routes: return "/v8/routes"
     case .tile(let layer, _): return layer.pattern
     case .info: return "/v1/info"
     case .webAsset: return "/web/{file}"

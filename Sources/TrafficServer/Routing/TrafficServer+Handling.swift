@@ -183,6 +183,8 @@ extension TrafficServer {
       return try probes(query: query, request: try decoded(request))
     case .routeTraffic:
       return try routeTraffic(try decoded(request))
+    case .routes:
+      return routes(query: query)
     }
   }
 

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Traffic
 import TrafficFeeds
+import TrafficRouting
 
 /// A HERE Traffic API v7 compatible HTTP service on a `TrafficEngine`.
 ///
@@ -13,6 +14,8 @@ import TrafficFeeds
 public final class TrafficServer: Sendable {
   /// The engine answering queries.
   public let engine: TrafficEngine
+  /// Routes on the engine's live traffic (`/v8/routes`).
+  let router: RoutingEngine
   /// How the server listens and whom it lets in.
   public let configuration: ServerConfiguration
 
@@ -53,6 +56,7 @@ public final class TrafficServer: Sendable {
   ) throws(ServerError) {
     try configuration.validate()
     self.engine = engine
+    router = RoutingEngine(trafficEngine: engine)
     self.poller = poller
     self.configuration = configuration
     feeds = FeedIngest(engine: engine)
@@ -108,8 +112,12 @@ public final class TrafficServer: Sendable {
     let done = runEnds
     let queue = DispatchQueue(label: "traffic.server.signals")
     var sources: [DispatchSourceSignal] = []
+    // The signals are taken from their default action while the server runs, and given back
+    // after: child processes started later (SUMO, PostgreSQL in tests) inherit ignored
+    // signals across exec and would no longer stop on SIGTERM or SIGINT.
+    var previous: [(Int32, __sighandler_t?)] = []
     for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
+      previous.append((number, signal(number, SIG_IGN)))
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
       source.setEventHandler { done.signal() }
       source.resume()
@@ -117,6 +125,7 @@ public final class TrafficServer: Sendable {
     }
     done.wait()
     for source in sources { source.cancel() }
+    for (number, handler) in previous { signal(number, handler) }
     stop()
   }
 

@@ -1,0 +1,156 @@
+import Codec
+import Foundation
+import Geo
+import Traffic
+import TrafficRouting
+
+extension TrafficServer {
+  /// A request of `GET /v8/routes` that cannot be answered: the v8 error it becomes.
+  struct V8Failure: Error {
+    var status: Int
+    var code: String
+    var title: String
+    var cause: String
+
+    static func malformed(_ cause: String) -> V8Failure {
+      V8Failure(status: 400, code: "E605001", title: "Malformed request", cause: cause)
+    }
+  }
+
+  /// `GET /v8/routes`: HERE Routing API v8 routes on the engine's live traffic. Errors come
+  /// in v8's shape (`title`, `status`, `code`, `cause`, `action`, `correlationId`).
+  func routes(query: QueryParameters) -> HTTPResponse {
+    do throws(V8Failure) {
+      let request = try V8RouteRequest(query)
+      let routes: [TrafficRouting.Route]
+      do throws(RoutingError) {
+        routes = try router.routes(through: request.waypoints, options: request.options)
+      } catch {
+        throw Self.failure(error)
+      }
+      var response = HTTPResponse.json(
+        V8RouteWire.encode(routes, returning: request.returning, spans: request.spans))
+      response.headers.add("Cache-Control", "no-store")
+      return response
+    } catch {
+      return HTTPResponse.json(
+        V8RouteWire.error(
+          status: error.status, code: error.code, title: error.title, cause: error.cause),
+        status: error.status)
+    }
+  }
+
+  private static func failure(_ error: RoutingError) -> V8Failure {
+    switch error {
+    case .noRoadNetwork:
+      return V8Failure(
+        status: 404, code: "E605101", title: "No road network", cause: error.description)
+    case .placeOffNetwork, .noRoute:
+      return V8Failure(
+        status: 400, code: "E605201", title: "Route not found", cause: error.description)
+    case .invalidOption(let reason):
+      return .malformed(reason)
+    }
+  }
+}
+
+/// The parameters of `GET /v8/routes`.
+struct V8RouteRequest {
+  var waypoints: [GeoCoordinates]
+  var options = RouteOptions()
+  var returning: V8RouteWire.Return = [.summary]
+  var spans: V8RouteWire.SpanAttributes = []
+
+  /// The parameters this endpoint knows; any other is refused by name.
+  static let known: Set<String> = [
+    "transportMode", "origin", "destination", "via", "departureTime", "alternatives", "return",
+    "spans", "apiKey", "routingMode", "lang", "units",
+  ]
+
+  init(_ query: QueryParameters) throws(TrafficServer.V8Failure) {
+    for pair in query.pairs where !Self.known.contains(pair.name) {
+      throw .malformed("unknown parameter \(pair.name)")
+    }
+    let mode = try Self.single("transportMode", query)
+    guard let mode else { throw .malformed("transportMode is required (car)") }
+    guard mode == "car" else {
+      throw .malformed("transportMode \(mode) is not supported; this service routes cars")
+    }
+    if let routingMode = try Self.single("routingMode", query), routingMode != "fast" {
+      throw .malformed("routingMode \(routingMode) is not supported; routes are the fastest")
+    }
+    guard let origin = try Self.single("origin", query) else {
+      throw .malformed("origin is required (LAT,LNG)")
+    }
+    guard let destination = try Self.single("destination", query) else {
+      throw .malformed("destination is required (LAT,LNG)")
+    }
+    let via = query.pairs.filter { $0.name == "via" }.map(\.value)
+    guard via.count <= 23 else { throw .malformed("at most 23 via points, got \(via.count)") }
+    waypoints =
+      [try Self.place(origin, "origin")]
+      + (try via.map { text throws(TrafficServer.V8Failure) in
+        try Self.place(text, "via")
+      }) + [try Self.place(destination, "destination")]
+    if let time = try Self.single("departureTime", query), time != "any" {
+      guard let date = RFC3339.parse(time) else {
+        throw .malformed("departureTime \(time) is not an RFC 3339 time or any")
+      }
+      options.departureTime = date
+    }
+    if let text = try Self.single("alternatives", query) {
+      guard let count = Int(text), (0...RouteOptions.maximumAlternatives).contains(count) else {
+        throw .malformed(
+          "alternatives must be 0...\(RouteOptions.maximumAlternatives), got \(text)")
+      }
+      options.alternatives = count
+    }
+    if let text = try Self.single("return", query) {
+      returning = []
+      for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+        guard let flag = V8RouteWire.Return.names.first(where: { $0.0 == name })?.1 else {
+          throw .malformed(
+            "return \(name) is not supported; give \(V8RouteWire.Return.names.map(\.0).joined(separator: ", "))"
+          )
+        }
+        returning.insert(flag)
+      }
+    }
+    if let text = try Self.single("spans", query) {
+      for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+        guard let flag = V8RouteWire.SpanAttributes.names.first(where: { $0.0 == name })?.1
+        else {
+          throw .malformed(
+            "spans \(name) is not supported; give \(V8RouteWire.SpanAttributes.names.map(\.0).joined(separator: ", "))"
+          )
+        }
+        spans.insert(flag)
+      }
+    }
+  }
+
+  private static func single(
+    _ name: String, _ query: QueryParameters
+  ) throws(TrafficServer.V8Failure) -> String? {
+    do {
+      return try query.single(name, error: TrafficQueryError.badRequest)
+    } catch {
+      throw .malformed("\(name) is given more than once; give it once")
+    }
+  }
+
+  /// `LAT,LNG` (v8 place options after `!` are refused).
+  private static func place(
+    _ text: String, _ name: String
+  ) throws(TrafficServer.V8Failure) -> GeoCoordinates {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
+      latitude.isFinite, longitude.isFinite
+    else { throw .malformed("\(name) \(text) is not LAT,LNG") }
+    do {
+      return try GeoCoordinates(latitude: latitude, longitude: longitude)
+    } catch {
+      throw .malformed("\(name) \(text): \(error)")
+    }
+  }
+}
