@@ -15,6 +15,7 @@
 """
 import http.client
 import json
+import math
 import os
 import random
 import subprocess
@@ -78,23 +79,35 @@ def latency(port, count, seed):
 
 
 def routes(port, count, seed):
-    """`count` GET /v8/routes between random pairs of the region's road points (taken from
-    the answers of /v7/flow in random 1 km circles), one connection; latencies of the
-    routes found, and how many pairs had none."""
+    """`count` GET /v8/routes between random pairs of the region's road points 5 to 15 km
+    apart (taken from the answers of /v7/flow in 1 km circles), one connection; latencies
+    of the routes found, and how many pairs had none."""
     rng = random.Random(seed)
     connection = http.client.HTTPConnection("127.0.0.1", port)
     info = json.loads(get(connection, "/v1/info"))
     south, west, north, east = (info["networkBounds"][k] for k in ("south", "west", "north", "east"))
-    points = []
-    while len(points) < 2 * count:
-        lat, lng = rng.uniform(south, north), rng.uniform(west, east)
+    def road_point(lat, lng):
         flows = json.loads(get(connection, f"/v7/flow?in=circle:{lat:.5f},{lng:.5f};r=1000"))
-        for result in flows["results"][:1]:
-            point = result["location"]["shape"]["links"][0]["points"][0]
-            points.append((point["lat"], point["lng"]))
+        if not flows["results"]:
+            return None
+        point = flows["results"][0]["location"]["shape"]["links"][0]["points"][0]
+        return point["lat"], point["lng"]
+
+    # Pairs 5 to 15 km apart (the region's copies of the extract are not joined by roads).
+    pairs = []
+    while len(pairs) < count:
+        origin = road_point(rng.uniform(south, north), rng.uniform(west, east))
+        if origin is None:
+            continue
+        distance, bearing = rng.uniform(5_000, 15_000), rng.uniform(0, 2 * math.pi)
+        destination = road_point(
+            origin[0] + distance * math.cos(bearing) / 111_200,
+            origin[1] + distance * math.sin(bearing) / (111_200 * math.cos(math.radians(origin[0]))))
+        if destination is not None:
+            pairs.append((origin, destination))
     times, lengths, failed = [], [], 0
     for k in range(count):
-        (a, b), (c, d) = points[2 * k], points[2 * k + 1]
+        (a, b), (c, d) = pairs[k]
         path = (f"/v8/routes?transportMode=car&origin={a},{b}&destination={c},{d}"
                 "&return=summary,polyline")
         start = time.perf_counter()

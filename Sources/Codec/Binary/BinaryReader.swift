@@ -9,21 +9,25 @@ package struct BinaryDataError: Error, Hashable, Sendable, CustomStringConvertib
   /// What is wrong.
   package var reason: String
 
+  @inlinable
   package init(name: String, offset: Int, reason: String) {
     self.name = name
     self.offset = offset
     self.reason = reason
   }
 
+  @inlinable
   package var description: String { "malformed \(name) at byte \(offset): \(reason)" }
 }
 
 /// Reads what ``BinaryWriter`` wrote, checking every length and value against the bytes
 /// left, so that damaged or foreign input throws instead of trapping or allocating wildly.
 package struct BinaryReader: Sendable {
-  private let bytes: [UInt8]
+  @usableFromInline
+  let bytes: [UInt8]
   /// The offset of the next byte to read.
-  package private(set) var offset: Int = 0
+  @usableFromInline
+  package internal(set) var offset: Int = 0
   /// What the bytes are, for error messages ("segment chunk 3 of /tmp/traffic.sqlite").
   package let name: String
 
@@ -32,24 +36,29 @@ package struct BinaryReader: Sendable {
   /// - Parameters:
   ///   - data: the bytes.
   ///   - name: what the bytes are, for error messages.
+  @inlinable
   package init(_ data: Data, name: String) {
     bytes = [UInt8](data)
     self.name = name
   }
 
   /// Creates a reader over bytes.
+  @inlinable
   package init(bytes: [UInt8], name: String) {
     self.bytes = bytes
     self.name = name
   }
 
   /// Whether every byte has been read.
+  @inlinable
   package var isAtEnd: Bool { offset >= bytes.count }
 
   /// The bytes not read yet.
+  @inlinable
   package var remaining: Int { bytes.count - offset }
 
   /// An error naming the input and the offset where reading failed.
+  @inlinable
   package func failure(_ reason: String) -> BinaryDataError {
     BinaryDataError(name: name, offset: offset, reason: reason)
   }
@@ -57,6 +66,7 @@ package struct BinaryReader: Sendable {
   /// Reads one byte.
   ///
   /// - Throws: ``BinaryDataError`` at the end of the input.
+  @inlinable
   package mutating func byte() throws(BinaryDataError) -> UInt8 {
     guard offset < bytes.count else { throw failure("unexpected end of data") }
     defer { offset += 1 }
@@ -67,6 +77,7 @@ package struct BinaryReader: Sendable {
   ///
   /// - Throws: ``BinaryDataError`` when it is truncated or longer
   ///   than 64 bits.
+  @inlinable
   package mutating func varint() throws(BinaryDataError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
@@ -84,6 +95,7 @@ package struct BinaryReader: Sendable {
   /// Reads a zigzag varint.
   ///
   /// - Throws: as ``varint()``.
+  @inlinable
   package mutating func signedVarint() throws(BinaryDataError) -> Int64 {
     let value = try varint()
     return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
@@ -95,6 +107,7 @@ package struct BinaryReader: Sendable {
   ///   - limit: the largest acceptable value.
   ///   - what: what the number is, for the error message.
   /// - Throws: ``BinaryDataError`` when it exceeds `limit`.
+  @inlinable
   package mutating func integer(atMost limit: Int, _ what: String) throws(BinaryDataError) -> Int {
     let value = try varint()
     guard limit >= 0, value <= UInt64(limit) else {
@@ -107,6 +120,7 @@ package struct BinaryReader: Sendable {
   /// the bytes left (so that a damaged count cannot make the caller reserve gigabytes).
   ///
   /// - Throws: ``BinaryDataError`` when the items cannot fit.
+  @inlinable
   package mutating func count(
     bytesPerItem: Int, _ what: String
   ) throws(BinaryDataError) -> Int {
@@ -120,6 +134,7 @@ package struct BinaryReader: Sendable {
   /// Reads a double from its 8-byte little-endian bit pattern.
   ///
   /// - Throws: ``BinaryDataError`` at the end of the input.
+  @inlinable
   package mutating func double() throws(BinaryDataError) -> Double {
     guard remaining >= 8 else { throw failure("unexpected end of data in a number") }
     var bits: UInt64 = 0
@@ -132,6 +147,7 @@ package struct BinaryReader: Sendable {
   ///
   /// - Parameter what: what the number is, for the error message.
   /// - Throws: ``BinaryDataError`` for NaN or an infinity.
+  @inlinable
   package mutating func finiteDouble(_ what: String) throws(BinaryDataError) -> Double {
     let value = try double()
     guard value.isFinite else { throw failure("\(what) \(value) is not a finite number") }
@@ -142,6 +158,7 @@ package struct BinaryReader: Sendable {
   ///
   /// - Throws: ``BinaryDataError`` when it is truncated or not
   ///   UTF-8.
+  @inlinable
   package mutating func string() throws(BinaryDataError) -> String {
     let length = try count(bytesPerItem: 1, "string bytes")
     let slice = bytes[offset..<offset + length]
@@ -155,6 +172,7 @@ package struct BinaryReader: Sendable {
   /// Reads `count` raw bytes.
   ///
   /// - Throws: ``BinaryDataError`` when fewer are left.
+  @inlinable
   package mutating func raw(_ count: Int) throws(BinaryDataError) -> ArraySlice<UInt8> {
     guard count >= 0, count <= remaining else { throw failure("unexpected end of data") }
     defer { offset += count }

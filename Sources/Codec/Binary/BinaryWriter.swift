@@ -9,27 +9,33 @@ import Foundation
 /// larger and slower to read back.
 package struct BinaryWriter: Sendable {
   /// The bytes written so far.
-  package private(set) var bytes: [UInt8] = []
+  @usableFromInline
+  package internal(set) var bytes: [UInt8] = []
 
   /// Creates an empty writer, reserving room for `capacity` bytes.
+  @inlinable
   package init(capacity: Int = 0) {
     bytes.reserveCapacity(capacity)
   }
 
   /// The bytes written so far, as `Data`.
+  @inlinable
   package var data: Data { Data(bytes) }
 
   /// Appends one byte.
+  @inlinable
   package mutating func byte(_ value: UInt8) {
     bytes.append(value)
   }
 
   /// Appends raw bytes as they are.
+  @inlinable
   package mutating func raw(_ values: some Sequence<UInt8>) {
     bytes.append(contentsOf: values)
   }
 
   /// Appends an unsigned LEB128 varint (1 byte below 128, at most 10 bytes).
+  @inlinable
   package mutating func varint(_ value: UInt64) {
     var rest = value
     while rest >= 0x80 {
@@ -41,16 +47,19 @@ package struct BinaryWriter: Sendable {
 
   /// Appends a non-negative `Int` as a varint; a negative value is written as its
   /// two's-complement bit pattern, which a reader expecting a count rejects as too large.
+  @inlinable
   package mutating func count(_ value: Int) {
     varint(UInt64(bitPattern: Int64(value)))
   }
 
   /// Appends a signed value as a zigzag varint (small magnitudes of either sign are short).
+  @inlinable
   package mutating func signedVarint(_ value: Int64) {
     varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
   }
 
   /// Appends the 8-byte little-endian bit pattern of a double.
+  @inlinable
   package mutating func double(_ value: Double) {
     var bits = value.bitPattern
     for _ in 0..<8 {
@@ -60,6 +69,7 @@ package struct BinaryWriter: Sendable {
   }
 
   /// Appends a string: its UTF-8 byte count as a varint, then the bytes.
+  @inlinable
   package mutating func string(_ value: String) {
     var value = value
     value.withUTF8 { utf8 in

@@ -5,6 +5,7 @@ package struct ProtobufError: Error, Sendable {
   package let offset: Int
   package let reason: String
 
+  @inlinable
   package init(offset: Int, reason: String) {
     self.offset = offset
     self.reason = reason
@@ -19,19 +20,23 @@ package struct ProtobufError: Error, Sendable {
 /// "Encoding" (developers.google.com/protocol-buffers/docs/encoding).
 package struct ProtobufReader {
   package let bytes: UnsafeRawBufferPointer
-  package private(set) var position: Int
+  @usableFromInline
+  package internal(set) var position: Int
   package let end: Int
 
   /// A reader over `bytes[range]`; the range must lie within `bytes`.
+  @inlinable
   package init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) {
     self.bytes = bytes
     self.position = range.lowerBound
     self.end = range.upperBound
   }
 
+  @inlinable
   package var isAtEnd: Bool { position >= end }
 
   /// Reads a base-128 varint of at most 10 bytes.
+  @inlinable
   package mutating func varint() throws(ProtobufError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
@@ -49,6 +54,7 @@ package struct ProtobufReader {
   }
 
   /// Reads a field key: field number and wire type, or `nil` at the end.
+  @inlinable
   package mutating func field() throws(ProtobufError) -> (number: Int, wireType: Int)? {
     guard !isAtEnd else { return nil }
     let start = position
@@ -61,6 +67,7 @@ package struct ProtobufReader {
   }
 
   /// Reads a length-delimited field's bounds.
+  @inlinable
   package mutating func lengthDelimited() throws(ProtobufError) -> Range<Int> {
     let start = position
     let length = try varint()
@@ -73,6 +80,7 @@ package struct ProtobufReader {
   }
 
   /// Skips a field's value of the given wire type.
+  @inlinable
   package mutating func skip(wireType: Int) throws(ProtobufError) {
     switch wireType {
     case 0: _ = try varint()
@@ -84,7 +92,8 @@ package struct ProtobufReader {
     }
   }
 
-  private mutating func advance(_ count: Int) throws(ProtobufError) {
+  @usableFromInline
+  mutating func advance(_ count: Int) throws(ProtobufError) {
     guard end - position >= count else {
       throw ProtobufError(offset: position, reason: "truncated fixed-size value")
     }
@@ -93,6 +102,7 @@ package struct ProtobufReader {
 
   /// Reads the values of a repeated varint field, packed (wire type 2) or not (wire type 0),
   /// appending them to `values`.
+  @inlinable
   package mutating func repeatedVarints(
     wireType: Int, into values: inout [UInt64]
   ) throws(ProtobufError) {
@@ -110,6 +120,7 @@ package struct ProtobufReader {
 
   /// Reads a packed (or single) list of zigzag-encoded, delta-coded signed integers and
   /// appends their running sums, using wrapping arithmetic so hostile input cannot trap.
+  @inlinable
   package mutating func deltaCodedSignedVarints(
     wireType: Int, into values: inout [Int64]
   )
@@ -126,6 +137,7 @@ package struct ProtobufReader {
   }
 
   /// Decodes a zigzag-encoded signed value (`sint64`).
+  @inlinable
   package static func zigzag(_ value: UInt64) -> Int64 {
     Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
   }
@@ -134,6 +146,7 @@ package struct ProtobufReader {
 extension ProtobufReader {
   /// Calls `body` with the bytes of `data`, keeping the typed error (the standard library's
   /// `withUnsafeBytes` only rethrows untyped errors).
+  @inlinable
   package static func withBytes<T>(
     _ data: some ContiguousBytes, _ body: (UnsafeRawBufferPointer) throws(ProtobufError) -> T
   ) throws(ProtobufError) -> T {

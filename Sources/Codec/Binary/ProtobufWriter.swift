@@ -4,9 +4,11 @@ import Foundation
 /// fields (https://protobuf.dev/programming-guides/encoding/). Enough for Mapbox Vector
 /// Tiles; no schema, the caller writes field numbers.
 package struct ProtobufWriter {
-  package private(set) var bytes: [UInt8] = []
+  @usableFromInline
+  package internal(set) var bytes: [UInt8] = []
 
   /// An empty message.
+  @inlinable
   package init() {}
 
   /// Wire types.
@@ -17,6 +19,7 @@ package struct ProtobufWriter {
     case fixed32 = 5
   }
 
+  @inlinable
   package mutating func varint(_ value: UInt64) {
     var value = value
     while value >= 0x80 {
@@ -26,23 +29,27 @@ package struct ProtobufWriter {
     bytes.append(UInt8(value))
   }
 
+  @inlinable
   package mutating func key(_ field: UInt64, _ type: WireType) {
     varint(field << 3 | type.rawValue)
   }
 
   /// A `uint32`/`uint64` field.
+  @inlinable
   package mutating func uint(_ field: UInt64, _ value: UInt64) {
     key(field, .varint)
     varint(value)
   }
 
   /// A `sint64` field (zigzag).
+  @inlinable
   package mutating func sint(_ field: UInt64, _ value: Int64) {
     key(field, .varint)
     varint(ProtobufWriter.zigzag(value))
   }
 
   /// A `double` field.
+  @inlinable
   package mutating func double(_ field: UInt64, _ value: Double) {
     key(field, .fixed64)
     var bits = value.bitPattern.littleEndian
@@ -50,11 +57,13 @@ package struct ProtobufWriter {
   }
 
   /// A `string` field.
+  @inlinable
   package mutating func string(_ field: UInt64, _ value: String) {
     bytes(field, Array(value.utf8))
   }
 
   /// A `bytes` or embedded-message field.
+  @inlinable
   package mutating func bytes(_ field: UInt64, _ value: [UInt8]) {
     key(field, .lengthDelimited)
     varint(UInt64(value.count))
@@ -62,6 +71,7 @@ package struct ProtobufWriter {
   }
 
   /// A packed repeated `uint32` field.
+  @inlinable
   package mutating func packed(_ field: UInt64, _ values: [UInt32]) {
     var inner = ProtobufWriter()
     for value in values { inner.varint(UInt64(value)) }
@@ -69,11 +79,13 @@ package struct ProtobufWriter {
   }
 
   /// Zigzag: small magnitudes of either sign become small unsigned numbers.
+  @inlinable
   package static func zigzag(_ value: Int64) -> UInt64 {
     UInt64(bitPattern: (value << 1) ^ (value >> 63))
   }
 
   /// Zigzag of a 32-bit value, as vector tile geometry parameters use.
+  @inlinable
   package static func zigzag32(_ value: Int32) -> UInt32 {
     UInt32(bitPattern: (value << 1) ^ (value >> 31))
   }

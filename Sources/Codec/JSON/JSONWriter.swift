@@ -10,23 +10,28 @@ import Foundation
 /// the text is also safe inside JavaScript.
 package struct JSONWriter {
   /// The UTF-8 text written so far.
-  package private(set) var bytes: [UInt8] = []
+  @usableFromInline
+  package internal(set) var bytes: [UInt8] = []
   /// Whether the next value or member follows another in the same array or object, and so
   /// needs a comma: set after each value, cleared by `beginObject`, `beginArray` and `key`.
-  private var needsSeparator = false
+  @usableFromInline
+  var needsSeparator = false
 
   /// Creates an empty writer, reserving `capacity` bytes.
+  @inlinable
   package init(capacity: Int = 0) {
     bytes.reserveCapacity(capacity)
   }
 
   /// Removes everything written, keeping the storage.
+  @inlinable
   package mutating func removeAll() {
     bytes.removeAll(keepingCapacity: true)
     needsSeparator = false
   }
 
   /// Takes the bytes written, leaving the writer empty.
+  @inlinable
   package mutating func take() -> [UInt8] {
     let taken = bytes
     bytes = []
@@ -36,12 +41,14 @@ package struct JSONWriter {
 
   /// The comma before a value or member that follows another.
   @inline(__always)
-  private mutating func separate() {
+  @usableFromInline
+  mutating func separate() {
     if needsSeparator { bytes.append(UInt8(ascii: ",")) }
   }
 
   @inline(__always)
-  private mutating func raw(_ text: StaticString) {
+  @usableFromInline
+  mutating func raw(_ text: StaticString) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
@@ -49,6 +56,7 @@ package struct JSONWriter {
 
   /// Opens an object (as a value: after a key, in an array, or at the top).
   @inline(__always)
+  @inlinable
   package mutating func beginObject() {
     separate()
     bytes.append(UInt8(ascii: "{"))
@@ -57,6 +65,7 @@ package struct JSONWriter {
 
   /// Closes the innermost open object.
   @inline(__always)
+  @inlinable
   package mutating func endObject() {
     bytes.append(UInt8(ascii: "}"))
     needsSeparator = true
@@ -64,6 +73,7 @@ package struct JSONWriter {
 
   /// Opens an array (as a value).
   @inline(__always)
+  @inlinable
   package mutating func beginArray() {
     separate()
     bytes.append(UInt8(ascii: "["))
@@ -72,6 +82,7 @@ package struct JSONWriter {
 
   /// Closes the innermost open array.
   @inline(__always)
+  @inlinable
   package mutating func endArray() {
     bytes.append(UInt8(ascii: "]"))
     needsSeparator = true
@@ -80,6 +91,7 @@ package struct JSONWriter {
   /// Starts a member of the open object: `"name":` (with the comma before it when it follows
   /// another member), for a name known to need no escaping. Its value comes next.
   @inline(__always)
+  @inlinable
   package mutating func key(_ name: StaticString) {
     separate()
     bytes.append(UInt8(ascii: "\""))
@@ -90,6 +102,7 @@ package struct JSONWriter {
   }
 
   /// Starts a member of the open object whose name is escaped as a string.
+  @inlinable
   package mutating func key(_ name: String) {
     separate()
     appendString(name)
@@ -99,6 +112,7 @@ package struct JSONWriter {
 
   /// Appends members written elsewhere (`"a":1,"b":2`, such as a cached fragment) to the open
   /// object, with the comma before them when they follow another member; nothing when empty.
+  @inlinable
   package mutating func members(_ json: UnsafeBufferPointer<UInt8>) {
     guard !json.isEmpty else { return }
     separate()
@@ -107,6 +121,7 @@ package struct JSONWriter {
   }
 
   /// Appends members written elsewhere (see `members(_:)`).
+  @inlinable
   package mutating func members(_ json: [UInt8]) {
     json.withUnsafeBufferPointer { members($0) }
   }
@@ -116,13 +131,15 @@ package struct JSONWriter {
   /// Appends a JSON string literal with escaping.
   ///
   /// - Complexity: O(n) in the UTF-8 length of `text`.
+  @inlinable
   package mutating func string(_ text: String) {
     separate()
     appendString(text)
     needsSeparator = true
   }
 
-  private mutating func appendString(_ text: String) {
+  @usableFromInline
+  mutating func appendString(_ text: String) {
     bytes.append(UInt8(ascii: "\""))
     var text = text
     text.withUTF8 { utf8 in
@@ -169,7 +186,8 @@ package struct JSONWriter {
     bytes.append(UInt8(ascii: "\""))
   }
 
-  private mutating func appendUnicodeEscape(_ code: UInt16) {
+  @usableFromInline
+  mutating func appendUnicodeEscape(_ code: UInt16) {
     let hex: [UInt8] = Array("0123456789abcdef".utf8)
     bytes.append(UInt8(ascii: "\\"))
     bytes.append(UInt8(ascii: "u"))
@@ -180,6 +198,7 @@ package struct JSONWriter {
 
   /// Appends a number in its shortest form that reads back to the same `Double`
   /// (`13.0` is written `13`); non-finite values, which JSON cannot carry, are written `null`.
+  @inlinable
   package mutating func number(_ value: Double) {
     separate()
     appendNumber(value)
@@ -188,12 +207,14 @@ package struct JSONWriter {
 
   /// Appends a number rounded to `decimals` fractional digits (at most 9), trailing zeros
   /// dropped — for measured values such as lengths, where more digits are noise.
+  @inlinable
   package mutating func number(_ value: Double, decimals: Int) {
     let scale = [1.0, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9][max(0, min(decimals, 9))]
     number((value * scale).rounded() / scale)
   }
 
-  private mutating func appendNumber(_ value: Double) {
+  @usableFromInline
+  mutating func appendNumber(_ value: Double) {
     guard value.isFinite else {
       raw("null")
       return
@@ -206,13 +227,15 @@ package struct JSONWriter {
   }
 
   /// Appends an integer.
+  @inlinable
   package mutating func integer(_ value: Int) {
     separate()
     appendInteger(value)
     needsSeparator = true
   }
 
-  private mutating func appendInteger(_ value: Int) {
+  @usableFromInline
+  mutating func appendInteger(_ value: Int) {
     if value >= 0, value < 10 {
       bytes.append(UInt8(ascii: "0") &+ UInt8(value))
       return
@@ -221,6 +244,7 @@ package struct JSONWriter {
   }
 
   /// Appends `true` or `false`.
+  @inlinable
   package mutating func bool(_ value: Bool) {
     separate()
     if value { raw("true") } else { raw("false") }
@@ -228,6 +252,7 @@ package struct JSONWriter {
   }
 
   /// Appends `null`.
+  @inlinable
   package mutating func null() {
     separate()
     raw("null")
@@ -236,6 +261,7 @@ package struct JSONWriter {
 
   /// Appends one complete JSON value written elsewhere (an encoded fragment kept for reuse)
   /// as it is.
+  @inlinable
   package mutating func append(_ json: UnsafeBufferPointer<UInt8>) {
     separate()
     bytes.append(contentsOf: json)
@@ -243,11 +269,13 @@ package struct JSONWriter {
   }
 
   /// Appends one complete JSON value written elsewhere (see `append(_:)`).
+  @inlinable
   package mutating func append(_ json: [UInt8]) {
     json.withUnsafeBufferPointer { append($0) }
   }
 
   /// Appends one complete JSON value written elsewhere (such as `GeoJSON.encode`'s output).
+  @inlinable
   package mutating func append(_ json: Data) {
     separate()
     bytes.append(contentsOf: json)
@@ -259,6 +287,7 @@ package struct JSONWriter {
   ///
   /// - Parameter value: The value (from `JSONParser`, whose numbers are valid JSON text).
   /// - Complexity: O(n log n) in the number of members of the largest object, O(n) otherwise.
+  @inlinable
   package mutating func value(_ value: JSONValue) {
     switch value {
     case .null: null()
@@ -283,16 +312,19 @@ package struct JSONWriter {
   }
 
   /// Appends a JSON string literal, or `null` for `nil`.
+  @inlinable
   package mutating func string(_ text: String?) {
     if let text { string(text) } else { null() }
   }
 
   /// Appends a date as RFC 3339 in UTC, or `null` for `nil`.
+  @inlinable
   package mutating func date(_ value: Date?) {
     if let value { date(value) } else { null() }
   }
 
   /// Appends a date as RFC 3339 in UTC (see `RFC3339.format`).
+  @inlinable
   package mutating func date(_ value: Date) {
     separate()
     bytes.append(UInt8(ascii: "\""))
@@ -312,12 +344,14 @@ extension JSONWriter {
     /// The text after the last value, such as `]}`.
     package var suffix: StaticString
 
+    @inlinable
     package init(prefix: [UInt8], suffix: StaticString) {
       self.prefix = prefix
       self.suffix = suffix
     }
 
     /// The size of the document of `count` values of `valueBytes` bytes in all.
+    @inlinable
     package func size(count: Int, valueBytes: Int) -> Int {
       prefix.count + valueBytes + max(0, count - 1) + suffix.utf8CodeUnitCount
     }
@@ -326,6 +360,7 @@ extension JSONWriter {
     /// hands the bytes of the value numbered by its first argument to its second.
     ///
     /// - Returns: The number of bytes written.
+    @inlinable
     package func write(
       into buffer: UnsafeMutableRawBufferPointer, count: Int,
       value: (Int, (UnsafeRawBufferPointer) -> Void) -> Void
@@ -354,6 +389,7 @@ extension JSONWriter {
 extension JSONWriter {
   /// Writes a member of the open object: `"name":` and its value.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: String) {
     key(name)
     string(value)
@@ -361,6 +397,7 @@ extension JSONWriter {
 
   /// Writes a member whose value may be `null`.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: String?) {
     key(name)
     string(value)
@@ -368,6 +405,7 @@ extension JSONWriter {
 
   /// Writes an integer member.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Int) {
     key(name)
     integer(value)
@@ -375,6 +413,7 @@ extension JSONWriter {
 
   /// Writes a number member (shortest form that reads back the same; `null` if not finite).
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Double) {
     key(name)
     number(value)
@@ -382,6 +421,7 @@ extension JSONWriter {
 
   /// Writes a number member rounded to `decimals` fractional digits.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Double, decimals: Int) {
     key(name)
     number(value, decimals: decimals)
@@ -389,6 +429,7 @@ extension JSONWriter {
 
   /// Writes a Boolean member.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Bool) {
     key(name)
     bool(value)
@@ -396,6 +437,7 @@ extension JSONWriter {
 
   /// Writes a date member (RFC 3339 in UTC).
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Date) {
     key(name)
     date(value)
@@ -403,6 +445,7 @@ extension JSONWriter {
 
   /// Writes a date member, `null` for `nil`.
   @inline(__always)
+  @inlinable
   package mutating func member(_ name: StaticString, _ value: Date?) {
     key(name)
     date(value)

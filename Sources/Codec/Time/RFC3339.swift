@@ -12,6 +12,7 @@ package enum RFC3339 {
   /// date is not a whole second. Years outside 0...9999 are clamped to that range.
   ///
   /// - Complexity: O(1).
+  @inlinable
   package static func format(_ date: Date) -> String {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(24)
@@ -20,6 +21,7 @@ package enum RFC3339 {
   }
 
   /// Appends `format(date)` to `bytes`.
+  @inlinable
   package static func append(_ date: Date, to bytes: inout [UInt8]) {
     let interval = date.timeIntervalSince1970
     // 0000-01-01 ... 9999-12-31T23:59:59.999
@@ -70,6 +72,7 @@ package enum RFC3339 {
   /// - Parameter text: The date-time.
   /// - Returns: `nil` when the text is not such a date-time.
   /// - Complexity: O(n) in the length of the text.
+  @inlinable
   package static func parseWithOffset(_ text: String) -> Date? {
     hasOffset(text) ? parse(text) : nil
   }
@@ -77,6 +80,7 @@ package enum RFC3339 {
   /// Whether a date-time ends in an offset: `Z`, `z` or `±hh:mm`.
   ///
   /// - Complexity: O(1).
+  @inlinable
   package static func hasOffset(_ text: String) -> Bool {
     let bytes = Array(text.utf8.suffix(6))
     guard let last = bytes.last else { return false }
@@ -96,6 +100,7 @@ package enum RFC3339 {
   ///     no seconds, a `,` before the fraction, `±hhmm` and `±hh` offsets.
   /// - Returns: `nil` when the text is not such a date-time.
   /// - Complexity: O(n) in the length of the text.
+  @inlinable
   package static func parse(_ text: String, lenient: Bool = false) -> Date? {
     let bytes = Array(text.utf8)
     var index = 0
@@ -172,7 +177,8 @@ package enum RFC3339 {
     return Date(timeIntervalSince1970: Double(seconds) + fraction)
   }
 
-  private static func daysIn(_ month: Int, _ year: Int) -> Int {
+  @usableFromInline
+  static func daysIn(_ month: Int, _ year: Int) -> Int {
     switch month {
     case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
     case 4, 6, 9, 11: return 30
@@ -181,6 +187,7 @@ package enum RFC3339 {
   }
 
   /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
+  @inlinable
   package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
@@ -192,6 +199,7 @@ package enum RFC3339 {
 
   /// The proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's
   /// `civil_from_days`).
+  @inlinable
   package static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
