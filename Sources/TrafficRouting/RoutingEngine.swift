@@ -61,7 +61,12 @@ public final class RoutingEngine: Sendable {
     let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
     var times = TravelTimes(view: view, usesLiveSpeeds: live, avoidsClosures: avoids)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
-      try snap(point, index: index, view: view)
+      try snap(point, index: index, view: view, within: 15)
+    }
+    // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
+    // network's edge, a dead end): the roads within 100 m.
+    let wide = try waypoints.enumerated().map { index, point throws(RoutingError) in
+      try snap(point, index: index, view: view, within: 100)
     }
     let fastest = fastestSpeed(view)
     let scratch = takeScratch(segmentCount: view.network.segments.count)
@@ -75,6 +80,9 @@ public final class RoutingEngine: Sendable {
           let leg = RouteSearch.fastest(
             from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
             scratch: scratch)
+            ?? RouteSearch.fastest(
+              from: wide[k], to: wide[k + 1], times: times, fastestSpeed: fastest,
+              scratch: scratch)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
           legs = []
@@ -100,18 +108,18 @@ public final class RoutingEngine: Sendable {
 
   // MARK: Pieces
 
-  /// The road positions near a waypoint: the nearest segment and the others within 15 m of
-  /// it (the other direction of a two-way road), at most six.
+  /// The road positions near a waypoint: the nearest segment and the others within
+  /// `meters` of it (15 m: the other direction of a two-way road), at most 12.
   private func snap(
-    _ point: GeoCoordinates, index: Int, view: RoutingView
+    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
   ) throws(RoutingError) -> [Snap] {
     let candidates =
       (try? view.network.segments(near: point, withinMeters: snappingRadiusInMeters)) ?? []
     guard let nearest = candidates.first else {
       throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
     }
-    return candidates.prefix(6)
-      .filter { $0.distanceInMeters <= nearest.distanceInMeters + 15 }
+    return candidates.prefix(meters > 15 ? 12 : 6)
+      .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
       .map {
         Snap(
           segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,

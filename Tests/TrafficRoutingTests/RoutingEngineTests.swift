@@ -29,11 +29,14 @@ import TrafficTestSupport
   }
 
   /// The positions the engine snaps a point to: the nearest segment and those within 15 m
-  /// of it, at most six.
-  static func positions(_ point: GeoCoordinates, _ network: RoadNetwork) throws -> [RoadPosition] {
+  /// of it, at most six (or, when those have no route, within 100 m, at most 12).
+  static func positions(
+    _ point: GeoCoordinates, _ network: RoadNetwork, within meters: Double = 15
+  ) throws -> [RoadPosition] {
     let candidates = try network.segments(near: point, withinMeters: 1_000)
     let nearest = try #require(candidates.first)
-    return candidates.prefix(6).filter { $0.distanceInMeters <= nearest.distanceInMeters + 15 }
+    return candidates.prefix(meters > 15 ? 12 : 6)
+      .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
       .map { RoadPosition(segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters) }
   }
 
@@ -54,10 +57,12 @@ import TrafficTestSupport
       let origin = randomPoint(), destination = randomPoint()
       guard box.contains(origin), origin != destination else { continue }
       var reference = Double.infinity
-      for source in try Self.positions(origin, network) {
-        for target in try Self.positions(destination, network) {
-          if let route = try graph.shortestPath(from: source, to: target, metric: .travelTime) {
-            reference = min(reference, route.travelTimeInSeconds)
+      for meters in [15.0, 100] where reference == .infinity {
+        for source in try Self.positions(origin, network, within: meters) {
+          for target in try Self.positions(destination, network, within: meters) {
+            if let route = try graph.shortestPath(from: source, to: target, metric: .travelTime) {
+              reference = min(reference, route.travelTimeInSeconds)
+            }
           }
         }
       }
