@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Geo
 import Roads
@@ -39,7 +40,41 @@ public final class RoutingEngine: Sendable {
     from origin: GeoCoordinates, to destination: GeoCoordinates, via: [GeoCoordinates] = [],
     options: RouteOptions = RouteOptions()
   ) async throws(RoutingError) -> [Route] {
-    try routes(through: [origin] + via + [destination], options: options)
+    if trafficEngine.isRemote {
+      return try await remoteRoutes(through: [origin] + via + [destination], options: options)
+    }
+    return try routes(through: [origin] + via + [destination], options: options)
+  }
+
+  /// The routes of the remote engine's server (`GET /v8/routes`).
+  private func remoteRoutes(
+    through waypoints: [GeoCoordinates], options: RouteOptions
+  ) async throws(RoutingError) -> [Route] {
+    func place(_ point: GeoCoordinates) -> String { "\(point.latitude),\(point.longitude)" }
+    var parameters = [
+      ("transportMode", "car"), ("origin", place(waypoints[0])),
+      ("destination", place(waypoints[waypoints.count - 1])),
+      ("return", "summary,polyline,incidents"), ("spans", "length,duration,dynamicSpeedInfo"),
+      ("alternatives", String(options.alternatives)),
+    ]
+    for point in waypoints.dropFirst().dropLast() { parameters.append(("via", place(point))) }
+    if let departure = options.departureTime {
+      parameters.append(("departureTime", RFC3339.format(departure)))
+    }
+    let answer: (status: Int, body: Data)?
+    do {
+      answer = try await trafficEngine.remoteGet(path: "/v8/routes", parameters: parameters)
+    } catch {
+      throw .remote("the routing server cannot be reached: \(error)")
+    }
+    guard let answer else { throw .noRoadNetwork }
+    guard answer.status == 200 else {
+      let cause =
+        (try? JSONParser.parse(answer.body))?["cause"]?.string
+        ?? String(decoding: answer.body.prefix(200), as: UTF8.self)
+      throw .remote("the routing server answered \(answer.status): \(cause)")
+    }
+    return try V8RouteWire.decode(answer.body)
   }
 
   /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).

@@ -204,12 +204,13 @@ enum RouteCommand: Subcommand {
   static let summary = "Traffic along a route: spans, delays, incidents on it"
   static let synopsis = """
     Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]... [--depart TIME]
-                         [--alternatives N] [--db PATH] [--json]
+                         [--alternatives N] [--db PATH | --server URL] [--json]
            traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
                          [--half-width M] [--db PATH | --server URL] [--json]
 
-    With --from and --to: the fastest route on the store's live traffic (closed roads are
-    never used), its ETA, delay and incidents; --json prints the HERE Routing v8 answer.
+    With --from and --to: the fastest route on the live traffic of the store (or of the
+    server, through its GET /v8/routes), closed roads never used, with its ETA, delay and
+    incidents; --json prints the HERE Routing v8 answer.
     With --coords or --polyline: matches the given route to the road network and reports each
     span's speed, jam factor and delay, the incidents on it, and the total delay.
     """
@@ -314,19 +315,10 @@ enum RouteCommand: Subcommand {
       options.alternatives = count
     }
     let json = arguments.flag("--json")
-    if try arguments.option("--server") != nil {
-      throw UsageError(
-        "--from/--to routes on the local store; ask a server's GET /v8/routes instead")
-    }
-    _ = try arguments.option("--api-key")
     _ = try arguments.option("--half-width")
-    let path = try EngineArguments.databasePath(from: &arguments)
+    let engine = try EngineArguments.open(&arguments)
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help route")
-    }
-    let engine: TrafficEngine
-    do { engine = try TrafficEngine(databasePath: path) } catch {
-      throw UsageError("\(path): \(error)")
     }
     let routes: [Route]
     do {

@@ -97,3 +97,66 @@ import TrafficRouting
     #expect(response.bodyText.contains("no road network"))
   }
 }
+
+/// The v8 answer read back (`V8RouteWire.decode`), and the remote `RoutingEngine`, which
+/// asks a server's `/v8/routes`.
+@Suite(.serialized) struct RemoteRoutingTests {
+  typealias F = FlowServerFixtures
+
+  static let west = F.coordinates(east: 0)
+  static let east = F.coordinates(east: 1000)
+
+  @Test func theAnswerReadsBackIntoTheSameRoutes() async throws {
+    let server = try F.server()
+    let routes = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
+      from: Self.west, to: Self.east)
+    let data = V8RouteWire.encode(
+      routes, returning: [.summary, .polyline, .incidents],
+      spans: [.length, .duration, .dynamicSpeedInfo])
+    let decoded = try V8RouteWire.decode(data)
+    #expect(decoded.count == routes.count)
+    for (read, written) in zip(decoded, routes) {
+      #expect(read.sections.count == written.sections.count)
+      for (a, b) in zip(read.sections, written.sections) {
+        #expect(a.durationInSeconds == b.durationInSeconds.rounded())
+        #expect(a.lengthInMeters == b.lengthInMeters.rounded())
+        #expect(a.baseDurationInSeconds == b.baseDurationInSeconds.rounded())
+        #expect(abs(a.departure.time.timeIntervalSince(b.departure.time)) < 0.001)
+        #expect(a.polyline.vertices.count == b.polyline.vertices.count)
+        for (p, q) in zip(a.polyline.vertices, b.polyline.vertices) {
+          #expect(p.distance(to: q) < 1)
+        }
+        #expect(
+          a.traffic.spans.map(\.trafficSpeedInMetersPerSecond)
+            == b.traffic.spans.map { ($0.trafficSpeedInMetersPerSecond * 100).rounded() / 100 })
+        #expect(
+          a.traffic.incidents.map(\.incident.originalId)
+            == b.traffic.incidents.map(\.incident.originalId))
+      }
+    }
+    #expect(throws: RoutingError.self) { try V8RouteWire.decode(Data("{\"routes\": 3}".utf8)) }
+    #expect(throws: RoutingError.self) { try V8RouteWire.decode(Data("nope".utf8)) }
+  }
+
+  @Test func aRemoteEngineRoutesThroughItsServer() async throws {
+    let server = try F.server(configuration: HTTPFrontEndTests.quietLoopback())
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)")))
+    let router = RoutingEngine(trafficEngine: remote)
+    let through = try await router.calculateRoute(from: Self.west, to: Self.east)
+    let local = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
+      from: Self.west, to: Self.east)
+    #expect(through.first?.durationInSeconds == local.first?.durationInSeconds.rounded())
+    #expect(
+      through.first?.sections.first?.traffic.spans.count
+        == local.first?.sections.first?.traffic.spans.count)
+    let far = try GeoCoordinates(latitude: 10, longitude: 10)
+    let error = await #expect(throws: RoutingError.self) {
+      try await router.calculateRoute(from: Self.west, to: far)
+    }
+    #expect(error?.description.contains("answered 400") == true, "\(String(describing: error))")
+    #expect(error?.description.contains("more than 1000 m") == true)
+  }
+}

@@ -39,4 +39,15 @@ extension TrafficEngine {
 
   /// Whether this engine asks a server rather than a local store.
   public var isRemote: Bool { remote != nil }
+
+  /// A `GET` of `path` on the server of a remote engine, with the status and body of any
+  /// HTTP answer; `nil` for an embedded engine.
+  ///
+  /// - Throws: `TrafficQueryError` for a transport failure.
+  package func remoteGet(
+    path: String, parameters: [(String, String)]
+  ) async throws(TrafficQueryError) -> (status: Int, body: Data)? {
+    guard let remote else { return nil }
+    return try await remote.get(path: path, parameters: parameters)
+  }
 }

@@ -26,6 +26,25 @@ public struct TrafficOnRoute: Hashable, Sendable {
     /// Extra time over free flow, seconds: negative when traffic is faster than free flow;
     /// `nil` on a closed or blocked span (it cannot be driven).
     public var delayInSeconds: Double?
+
+    /// A span (routers and decoders of route answers build them).
+    package init(
+      offsetInMeters: Double, lengthInMeters: Double, segmentID: Int, roadName: String?,
+      baseSpeedInMetersPerSecond: Double, trafficSpeedInMetersPerSecond: Double,
+      jamFactor: Double, confidence: Double, traversability: Traversability,
+      delayInSeconds: Double?
+    ) {
+      self.offsetInMeters = offsetInMeters
+      self.lengthInMeters = lengthInMeters
+      self.segmentID = segmentID
+      self.roadName = roadName
+      self.baseSpeedInMetersPerSecond = baseSpeedInMetersPerSecond
+      self.trafficSpeedInMetersPerSecond = trafficSpeedInMetersPerSecond
+      self.jamFactor = jamFactor
+      self.confidence = confidence
+      self.traversability = traversability
+      self.delayInSeconds = delayInSeconds
+    }
   }
 
   /// An incident on the route.
@@ -35,6 +54,11 @@ public struct TrafficOnRoute: Hashable, Sendable {
     /// Distance from the route's start to where the incident begins on it, meters along the
     /// route polyline.
     public var offsetInMeters: Double
+
+    package init(incident: TrafficIncident, offsetInMeters: Double) {
+      self.incident = incident
+      self.offsetInMeters = offsetInMeters
+    }
   }
 
   /// The stretches, in route order; parts of the route away from the network have none.
@@ -51,4 +75,19 @@ public struct TrafficOnRoute: Hashable, Sendable {
   public var totalDelayInSeconds: Double
   /// Whether a span is closed or blocked.
   public var isBlocked: Bool
+
+  /// The traffic along a route (routers and decoders of route answers build it).
+  package init(
+    spans: [Span], incidents: [IncidentOnRoute], lengthInMeters: Double,
+    baseDurationInSeconds: Double, trafficDurationInSeconds: Double,
+    totalDelayInSeconds: Double, isBlocked: Bool
+  ) {
+    self.spans = spans
+    self.incidents = incidents
+    self.lengthInMeters = lengthInMeters
+    self.baseDurationInSeconds = baseDurationInSeconds
+    self.trafficDurationInSeconds = trafficDurationInSeconds
+    self.totalDelayInSeconds = totalDelayInSeconds
+    self.isBlocked = isBlocked
+  }
 }

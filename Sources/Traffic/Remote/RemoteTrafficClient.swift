@@ -172,6 +172,32 @@ final class RemoteTrafficClient: Sendable {
     return try await perform(request)
   }
 
+  /// Sends a `GET` and returns the status and body of any HTTP answer (for APIs whose error
+  /// bodies are not v7's, such as Routing v8).
+  ///
+  /// - Throws: `TrafficQueryError` for a transport failure.
+  func get(
+    path: String, parameters: [(String, String)]
+  ) async throws(TrafficQueryError) -> (status: Int, body: Data) {
+    var request = URLRequest(url: try url(path: path, parameters: parameters))
+    if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+    let data: Data
+    let response: URLResponse
+    do {
+      (data, response) = try await session.data(for: request)
+    } catch let error as URLError {
+      throw Self.map(error)
+    } catch is CancellationError {
+      throw .operationCancelled
+    } catch {
+      throw .serverUnreachable
+    }
+    guard let http = response as? HTTPURLResponse else {
+      throw .failedToRetrieveResult("the server's answer is not HTTP")
+    }
+    return (http.statusCode, data)
+  }
+
   private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
     let data: Data
     let response: URLResponse

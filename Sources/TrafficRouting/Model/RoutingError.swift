@@ -10,6 +10,8 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
   case noRoute(fromIndex: Int, toIndex: Int)
   /// An option is out of range.
   case invalidOption(String)
+  /// The routing server (of a remote engine) failed or refused, with its reason.
+  case remote(String)
 
   public var description: String {
     switch self {
@@ -20,7 +22,7 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
         "waypoint \(index) (\(place.latitude),\(place.longitude)) is more than \(Int(radius)) m from any road open to cars"
     case .noRoute(let from, let to):
       return "no route from waypoint \(from) to waypoint \(to): no open road connects them"
-    case .invalidOption(let reason):
+    case .invalidOption(let reason), .remote(let reason):
       return reason
     }
   }

@@ -50,6 +50,9 @@ extension TrafficServer {
         status: 400, code: "E605201", title: "Route not found", cause: error.description)
     case .invalidOption(let reason):
       return .malformed(reason)
+    case .remote(let reason):
+      return V8Failure(
+        status: 502, code: "E605301", title: "Routing server failed", cause: reason)
     }
   }
 }
