@@ -13,7 +13,9 @@ public struct Heap<Element: Comparable> {
   /// An empty heap with room for `capacity` elements.
   @inlinable public init(capacity: Int) { storage.reserveCapacity(capacity) }
 
+  /// Whether the heap holds nothing.
   @inlinable public var isEmpty: Bool { storage.isEmpty }
+  /// How many elements it holds.
   @inlinable public var count: Int { storage.count }
 
   /// The element that comes out next, if any.
@@ -71,18 +73,23 @@ extension Heap: Sendable where Element: Sendable {}
 /// An item queued by a cost, ordered by the cost alone (ties in no particular order): the
 /// entries of Dijkstra's and A*'s queues.
 public struct CostedItem: Comparable, Sendable {
+  /// What orders the entries.
   public var cost: Double
+  /// What is queued (a segment, a node, an index).
   public var item: Int
 
+  /// An entry.
   @inlinable
   public init(cost: Double, item: Int) {
     self.cost = cost
     self.item = item
   }
 
+  /// Ordered by cost alone.
   @inlinable
   public static func < (a: CostedItem, b: CostedItem) -> Bool { a.cost < b.cost }
 
+  /// Equal costs compare equal, whatever the items (the order `<` gives).
   @inlinable
   public static func == (a: CostedItem, b: CostedItem) -> Bool { a.cost == b.cost }
 }

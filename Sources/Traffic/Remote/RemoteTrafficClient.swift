@@ -181,6 +181,19 @@ final class RemoteTrafficClient: Sendable {
   ) async throws(TrafficQueryError) -> (status: Int, body: Data) {
     var request = URLRequest(url: try url(path: path, parameters: parameters))
     if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+    return try await exchange(request)
+  }
+
+  private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
+    let (status, data) = try await exchange(request)
+    if status == 200 { return data }
+    throw Self.error(status: status, body: data)
+  }
+
+  /// Sends a request; the status and body of the HTTP answer.
+  ///
+  /// - Throws: `TrafficQueryError` for a transport failure or an answer that is not HTTP.
+  private func exchange(_ request: URLRequest) async throws(TrafficQueryError) -> (Int, Data) {
     let data: Data
     let response: URLResponse
     do {
@@ -196,25 +209,6 @@ final class RemoteTrafficClient: Sendable {
       throw .failedToRetrieveResult("the server's answer is not HTTP")
     }
     return (http.statusCode, data)
-  }
-
-  private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
-    let data: Data
-    let response: URLResponse
-    do {
-      (data, response) = try await session.data(for: request)
-    } catch let error as URLError {
-      throw Self.map(error)
-    } catch is CancellationError {
-      throw .operationCancelled
-    } catch {
-      throw .serverUnreachable
-    }
-    guard let http = response as? HTTPURLResponse else {
-      throw .failedToRetrieveResult("the server's answer is not HTTP")
-    }
-    if http.statusCode == 200 { return data }
-    throw Self.error(status: http.statusCode, body: data)
   }
 
   /// The error an HTTP answer other than 200 stands for: the `code` of its v7 error body

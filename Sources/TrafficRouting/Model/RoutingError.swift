@@ -13,6 +13,7 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The routing server (of a remote engine) failed or refused, with its reason.
   case remote(String)
 
+  /// The reason in one sentence.
   public var description: String {
     switch self {
     case .noRoadNetwork:

@@ -9,12 +9,18 @@ import Traffic
 public enum V8RouteWire {
   /// What an answer carries (v8 `return`).
   public struct Return: OptionSet, Hashable, Sendable {
+    /// The bits of the set.
     public let rawValue: Int
+    /// A set of its bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// `summary`: duration, length, base duration of each section.
     public static let summary = Return(rawValue: 1)
+    /// `polyline`: each section's geometry as a flexible polyline.
     public static let polyline = Return(rawValue: 2)
+    /// `travelSummary`: the same figures as `summary`.
     public static let travelSummary = Return(rawValue: 4)
+    /// `incidents`: the incidents on each section.
     public static let incidents = Return(rawValue: 8)
 
     /// The v8 names, in the order v8 documents them.
@@ -26,13 +32,19 @@ public enum V8RouteWire {
 
   /// What each span carries (v8 `spans`); none writes no spans.
   public struct SpanAttributes: OptionSet, Hashable, Sendable {
+    /// The bits of the set.
     public let rawValue: Int
+    /// A set of its bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// `length`: meters.
     public static let length = SpanAttributes(rawValue: 1)
+    /// `duration`: seconds with traffic (`null` when closed).
     public static let duration = SpanAttributes(rawValue: 2)
+    /// `dynamicSpeedInfo`: traffic and base speed, turn time, jam factor.
     public static let dynamicSpeedInfo = SpanAttributes(rawValue: 4)
 
+    /// The v8 names.
     public static let names: [(String, SpanAttributes)] = [
       ("length", .length), ("duration", .duration), ("dynamicSpeedInfo", .dynamicSpeedInfo),
     ]

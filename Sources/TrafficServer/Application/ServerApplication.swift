@@ -55,6 +55,7 @@ public final class ServerApplication: Sendable {
 
   /// Why the application cannot start or run, in one sentence naming the cause.
   public struct Failure: Error, CustomStringConvertible, Sendable {
+    /// The reason, naming what is wrong.
     public var description: String
 
     init(_ description: String) { self.description = description }
@@ -63,9 +64,12 @@ public final class ServerApplication: Sendable {
   /// Where the application reports: lines for the operator (standard error), and the lines
   /// a user reads (where it listens, the demo's hints; standard output).
   public struct Reporter: Sendable {
+    /// Lines for the operator.
     public var status: @Sendable (String) -> Void
+    /// Lines for the user (where the server listens, the demo's hints).
     public var output: @Sendable (String) -> Void
 
+    /// A reporter of both kinds of lines.
     public init(
       status: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
     ) {
