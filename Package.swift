@@ -101,7 +101,8 @@ let package = Package(
       name: "TrafficTests",
       dependencies: ["Codec", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
-      name: "FlowAccuracyTests", dependencies: ["Traffic", "Roads", "TrafficTestSupport"]),
+      name: "FlowAccuracyTests",
+      dependencies: ["Traffic", "Roads", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests",
       dependencies: ["Codec", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
