@@ -127,7 +127,7 @@ let package = Package(
       name: "WebMapBrowserTests",
       dependencies: [
         "TrafficServer", "Traffic", "Roads", "Geo", "TrafficDemo", "TrafficFeeds",
-        "TrafficTestSupport",
+        "TrafficRouting", "TrafficTestSupport",
       ]),
     .testTarget(
       name: "FeedPollerTests",

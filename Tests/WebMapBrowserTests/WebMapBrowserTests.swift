@@ -2,6 +2,7 @@ import Foundation
 import Roads
 import Testing
 import Traffic
+import TrafficRouting
 import TrafficTestSupport
 
 @testable import TrafficServer
@@ -89,6 +90,43 @@ struct WebMapBrowserTests {
       try await browser.evaluate(
         "document.querySelector('.incident-popup').dataset.originalId") as? String
     #expect(shownId == fixture.clickedIncidentId)
+
+    // The popup offers routes from and to the clicked place.
+    let routeButtons =
+      try await browser.evaluate(
+        "document.querySelectorAll('.leaflet-popup-content [data-route]').length") as? Int
+    #expect(routeButtons == 2)
+
+    // A route on the live traffic between two places the engine can route (some roads of the
+    // fixture are blocked): drawn in spans, its ETA in the status.
+    let router = RoutingEngine(trafficEngine: fixture.engine)
+    let network = try #require(fixture.engine.roadNetwork)
+    var ends: (GeoCoordinates, GeoCoordinates)?
+    for segment in network.segments.sorted(by: { $0.lengthInMeters > $1.lengthInMeters })
+    where segment.lengthInMeters > 300 {
+      let from = segment.geometry.coordinates(atDistance: 20)
+      let to = segment.geometry.coordinates(atDistance: segment.lengthInMeters - 20)
+      if (try? await router.calculateRoute(from: from, to: to)) != nil {
+        ends = (from, to)
+        break
+      }
+    }
+    let (from, to) = try #require(ends)
+    let answered =
+      try await browser.evaluate(
+        "trafficMap.route([\(from.latitude), \(from.longitude)], [\(to.latitude), \(to.longitude)])"
+          + ".then((body) => !!body)")
+      as? Bool
+    #expect(answered == true)
+    let spans =
+      try await browser.evaluate("document.querySelectorAll('path.route-span').length") as? Int
+      ?? 0
+    #expect(spans >= 1, "route spans drawn: \(spans)")
+    let status =
+      try await browser.evaluate("document.getElementById('status').textContent") as? String
+      ?? ""
+    #expect(status.contains("route ") && status.contains(" km, "), "status: \(status)")
+    _ = try await browser.evaluate("void trafficMap.routeLayer.clearLayers()")
 
     // The list around the map's centre (the click) starts with the same incident.
     _ = try await browser.evaluate("trafficMap.searchAround().then(() => true)")

@@ -1,6 +1,7 @@
 // The swift-traffic web map: the server's basemap, flow and incident tiles on Leaflet,
-// incident details on click, a search around the map's centre, live refresh from the
-// incident event stream and every 60 seconds.
+// incident details on click, routes on the live traffic ("Route from here" / "to here" in
+// a click's popup), a search around the map's centre, live refresh from the incident event
+// stream and every 60 seconds.
 (function () {
   'use strict';
 
@@ -106,7 +107,7 @@
     const response = await fetch(withKey(path));
     const body = await response.json().catch(() => null);
     if (!response.ok) {
-      const detail = body && (body.detail || body.title) || response.statusText;
+      const detail = body && (body.cause || body.detail || body.title) || response.statusText;
       throw new Error(response.status + ' ' + detail);
     }
     return body;
@@ -172,6 +173,8 @@
     reloadLayer('flow', state.showFlow);
     reloadLayer('incidents', state.showIncidents);
     updateStatus();
+    // The route follows the traffic: asked again with the flow.
+    if (state.routeFrom && state.routeTo) showRoute();
   }
 
   // MARK: Controls
@@ -306,9 +309,21 @@
   }
 
   function openPopup(latlng, html) {
-    const popup = L.popup({ maxWidth: 320 }).setLatLng(latlng).setContent(html).openOn(map);
+    const actions = '<p class="route-actions"><button type="button" data-route="from">' +
+      'Route from here</button> <button type="button" data-route="to">Route to here</button></p>';
+    const popup = L.popup({ maxWidth: 320 }).setLatLng(latlng).setContent(html + actions)
+      .openOn(map);
     const element = popup.getElement();
     state.lastPopupText = element ? element.innerText : '';
+    if (element) {
+      element.querySelectorAll('[data-route]').forEach((button) => {
+        button.addEventListener('click', () => {
+          if (button.dataset.route === 'from') state.routeFrom = latlng; else state.routeTo = latlng;
+          map.closePopup();
+          showRoute();
+        });
+      });
+    }
     return popup;
   }
 
@@ -359,6 +374,94 @@
   }
 
   map.on('click', (event) => { inspect(event.latlng); });
+
+  // MARK: Routes on the live traffic (GET /v8/routes)
+
+  const routeLayer = L.layerGroup().addTo(map);
+
+  /// The colours of the flow tiles: green, amber, red, black (blocked).
+  function jamColour(jam) {
+    if (jam >= 10) return '#000000';
+    if (jam >= 8) return '#e3161c';
+    if (jam >= 4) return '#ffb400';
+    return '#1ea94b';
+  }
+
+  /// The points of a HERE flexible polyline (a third dimension is read and left out).
+  function decodeFlexiblePolyline(text) {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let index = 0;
+    function unsigned() {
+      let result = 0, shift = 0, value;
+      do {
+        value = alphabet.indexOf(text[index++]);
+        if (value < 0) throw new Error('bad polyline');
+        result += (value & 0x1f) * Math.pow(2, shift);
+        shift += 5;
+      } while (value & 0x20);
+      return result;
+    }
+    function signed() {
+      const value = unsigned();
+      return value % 2 ? -(value + 1) / 2 : value / 2;
+    }
+    unsigned();  // the format version
+    const header = unsigned();
+    const scale = Math.pow(10, header & 15);
+    const hasThird = ((header >> 4) & 7) !== 0;
+    const points = [];
+    let lat = 0, lng = 0;
+    while (index < text.length) {
+      lat += signed();
+      lng += signed();
+      if (hasThird) signed();
+      points.push([lat / scale, lng / scale]);
+    }
+    return points;
+  }
+
+  /// The fastest route between the chosen points, its spans coloured by jam factor.
+  async function showRoute() {
+    const from = state.routeFrom, to = state.routeTo;
+    if (!from || !to) {
+      updateStatus(from ? 'route from here: now choose where to' : 'route to here: now choose where from');
+      return null;
+    }
+    const place = (p) => coordinate(p.lat) + ',' + coordinate(p.lng);
+    try {
+      const body = await getJSON('/v8/routes?transportMode=car&origin=' + place(from) +
+        '&destination=' + place(to) + '&return=summary,polyline,incidents' +
+        '&spans=length,dynamicSpeedInfo');
+      routeLayer.clearLayers();
+      const section = body.routes[0].sections[0];
+      const points = decodeFlexiblePolyline(section.polyline);
+      const spans = section.spans || [];
+      spans.forEach((span, k) => {
+        const end = k + 1 < spans.length ? spans[k + 1].offset : points.length - 1;
+        const line = points.slice(span.offset, end + 1);
+        if (line.length < 2) return;
+        L.polyline(line, {
+          color: jamColour(span.dynamicSpeedInfo ? span.dynamicSpeedInfo.jamFactor : 0),
+          weight: 8, opacity: 0.9, className: 'route-span',
+        }).addTo(routeLayer);
+      });
+      const summary = section.summary;
+      const delay = summary.duration - summary.baseDuration;
+      state.routeSummary = (summary.length / 1000).toFixed(1) + ' km, ' +
+        Math.max(1, Math.round(summary.duration / 60)) + ' min' +
+        (delay >= 60 ? ' (' + Math.round(delay / 60) + ' min delay)' : '') +
+        ((section.incidents || []).length ? ', ' + section.incidents.length + ' incident(s)' : '');
+      L.marker(points[points.length - 1]).bindTooltip(state.routeSummary, { permanent: true })
+        .addTo(routeLayer);
+      updateStatus('route ' + state.routeSummary);
+      return body;
+    } catch (error) {
+      routeLayer.clearLayers();
+      state.routeSummary = null;
+      updateStatus('route: ' + error.message);
+      return null;
+    }
+  }
 
   // MARK: Search around here
 
@@ -458,7 +561,13 @@
   }
 
   window.trafficMap = {
-    map, layers, state, inspect, searchAround, refreshTraffic,
+    map, layers, state, inspect, searchAround, refreshTraffic, routeLayer,
+    /// The route between two [lat, lng] points, drawn; resolves to the v8 answer.
+    route(from, to) {
+      state.routeFrom = L.latLng(from);
+      state.routeTo = L.latLng(to);
+      return showRoute();
+    },
     /// Whether every visible layer has loaded its tiles.
     tilesLoaded() {
       return state.ready && Object.keys(layers).every((name) =>
