@@ -31,17 +31,19 @@ struct TravelTimes {
   }
 
   /// The speed a segment is driven at, m/s; `nil` when closed (and closures are avoided).
+  ///
+  /// The same values as the segment's `TrafficFlow` (`FlowSnapshot.flow(of:)`), read
+  /// straight from the snapshot's tables: a search asks for thousands of segments.
   func speed(_ segmentID: Int) -> Double? {
-    let segment = view.network.segments[segmentID]
-    let flow = view.flow.flow(of: segment)
-    let closed =
-      flow.traversability == .closed || (usesLiveSpeeds && flow.speedUncappedInMetersPerSecond <= 0)
+    let flow = view.flow
+    let limit = view.network.segments[segmentID].speedLimitInMetersPerSecond
+    let free = flow.freeFlow[segmentID] ?? limit
+    let live = flow.live[segmentID]
+    let blocked = live?.blocked == true || flow.closed.contains(segmentID)
+    let closed = blocked || (usesLiveSpeeds && (live?.speedUncapped ?? free) <= 0)
     if closed, avoidsClosures { return nil }
-    let speed =
-      usesLiveSpeeds && !closed
-      ? flow.speedUncappedInMetersPerSecond : flow.freeFlowSpeedInMetersPerSecond
+    let speed = usesLiveSpeeds && !closed ? (live?.speedUncapped ?? free) : free
     if speed > 0 { return speed }
-    let limit = segment.speedLimitInMetersPerSecond
     return limit > 0 ? limit : nil
   }
 }

@@ -19,7 +19,6 @@ final class HTTPFrontEnd: Sendable {
   /// Connections suspended while their request runs on an ingest queue.
   private let suspendedCount = Atomic<Int>(0)
   private let streams = Mutex([ObjectIdentifier: EventStream]())
-  private let quiescedSocket = Mutex<Int32>(-1)
   /// The retain of `self` handed to libmicrohttpd as the callbacks' context; released after
   /// the daemon stopped.
   private let selfBits = Mutex<UInt>(0)
@@ -94,8 +93,11 @@ final class HTTPFrontEnd: Sendable {
   /// `gracePeriodSeconds`), then stops the daemon, closing every connection.
   func shutdown(gracePeriodSeconds: Double) {
     guard let daemon else { return }
-    let listening = MHD_quiesce_daemon(daemon)
-    quiescedSocket.withLock { $0 = listening }
+    // Not MHD_quiesce_daemon: with a thread pool on epoll, libmicrohttpd 0.9.75 removes the
+    // listening socket from each worker's epoll set while the workers may remove it
+    // themselves, and aborts the process ("Failed to remove listen FD from epoll set") when
+    // it loses that race (seen in tests). Connections arriving during the grace period are
+    // answered; MHD_stop_daemon closes the listening socket.
     for stream in streams.withLock({ Array($0.values) }) { stream.finish() }
     let deadline = ContinuousClock.now + .milliseconds(Int64(gracePeriodSeconds * 1000))
     while inFlight > 0, ContinuousClock.now < deadline {
@@ -113,7 +115,6 @@ final class HTTPFrontEnd: Sendable {
       Thread.sleep(forTimeInterval: 0.005)
     }
     MHD_stop_daemon(daemon)
-    if listening >= 0 { close(listening) }
     let bits = selfBits.withLock { bits -> UInt in
       defer { bits = 0 }
       return bits

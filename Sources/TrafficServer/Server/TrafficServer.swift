@@ -86,8 +86,9 @@ public final class TrafficServer: Sendable {
     }
   }
 
-  /// Stops gracefully: stops accepting connections, ends event streams, waits up to
-  /// `shutdownGracePeriodSeconds` for requests in flight, then closes every connection.
+  /// Stops gracefully: ends event streams, waits up to `shutdownGracePeriodSeconds` for
+  /// requests in flight (connections arriving meanwhile are still answered), then closes
+  /// every connection and the listening socket.
   /// Does nothing when the server is not running.
   public func stop() {
     let running = frontEnd.withLock { frontEnd -> HTTPFrontEnd? in
