@@ -18,7 +18,7 @@ public final class RoutingEngine: Sendable {
   /// How far a waypoint may be from the nearest road open to cars, meters.
   public let snappingRadiusInMeters: Double
   private let scratches = Mutex<[SearchScratch]>([])
-  private let speedBound = Mutex<(key: SpeedBoundKey, speed: Double)?>(nil)
+  private let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
 
   private struct SpeedBoundKey: Equatable {
     var segments: Int
@@ -99,9 +99,14 @@ public final class RoutingEngine: Sendable {
       try snap(point, index: index, view: view, within: 15)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
-    // network's edge, a dead end): the roads within 100 m.
-    let wide = try waypoints.enumerated().map { index, point throws(RoutingError) in
-      try snap(point, index: index, view: view, within: 100)
+    // network's edge, a dead end): the roads within 100 m, looked up only when needed.
+    var wide: [Int: [Snap]] = [:]
+    func widened(_ index: Int) -> [Snap] {
+      if let known = wide[index] { return known }
+      let snaps =
+        (try? snap(waypoints[index], index: index, view: view, within: 100)) ?? snaps[index]
+      wide[index] = snaps
+      return snaps
     }
     let fastest = fastestSpeed(view)
     let scratch = takeScratch(segmentCount: view.network.segments.count)
@@ -116,7 +121,7 @@ public final class RoutingEngine: Sendable {
             from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
             scratch: scratch)
             ?? RouteSearch.fastest(
-              from: wide[k], to: wide[k + 1], times: times, fastestSpeed: fastest,
+              from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
               scratch: scratch)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
@@ -163,14 +168,19 @@ public final class RoutingEngine: Sendable {
   }
 
   /// The fastest speed any segment may be driven at in `view` (speed limits, learned free
-  /// flow and live speeds), kept while the flow snapshot is the same.
+  /// flow and live speeds). The limits are read once per network; the flow's speeds once per
+  /// flow snapshot.
   private func fastestSpeed(_ view: RoutingView) -> Double {
     let key = SpeedBoundKey(segments: view.network.segments.count, builtAt: view.flow.builtAt)
-    if let cached = speedBound.withLock({ $0 }), cached.key == key { return cached.speed }
-    var speed = view.network.segments.reduce(0) { max($0, $1.speedLimitInMetersPerSecond) }
+    let cached = speedBound.withLock { $0 }
+    if let cached, cached.key == key { return cached.speed }
+    let limit =
+      cached.flatMap { $0.key.segments == key.segments ? $0.limit : nil }
+      ?? view.network.segments.reduce(0) { max($0, $1.speedLimitInMetersPerSecond) }
+    var speed = limit
     for value in view.flow.freeFlow.values { speed = max(speed, value) }
     for live in view.flow.live.values { speed = max(speed, live.speedUncapped) }
-    speedBound.withLock { $0 = (key, speed) }
+    speedBound.withLock { $0 = (key, limit, speed) }
     return speed
   }
 

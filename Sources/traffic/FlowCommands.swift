@@ -315,7 +315,10 @@ enum RouteCommand: Subcommand {
       options.alternatives = count
     }
     let json = arguments.flag("--json")
-    _ = try arguments.option("--half-width")
+    for other in ["--coords", "--polyline", "--half-width"] where try arguments.option(other) != nil
+    {
+      throw UsageError("\(other) belongs to the other form of route; --from/--to finds the route")
+    }
     let engine = try EngineArguments.open(&arguments)
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help route")

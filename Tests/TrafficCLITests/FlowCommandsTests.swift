@@ -155,6 +155,10 @@ import TrafficTestSupport
     (["route", "--from", "47.1,9.5", "--to", "95,9"], "--to"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--alternatives", "7"], "--alternatives"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5"], "no road network"),
+    (
+      ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--coords", "47,9;48,9"],
+      "--coords belongs"
+    ),
   ])
   func badInputExitsWith64(arguments: [String], message: String) async {
     let db = Self.database()

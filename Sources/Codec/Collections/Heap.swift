@@ -13,11 +13,6 @@ public struct Heap<Element: Comparable> {
   /// An empty heap with room for `capacity` elements.
   @inlinable public init(capacity: Int) { storage.reserveCapacity(capacity) }
 
-  /// Whether the heap holds nothing.
-  @inlinable public var isEmpty: Bool { storage.isEmpty }
-  /// How many elements it holds.
-  @inlinable public var count: Int { storage.count }
-
   /// The element that comes out next, if any.
   @inlinable public var first: Element? { storage.first }
 
@@ -62,10 +57,6 @@ public struct Heap<Element: Comparable> {
       return first
     }
   }
-
-  /// Removes every element, keeping the storage.
-  @inlinable
-  public mutating func removeAll() { storage.removeAll(keepingCapacity: true) }
 }
 
 extension Heap: Sendable where Element: Sendable {}

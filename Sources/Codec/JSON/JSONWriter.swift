@@ -23,13 +23,6 @@ package struct JSONWriter {
     bytes.reserveCapacity(capacity)
   }
 
-  /// Removes everything written, keeping the storage.
-  @inlinable
-  package mutating func removeAll() {
-    bytes.removeAll(keepingCapacity: true)
-    needsSeparator = false
-  }
-
   /// Takes the bytes written, leaving the writer empty.
   @inlinable
   package mutating func take() -> [UInt8] {
@@ -108,22 +101,6 @@ package struct JSONWriter {
     appendString(name)
     bytes.append(UInt8(ascii: ":"))
     needsSeparator = false
-  }
-
-  /// Appends members written elsewhere (`"a":1,"b":2`, such as a cached fragment) to the open
-  /// object, with the comma before them when they follow another member; nothing when empty.
-  @inlinable
-  package mutating func members(_ json: UnsafeBufferPointer<UInt8>) {
-    guard !json.isEmpty else { return }
-    separate()
-    bytes.append(contentsOf: json)
-    needsSeparator = true
-  }
-
-  /// Appends members written elsewhere (see `members(_:)`).
-  @inlinable
-  package mutating func members(_ json: [UInt8]) {
-    json.withUnsafeBufferPointer { members($0) }
   }
 
   // MARK: Values
