@@ -141,7 +141,7 @@ let package = Package(
     .testTarget(
       name: "TrafficCLITests",
       dependencies: [
-        "Codec",
+        "Codec", "Geo", "Roads",
         "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
         "TrafficTestSupport",
       ]),

@@ -16,13 +16,14 @@ import Traffic
 ///   `SQLiteTrafficStore+Network.swift` and `SQLiteTrafficStore+Flow.swift`.
 /// - Version 4: `feed_state.consecutive_failures` and `feed_state.problem_count`, so that a
 ///   restarted feed poller reports what it reported before (`SQLiteTrafficStore+FeedState`).
+/// - Version 5: `typical_speeds`, each segment's typical week (`SQLiteTrafficStore+Flow`).
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.
   static let applicationID: Int64 = 0x5452_4146
 
   /// The newest schema version this build knows.
-  static let latestVersion: Int64 = 4
+  static let latestVersion: Int64 = 5
 
   /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
   private static func migration(
@@ -40,6 +41,8 @@ enum SQLiteSchema {
       try connection.execute(script: version3)
     case 4:
       try connection.execute(script: version4)
+    case 5:
+      try connection.execute(script: version5)
     default:
       throw .incompatibleSchema("no migration to schema version \(target)")
     }
@@ -140,6 +143,15 @@ enum SQLiteSchema {
   static let version4 = """
     ALTER TABLE feed_state ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE feed_state ADD COLUMN problem_count INTEGER NOT NULL DEFAULT 0;
+    """
+
+  /// The typical weeks: one row per segment holding one, its packed bins in the binary form
+  /// of `FlowStateCoder.typicalWeek`.
+  static let version5 = """
+    CREATE TABLE typical_speeds (
+      segment_id INTEGER PRIMARY KEY,
+      bins BLOB NOT NULL
+    ) STRICT;
     """
 
   /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).

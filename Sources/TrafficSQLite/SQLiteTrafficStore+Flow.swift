@@ -10,6 +10,9 @@ struct FlowWrites: Sendable {
   var segments: [Int: Int]?
   /// A hash of each `flow_latest` row as written, by segment id.
   var latest: [Int: Int]?
+  /// The engine revision up to which typical weeks were written (`Persisted.Typical`); `nil`
+  /// when unknown (the next save writes every week it has).
+  var typical: UInt64?
   /// `PRAGMA data_version` after the last write: it changes when another connection
   /// commits, after which the hashes above no longer describe the file.
   var dataVersion: Int64?
@@ -66,6 +69,7 @@ extension SQLiteTrafficStore: FlowPersistence {
       )
     }
     let latestHashes = Dictionary(latestRows.map { ($0.id, $0.hash) }) { first, _ in first }
+    let typicalRevision = state.typical.reduce(0) { max($0, $1.revision) }
     try withConnection { connection throws(TrafficStoreError) in
       try flowWrites.withLock { writes throws(TrafficStoreError) in
         let version = try connection.integer("PRAGMA data_version")
@@ -100,9 +104,17 @@ extension SQLiteTrafficStore: FlowPersistence {
             try connection.run(
               "INSERT OR REPLACE INTO flow_latest VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row.values)
           }
+          // Weeks are only ever added to or replaced: rows of segments this engine has no
+          // week for (written by another process) stay.
+          for week in state.typical where known.typical.map({ week.revision > $0 }) ?? true {
+            try connection.run(
+              "INSERT OR REPLACE INTO typical_speeds (segment_id, bins) VALUES (?, ?)",
+              [.integer(Int64(week.segmentID)), .blob(FlowStateCoder.typicalWeek(week.entries))])
+          }
         }
         writes = FlowWrites(
           segments: segmentHashes, latest: latestHashes,
+          typical: max(typicalRevision, known.typical ?? 0),
           dataVersion: try connection.integer("PRAGMA data_version"))
       }
     }
@@ -115,7 +127,8 @@ extension SQLiteTrafficStore: FlowPersistence {
   /// - Complexity: O(a·c) for a segments of c contributions each.
   package func loadFlow() throws(TrafficStoreError) -> FlowState.Persisted? {
     typealias Rows = (
-      header: [UInt8], segments: [(Int, [UInt8])], latest: [FlowState.Persisted.Latest]
+      header: [UInt8], segments: [(Int, [UInt8])], latest: [FlowState.Persisted.Latest],
+      typical: [(Int, [UInt8])]
     )
     let path = self.path
     let stored = try withConnection { connection throws(TrafficStoreError) -> Rows? in
@@ -150,7 +163,11 @@ extension SQLiteTrafficStore: FlowPersistence {
             jamFactor: row.real(4), confidence: row.real(5), traversability: traversability,
             jamTendency: row.isNull(7) ? nil : JamTendency(rawValue: row.text(7))))
       }
-      return (header, segments, latest)
+      var typical: [(Int, [UInt8])] = []
+      try connection.query("SELECT segment_id, bins FROM typical_speeds ORDER BY segment_id") {
+        row throws(TrafficStoreError) in typical.append((Int(row.integer(0)), row.bytes(1)))
+      }
+      return (header, segments, latest, typical)
     }
     guard let stored else { return nil }
     do {
@@ -163,11 +180,24 @@ extension SQLiteTrafficStore: FlowPersistence {
         if let aggregates { segments.append(aggregates) }
         if let observation { observations.append(observation) }
       }
+      var typical: [FlowState.Persisted.Typical] = []
+      typical.reserveCapacity(stored.typical.count)
+      for (id, bytes) in stored.typical {
+        guard id >= 0, id < header.segmentCount else {
+          throw TrafficStoreError.operationFailed(
+            "the typical week of segment \(id) in \(path) names no segment of the network")
+        }
+        let week = try FlowStateCoder.typicalWeek(
+          bytes[...], name: "the typical week of segment \(id) in \(path)")
+        typical.append(FlowState.Persisted.Typical(segmentID: id, entries: week.entries))
+      }
       return FlowState.Persisted(
         savedAt: header.savedAt, segmentCount: header.segmentCount,
         historyBucketInSeconds: header.historyBucketInSeconds,
         latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
-        latest: stored.latest)
+        latest: stored.latest, typical: typical)
+    } catch let error as TrafficStoreError {
+      throw error
     } catch {
       throw .operationFailed("\(error)")
     }
@@ -178,5 +208,6 @@ extension SQLiteTrafficStore: FlowPersistence {
     try connection.run("DELETE FROM flow_state")
     try connection.run("DELETE FROM flow_segments")
     try connection.run("DELETE FROM flow_latest")
+    try connection.run("DELETE FROM typical_speeds")
   }
 }

@@ -140,7 +140,7 @@ enum FlowCommand: Subcommand {
   static let summary = "Traffic flow (speed, jam factor) on the roads of an area"
   static let synopsis = """
     Usage: traffic flow AREA [--min-jam F] [--max-jam F] [--functional-classes C,...]
-                        [--db PATH | --server URL] [--json]
+                        [--at TIME] [--db PATH | --server URL] [--json]
     """
   static let options: [OptionDefinition] =
     AreaArgument.options + [
@@ -148,6 +148,9 @@ enum FlowCommand: Subcommand {
       OptionDefinition("--max-jam", "F", "the greatest jam factor, 0...10"),
       OptionDefinition(
         "--functional-classes", "C,...", "road classes 1 (motorways) ... 5 (local roads)"),
+      OptionDefinition(
+        "--at", "TIME",
+        "the typical flow of another time: RFC 3339 or an offset such as +6h (default now)"),
     ] + EngineArguments.options + [
       OptionDefinition(flag: "--json", "HERE Traffic API v7 flow JSON")
     ]
@@ -174,6 +177,7 @@ enum FlowCommand: Subcommand {
       }
       options.functionalClasses = Set(classes)
     }
+    options.at = try IncidentOptions.time(from: &arguments, option: "--at")
     let json = arguments.flag("--json")
     let engine = try EngineArguments.open(&arguments)
     guard try arguments.positionals().isEmpty else {

@@ -54,11 +54,31 @@ enum IncidentOptions {
   /// An RFC 3339 time option.
   static func time(from arguments: inout ArgumentList, option: String) throws(UsageError) -> Date? {
     guard let text = try arguments.option(option) else { return nil }
-    guard let date = RFC3339.parseWithOffset(text) else {
-      throw UsageError(
-        "\(option) expects an RFC 3339 time such as 2026-11-29T18:00:00Z, got '\(text)'")
+    if let date = RFC3339.parseWithOffset(text) { return date }
+    if let offset = relativeOffset(text) { return Date().addingTimeInterval(offset) }
+    throw UsageError(
+      "\(option) expects an RFC 3339 time such as 2026-11-29T18:00:00Z or an offset from now "
+        + "such as +6h, -30m or +2d, got '\(text)'")
+  }
+
+  /// `+N` or `-N` followed by `s`, `m`, `h` or `d`: seconds from now.
+  static func relativeOffset(_ text: String) -> TimeInterval? {
+    guard let sign = text.first, sign == "+" || sign == "-", let unit = text.last else {
+      return nil
     }
-    return date
+    let scale: Double
+    switch unit {
+    case "s": scale = 1
+    case "m": scale = 60
+    case "h": scale = 3600
+    case "d": scale = 86_400
+    default: return nil
+    }
+    guard let number = Double(text.dropFirst().dropLast()), number.isFinite, number >= 0,
+      number * scale < 1e10,
+      !text.dropFirst().dropLast().contains(where: { !$0.isNumber && $0 != "." })
+    else { return nil }
+    return sign == "-" ? -number * scale : number * scale
   }
 
   /// `--lang L` parsed as a BCP 47 tag.

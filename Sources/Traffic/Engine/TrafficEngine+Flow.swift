@@ -8,9 +8,11 @@ extension TrafficEngine {
   /// `queryForFlow(inside:queryOptions:)`.
   ///
   /// Every directed segment of the engine's network that meets the area is reported: with
-  /// live values when probes or feeds cover it (confidence > 0.7), else at free flow — the
-  /// segment's learned free flow (confidence 0.6) or its speed limit (0.5), as providers do.
-  /// An engine without a network returns no flow.
+  /// live values when probes or feeds cover it (confidence > 0.7), else at its typical speed
+  /// for now (its typical week learned from probes of every age and from feeds; confidence
+  /// 0.6...0.7, jam factor against free flow), else at free flow — the segment's learned
+  /// free flow (0.6) or its speed limit (0.5), as providers do. `queryOptions.at` asks for
+  /// the typical picture of another time. An engine without a network returns no flow.
   ///
   /// - Parameters:
   ///   - area: A `GeoCircle`, `GeoBox` or `GeoCorridor` within `limits`.
@@ -58,7 +60,10 @@ extension TrafficEngine {
     try limits.check(area)
     try options.validate()
     guard let flowState else { return [] }
-    let snapshot = flowState.snapshot(now: clock(), incidents: currentSnapshot)
+    let now = clock()
+    let snapshot =
+      options.at.map { flowState.snapshot(at: $0, now: now, incidents: currentSnapshot) }
+      ?? flowState.snapshot(now: now, incidents: currentSnapshot)
     let network = flowState.index.network
     return flowState.index.segments(meeting: area).lazy
       .map { snapshot.flow(of: network.segments[$0]) }

@@ -1,3 +1,4 @@
+import Foundation
 import Roads
 
 /// How the engine turns probes into flow: map matching, the aggregation window, and how
@@ -29,6 +30,13 @@ public struct FlowConfiguration: Hashable, Sendable {
   public var observationWeight: Double = 2
   /// Queries rebuild the live values when they are older than this, seconds.
   public var refreshIntervalInSeconds: Double = 30
+  /// How many past samples a bin of a typical week averages before older ones fade (an
+  /// exponential moving average of weight `1 / memory` after that; see `TypicalWeek`),
+  /// 1...16.
+  public var typicalMemoryInSamples: Int = 8
+  /// The time zone typical weeks count weekdays and hours in; `nil` for the road network's
+  /// own (`RoadNetwork.localTimeZone`).
+  public var timeZone: TimeZone?
   /// A road-closure incident closes segments whose midpoint lies within this distance of
   /// its geometry (and run its way), meters.
   public var closureMatchDistanceInMeters: Double = 20
@@ -56,6 +64,10 @@ public struct FlowConfiguration: Hashable, Sendable {
     guard historyCapacity >= 1, minimumHistoryBuckets >= 1, minimumVehicles >= 1 else {
       throw .invalidConfiguration(
         "historyCapacity, minimumHistoryBuckets and minimumVehicles must be >= 1")
+    }
+    guard (1...16).contains(typicalMemoryInSamples) else {
+      throw .invalidConfiguration(
+        "typicalMemoryInSamples \(typicalMemoryInSamples) must be within 1...16")
     }
     guard freeFlowPercentile > 0, freeFlowPercentile <= 1 else {
       throw .invalidConfiguration("freeFlowPercentile \(freeFlowPercentile) must be in (0, 1]")

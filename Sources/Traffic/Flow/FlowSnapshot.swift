@@ -6,15 +6,17 @@ import Roads
 ///
 /// Values, per directed segment:
 /// - `speedUncapped`: the window's space-mean speed from probes (see ``SpeedAggregator``),
-///   blended with fresh feed observations; without either, the free flow.
+///   blended with fresh feed observations; without either, the segment's typical speed at
+///   the snapshot's time (its ``TypicalWeek``), else the free flow.
 /// - `speed`: `speedUncapped` capped at the segment's speed limit.
 /// - `freeFlow`: the 85th percentile of the segment's own history bucket speeds once it has
 ///   enough of them, else the speed limit.
 /// - `jamFactor` (see ``FlowSnapshot/jamFactor(speed:freeFlow:)``): `10 × (1 − speed /
 ///   freeFlow)`, clamped to 0...9.9; exactly 10 only when the road is closed or blocked.
 /// - `confidence`: `0.7 + 0.3 × min(1, vehicles / 10)` (0.73...1) from probes, at least 0.8
-///   from a fresh feed observation; 0.6 without live data when free flow is learned
-///   (historical); 0.5 from the speed limit only.
+///   from a fresh feed observation; without live data 0.6...0.7 from a typical speed (see
+///   ``TypicalSpeeds/confidence(samples:)``), 0.6 when only free flow is learned (both
+///   historical); 0.5 from the speed limit only.
 /// - `jamTendency`: from the jam factors of the older and newer halves of the window.
 package struct FlowSnapshot: Sendable {
   /// Live values of the segments with current probe or feed data.
@@ -36,6 +38,13 @@ package struct FlowSnapshot: Sendable {
   package var builtAt: Date = .distantPast
   /// The incident snapshot the closures were computed from (its update time and count).
   package var incidentsKey: IncidentsKey?
+  /// The typical weeks, when the snapshot was built by a flow pipeline.
+  package var typical: TypicalSpeeds?
+  /// The bin of the typical week at `builtAt` (or at the time asked for).
+  package var typicalBin = 0
+  /// The day (since 1970) the snapshot was built: a typical bin's lone sample of this day
+  /// or the day before is not typical yet.
+  package var typicalToday = 0
 
   package struct IncidentsKey: Hashable, Sendable {
     var updatedAt: Date?
@@ -58,6 +67,20 @@ package struct FlowSnapshot: Sendable {
     0.7 + 0.3 * min(1, Double(max(vehicles, 1)) / 10)
   }
 
+  /// The speed a segment is expected to be driven at, uncapped, m/s: live where live, else
+  /// its typical speed at `bin` (the snapshot's own time when `nil`), else its free flow;
+  /// 0 when it is blocked or closed.
+  ///
+  /// - Complexity: O(log b) for the b bins of the segment's typical week.
+  package func expectedSpeed(of segmentID: Int, limit: Double, atBin bin: Int? = nil) -> Double {
+    if closed.contains(segmentID) { return 0 }
+    if let live = live[segmentID] { return live.blocked ? 0 : live.speedUncapped }
+    if let typical = typical?.typical(segmentID, atBin: bin ?? typicalBin, today: typicalToday) {
+      return typical.speed
+    }
+    return freeFlow[segmentID] ?? limit
+  }
+
   /// The flow of one segment.
   package func flow(of segment: RoadSegment) -> TrafficFlow {
     let limit = segment.speedLimitInMetersPerSecond
@@ -68,6 +91,13 @@ package struct FlowSnapshot: Sendable {
     var tendency: JamTendency?
     var jam = 0.0
     var traversability = Traversability.open
+    if live[segment.id] == nil,
+      let typical = typical?.typical(segment.id, atBin: typicalBin, today: typicalToday)
+    {
+      speedUncapped = typical.speed
+      confidence = TypicalSpeeds.confidence(samples: typical.samples)
+      jam = FlowSnapshot.jamFactor(speed: speedUncapped, freeFlow: free)
+    }
     if let live = live[segment.id] {
       speedUncapped = live.speedUncapped
       confidence = live.confidence

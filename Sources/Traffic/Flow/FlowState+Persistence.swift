@@ -7,6 +7,8 @@ extension FlowState {
   /// open history buckets and the history that free flow is learned from; the feed
   /// observations still alive; and, for readers of the store, the latest published flow.
   ///
+  /// Typical weeks are kept whole: they are the long-term memory of the flow.
+  ///
   /// Not kept: the map matcher's pending vehicle traces (positions not decided yet, at most
   /// the fixed lag of each vehicle's last probes) and each vehicle's last matched point. A
   /// vehicle driving across a restart therefore starts a new trace: the travel between its
@@ -31,11 +33,14 @@ extension FlowState {
     /// id. Restoring does not read it (the values are recomputed from the aggregates); it is
     /// there for readers of the store.
     package var latest: [Latest]
+    /// The typical weeks of the segments holding one, by ascending segment id.
+    package var typical: [Typical]
 
     /// Creates a state.
     package init(
       savedAt: Date, segmentCount: Int, historyBucketInSeconds: Double, latestProbeTime: Date?,
-      segments: [Segment], observations: [Observation], latest: [Latest]
+      segments: [Segment], observations: [Observation], latest: [Latest],
+      typical: [Typical] = []
     ) {
       self.savedAt = savedAt
       self.segmentCount = segmentCount
@@ -44,6 +49,7 @@ extension FlowState {
       self.segments = segments
       self.observations = observations
       self.latest = latest
+      self.typical = typical
     }
   }
 }
@@ -116,6 +122,36 @@ extension FlowState.Persisted {
       self.index = index
       self.meters = meters
       self.seconds = seconds
+    }
+  }
+
+  /// A segment's typical week (see `TypicalWeek`) and its revision in the engine that saved
+  /// it, so that a store rewrites only the weeks that changed since its last save.
+  package struct Typical: Hashable, Sendable, Codable {
+    /// The segment.
+    package var segmentID: Int
+    /// The week's packed bins (`TypicalWeek.entries`).
+    package var entries: [UInt32]
+    /// The revision of the week's last change (`TypicalSpeeds.Profile.revision`).
+    package var revision: UInt64
+
+    /// Creates a typical week.
+    package init(segmentID: Int, entries: [UInt32], revision: UInt64 = 0) {
+      self.segmentID = segmentID
+      self.entries = entries
+      self.revision = revision
+    }
+
+    /// Equal when the segment and the bins are: the revision is bookkeeping of the engine
+    /// that saved it, not content (a state read back from a store has none).
+    package static func == (left: Typical, right: Typical) -> Bool {
+      left.segmentID == right.segmentID && left.entries == right.entries
+    }
+
+    /// Hashes the segment and the bins.
+    package func hash(into hasher: inout Hasher) {
+      hasher.combine(segmentID)
+      hasher.combine(entries)
     }
   }
 
@@ -206,8 +242,11 @@ extension FlowState {
   ///   pipeline is held only to copy (copy-on-write) its tables.
   package func persisted(now: Date, incidents: IncidentIndex) -> Persisted {
     let snapshot = self.snapshot(now: now, incidents: incidents)
-    let (segments, latestTime, observations, configuration) = pipeline.withLock {
-      ($0.aggregator.segments, $0.aggregator.latestTime, $0.observations, $0.configuration)
+    let (segments, latestTime, observations, configuration, typical) = pipeline.withLock {
+      (
+        $0.aggregator.segments, $0.aggregator.latestTime, $0.observations, $0.configuration,
+        $0.aggregator.typical
+      )
     }
     let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
     var saved: [Persisted.Segment] = []
@@ -247,7 +286,11 @@ extension FlowState {
           segmentID: $0.key, time: $0.value.time, speedInMetersPerSecond: $0.value.speed,
           jamFactor: $0.value.jamFactor, freeFlowSpeedInMetersPerSecond: $0.value.freeFlow)
       }.sorted { $0.segmentID < $1.segmentID },
-      latest: latest)
+      latest: latest,
+      typical: typical.profiles.map {
+        Persisted.Typical(
+          segmentID: $0.key, entries: $0.value.week.entries, revision: $0.value.revision)
+      }.sorted { $0.segmentID < $1.segmentID })
   }
 
   /// Replaces the probe aggregates and feed observations with a saved state, so that flow
@@ -293,6 +336,14 @@ extension FlowState {
       state.percentile95 = saved.percentile95InMetersPerSecond
       segments[saved.segmentID] = state
     }
+    var weeks: [(Int, TypicalWeek)] = []
+    weeks.reserveCapacity(persisted.typical.count)
+    for saved in persisted.typical {
+      do { weeks.append((saved.segmentID, try TypicalWeek(entries: saved.entries))) } catch {
+        throw .invalidConfiguration(
+          "the stored flow state is damaged: segment \(saved.segmentID) has an \(error)")
+      }
+    }
     var observations: [Int: FlowPipeline.Observed] = [:]
     for saved in persisted.observations {
       observations[saved.segmentID] = FlowPipeline.Observed(
@@ -301,6 +352,7 @@ extension FlowState {
     }
     pipeline.withLock { pipeline in
       pipeline.aggregator.restore(segments: segments, latestTime: persisted.latestProbeTime)
+      pipeline.aggregator.typical.replace(with: weeks)
       pipeline.observations = observations
       pipeline.closures = nil
     }
@@ -356,6 +408,14 @@ extension FlowState.Persisted {
       if let speed = segment.percentile95InMetersPerSecond {
         try check(speed, "a 95th percentile speed", segment: id)
       }
+    }
+    previous = -1
+    for week in typical {
+      guard ids.contains(week.segmentID), week.segmentID > previous else {
+        throw fail(
+          "the typical week of segment \(week.segmentID) does not exist or is not in order")
+      }
+      previous = week.segmentID
     }
     previous = -1
     for observation in observations {

@@ -12,26 +12,37 @@ package final class FlowState: Sendable {
   let published = Mutex(FlowSnapshot())
   /// When the state was last saved to the store (see `FlowState+Persistence.swift`).
   let lastPersisted = Mutex<Date?>(nil)
+  /// The network's own time zone (`RoadNetwork.localTimeZone`), for configurations that
+  /// name none.
+  let networkTimeZone: TimeZone
 
   /// Creates the flow state of a network with the default configuration.
   package init(network: RoadNetwork) {
     // One set of matching tables for the index's matcher and the pipeline's.
     let graph = MatchingGraph(network: network)
     index = FlowIndex(network: network, graph: graph)
+    networkTimeZone = network.localTimeZone
     pipeline = Mutex(
-      FlowPipeline(network: network, configuration: FlowConfiguration(), graph: graph))
+      FlowPipeline(
+        network: network, configuration: FlowConfiguration(), graph: graph,
+        timeZone: networkTimeZone))
   }
 
   /// The configuration in use.
   package var configuration: FlowConfiguration { pipeline.withLock { $0.configuration } }
 
-  /// Replaces the configuration; probes and observations received so far are dropped.
+  /// Replaces the configuration; probes and observations received so far are dropped, the
+  /// typical weeks learned are kept (unless the time zone changes).
   package func configure(_ configuration: FlowConfiguration) throws(TrafficEngineError) {
     try configuration.validate()
     let network = index.network
     let graph = index.polylineMatcher.graph
+    let zone = configuration.timeZone ?? networkTimeZone
     pipeline.withLock {
-      $0 = FlowPipeline(network: network, configuration: configuration, graph: graph)
+      let typical = $0.aggregator.typical
+      $0 = FlowPipeline(
+        network: network, configuration: configuration, graph: graph, timeZone: zone)
+      if typical.clock.timeZone == zone { $0.aggregator.typical.adopt(typical) }
     }
     published.withLock { $0 = FlowSnapshot() }
   }
@@ -49,6 +60,28 @@ package final class FlowState: Sendable {
       // Readers that waited for the pipeline while another one rebuilt take its snapshot.
       abs(now.timeIntervalSince(snapshot.builtAt)) <= refresh && snapshot.incidentsKey == key
     }
+  }
+
+  /// The picture at `time` as seen at `now`: the current snapshot when `time` lies within
+  /// the live window of `now`; else the typical picture of that time — no live values,
+  /// each segment at its typical speed for the weekday and time of day of `time`, and the
+  /// road closures of the incidents active at `time`.
+  ///
+  /// - Complexity: O(1) beyond ``snapshot(now:incidents:)`` for a time within the window;
+  ///   else O(c) for the c closure incidents.
+  package func snapshot(at time: Date, now: Date, incidents: IncidentIndex) -> FlowSnapshot {
+    var snapshot = self.snapshot(now: now, incidents: incidents)
+    let configuration = self.configuration
+    guard abs(time.timeIntervalSince(now)) > configuration.windowInSeconds else {
+      return snapshot
+    }
+    snapshot.live = [:]
+    snapshot.typicalBin = snapshot.typical?.clock.bin(for: time) ?? 0
+    snapshot.closed = FlowPipeline.closedSegments(
+      incidents: incidents, now: time, index: index,
+      distance: configuration.closureMatchDistanceInMeters)
+    snapshot.builtAt = time
+    return snapshot
   }
 
   /// Builds and publishes the snapshot at `now`, unless the one published meanwhile is
@@ -114,8 +147,21 @@ package final class FlowState: Sendable {
     }
     pipeline.withLock { pipeline in
       for (segment, observed) in matched {
-        if let existing = pipeline.observations[segment], existing.time > observed.time { continue }
+        if let existing = pipeline.observations[segment] {
+          if existing.time > observed.time { continue }
+          // The same observation again (a feed polled twice) teaches nothing new.
+          if existing.time == observed.time {
+            pipeline.observations[segment] = observed
+            continue
+          }
+        }
         pipeline.observations[segment] = observed
+        let free = observed.freeFlow ?? index.network.segments[segment].speedLimitInMetersPerSecond
+        let speed =
+          observed.speed ?? observed.jamFactor.map { $0 < 10 ? free * (1 - $0 / 10) : 0 }
+        if let speed, speed > 0 {
+          pipeline.aggregator.typical.add(segment: segment, speed: speed, at: observed.time)
+        }
       }
     }
     rebuild(now: now, incidents: incidents)
@@ -160,12 +206,16 @@ struct FlowPipeline: Sendable {
   var observations: [Int: Observed] = [:]
   var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>)?
 
-  init(network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph) {
+  init(
+    network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph,
+    timeZone: TimeZone
+  ) {
     self.configuration = configuration
     stream = StreamingMapMatcher(
       matcher: MapMatcher(
         graph: graph, network: network, validatedOptions: configuration.matching))
-    aggregator = SpeedAggregator(network: network, configuration: configuration)
+    aggregator = SpeedAggregator(
+      network: network, configuration: configuration, timeZone: timeZone)
   }
 
   mutating func ingest(_ probes: [Probe], now: Date) -> ProbeIngestReport {
@@ -216,6 +266,9 @@ struct FlowPipeline: Sendable {
       snapshot.closed = closed
     }
     for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
+    snapshot.typical = aggregator.typical
+    snapshot.typicalBin = aggregator.typical.clock.bin(for: now)
+    snapshot.typicalToday = TypicalSpeeds.day(of: now)
     let network = index.network
     var segments = Set(aggregator.activeSegments)
     defer { aggregator.pending = [:] }

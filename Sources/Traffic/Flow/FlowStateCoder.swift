@@ -18,17 +18,27 @@ import Roads
 ///          observation: time | options (1 speed, 2 jam, 4 free flow) | [values]
 /// ```
 ///
-/// A whole state in one value (the PostgreSQL store's `flow_state.state`) adds the latest
-/// flow per segment:
+/// A typical week (`typical_speeds.bins`) is its packed bins (see `TypicalWeek`):
 ///
 /// ```
-/// state:   version 1 | header length, header | row count, (segment id, length, segment)…
+/// week:    version 1 | bin count | bins, 4 bytes little-endian each
+/// ```
+///
+/// A whole state in one value (the PostgreSQL store's `flow_state.state`) adds the latest
+/// flow per segment and, from version 2, the typical weeks (version 1, written before typical
+/// weeks existed, is still read):
+///
+/// ```
+/// state:   version 2 | header length, header | row count, (segment id, length, segment)…
 ///          | latest count, (segment id, speed, uncapped, free flow, jam, confidence,
 ///            traversability, has tendency (0/1), [tendency])…
+///          | week count, (segment id, length, week)…
 /// ```
 package enum FlowStateCoder {
   /// The format version written first in every row.
   package static let version: UInt8 = 1
+  /// The version of a whole state (`state(_:)`).
+  package static let stateVersion: UInt8 = 2
 
   /// The header of `state`: everything but its segments, observations and latest flow.
   package static func header(_ state: FlowState.Persisted) -> Data {
@@ -195,7 +205,7 @@ package enum FlowStateCoder {
   package static func state(_ state: FlowState.Persisted) -> Data {
     let header = header(state)
     var writer = BinaryWriter(capacity: 64 + header.count + 48 * state.latest.count)
-    writer.byte(version)
+    writer.byte(stateVersion)
     writer.count(header.count)
     writer.raw(header)
     var rows: [(id: Int, data: Data)] = []
@@ -226,7 +236,56 @@ package enum FlowStateCoder {
       writer.byte(latest.jamTendency == nil ? 0 : 1)
       if let tendency = latest.jamTendency { writer.string(tendency.rawValue) }
     }
+    writer.count(state.typical.count)
+    for week in state.typical {
+      let bytes = typicalWeek(week.entries)
+      writer.count(week.segmentID)
+      writer.count(bytes.count)
+      writer.raw(bytes)
+    }
     return writer.data
+  }
+
+  /// The bytes of a typical week's packed bins.
+  ///
+  /// - Complexity: O(b) for b bins.
+  package static func typicalWeek(_ entries: [UInt32]) -> Data {
+    var writer = BinaryWriter(capacity: 4 + 4 * entries.count)
+    writer.byte(version)
+    writer.count(entries.count)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(4 * entries.count)
+    for entry in entries {
+      withUnsafeBytes(of: entry.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    writer.raw(bytes)
+    return writer.data
+  }
+
+  /// Reads a typical week's packed bins (checked as `TypicalWeek(entries:)` checks them).
+  ///
+  /// - Throws: `BinaryDataError` naming `name` for damaged bytes or bins.
+  package static func typicalWeek(
+    _ bytes: ArraySlice<UInt8>, name: String
+  ) throws(BinaryDataError) -> TypicalWeek {
+    var reader = BinaryReader(bytes: Array(bytes), name: name)
+    try checkVersion(&reader)
+    let count = try reader.count(bytesPerItem: 4, "typical bins")
+    guard count <= TypicalWeek.binCount else {
+      throw reader.failure("\(count) typical bins in a week of \(TypicalWeek.binCount)")
+    }
+    var entries: [UInt32] = []
+    entries.reserveCapacity(count)
+    for _ in 0..<count {
+      let b = try reader.raw(4)
+      let i = b.startIndex
+      entries.append(
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
+    }
+    guard reader.isAtEnd else { throw reader.failure("data after the typical week") }
+    do { return try TypicalWeek(entries: entries) } catch {
+      throw reader.failure(error.description)
+    }
   }
 
   /// Reads a whole state written by `state(_:)`.
@@ -243,7 +302,10 @@ package enum FlowStateCoder {
     -> FlowState.Persisted
   {
     var reader = BinaryReader(bytes: bytes, name: name)
-    try checkVersion(&reader)
+    let found = try reader.byte()
+    guard found == 1 || found == stateVersion else {
+      throw reader.failure("unknown flow state version \(found)")
+    }
     let headerLength = try reader.count(bytesPerItem: 1, "header bytes")
     let header = try header(Array(try reader.raw(headerLength)), name: "the header of \(name)")
     let rowCount = try reader.count(bytesPerItem: 3, "segment rows")
@@ -283,12 +345,29 @@ package enum FlowStateCoder {
           jamFactor: values[3], confidence: values[4], traversability: traversability,
           jamTendency: tendency))
     }
+    var typical: [FlowState.Persisted.Typical] = []
+    if found >= 2 {
+      let weekCount = try reader.count(bytesPerItem: 3, "typical weeks")
+      typical.reserveCapacity(weekCount)
+      var previous = -1
+      for _ in 0..<weekCount {
+        let id = try reader.integer(atMost: header.segmentCount - 1, "segment id")
+        guard id > previous else {
+          throw reader.failure("typical week of segment \(id) out of order")
+        }
+        previous = id
+        let length = try reader.count(bytesPerItem: 1, "typical week bytes")
+        let week = try typicalWeek(
+          try reader.raw(length), name: "the typical week of segment \(id) of \(name)")
+        typical.append(FlowState.Persisted.Typical(segmentID: id, entries: week.entries))
+      }
+    }
     guard reader.isAtEnd else { throw reader.failure("data after the flow state") }
     return FlowState.Persisted(
       savedAt: header.savedAt, segmentCount: header.segmentCount,
       historyBucketInSeconds: header.historyBucketInSeconds,
       latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
-      latest: latest)
+      latest: latest, typical: typical)
   }
 
   /// A fingerprint of a road network: FNV-1a (64 bits) of its binary encoding, with its

@@ -65,6 +65,9 @@ struct SpeedAggregator: Sendable {
   private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
   /// The latest time of any contribution (settable for restoring).
   var latestTime: Date?
+  /// The typical weeks, learned from every closed bucket (of any age) and from feed
+  /// observations (see `FlowPipeline`).
+  var typical: TypicalSpeeds
 
   /// Replaces the segment states (restoring a saved flow state).
   mutating func restore(segments: [Int: SegmentState], latestTime: Date?) {
@@ -94,9 +97,11 @@ struct SpeedAggregator: Sendable {
     due.insert(CostedItem(cost: time, item: segment))
   }
 
-  init(network: RoadNetwork, configuration: FlowConfiguration) {
+  init(network: RoadNetwork, configuration: FlowConfiguration, timeZone: TimeZone) {
     self.network = network
     self.configuration = configuration
+    typical = TypicalSpeeds(
+      clock: WeekClock(timeZone: timeZone), memory: configuration.typicalMemoryInSamples)
   }
 
   /// Adds a matched point: the travel from the vehicle's previous matched point.
@@ -186,11 +191,11 @@ struct SpeedAggregator: Sendable {
 
   private mutating func record(_ segment: Int, _ contribution: Contribution) {
     var state = segments.removeValue(forKey: segment) ?? SegmentState()
+    // A bucket already closed opens again for late data: it then counts in the typical
+    // week once more, but not in the history (see `closeBucket`).
     let bucket = bucketIndex(contribution.time)
-    if bucket > state.lastClosedBucket {
-      state.openBuckets[bucket, default: (0, 0)].meters += contribution.meters
-      state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
-    }
+    state.openBuckets[bucket, default: (0, 0)].meters += contribution.meters
+    state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
     state.contributions.append(contribution)
     schedule(segment, state, after: -.infinity)
     segments[segment] = state
@@ -202,11 +207,20 @@ struct SpeedAggregator: Sendable {
     return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
   }
 
-  /// Moves a finished bucket's speed into the history and relearns free flow.
-  private func closeBucket(_ bucket: Int, of state: inout SegmentState) {
+  /// Adds a finished bucket's speed to the segment's typical week and, unless it came
+  /// after a later bucket (late or historical data), to the history; relearns free flow.
+  private mutating func closeBucket(
+    _ bucket: Int, of segment: Int, _ state: inout SegmentState
+  ) {
     guard let sums = state.openBuckets.removeValue(forKey: bucket) else { return }
+    let isNewest = bucket > state.lastClosedBucket
     state.lastClosedBucket = max(state.lastClosedBucket, bucket)
     guard sums.seconds > 0, sums.meters > 0 else { return }
+    let length = configuration.historyBucketInSeconds
+    typical.add(
+      segment: segment, speed: sums.meters / sums.seconds,
+      at: Date(timeIntervalSince1970: (Double(bucket) + 0.5) * length))
+    guard isNewest else { return }
     state.history.append(sums.meters / sums.seconds)
     if state.history.count > configuration.historyCapacity {
       state.history.removeFirst(state.history.count - configuration.historyCapacity)
@@ -241,7 +255,7 @@ struct SpeedAggregator: Sendable {
         state.contributions.removeAll { $0.time <= cutoff }
       }
       for bucket in state.openBuckets.keys.sorted() where bucket < finished {
-        closeBucket(bucket, of: &state)
+        closeBucket(bucket, of: segment, &state)
       }
       if !state.contributions.isEmpty || !state.history.isEmpty || !state.openBuckets.isEmpty {
         schedule(segment, state, after: nowValue)

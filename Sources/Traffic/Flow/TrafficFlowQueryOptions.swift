@@ -1,5 +1,8 @@
+import Foundation
+
 /// Filters of a flow query, as HERE's `TrafficFlowQueryOptions` and the v7 `minJamFactor`,
-/// `maxJamFactor` and `functionalClasses` parameters.
+/// `maxJamFactor` and `functionalClasses` parameters, and the time of the picture asked for
+/// (this project's `at`).
 public struct TrafficFlowQueryOptions: Hashable, Sendable {
   /// Only flows with a jam factor at least this (0...10); `nil` for no lower bound.
   public var minJamFactor: Double?
@@ -7,20 +10,28 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
   public var maxJamFactor: Double?
   /// Only roads of these functional classes (1...5); empty for all.
   public var functionalClasses: Set<Int>
+  /// The time of the picture: `nil` (or a time within the live window of now) for the
+  /// current flow, live where live; another time for the typical flow of that weekday and
+  /// time of day (each segment's typical week, else its free flow), with the road closures
+  /// active then.
+  public var at: Date?
 
-  /// Creates options; the defaults filter nothing.
+  /// Creates options; the defaults filter nothing and ask for the current flow.
   public init(
-    minJamFactor: Double? = nil, maxJamFactor: Double? = nil, functionalClasses: Set<Int> = []
+    minJamFactor: Double? = nil, maxJamFactor: Double? = nil, functionalClasses: Set<Int> = [],
+    at: Date? = nil
   ) {
     self.minJamFactor = minJamFactor
     self.maxJamFactor = maxJamFactor
     self.functionalClasses = functionalClasses
+    self.at = at
   }
 
   /// Checks the ranges.
   ///
   /// - Throws: `TrafficQueryError.invalidFilterOptions` for a jam factor outside 0...10 or
-  ///   not a number, a minimum above the maximum, or a functional class outside 1...5.
+  ///   not a number, a minimum above the maximum, a functional class outside 1...5, or a
+  ///   time `at` that is not finite or beyond the year 5000.
   public func validate() throws(TrafficQueryError) {
     for (name, value) in [("minJamFactor", minJamFactor), ("maxJamFactor", maxJamFactor)] {
       if let value, !(value >= 0 && value <= 10) {
@@ -32,6 +43,9 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
     }
     if let bad = functionalClasses.sorted().first(where: { !(1...5).contains($0) }) {
       throw .invalidFilterOptions("functional class \(bad) must be within 1...5")
+    }
+    if let at, !(at.timeIntervalSince1970.isFinite && abs(at.timeIntervalSince1970) < 1e11) {
+      throw .invalidFilterOptions("at \(at) is not a usable time")
     }
   }
 

@@ -282,6 +282,7 @@ extension RemoteTrafficClient {
     var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
     if let minimum = options.minJamFactor { parameters.append(("minJamFactor", "\(minimum)")) }
     if let maximum = options.maxJamFactor { parameters.append(("maxJamFactor", "\(maximum)")) }
+    if let at = options.at { parameters.append(("at", RFC3339.format(at))) }
     if !options.functionalClasses.isEmpty {
       parameters.append(
         (

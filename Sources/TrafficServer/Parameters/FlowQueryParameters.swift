@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Geo
 import Traffic
@@ -15,19 +16,22 @@ struct FlowQueryParameters {
   /// Whether results carry their shape (`locationReferencing=shape`, the default) or not
   /// (`none`).
   var includeShape: Bool
+  /// The time of the picture (`at`, RFC 3339; this project's extension): `nil` for now.
+  var at: Date?
 
   /// The engine's options for these parameters.
   var options: TrafficFlowQueryOptions {
     TrafficFlowQueryOptions(
       minJamFactor: minJamFactor, maxJamFactor: maxJamFactor,
-      functionalClasses: functionalClasses)
+      functionalClasses: functionalClasses, at: at)
   }
 
   /// Reads and checks the parameters of `GET`/`POST /v7/flow`.
   ///
   /// - Throws: `TrafficQueryError` naming the parameter: `.invalidIn`/`.invalidGeometry` for
   ///   the area, `.invalidParameter` for a jam factor outside 0...10 or a class outside
-  ///   1...5, `.invalidFilterOptions` when `minJamFactor > maxJamFactor`.
+  ///   1...5 or an `at` that is not RFC 3339, `.invalidFilterOptions` when
+  ///   `minJamFactor > maxJamFactor`.
   init(_ parameters: QueryParameters, limits: TrafficQueryLimits) throws(TrafficQueryError) {
     area = try IncidentQueryParameters.area(parameters, limits: limits)
     try IncidentQueryParameters.checkCommon(parameters, allowsCodes: false)
@@ -37,6 +41,13 @@ struct FlowQueryParameters {
     maxJamFactor = try Self.jamFactor("maxJamFactor", parameters)
     if let low = minJamFactor, let high = maxJamFactor, low > high {
       throw .invalidFilterOptions("minJamFactor \(low) is greater than maxJamFactor \(high)")
+    }
+    if let text = try parameters.single("at", error: TrafficQueryError.invalidParameter) {
+      guard let date = RFC3339.parse(text) else {
+        throw .invalidParameter(
+          "at \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 date-time")
+      }
+      at = date
     }
     functionalClasses = []
     if let items = try parameters.list(

@@ -177,6 +177,13 @@ import Traffic
     let flow = try #require(try FlowFixtures.flow(engine, 0))
     #expect(flow.confidence == 0.5)
     #expect(flow.speedInMetersPerSecond == FlowFixtures.limit)
+    // A week later, at the same time of the week, that crawl is what the segment typically
+    // does (one week of history: the lowest historical confidence).
+    clock.advance(7 * 86_400 - 400)
+    let typical = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(abs(typical.speedUncappedInMetersPerSecond - 4) < 0.4)
+    #expect(typical.confidence > 0.6 && typical.confidence <= 0.7)
+    #expect(typical.jamFactor > 6)
   }
 
   @Test("free flow is learned from the segment's own history once it has enough")

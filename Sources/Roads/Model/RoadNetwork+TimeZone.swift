@@ -1,0 +1,86 @@
+import Foundation
+import Geo
+
+extension RoadNetwork {
+  /// The network's local time zone, which typical speeds count weekdays and hours in: the
+  /// zone of the tz database whose principal location (`zone1970.tab` of Debian's `tzdata`)
+  /// lies nearest the middle of the network's nodes. UTC for a network without nodes or when
+  /// the table cannot be read.
+  ///
+  /// Nearest principal location is right for a network inside one zone's territory, which
+  /// is what a network import covers in practice; near a border it may name the zone next
+  /// door (within Europe's central zone that changes nothing). Set
+  /// `FlowConfiguration.timeZone` to choose the zone.
+  ///
+  /// - Complexity: O(n + z) for n nodes and the table's z zones (the table is read once
+  ///   per process).
+  public var localTimeZone: TimeZone {
+    guard !nodes.isEmpty else { return TimeZone(identifier: "UTC") ?? .current }
+    var south = 90.0, north = -90.0, west = 180.0, east = -180.0
+    for node in nodes {
+      south = min(south, node.coordinates.latitude)
+      north = max(north, node.coordinates.latitude)
+      west = min(west, node.coordinates.longitude)
+      east = max(east, node.coordinates.longitude)
+    }
+    guard
+      let middle = try? GeoCoordinates(
+        latitude: (south + north) / 2, longitude: (west + east) / 2),
+      let zone = TimeZoneLocations.nearest(to: middle)
+    else { return TimeZone(identifier: "UTC") ?? .current }
+    return zone
+  }
+}
+
+/// The principal locations of the tz database's zones.
+enum TimeZoneLocations {
+  /// The table of zones and their principal locations (tzdata).
+  static let path = "/usr/share/zoneinfo/zone1970.tab"
+
+  /// (location, zone identifier) of every row; empty when the table cannot be read.
+  static let entries: [(GeoCoordinates, String)] = {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").compactMap { line in
+      guard !line.hasPrefix("#") else { return nil }
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.count >= 3, let location = coordinates(fields[1]) else { return nil }
+      return (location, String(fields[2]))
+    }
+  }()
+
+  /// The zone whose principal location is nearest `point`.
+  static func nearest(to point: GeoCoordinates) -> TimeZone? {
+    var best: (distance: Double, identifier: String)?
+    for (location, identifier) in entries {
+      let distance = point.distance(to: location)
+      if best.map({ distance < $0.distance }) ?? true { best = (distance, identifier) }
+    }
+    return best.flatMap { TimeZone(identifier: $0.identifier) }
+  }
+
+  /// ISO 6709 `±DDMM±DDDMM` or `±DDMMSS±DDDMMSS`.
+  static func coordinates(_ text: Substring) -> GeoCoordinates? {
+    let bytes = Array(text.utf8)
+    guard let split = bytes.dropFirst().firstIndex(where: { $0 == 43 || $0 == 45 }) else {
+      return nil
+    }
+    func angle(_ part: ArraySlice<UInt8>, degreeDigits: Int) -> Double? {
+      guard let sign = part.first, sign == 43 || sign == 45 else { return nil }
+      let digits = part.dropFirst()
+      guard digits.allSatisfy({ (48...57).contains($0) }),
+        digits.count == degreeDigits + 2 || digits.count == degreeDigits + 4
+      else { return nil }
+      let values = digits.map { Double($0 - 48) }
+      func number(_ from: Int, _ count: Int) -> Double {
+        values[from..<(from + count)].reduce(0) { $0 * 10 + $1 }
+      }
+      var value = number(0, degreeDigits) + number(degreeDigits, 2) / 60
+      if digits.count == degreeDigits + 4 { value += number(degreeDigits + 2, 2) / 3600 }
+      return sign == 45 ? -value : value
+    }
+    guard let latitude = angle(bytes[..<split], degreeDigits: 2),
+      let longitude = angle(bytes[split...], degreeDigits: 3)
+    else { return nil }
+    return try? GeoCoordinates(latitude: latitude, longitude: longitude)
+  }
+}
