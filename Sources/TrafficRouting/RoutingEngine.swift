@@ -88,13 +88,20 @@ public final class RoutingEngine: Sendable {
     guard waypoints.count >= 2, waypoints.count <= 25 else {
       throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
     }
-    guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
+    guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
-    let live =
-      options.trafficOptimization == .timeDependent
-      && abs(departure.timeIntervalSince(view.now)) <= 3_600
+    // A departure beyond the live horizon drives on the typical picture of its time, with
+    // the closures of the incidents active then.
+    if departure.timeIntervalSince(view.now) > TravelTimes.typicalHorizon,
+      options.trafficOptimization != .disabled,
+      let later = trafficEngine.routingView(at: departure)
+    {
+      view = later
+    }
+    let traffic = options.trafficOptimization == .timeDependent
     let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
-    var times = TravelTimes(view: view, usesLiveSpeeds: live, avoidsClosures: avoids)
+    var times = TravelTimes(
+      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(point, index: index, view: view, within: 15)
     }
@@ -115,6 +122,7 @@ public final class RoutingEngine: Sendable {
     var legSets: [[Leg]] = []
     for attempt in 0...(options.alternatives == 0 ? 0 : options.alternatives * 3) {
       var legs: [Leg] = []
+      times.legStart = 0
       for k in 0..<(snaps.count - 1) {
         guard
           let leg = RouteSearch.fastest(
@@ -129,6 +137,7 @@ public final class RoutingEngine: Sendable {
           break
         }
         legs.append(leg)
+        times.legStart += leg.seconds
       }
       if !legs.isEmpty, Self.isDistinct(legs, from: legSets, network: view.network) {
         legSets.append(legs)
@@ -139,7 +148,8 @@ public final class RoutingEngine: Sendable {
         for segment in leg.segmentIDs { times.penalties[segment, default: 1] *= 1.4 }
       }
     }
-    let exact = TravelTimes(view: view, usesLiveSpeeds: live, avoidsClosures: avoids)
+    let exact = TravelTimes(
+      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids)
     let routes = legSets.map { legs in
       route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
     }
@@ -168,7 +178,7 @@ public final class RoutingEngine: Sendable {
   }
 
   /// The fastest speed any segment may be driven at in `view` (speed limits, learned free
-  /// flow and live speeds). The limits are read once per network; the flow's speeds once per
+  /// flow, typical and live speeds). The limits are read once per network; the flow's speeds once per
   /// flow snapshot.
   private func fastestSpeed(_ view: RoutingView) -> Double {
     let key = SpeedBoundKey(segments: view.network.segments.count, builtAt: view.flow.builtAt)
@@ -179,6 +189,7 @@ public final class RoutingEngine: Sendable {
       ?? view.network.segments.reduce(0) { max($0, $1.speedLimitInMetersPerSecond) }
     var speed = limit
     for value in view.flow.freeFlow.values { speed = max(speed, value) }
+    speed = max(speed, view.flow.typical?.fastest ?? 0)
     for live in view.flow.live.values { speed = max(speed, live.speedUncapped) }
     speedBound.withLock { $0 = (key, limit, speed) }
     return speed
@@ -220,20 +231,40 @@ public final class RoutingEngine: Sendable {
       var traffic = TrafficEngine.valued(
         pieces, network: view.network, snapshot: view.flow, lengthInMeters: polyline.lengthInMeters)
       traffic.incidents = TrafficEngine.incidents(
-        along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents, at: view.now)
+        along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents,
+        at: max(clock, view.now))
+      // Each piece at the time it is entered; the typical duration drives the same pieces
+      // at typical speeds (free flow where a segment has no typical week) and is reported
+      // when at least one segment has one.
       var seconds = 0.0
+      var typical = 0.0
+      var typicalKnown = false
+      let start = clock.timeIntervalSince(departure)
       for piece in pieces {
-        seconds += times.seconds(piece.segmentID, meters: piece.lengthInMeters) ?? 0
+        seconds +=
+          times.seconds(piece.segmentID, meters: piece.lengthInMeters, after: start + seconds)
+          ?? 0
+        if let usual = times.typicalSeconds(
+          piece.segmentID, meters: piece.lengthInMeters, after: start + typical)
+        {
+          typical += usual
+          typicalKnown = true
+        } else {
+          let free =
+            view.flow.freeFlow[piece.segmentID]
+            ?? view.network.segments[piece.segmentID].speedLimitInMetersPerSecond
+          typical += piece.lengthInMeters / max(free, 0.1)
+        }
       }
-      let start = polyline.vertices[0]
+      let first = polyline.vertices[0]
       let end = polyline.vertices[polyline.vertices.count - 1]
       let arrival = clock.addingTimeInterval(seconds)
       sections.append(
         RouteSection(
-          departure: RoutePlace(location: start, originalLocation: waypoints[k], time: clock),
+          departure: RoutePlace(location: first, originalLocation: waypoints[k], time: clock),
           arrival: RoutePlace(location: end, originalLocation: waypoints[k + 1], time: arrival),
           durationInSeconds: seconds, baseDurationInSeconds: traffic.baseDurationInSeconds,
-          typicalDurationInSeconds: nil,
+          typicalDurationInSeconds: typicalKnown ? typical : nil,
           lengthInMeters: pieces.reduce(0) { $0 + $1.lengthInMeters }, polyline: polyline,
           traffic: traffic))
       clock = arrival

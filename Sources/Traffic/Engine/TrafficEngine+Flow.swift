@@ -295,13 +295,20 @@ extension TrafficEngine {
 
   /// What a router reads at one moment: the network and its turn tables, the flow snapshot
   /// and the incidents; `nil` when the engine has no road network.
-  package func routingView() -> RoutingView? {
+  ///
+  /// - Parameter time: `nil` for the current picture; another time for the typical picture
+  ///   of that time (no live values, the closures active then; see
+  ///   `TrafficFlowQueryOptions.at`).
+  package func routingView(at time: Date? = nil) -> RoutingView? {
     guard let flowState else { return nil }
     let now = clock()
     let incidents = currentSnapshot
+    let flow =
+      time.map { flowState.snapshot(at: $0, now: now, incidents: incidents) }
+      ?? flowState.snapshot(now: now, incidents: incidents)
     return RoutingView(
       now: now, network: flowState.index.network, graph: flowState.index.polylineMatcher.graph,
-      flow: flowState.snapshot(now: now, incidents: incidents), incidents: incidents)
+      flow: flow, incidents: incidents)
   }
 }
 

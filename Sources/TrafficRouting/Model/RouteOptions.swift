@@ -5,8 +5,10 @@ import Foundation
 public struct RouteOptions: Hashable, Sendable {
   /// Which traffic the route takes into account (HERE SDK `TrafficOptimizationMode`).
   public enum TrafficOptimization: String, Hashable, Sendable, CaseIterable {
-    /// Live speeds and closures (for a departure within the next hour; later departures
-    /// drive at free-flow speed until typical speeds are known).
+    /// Live speeds near the start (the first 15 minutes after now), blending into typical
+    /// speeds for the time of the week each segment is reached (from an hour after now);
+    /// closures. A departure more than an hour ahead drives on typical speeds only, with
+    /// the closures active at its time.
     case timeDependent
     /// Closures only; speeds are free flow.
     case longTermClosuresOnly

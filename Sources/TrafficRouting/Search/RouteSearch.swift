@@ -14,37 +14,116 @@ struct Snap: Hashable, Sendable {
 }
 
 /// The seconds each segment takes under the options, read from one routing view.
+///
+/// Time-dependent (`usesTraffic`): a segment entered `t` seconds after now is driven at
+/// its live speed while `t` is within ``liveHorizon`` (15 minutes), at its typical speed for
+/// the time of the week it is entered from ``typicalHorizon`` (an hour) on, and in between
+/// at a blend of the two (paces weighted linearly); a segment without a typical week
+/// counts its free flow as typical. Without traffic: free flow (learned, else the limit).
 struct TravelTimes {
+  /// Live speeds count fully this long after now, seconds.
+  static let liveHorizon = 900.0
+  /// Live speeds no longer count this long after now, seconds.
+  static let typicalHorizon = 3_600.0
+
   let view: RoutingView
-  /// Whether live speeds count (else free-flow speeds).
-  let usesLiveSpeeds: Bool
+  /// Whether live and typical speeds count (else free-flow speeds).
+  let usesTraffic: Bool
   /// Whether closed segments are left out.
   let avoidsClosures: Bool
+  /// Seconds from the view's now to the departure (negative for a departure in the past).
+  let departureOffset: Double
+  /// The typical week's bin of the departure and the seconds into it.
+  let departureBin: Int
+  let departurePhase: Double
   /// Extra factors for segments an earlier route used (alternatives).
   var penalties: [Int: Double] = [:]
+  /// Seconds from the departure to the start of the leg being searched.
+  var legStart = 0.0
 
-  /// Seconds to drive `meters` of a segment, `nil` when it is closed and closures are
-  /// avoided.
-  func seconds(_ segmentID: Int, meters: Double) -> Double? {
-    guard let speed = speed(segmentID) else { return nil }
+  init(view: RoutingView, departure: Date, usesTraffic: Bool, avoidsClosures: Bool) {
+    self.view = view
+    self.usesTraffic = usesTraffic
+    self.avoidsClosures = avoidsClosures
+    departureOffset = departure.timeIntervalSince(view.now)
+    if let clock = view.flow.typical?.clock {
+      departureBin = clock.bin(for: departure)
+      let offset = clock.timeZone.secondsFromGMT(for: departure)
+      let local = departure.timeIntervalSince1970 + Double(offset)
+      departurePhase = local - (local / 300).rounded(.down) * 300
+    } else {
+      departureBin = 0
+      departurePhase = 0
+    }
+  }
+
+  /// Seconds to drive `meters` of a segment entered `elapsed` seconds after the leg's
+  /// start, `nil` when it is closed and closures are avoided.
+  func seconds(_ segmentID: Int, meters: Double, after elapsed: Double = 0) -> Double? {
+    guard let speed = speed(segmentID, after: elapsed) else { return nil }
     return meters / speed * (penalties[segmentID] ?? 1)
   }
 
-  /// The speed a segment is driven at, m/s; `nil` when closed (and closures are avoided).
+  /// How much live speeds count at `t` seconds after now: 1 up to ``liveHorizon``, 0 from
+  /// ``typicalHorizon``, linear between.
+  static func liveWeight(_ t: Double) -> Double {
+    if t <= liveHorizon { return 1 }
+    if t >= typicalHorizon { return 0 }
+    return (typicalHorizon - t) / (typicalHorizon - liveHorizon)
+  }
+
+  /// The speed a segment entered `elapsed` seconds after the leg's start is driven at, m/s;
+  /// `nil` when closed (and closures are avoided).
   ///
-  /// The same values as the segment's `TrafficFlow` (`FlowSnapshot.flow(of:)`), read
-  /// straight from the snapshot's tables: a search asks for thousands of segments.
-  func speed(_ segmentID: Int) -> Double? {
+  /// Read straight from the snapshot's tables (a search asks for thousands of segments);
+  /// at the snapshot's own time the same values as its `TrafficFlow`.
+  func speed(_ segmentID: Int, after elapsed: Double = 0) -> Double? {
     let flow = view.flow
     let limit = view.network.segments[segmentID].speedLimitInMetersPerSecond
     let free = flow.freeFlow[segmentID] ?? limit
-    let live = flow.live[segmentID]
-    let blocked = live?.blocked == true || flow.closed.contains(segmentID)
-    let closed = blocked || (usesLiveSpeeds && (live?.speedUncapped ?? free) <= 0)
-    if closed, avoidsClosures { return nil }
-    let speed = usesLiveSpeeds && !closed ? (live?.speedUncapped ?? free) : free
-    if speed > 0 { return speed }
-    return limit > 0 ? limit : nil
+    let fallback = free > 0 ? free : (limit > 0 ? limit : nil)
+    let closedByIncident = flow.closed.contains(segmentID)
+    guard usesTraffic else {
+      if closedByIncident || flow.live[segmentID]?.blocked == true, avoidsClosures { return nil }
+      return fallback
+    }
+    let since = legStart + elapsed
+    let weight = TravelTimes.liveWeight(departureOffset + since)
+    var typical = free
+    if let known = flow.typical?.typical(
+      segmentID, atBin: departureBin + Int((departurePhase + max(0, since)) / 300),
+      today: flow.typicalToday)
+    {
+      typical = known.speed
+    }
+    var speed = typical
+    var closed = closedByIncident
+    if let live = flow.live[segmentID], weight > 0 {
+      if live.blocked || live.speedUncapped <= 0 {
+        // A standstill or blockage counts while live data decides (the first half hour).
+        if weight >= 0.5 { closed = true }
+      } else if weight >= 1 || typical <= 0 {
+        speed = live.speedUncapped
+      } else {
+        speed = 1 / (weight / live.speedUncapped + (1 - weight) / typical)
+      }
+    }
+    if closed {
+      if avoidsClosures { return nil }
+      return fallback
+    }
+    return speed > 0 ? speed : fallback
+  }
+
+  /// Seconds to drive `meters` of a segment at its typical speed for the time of the week
+  /// it is entered, `elapsed` seconds after the departure; `nil` when it has no typical week.
+  func typicalSeconds(_ segmentID: Int, meters: Double, after elapsed: Double) -> Double? {
+    guard
+      let known = view.flow.typical?.typical(
+        segmentID, atBin: departureBin + Int((departurePhase + max(0, elapsed)) / 300),
+        today: view.flow.typicalToday), known.speed > 0
+    else { return nil }
+    return meters / known.speed
   }
 }
 
@@ -103,26 +182,22 @@ enum RouteSearch {
       let end = network.nodes[network.segments[segmentID].toNode].coordinates
       return end.fastDistance(to: targetPoint) * inverseSpeed
     }
-    // Targets by segment, with the seconds from the segment's start to the target.
-    var targetsBySegment: [Int: [(offset: Double, seconds: Double)]] = [:]
-    for target in targets {
-      guard let seconds = times.seconds(target.segmentID, meters: target.offsetInMeters) else {
-        continue
-      }
-      targetsBySegment[target.segmentID, default: []].append((target.offsetInMeters, seconds))
+    // Targets by segment, with the meters from the segment's start to the target (open
+    // ones only when closures are avoided).
+    var targetsBySegment: [Int: [Double]] = [:]
+    for target in targets where times.speed(target.segmentID) != nil {
+      targetsBySegment[target.segmentID, default: []].append(target.offsetInMeters)
     }
     for source in sources {
       let length = network.segments[source.segmentID].lengthInMeters
       // A target further along the same segment.
-      for target in targetsBySegment[source.segmentID] ?? []
-      where target.offset >= source.offsetInMeters {
-        if let seconds = times.seconds(
-          source.segmentID, meters: target.offset - source.offsetInMeters),
+      for target in targetsBySegment[source.segmentID] ?? [] where target >= source.offsetInMeters {
+        if let seconds = times.seconds(source.segmentID, meters: target - source.offsetInMeters),
           seconds < best?.seconds ?? .infinity
         {
           best = Leg(
             segmentIDs: [source.segmentID], startOffsetInMeters: source.offsetInMeters,
-            endOffsetInMeters: target.offset, seconds: seconds)
+            endOffsetInMeters: target, seconds: seconds)
         }
       }
       guard
@@ -151,14 +226,19 @@ enum RouteSearch {
       for k in range {
         let next = Int(graph.successors[k])
         if let waiting = targetsBySegment[next] {
-          for target in waiting where cost + target.seconds < best?.seconds ?? .infinity {
+          for target in waiting {
+            guard let seconds = times.seconds(next, meters: target, after: cost),
+              cost + seconds < best?.seconds ?? .infinity
+            else { continue }
             let driven = path(to: segment, scratch: scratch)
             best = Leg(
               segmentIDs: driven + [next], startOffsetInMeters: starts[driven[0]] ?? 0,
-              endOffsetInMeters: target.offset, seconds: cost + target.seconds)
+              endOffsetInMeters: target, seconds: cost + seconds)
           }
         }
-        guard let seconds = times.seconds(next, meters: network.segments[next].lengthInMeters)
+        guard
+          let seconds = times.seconds(
+            next, meters: network.segments[next].lengthInMeters, after: cost)
         else { continue }
         let total = cost + seconds
         guard total < scratch.cost[next] else { continue }

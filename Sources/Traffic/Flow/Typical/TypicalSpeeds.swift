@@ -17,6 +17,9 @@ package struct TypicalSpeeds: Sendable {
   package private(set) var profiles: [Int: Profile] = [:]
   /// Incremented by every change; a segment's `revision` is the value after its last one.
   package private(set) var revision: UInt64 = 0
+  /// At least the fastest speed any bin holds (a bound for routing's A* heuristic: a bin's
+  /// mean never exceeds the fastest sample it saw), m/s.
+  package private(set) var fastest = 0.0
   /// The clock bins are counted in.
   package let clock: WeekClock
   /// Samples after which a bin's older samples fade (see ``TypicalWeek/add(speed:bin:memory:)``).
@@ -50,6 +53,7 @@ package struct TypicalSpeeds: Sendable {
     }
     profiles[segment]!.week.add(
       speed: speed, bin: bin, day: TypicalSpeeds.day(of: time), memory: memory)
+    fastest = max(fastest, min(speed, TypicalWeek.maximumSpeed) + 0.05)
     profiles[segment]!.revision = revision
   }
 
@@ -58,6 +62,7 @@ package struct TypicalSpeeds: Sendable {
   package mutating func set(segment: Int, week: TypicalWeek) {
     revision &+= 1
     profiles[segment] = week.isEmpty ? nil : Profile(week: week, revision: revision)
+    fastest = max(fastest, week.fastest)
   }
 
   /// Replaces every week (restoring a saved state); the revision keeps counting up, so a
@@ -65,8 +70,10 @@ package struct TypicalSpeeds: Sendable {
   package mutating func replace(with weeks: [(Int, TypicalWeek)]) {
     profiles = [:]
     profiles.reserveCapacity(weeks.count)
+    fastest = 0
     for (segment, week) in weeks where !week.isEmpty {
       profiles[segment] = Profile(week: week, revision: revision)
+      fastest = max(fastest, week.fastest)
     }
   }
 

@@ -58,6 +58,9 @@ package struct TypicalWeek: Hashable, Sendable {
   /// The bins with samples.
   package var count: Int { entries.count }
 
+  /// The fastest speed of any bin, m/s (0 for an empty week).
+  package var fastest: Double { entries.reduce(0) { max($0, TypicalWeek.speed(of: $1)) } }
+
   // MARK: Learning
 
   /// Adds one period's speed to a bin.
