@@ -40,7 +40,7 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Codec"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Traffic", "Codec", "Zlib"]),
+    .target(name: "TrafficFeeds", dependencies: ["Roads", "Traffic", "Codec", "Zlib"]),
     .target(
       name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Codec", "CSQLite"]),
     .target(name: "TrafficPostgres", dependencies: ["Codec", "Roads", "Traffic", "CLibPQ"]),

@@ -16,16 +16,24 @@ enum AreaArgument {
 
   /// Takes exactly one area option from the arguments.
   static func take(from arguments: inout ArgumentList) throws(UsageError) -> any GeoArea {
+    guard let area = try takeOptional(from: &arguments) else {
+      throw UsageError("an area is required: --circle, --box, --corridor or --corridor-coords")
+    }
+    return area
+  }
+
+  /// Takes at most one area option from the arguments; `nil` when none is given.
+  static func takeOptional(
+    from arguments: inout ArgumentList
+  ) throws(UsageError) -> (any GeoArea)? {
     let circle = try arguments.option("--circle")
     let box = try arguments.option("--box")
     let corridor = try arguments.option("--corridor")
     let corridorCoords = try arguments.option("--corridor-coords")
     let given = [circle, box, corridor, corridorCoords].compactMap { $0 }
+    if given.isEmpty { return nil }
     guard given.count == 1 else {
-      throw UsageError(
-        given.isEmpty
-          ? "an area is required: --circle, --box, --corridor or --corridor-coords"
-          : "give only one of --circle, --box, --corridor and --corridor-coords")
+      throw UsageError("give only one of --circle, --box, --corridor and --corridor-coords")
     }
     do {
       if let circle {

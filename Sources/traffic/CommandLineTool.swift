@@ -24,6 +24,7 @@ enum CommandLineTool {
       RenderCommand.name: RenderCommand.self, PickCommand.name: PickCommand.self,
       NetworkCommand.name: NetworkCommand.self, ProbesCommand.name: ProbesCommand.self,
       FlowCommand.name: FlowCommand.self, RouteCommand.name: RouteCommand.self,
+      ExportCommand.name: ExportCommand.self, ProfilesCommand.name: ProfilesCommand.self,
     ]
   }
 

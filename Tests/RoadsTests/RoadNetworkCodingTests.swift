@@ -153,6 +153,18 @@ import TrafficTestSupport
     let decoded = try RoadNetwork(binaryChunks: chunks, name: "Liechtenstein")
     let end = Date()
     Self.expectEqual(decoded, network)
+    // The OpenStreetMap ids of the nodes each segment passes survive too, one per vertex,
+    // its end nodes first and last.
+    let ids = try #require(network.segmentNodeIDs)
+    #expect(decoded.segmentNodeIDs == ids)
+    for segment in network.segments {
+      let path = try #require(ids.path(of: segment, in: network))
+      #expect(path.count == segment.geometry.vertices.count)
+      #expect(String(path[path.count - 1]) == network.nodes[segment.toNode].sourceID)
+      if let opposite = segment.oppositeID {
+        #expect(ids.path(of: network.segments[opposite], in: network) == path.reversed())
+      }
+    }
     print(
       "Liechtenstein: \(network.segments.count) segments, "
         + "\(chunks.map(\.count).reduce(0, +)) bytes in \(chunks.count) chunks; encoded in "

@@ -62,7 +62,7 @@ import TrafficTestSupport
     let imported = await runTraffic(["network", "import", "--db", db, pbf.path])
     #expect(imported.status == .success, "\(imported.errors)")
     let probes = await runTraffic(["probes", "import", "--db", db, csv.path])
-    #expect(probes.status == .success, "\(probes.errors)")
+    #expect(probes.status == .success, "\(probes.errors) \(imported.errors)")
 
     let later = RFC3339.format(now.addingTimeInterval(6 * 3_600))
     for (extra, a, b) in [
@@ -82,5 +82,84 @@ import TrafficTestSupport
     let bad = await runTraffic(["flow", "--db", db, "--circle", "47.1,9.5,100", "--at", "soon"])
     #expect(bad.status == .usage)
     #expect(bad.errors.contains("--at expects an RFC 3339 time"))
+
+    try await exports(
+      db: db, pbf: pbf, network: network, scenario: scenario, directory: directory)
+  }
+
+  /// The exports of the scenario's store: OSRM's node pairs, the profiles file read back
+  /// into a store without probes, Valhalla's compressed weeks.
+  func exports(
+    db: String, pbf: URL, network: RoadNetwork, scenario: TypicalWeekScenario,
+    directory: URL
+  ) async throws {
+    // OSRM: every node pair of road A at its typical 6 m/s (22 km/h), road B at 72 km/h.
+    let osrm = directory.appendingPathComponent("speeds.csv").path
+    let exported = await runTraffic(["export", "osrm", "--db", db, "-o", osrm])
+    #expect(exported.status == .success, "\(exported.errors)")
+    let rows = try String(contentsOfFile: osrm, encoding: .utf8).split(separator: "\n")
+    var speeds: [String: Int] = [:]
+    for row in rows {
+      let fields = row.split(separator: ",")
+      #expect(fields.count == 3)
+      speeds["\(fields[0]),\(fields[1])"] = Int(fields[2])
+    }
+    for (segment, kmh) in [(scenario.roadA, 22), (scenario.roadB, 72)] {
+      let road = network.segments[segment]
+      let path = try #require(network.segmentNodeIDs?.path(of: road, in: network))
+      #expect(path.count == road.geometry.vertices.count)
+      #expect(path.first.map(String.init) == network.nodes[road.fromNode].sourceID)
+      for (from, to) in zip(path, path.dropFirst()) {
+        #expect(speeds["\(from),\(to)"] == kmh, "\(from),\(to)")
+      }
+    }
+
+    // The profiles file, imported into a fresh store with the same network: the same
+    // typical answers, now and six hours on.
+    let profiles = directory.appendingPathComponent("profiles.csv").path
+    let written = await runTraffic(["export", "profiles", "--db", db, "-o", profiles])
+    #expect(written.status == .success, "\(written.errors)")
+    #expect(written.output.contains("typical weeks of"))
+    let fresh = directory.appendingPathComponent("fresh.sqlite").path
+    _ = await runTraffic(["network", "import", "--db", fresh, pbf.path])
+    let imported = await runTraffic(["profiles", "import", "--db", fresh, profiles])
+    #expect(imported.status == .success, "\(imported.errors)")
+    for (extra, a) in [
+      ([String](), TypicalWeekScenario.slow), (["--at", "+6h"], TypicalWeekScenario.fast),
+    ] {
+      let roadA = try await Self.flow(
+        db: fresh, network: network, segment: scenario.roadA, extra: extra)
+      #expect(abs(roadA.uncapped - a) <= 0.3 * a, "\(extra) \(roadA)")
+      #expect(roadA.confidence > 0.5 && roadA.confidence <= 0.7)
+    }
+    let broken = directory.appendingPathComponent("broken.csv")
+    try Data(
+      "way_id,from_node,to_node,weekday,time,speed_kmh,samples\n1,2,3,funday,08:00,20,1\n".utf8
+    ).write(to: broken)
+    let refused = await runTraffic(["profiles", "import", "--db", fresh, broken.path])
+    #expect(refused.status == .usage)
+    #expect(refused.errors.contains("line 2: weekday \"funday\""), "\(refused.errors)")
+
+    // Valhalla: the week of road A's way, through the way_edges file of Valhalla's tool.
+    let valhalla = directory.appendingPathComponent("valhalla.csv").path
+    let noEdges = await runTraffic(["export", "valhalla", "--db", db, "-o", valhalla])
+    #expect(noEdges.status == .usage)
+    #expect(noEdges.errors.contains("--way-edges"))
+    let road = network.segments[scenario.roadA]
+    let edges = directory.appendingPathComponent("way_edges.txt")
+    // Graph id 1/47701/130 = 1 | 47701 << 3 | 130 << 25.
+    let graph = UInt64(1) | UInt64(47701) << 3 | UInt64(130) << 25
+    try Data("\(road.sourceID),\(road.isReversed ? 0 : 1),\(graph)\n".utf8).write(to: edges)
+    let made = await runTraffic([
+      "export", "valhalla", "--db", db, "--way-edges", edges.path, "-o", valhalla,
+    ])
+    #expect(made.status == .success, "\(made.errors)")
+    let lines = try String(contentsOfFile: valhalla, encoding: .utf8).split(separator: "\n")
+    #expect(lines.first == "edge_id,freeflow_speed,constrained_speed,historical_speeds")
+    let fields = try #require(lines.dropFirst().first).split(separator: ",")
+    #expect(fields.count == 4)
+    #expect(fields[0] == "1/47701/130")
+    let bytes = try #require(Data(base64Encoded: String(fields[3])))
+    #expect(bytes.count == 400)
   }
 }

@@ -22,12 +22,14 @@ import Synchronization
 /// segment: flags | source id # | from node | to node | length | [name #] | [ref #]
 ///          | road class # | speed limit m/s | speed limit source # | [lanes] | [opposite]
 ///          | [vertex count | vertices: [altitude flag] latitude longitude [altitude]]
+///          | [interior node id count | ids as zigzag varint deltas, the first from 0]
 /// ```
 ///
 /// Segment flags: 1 name, 2 ref, 4 lanes, 8 reversed, 16 opposite, 32 geometry is the
 /// reverse of the opposite segment's (which comes earlier in the same chunk; a two-way road
 /// then stores its vertices once), bits 6-7 altitudes (0 none, 1 every vertex, 2 some:
-/// a flag byte per vertex). Enumerations are stored by their raw value through the string
+/// a flag byte per vertex), 256 interior node ids follow (``RoadNetwork/segmentNodeIDs``:
+/// set on every segment of a network that has them, on none of one that has not). Enumerations are stored by their raw value through the string
 /// table, so adding or reordering cases never changes the meaning of stored data.
 extension RoadNetwork {
   /// The first bytes of every chunk: "RNC" and the format version.
@@ -46,6 +48,9 @@ extension RoadNetwork {
     static let opposite: UInt64 = 16
     static let reverseOfOpposite: UInt64 = 32
     static let altitudeShift: UInt64 = 6
+    static let interiorIDs: UInt64 = 256
+    /// Every flag this version knows.
+    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -132,6 +137,7 @@ extension RoadNetwork {
       if segment.isReversed { flags |= SegmentFlag.reversed }
       if segment.oppositeID != nil { flags |= SegmentFlag.opposite }
       if reverseOfOpposite { flags |= SegmentFlag.reverseOfOpposite }
+      if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       records.varint(flags)
       records.count(table.index(segment.sourceID))
       records.count(segment.fromNode)
@@ -144,13 +150,22 @@ extension RoadNetwork {
       records.count(table.index(segment.speedLimitSource.rawValue))
       if let lanes = segment.laneCount { records.signedVarint(Int64(lanes)) }
       if let opposite = segment.oppositeID { records.count(opposite) }
-      guard !reverseOfOpposite else { continue }
-      records.count(vertices.count)
-      for vertex in vertices {
-        if altitudeMode == 2 { records.byte(vertex.altitude == nil ? 0 : 1) }
-        records.double(vertex.latitude)
-        records.double(vertex.longitude)
-        if altitudeMode != 0, let altitude = vertex.altitude { records.double(altitude) }
+      if !reverseOfOpposite {
+        records.count(vertices.count)
+        for vertex in vertices {
+          if altitudeMode == 2 { records.byte(vertex.altitude == nil ? 0 : 1) }
+          records.double(vertex.latitude)
+          records.double(vertex.longitude)
+          if altitudeMode != 0, let altitude = vertex.altitude { records.double(altitude) }
+        }
+      }
+      if let ids = segmentNodeIDs?[segment.id] {
+        records.count(ids.count)
+        var previous: Int64 = 0
+        for id in ids {
+          records.signedVarint(id &- previous)
+          previous = id
+        }
       }
     }
     return Self.chunk(.segments, range, table, records)
@@ -181,6 +196,8 @@ extension RoadNetwork {
     }
     var nodes: [RoadNode] = []
     var segments: [RoadSegment] = []
+    var interior = SegmentNodeIDs()
+    var segmentsWithIDs = 0
     for (k, result) in decoded.withLock({ $0 }).enumerated() {
       guard let result else {
         throw .malformed(file: name, position: "chunk \(k)", reason: "the chunk was not decoded")
@@ -193,17 +210,28 @@ extension RoadNetwork {
             reason: "node chunk starting at \(first) where \(nodes.count) was expected")
         }
         nodes += values
-      case .segments(let first, let values):
+      case .segments(let first, let values, let ids):
         guard first == segments.count else {
           throw .malformed(
             file: name, position: "chunk \(k)",
             reason: "segment chunk starting at \(first) where \(segments.count) was expected")
         }
         segments += values
+        if let ids {
+          segmentsWithIDs += values.count
+          for index in 0..<ids.segmentCount { interior.append(ids[index]) }
+        }
       }
     }
+    guard segmentsWithIDs == 0 || segmentsWithIDs == segments.count else {
+      throw .malformed(
+        file: name, position: nil,
+        reason: "\(segmentsWithIDs) of \(segments.count) segments carry interior node ids")
+    }
     do {
-      try self.init(nodes: nodes, segments: segments)
+      try self.init(
+        nodes: nodes, segments: segments,
+        segmentNodeIDs: segmentsWithIDs == 0 ? nil : interior)
     } catch {
       throw .malformed(file: name, position: nil, reason: error.description)
     }
@@ -211,7 +239,7 @@ extension RoadNetwork {
 
   private enum DecodedChunk: Sendable {
     case nodes(first: Int, [RoadNode])
-    case segments(first: Int, [RoadSegment])
+    case segments(first: Int, [RoadSegment], SegmentNodeIDs?)
   }
 
   /// Ids (and so counts) are kept below 2^48 so that `first + count` cannot overflow.
@@ -265,9 +293,11 @@ extension RoadNetwork {
     case .segments:
       var segments: [RoadSegment] = []
       segments.reserveCapacity(count)
+      var interior = SegmentNodeIDs()
+      var withIDs = 0
       for id in first..<first + count {
         let flags = try reader.varint()
-        guard flags < 3 << SegmentFlag.altitudeShift else {
+        guard flags & ~SegmentFlag.known == 0, flags >> SegmentFlag.altitudeShift & 3 != 3 else {
           throw reader.failure("unknown segment flags \(flags)")
         }
         let sourceID = try string(&reader)
@@ -304,7 +334,7 @@ extension RoadNetwork {
           geometry = GeoPolyline(
             uncheckedVertices: segments[opposite - first].geometry.vertices.reversed())
         } else {
-          let altitudeMode = flags >> SegmentFlag.altitudeShift
+          let altitudeMode = (flags >> SegmentFlag.altitudeShift) & 3
           let vertexCount = try reader.count(bytesPerItem: 16, "vertices")
           guard vertexCount >= 2 else {
             throw reader.failure("segment \(id) has \(vertexCount) vertices")
@@ -325,6 +355,18 @@ extension RoadNetwork {
           }
           geometry = GeoPolyline(uncheckedVertices: vertices)
         }
+        if flags & SegmentFlag.interiorIDs != 0 {
+          let idCount = try reader.count(bytesPerItem: 1, "interior node ids")
+          var ids: [Int64] = []
+          ids.reserveCapacity(idCount)
+          var previous: Int64 = 0
+          for _ in 0..<idCount {
+            previous = previous &+ (try reader.signedVarint())
+            ids.append(previous)
+          }
+          interior.append(ids)
+          withIDs += 1
+        }
         segments.append(
           RoadSegment(
             id: id, sourceID: sourceID, fromNode: fromNode, toNode: toNode, geometry: geometry,
@@ -333,7 +375,10 @@ extension RoadNetwork {
             isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite))
       }
       guard reader.isAtEnd else { throw reader.failure("data after the last segment") }
-      return .segments(first: first, segments)
+      guard withIDs == 0 || withIDs == count else {
+        throw reader.failure("\(withIDs) of \(count) segments carry interior node ids")
+      }
+      return .segments(first: first, segments, withIDs == 0 ? nil : interior)
     }
   }
 }

@@ -104,6 +104,7 @@ struct OSMNetworkBuilder {
     }
 
     var segments: [RoadSegment] = []
+    var interior = SegmentNodeIDs()
     var piece: [Int] = []
     func flush(way w: Int) {
       defer { piece.removeAll(keepingCapacity: true) }
@@ -115,7 +116,9 @@ struct OSMNetworkBuilder {
       let sourceID = String(wayIDs[w])
       let forwardID = attributes.forward ? segments.count : nil
       let backwardID = attributes.backward ? segments.count + (attributes.forward ? 1 : 0) : nil
+      let between = piece.dropFirst().dropLast().map { nodeIDs[$0] }
       if let forwardID {
+        interior.append(between)
         segments.append(
           RoadSegment(
             id: forwardID, sourceID: sourceID, fromNode: from, toNode: to,
@@ -125,6 +128,7 @@ struct OSMNetworkBuilder {
             isReversed: false, oppositeID: backwardID))
       }
       if let backwardID {
+        interior.append(between.reversed())
         segments.append(
           RoadSegment(
             id: backwardID, sourceID: sourceID, fromNode: to, toNode: from,
@@ -160,7 +164,9 @@ struct OSMNetworkBuilder {
         report.clippedWays += 1
       }
     }
-    return (RoadNetwork(uncheckedNodes: nodes, segments: segments), report)
+    return (
+      RoadNetwork(uncheckedNodes: nodes, segments: segments, segmentNodeIDs: interior), report
+    )
   }
 
   private func coordinates(_ index: Int) -> GeoCoordinates {

@@ -17,6 +17,10 @@ public struct RoadNetwork: Sendable {
   public let segments: [RoadSegment]
   /// Segment bounding boxes (x = longitude, y = latitude) -> segment id.
   let index: RTree<Int>
+  /// The source ids of the nodes between each segment's ends, for networks imported from
+  /// OpenStreetMap by this version (`nil` for SUMO networks, networks made from values, and
+  /// networks stored before these ids were kept).
+  public let segmentNodeIDs: SegmentNodeIDs?
 
   /// Creates a network and indexes its segments.
   ///
@@ -27,6 +31,14 @@ public struct RoadNetwork: Sendable {
   /// - Throws: ``RoadsError/invalidArgument(_:)`` when an id or reference is inconsistent.
   /// - Complexity: O(n log n) for n segments (R-tree bulk load).
   public init(nodes: [RoadNode], segments: [RoadSegment]) throws(RoadsError) {
+    try self.init(nodes: nodes, segments: segments, segmentNodeIDs: nil)
+  }
+
+  /// Creates a network, checked as ``init(nodes:segments:)``, with the interior node ids of
+  /// its segments (ignored unless they cover every segment).
+  package init(
+    nodes: [RoadNode], segments: [RoadSegment], segmentNodeIDs: SegmentNodeIDs?
+  ) throws(RoadsError) {
     for (i, node) in nodes.enumerated() where node.id != i {
       throw .invalidArgument("node at position \(i) has id \(node.id)")
     }
@@ -47,13 +59,17 @@ public struct RoadNetwork: Sendable {
         }
       }
     }
-    self.init(uncheckedNodes: nodes, segments: segments)
+    self.init(uncheckedNodes: nodes, segments: segments, segmentNodeIDs: segmentNodeIDs)
   }
 
   /// Creates a network from values the importers have made consistent.
-  init(uncheckedNodes nodes: [RoadNode], segments: [RoadSegment]) {
+  init(
+    uncheckedNodes nodes: [RoadNode], segments: [RoadSegment],
+    segmentNodeIDs: SegmentNodeIDs? = nil
+  ) {
     self.nodes = nodes
     self.segments = segments
+    self.segmentNodeIDs = segmentNodeIDs?.segmentCount == segments.count ? segmentNodeIDs : nil
     self.index = RTree(
       segments.map { segment in
         let box = segment.geometry.boundingBox

@@ -1,0 +1,146 @@
+import Foundation
+import Geo
+import Roads
+import Traffic
+import TrafficFeeds
+import TrafficSQLite
+
+/// `traffic export osrm|valhalla|profiles [AREA] [--at TIME] -o FILE`: the store's speeds in
+/// the formats of other routing engines, or its typical weeks in this project's file.
+enum ExportCommand: Subcommand {
+  static let name = "export"
+  static let summary = "Export speeds for OSRM or Valhalla, or the typical speeds file"
+  static let synopsis = """
+    Usage: traffic export osrm|valhalla|profiles [AREA] [--at TIME] [--db PATH]
+                          [--way-edges FILE] -o FILE
+
+    osrm:     OSRM's segment speed CSV (from_osm_node,to_osm_node,speed_kmh) of every
+              segment whose speed rests on data, now or at --at TIME (the typical picture
+              of that time); for osrm-customize/osrm-contract --segment-speed-file.
+    valhalla: Valhalla's historical traffic CSV (edge_id,freeflow_speed,constrained_speed,
+              historical_speeds) of the segments with a typical week, for
+              valhalla_add_predicted_traffic; needs --way-edges, the way_edges.txt that
+              valhalla_ways_to_edges writes for your Valhalla tiles.
+    profiles: the typical weeks in this project's CSV (see docs/guide.md), which
+              traffic profiles import reads back.
+    """
+  static let options: [OptionDefinition] =
+    AreaArgument.options + [
+      OptionDefinition(
+        "--at", "TIME", "the picture of another time: RFC 3339 or an offset such as +6h"),
+      OptionDefinition(
+        "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+      OptionDefinition("--way-edges", "FILE", "Valhalla's way_edges.txt (valhalla only)"),
+      OptionDefinition("-o", "FILE", "where to write the export"),
+    ]
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    let area = try AreaArgument.takeOptional(from: &arguments)
+    let time = try IncidentOptions.time(from: &arguments, option: "--at")
+    let path = try EngineArguments.databasePath(from: &arguments)
+    let wayEdgesPath = try arguments.option("--way-edges")
+    guard let output = try arguments.option("-o") else {
+      throw UsageError("-o FILE is required: where to write the export")
+    }
+    let rest = try arguments.positionals()
+    guard rest.count == 1, let format = rest.first else {
+      throw UsageError("expects one format: osrm, valhalla or profiles")
+    }
+    guard ["osrm", "valhalla", "profiles"].contains(format) else {
+      throw UsageError("unknown export format '\(format)'; use osrm, valhalla or profiles")
+    }
+    if format == "valhalla", wayEdgesPath == nil {
+      throw UsageError(
+        "valhalla needs --way-edges FILE: Valhalla names edges by its own graph ids, which "
+          + "valhalla_ways_to_edges lists per OpenStreetMap way for your tiles")
+    }
+    let engine: TrafficEngine
+    do { engine = try TrafficEngine(databasePath: path) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    guard let picture = try engine.speedPicture(inside: area, at: time) else {
+      throw UsageError("\(path) holds no road network; run traffic network import FILE first")
+    }
+    let text: String
+    let summary: String
+    switch format {
+    case "osrm":
+      do {
+        let (csv, segments) = try OSRMSpeedExport.csv(picture)
+        text = csv
+        summary = "\(segments) segments"
+      } catch { throw UsageError("\(path): \(error)") }
+    case "valhalla":
+      let edgesText: String
+      do { edgesText = try String(contentsOfFile: wayEdgesPath ?? "", encoding: .utf8) } catch {
+        throw UsageError("\(wayEdgesPath ?? ""): cannot read: \(error.localizedDescription)")
+      }
+      do {
+        let edges = try ValhallaSpeedExport.wayEdges(edgesText)
+        let (csv, count) = ValhallaSpeedExport.csv(picture, edges: edges)
+        text = csv
+        summary = "\(count) Valhalla edges"
+      } catch { throw UsageError("\(wayEdgesPath ?? ""): \(error)") }
+    default:
+      let (csv, segments) = TypicalSpeedsFile.encode(picture)
+      text = csv
+      summary = "typical weeks of \(segments) segments"
+    }
+    do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+      throw UsageError("\(output): cannot write: \(error.localizedDescription)")
+    }
+    console.print("\(output): \(summary) (\(format))")
+  }
+}
+
+/// `traffic profiles import FILE`: typical weeks learned elsewhere, into the store.
+enum ProfilesCommand: Subcommand {
+  static let name = "profiles"
+  static let summary = "Import typical speeds (this project's CSV) into the store"
+  static let synopsis = """
+    Usage: traffic profiles import [--db PATH] FILE
+
+    Replaces the typical weeks of the segments FILE names (way_id,from_node,to_node,
+    weekday,time,speed_kmh,samples; see docs/guide.md) in the store's flow state.
+    """
+  static let options: [OptionDefinition] = [
+    OptionDefinition(
+      "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)")
+  ]
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    let path = try EngineArguments.databasePath(from: &arguments)
+    let rest = try arguments.positionals()
+    guard rest.first == "import", rest.count == 2 else {
+      throw UsageError("expects 'import FILE'")
+    }
+    let file = rest[1]
+    let text: String
+    do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+      throw UsageError("\(file): cannot read: \(error.localizedDescription)")
+    }
+    let engine: TrafficEngine
+    do { engine = try TrafficEngine(databasePath: path) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    guard let network = engine.roadNetwork else {
+      throw UsageError("\(path) holds no road network; run traffic network import FILE first")
+    }
+    // Days since 1970, a week back: imported bins count as typical at once.
+    let day = TypicalSpeeds.day(of: Date()) - 7
+    let decoded: TypicalSpeedsFile.Decoded
+    do { decoded = try TypicalSpeedsFile.decode(text, network: network, day: day) } catch {
+      throw UsageError("\(file): \(error)")
+    }
+    let set: Int
+    do { set = try engine.setTypicalWeeks(decoded.weeks) } catch {
+      throw UsageError("\(path): \(error)")
+    }
+    console.print(
+      "\(file): \(decoded.rows) rows, typical weeks of \(set) segments stored in \(path)"
+        + (decoded.unknownSegments > 0
+          ? "; \(decoded.unknownSegments) rows name segments this network does not have" : ""))
+  }
+}
