@@ -7,14 +7,21 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev bzip2 tzdata libsqlite3-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo sumo-tools
-TEST_PACKAGES := $(RUN_PACKAGES) python3 postgresql postgresql-15-postgis-3 chromium
+TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip postgresql postgresql-15-postgis-3 chromium
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl postgresql postgresql-15-postgis-3
 VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 
 # The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).
 RUN_ARGS ?= serve --demo
 
-.PHONY: deps deps-test deps-bench run test bench fuzz build release format lint vectors clean
+.PHONY: deps deps-test deps-bench routing-tools run test bench fuzz build release format lint vectors clean
+
+# The routing engines the speed exports are for, run by the export tests: OSRM and Valhalla
+# as their official Python wheels ship them (prebuilt programs with their libraries; only
+# the programs are used, so the wheels' Python version does not matter).
+OSRM_WHEEL := osrm-bindings==26.10.0
+VALHALLA_WHEEL := pyvalhalla==3.9.1
+TOOLS_DIR := .build/tools
 
 # Seconds each fuzz target runs under `make fuzz`.
 FUZZ_SECONDS ?= 60
@@ -41,6 +48,19 @@ deps-test:
 deps-bench:
 	$(call install_missing,$(BENCH_PACKAGES))
 
+routing-tools: deps-test
+	@for wheel in $(OSRM_WHEEL) $(VALHALLA_WHEEL); do \
+	  stamp=$(TOOLS_DIR)/.$$wheel; [ -f "$$stamp" ] && continue; \
+	  echo "Fetching $$wheel (its OSRM or Valhalla programs) into $(TOOLS_DIR)"; \
+	  rm -rf $(TOOLS_DIR)/download && mkdir -p $(TOOLS_DIR)/download && \
+	  /usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: \
+	    --python-version 3.12 --platform manylinux_2_28_x86_64 \
+	    -d $(TOOLS_DIR)/download "$$wheel" && \
+	  /usr/bin/python3 -m zipfile -e $(TOOLS_DIR)/download/*.whl $(TOOLS_DIR) && \
+	  chmod +x $(TOOLS_DIR)/osrm/bin/* $(TOOLS_DIR)/valhalla/bin/* 2>/dev/null; \
+	  rm -rf $(TOOLS_DIR)/download; touch "$$stamp" || exit 1; \
+	done
+
 build: deps
 	$(SWIFT) build
 
@@ -55,7 +75,7 @@ run: release
 # machine would starve their waits.
 TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
-test: deps-test
+test: deps-test routing-tools
 	$(SWIFT) build --build-tests
 	@for target in $(FUZZ_TARGETS); do \
 	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); [ -z "$$seeds" ] && continue; \

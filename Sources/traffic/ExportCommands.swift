@@ -20,7 +20,9 @@ enum ExportCommand: Subcommand {
     valhalla: Valhalla's historical traffic CSV (edge_id,freeflow_speed,constrained_speed,
               historical_speeds) of the segments with a typical week, for
               valhalla_add_predicted_traffic; needs --way-edges, the way_edges.txt that
-              valhalla_ways_to_edges writes for your Valhalla tiles.
+              valhalla_ways_to_edges writes for your Valhalla tiles. With -o DIR/ (an
+              existing directory, or a path ending in /) one CSV per Valhalla tile, the
+              traffic tile directory valhalla_add_predicted_traffic reads.
     profiles: the typical weeks in this project's CSV (see docs/guide.md), which
               traffic profiles import reads back.
     """
@@ -76,12 +78,34 @@ enum ExportCommand: Subcommand {
       do { edgesText = try String(contentsOfFile: wayEdgesPath ?? "", encoding: .utf8) } catch {
         throw UsageError("\(wayEdgesPath ?? ""): cannot read: \(error.localizedDescription)")
       }
-      do {
-        let edges = try ValhallaSpeedExport.wayEdges(edgesText)
-        let (csv, count) = ValhallaSpeedExport.csv(picture, edges: edges)
-        text = csv
-        summary = "\(count) Valhalla edges"
-      } catch { throw UsageError("\(wayEdgesPath ?? ""): \(error)") }
+      let edges: ValhallaSpeedExport.WayEdges
+      do { edges = try ValhallaSpeedExport.wayEdges(edgesText) } catch {
+        throw UsageError("\(wayEdgesPath ?? ""): \(error)")
+      }
+      var isDirectory: ObjCBool = false
+      if output.hasSuffix("/")
+        || (FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+          && isDirectory.boolValue)
+      {
+        let tiles = ValhallaSpeedExport.tiles(picture, edges: edges)
+        let root = URL(fileURLWithPath: output, isDirectory: true)
+        do {
+          for tile in tiles {
+            let url = root.appendingPathComponent(tile.path)
+            try FileManager.default.createDirectory(
+              at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(tile.text.utf8).write(to: url, options: .atomic)
+          }
+        } catch {
+          throw UsageError("\(output): cannot write: \(error.localizedDescription)")
+        }
+        let rows = tiles.reduce(0) { $0 + $1.text.split(separator: "\n").count }
+        console.print("\(output): \(rows) Valhalla edges in \(tiles.count) tile files (valhalla)")
+        return
+      }
+      let (csv, count) = ValhallaSpeedExport.csv(picture, edges: edges)
+      text = csv
+      summary = "\(count) Valhalla edges"
     default:
       let (csv, segments) = TypicalSpeedsFile.encode(picture)
       text = csv

@@ -6,7 +6,8 @@ import Traffic
 /// Valhalla's historical ("predicted") traffic CSV for `valhalla_add_predicted_traffic`:
 /// `edge_id,freeflow_speed,constrained_speed,historical_speeds` per graph edge, speeds in
 /// whole km/h, the week as Valhalla's compressed form — 200 DCT-II coefficients of the
-/// 2,016 five-minute speeds (Monday 00:00 first), rounded to int16, big-endian, base64.
+/// 2,016 five-minute speeds, rounded to int16, big-endian, base64. Valhalla's week starts on
+/// Sunday 00:00 local time (its `second_of_week`), ours on Monday: the bins are rotated.
 ///
 /// Valhalla names edges by its own graph ids (`level/tile/id`), which only Valhalla's tiles
 /// know; `valhalla_ways_to_edges` writes them per OpenStreetMap way (`way_edges.txt`:
@@ -79,6 +80,54 @@ package enum ValhallaSpeedExport {
   package static func csv(
     _ picture: SpeedPicture, edges: WayEdges
   ) -> (text: String, edges: Int) {
+    let rows = self.rows(picture, edges: edges)
+    var text = "edge_id,freeflow_speed,constrained_speed,historical_speeds\n"
+    for row in rows { text += row.line }
+    return (text, rows.count)
+  }
+
+  /// The rows split by Valhalla tile, as `valhalla_add_predicted_traffic` reads a traffic
+  /// tile directory: one CSV per tile at the tile's path (`1/047/701.csv` for level 1, tile
+  /// 47701), without a header.
+  ///
+  /// - Returns: Relative paths and their text.
+  package static func tiles(
+    _ picture: SpeedPicture, edges: WayEdges
+  ) -> [(path: String, text: String)] {
+    var files: [String: String] = [:]
+    for row in rows(picture, edges: edges) {
+      files[tilePath(row.graph), default: ""] += row.line
+    }
+    return files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+  }
+
+  /// A tile's file path as Valhalla names it (`GraphTile::FileSuffix`): the level, then the
+  /// tile id zero-padded to the digits of the level's largest tile id (rounded up to a
+  /// multiple of three) in groups of three; `.csv`.
+  package static func tilePath(_ graph: UInt64) -> String {
+    let level = Int(graph & 0x7)
+    let tile = Int((graph >> 3) & 0x3F_FFFF)
+    // Tiles of 4°, 1° and 0.25° (levels 0, 1, 2; transit, 3, as 2).
+    let size = [4.0, 1.0, 0.25, 0.25][min(level, 3)]
+    let maximum = Int(360 / size) * Int(180 / size) - 1
+    var digits = String(maximum).count
+    if digits % 3 != 0 { digits += 3 - digits % 3 }
+    let padded = String(repeating: "0", count: max(0, digits - String(tile).count)) + String(tile)
+    var groups: [Substring] = []
+    var rest = padded[...]
+    while !rest.isEmpty {
+      groups.append(rest.prefix(3))
+      rest = rest.dropFirst(3)
+    }
+    return "\(level)/" + groups.joined(separator: "/") + ".csv"
+  }
+
+  private struct Row {
+    var graph: UInt64
+    var line: String
+  }
+
+  private static func rows(_ picture: SpeedPicture, edges: WayEdges) -> [Row] {
     let network = picture.network
     let today = TypicalSpeeds.day(of: picture.time)
     // The segments with a typical week, by way and direction.
@@ -88,8 +137,7 @@ package enum ValhallaSpeedExport {
       guard let way = Int64(segment.sourceID) else { continue }
       groups[WayDirection(way: way, forward: !segment.isReversed), default: []].append(id)
     }
-    var text = "edge_id,freeflow_speed,constrained_speed,historical_speeds\n"
-    var written = 0
+    var rows: [Row] = []
     for key in groups.keys.sorted(by: {
       ($0.way, $0.forward ? 1 : 0) < ($1.way, $1.forward ? 1 : 0)
     }) {
@@ -108,7 +156,11 @@ package enum ValhallaSpeedExport {
         }
         speeds[bin] = seconds > 0 ? meters / seconds * 3.6 : 0
       }
-      let coefficients = compress(speeds)
+      // Ours start on Monday, Valhalla's on Sunday: its bin v is our bin v - 288.
+      let sundayFirst = (0..<TypicalWeek.binCount).map {
+        speeds[($0 + 6 * TypicalWeek.binsPerDay) % TypicalWeek.binCount]
+      }
+      let coefficients = compress(sundayFirst)
       let free = percentile(speeds, 0.85)
       var dayMeters = 0.0, daySeconds = 0.0
       for day in 0..<5 {
@@ -120,12 +172,15 @@ package enum ValhallaSpeedExport {
       let constrained = daySeconds > 0 ? dayMeters / daySeconds : free
       let encoded = encode(coefficients)
       for graph in graphIDs {
-        text +=
-          "\(graphID(graph)),\(Int(free.rounded())),\(Int(constrained.rounded())),\(encoded)\n"
-        written += 1
+        rows.append(
+          Row(
+            graph: graph,
+            line:
+              "\(graphID(graph)),\(Int(free.rounded())),\(Int(constrained.rounded())),"
+              + "\(encoded)\n"))
       }
     }
-    return (text, written)
+    return rows
   }
 
   /// Valhalla's compression of a week of 2,016 speeds: DCT-II with its normalisation,
