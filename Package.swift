@@ -115,7 +115,10 @@ let package = Package(
       ]),
     .testTarget(
       name: "TrafficPostgresTests",
-      dependencies: ["Roads", "TrafficPostgres", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: [
+        "Geo", "Roads", "Traffic", "TrafficPostgres", "TrafficTestSupport",
+        "TrafficStoreContract",
+      ]),
     .testTarget(
       name: "TrafficServerTests",
       dependencies: [

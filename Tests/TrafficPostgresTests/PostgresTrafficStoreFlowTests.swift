@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import Roads
 import Testing
 import Traffic
@@ -149,6 +150,67 @@ import TrafficTestSupport
     let storeC = try PostgresTrafficStore(url: url)
     try storeC.saveNetwork(other)
     #expect(try storeC.loadFlow() == nil)
+  }
+
+  @Test func typicalWeeksAreLearnedByEveryNodeAndSurviveARestart() throws {
+    let shared = try #require(Fixtures.shared)
+    let network = try OSMImporter.importNetwork(
+      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
+      options: OSMImportOptions(countryCode: "LI"))
+    let now = Date()
+    let scenario = try #require(TypicalWeekScenario(network: network, now: now))
+    let url = try PostgresTestDatabase.freshURL()
+    let (a, syncA) = try Self.node(url, network: network)
+    let (b, syncB) = try Self.node(url, network: network)
+    defer {
+      syncA.stop()
+      syncB.stop()
+    }
+    func roadA(_ engine: TrafficEngine) throws -> TrafficFlow? {
+      let road = network.segments[scenario.roadA]
+      return try engine.flow(
+        inside: GeoCircle(
+          center: road.geometry.coordinates(atDistance: road.lengthInMeters / 2),
+          radiusInMeters: 3),
+        options: TrafficFlowQueryOptions()
+      ).first { $0.segmentID == scenario.roadA }
+    }
+    // Four weeks of history, ingested by node A only (shared through the probe log).
+    a.ingest(
+      probes: scenario.rows.map {
+        Probe(vehicleID: $0.vehicle, time: $0.time, coordinates: $0.coordinates)
+      }, flush: true)
+    let slow = TypicalWeekScenario.slow
+    func isTypicallySlow(_ flow: TrafficFlow?) -> Bool {
+      guard let flow else { return false }
+      return abs(flow.speedUncappedInMetersPerSecond - slow) <= 0.3 * slow
+        && flow.confidence > 0.5 && flow.confidence <= 0.7
+    }
+    let onA = try roadA(a)
+    #expect(isTypicallySlow(onA), "\(String(describing: onA))")
+    let learned = PostgresSyncTests.eventually(within: 5) { isTypicallySlow(try? roadA(b)) }
+    let onB = try roadA(b)
+    #expect(learned, "node B never learned node A's history: \(String(describing: onB))")
+    // A restarted node loads the weeks from the saved state (the probe log, pruned after a
+    // quarter of an hour in service, is emptied so that nothing is replayed).
+    try a.saveFlow()
+    let store = try #require(a.store as? PostgresTrafficStore)
+    _ = try store.texts("DELETE FROM probe_log")
+    #expect(try store.texts("SELECT count(*) FROM probe_log") == ["0"])
+    let (c, syncC) = try Self.node(url, network: network)
+    defer { syncC.stop() }
+    let onC = try roadA(c)
+    #expect(isTypicallySlow(onC), "\(String(describing: onC))")
+    let later = try roadA(c).map { _ in
+      try c.flow(
+        inside: GeoCircle(
+          center: network.segments[scenario.roadA].geometry.coordinates(atDistance: 10),
+          radiusInMeters: 3),
+        options: TrafficFlowQueryOptions(at: now.addingTimeInterval(6 * 3_600))
+      ).first { $0.segmentID == scenario.roadA }
+    }
+    let fast = TypicalWeekScenario.fast
+    #expect(abs((later??.speedUncappedInMetersPerSecond ?? 0) - fast) <= 0.3 * fast)
   }
 
   @Test func aDamagedFlowStateIsAnErrorNamingTheNetwork() throws {

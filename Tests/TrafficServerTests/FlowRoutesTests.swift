@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Testing
 import Traffic
@@ -145,6 +146,36 @@ import Zlib
     #expect(try F.currentFlow(flow, segment: 1)?["confidence"] as? Double == 0.5)
     let sourceUpdated = try ServerFixtures.object(flow.body)["sourceUpdated"] as? String
     #expect(sourceUpdated != nil)
+  }
+
+  @Test func historicalProbesTeachTheTypicalWeekThatFlowAnswersNowAndAtAnotherTime() throws {
+    let server = try F.server()
+    let week = 7 * 86_400.0
+    // Three weeks back at this time of the week: a crawl at 4 m/s; six hours later in each
+    // of those weeks: 13 m/s.
+    for k in 1...3 {
+      for (hours, speed) in [(0.0, 4.0), (6, 13)] {
+        let csv = F.csvDrive(
+          vehicles: 3, speed: speed, endAgo: Double(k) * week - hours * 3_600,
+          prefix: "w\(k)h\(Int(hours))-")
+        let push = server.handle(
+          ServerFixtures.post("/v1/probes?flush=true", csv, headers: ["Content-Type": "text/csv"]))
+        #expect(push.status == 200, "\(push.bodyText)")
+        #expect(try ServerFixtures.object(push.body)["rejected"] as? Int == 0)
+      }
+    }
+    let now = try #require(try F.currentFlow(server.handle(ServerFixtures.get(F.everywhere)), segment: 0))
+    #expect(abs((now["speedUncapped"] as? Double ?? 0) - 4) < 1.2, "\(now)")
+    let confidence = try #require(now["confidence"] as? Double)
+    #expect(confidence > 0.5 && confidence <= 0.7)
+    #expect(now["jamFactor"] as? Double ?? 0 > 5)
+    let at = RFC3339.format(Date().addingTimeInterval(6 * 3_600))
+    let later = try #require(
+      try F.currentFlow(server.handle(ServerFixtures.get(F.everywhere + "&at=" + at)), segment: 0))
+    #expect(abs((later["speedUncapped"] as? Double ?? 0) - 13) < 3, "\(later)")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(F.everywhere + "&at=tomorrow")), status: 400,
+      code: "invalidParameter", mentions: "at")
   }
 
   @Test func probesInEveryFormatAndGzip() throws {
