@@ -5,6 +5,10 @@
 # release `traffic` as a user would, measured for:
 #   network     wall time and peak RSS of `traffic network import` of the PBF
 #   probes      wall time, peak RSS and probes per second of `traffic probes import`
+#   history     HISTORY_WEEKS (default 4) more probe files, each of PROBES / HISTORY_WEEKS
+#               probes ending a week, two weeks ... before now, imported with `traffic
+#               probes import` (history feeds the typical weeks only): probes per second, and
+#               the typical weeks stored (segments, bins, bytes of `typical_speeds`)
 #   ready       seconds from `traffic serve` start to the first answered /healthz, and RSS
 #   refresh     ROUNDS times: a batch of 2,000 fresh probes POSTed to /v1/probes?flush=true,
 #               then the time of the next /v7/flow query (2 km circle), which rebuilds the
@@ -40,6 +44,39 @@ echo "scale probes import $probes probes: $imported, $(awk -v n="$probes" -v s="
   'BEGIN {printf "%.0f", n / s}') probes/s"
 echo "scale probes: $(grep -o '[0-9]* accepted.*' "$work/probes.out" | head -1)"
 
+weeks="${HISTORY_WEEKS:-4}"
+if [[ "$weeks" -gt 0 ]]; then
+  echo "== scale flow: $weeks weeks of history (traffic probes import)" >&2
+  now="$(date +%s)"
+  for k in $(seq 1 "$weeks"); do
+    "$python" bench/make_region.py "$extract" --copies "$copies" --probes-only \
+      --probes "$work/history-$k.csv" --probe-count "$((probes / weeks))" --seed "$((50 + k))" \
+      --now "$((now - k * 604800))" 2>/dev/null
+  done
+  history="$("$python" "$tools" run "$bin" probes import --db "$work/store.sqlite" \
+    "$work"/history-*.csv | tail -1)"
+  seconds="$(printf '%s' "$history" | "$python" -c 'import json, sys; print(json.load(sys.stdin)["seconds"])')"
+  echo "scale history import $((probes / weeks * weeks)) probes of $weeks past weeks: $history, $(awk \
+    -v n="$((probes / weeks * weeks))" -v s="$seconds" 'BEGIN {printf "%.0f", n / s}') probes/s"
+  "$python" - "$work/store.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+segments = bins = stored = 0
+for (blob,) in db.execute("SELECT bins FROM typical_speeds"):
+    # version byte, then the bin count as a varint, then 4 bytes per bin
+    count, shift, i = 0, 0, 1
+    while True:
+        count |= (blob[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if blob[i - 1] < 0x80:
+            break
+    segments, bins, stored = segments + 1, bins + count, stored + len(blob)
+print(f"scale typical weeks: {{\"segments\": {segments}, \"bins\": {bins}, \"bytes\": {stored}, "
+      f"\"bytes_per_segment\": {stored / max(segments, 1):.0f}}}")
+PY
+fi
+
 serve_ready "scale flow serve ready"
 
 echo "== scale flow: flow queries after new probes" >&2
@@ -54,6 +91,14 @@ for k in $(seq 1 "$rounds"); do
   curl -sf -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port$query"
 done | sort -n | awk '{a[NR] = $1} END {
   printf "scale flow query after new probes: {\"rounds\": %d, \"min_s\": %s, \"p50_s\": %s, \"max_s\": %s}\n",
+    NR, a[1], a[int(NR / 2) + 1], a[NR] }'
+
+echo "== scale flow: the typical picture of another hour (at=)" >&2
+later="$(date -u -d '+6 hours' +%Y-%m-%dT%H:%M:%SZ)"
+for k in $(seq 1 "$rounds"); do
+  curl -sf -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port$query&at=$later"
+done | sort -n | awk '{a[NR] = $1} END {
+  printf "scale flow query at another hour: {\"rounds\": %d, \"min_s\": %s, \"p50_s\": %s, \"max_s\": %s}\n",
     NR, a[1], a[int(NR / 2) + 1], a[NR] }'
 
 echo "== scale flow: routes on the live traffic (GET /v8/routes)" >&2

@@ -1,10 +1,10 @@
 // traffic-bench: R-tree, geodesy, incident engine, feed, store, flow and map benchmarks.
 // Prints one JSON line per measurement, then an aligned table (unless --json-only); notes
 // and failures go to standard error. --quick runs small sizes for smoke tests; --only=GROUP
-// runs one group (geo, incidents, feeds, stores, flow, map).
+// runs one group (geo, incidents, feeds, stores, flow, typical, map).
 import Foundation
 
-let groups = ["geo", "incidents", "feeds", "stores", "flow", "map"]
+let groups = ["geo", "incidents", "feeds", "stores", "flow", "typical", "map"]
 let arguments = Set(CommandLine.arguments.dropFirst())
 let known = Set(["--quick", "--json-only", "--help"] + groups.map { "--only=\($0)" })
 if !arguments.isSubset(of: known) || arguments.contains("--help") {
@@ -47,13 +47,17 @@ do {
     sink &+= try runStoreBenchmarks(
       quick ? .quick : StoreBenchmarkSizes(), report: record, note: note)
   }
-  let needsNetworks = runs("flow") || runs("map")
+  let needsNetworks = runs("flow") || runs("typical") || runs("map")
   let a10 = needsNetworks ? try BenchmarkNetwork.loadA10KW(report: record) : nil
   let liechtenstein =
     needsNetworks ? try BenchmarkNetwork.loadLiechtenstein(report: record, note: note) : nil
   if runs("flow"), let a10 {
     sink &+= try runFlowBenchmarks(
       quick ? .quick : FlowBenchmarkSizes(), network: a10, report: record)
+  }
+  if runs("typical"), let network = liechtenstein ?? a10 {
+    sink &+= try runTypicalBenchmarks(
+      quick ? .quick : TypicalBenchmarkSizes(), network: network, report: record, note: note)
   }
   // The map wants many tiles of real density: the country when present.
   let mapNetwork =

@@ -164,7 +164,8 @@ import Zlib
         #expect(try ServerFixtures.object(push.body)["rejected"] as? Int == 0)
       }
     }
-    let now = try #require(try F.currentFlow(server.handle(ServerFixtures.get(F.everywhere)), segment: 0))
+    let now = try #require(
+      try F.currentFlow(server.handle(ServerFixtures.get(F.everywhere)), segment: 0))
     #expect(abs((now["speedUncapped"] as? Double ?? 0) - 4) < 1.2, "\(now)")
     let confidence = try #require(now["confidence"] as? Double)
     #expect(confidence > 0.5 && confidence <= 0.7)

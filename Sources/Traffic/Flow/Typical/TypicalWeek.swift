@@ -148,10 +148,8 @@ package struct TypicalWeek: Hashable, Sendable {
     let slot = bin % TypicalWeek.binsPerDay
     for distance in 1...6 {
       let factor = 1 / Double(1 + distance)
-      for neighbour in [slot - distance, slot + distance]
-      where (0..<TypicalWeek.binsPerDay).contains(neighbour) {
-        pool(day * TypicalWeek.binsPerDay + neighbour, factor)
-      }
+      if slot - distance >= 0 { pool(bin - distance, factor) }
+      if slot + distance < TypicalWeek.binsPerDay { pool(bin + distance, factor) }
     }
     if weight < Double(enough) {
       let weekend = day >= 5
