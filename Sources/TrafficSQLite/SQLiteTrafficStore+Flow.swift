@@ -128,7 +128,7 @@ extension SQLiteTrafficStore: FlowPersistence {
   package func loadFlow() throws(TrafficStoreError) -> FlowState.Persisted? {
     typealias Rows = (
       header: [UInt8], segments: [(Int, [UInt8])], latest: [FlowState.Persisted.Latest],
-      typical: [(Int, [UInt8])]
+      typical: [FlowState.Persisted.Typical]
     )
     let path = self.path
     let stored = try withConnection { connection throws(TrafficStoreError) -> Rows? in
@@ -163,9 +163,19 @@ extension SQLiteTrafficStore: FlowPersistence {
             jamFactor: row.real(4), confidence: row.real(5), traversability: traversability,
             jamTendency: row.isNull(7) ? nil : JamTendency(rawValue: row.text(7))))
       }
-      var typical: [(Int, [UInt8])] = []
+      // Weeks are decoded as they are read: a region's store holds hundreds of thousands.
+      var typical: [FlowState.Persisted.Typical] = []
       try connection.query("SELECT segment_id, bins FROM typical_speeds ORDER BY segment_id") {
-        row throws(TrafficStoreError) in typical.append((Int(row.integer(0)), row.bytes(1)))
+        row throws(TrafficStoreError) in
+        let id = Int(row.integer(0))
+        let name = "the typical week of segment \(id) in \(path)"
+        do {
+          typical.append(
+            FlowState.Persisted.Typical(
+              segmentID: id, week: try FlowStateCoder.typicalWeek(row.bytes(1)[...], name: name)))
+        } catch {
+          throw .operationFailed("\(error)")
+        }
       }
       return (header, segments, latest, typical)
     }
@@ -180,22 +190,16 @@ extension SQLiteTrafficStore: FlowPersistence {
         if let aggregates { segments.append(aggregates) }
         if let observation { observations.append(observation) }
       }
-      var typical: [FlowState.Persisted.Typical] = []
-      typical.reserveCapacity(stored.typical.count)
-      for (id, bytes) in stored.typical {
-        guard id >= 0, id < header.segmentCount else {
-          throw TrafficStoreError.operationFailed(
-            "the typical week of segment \(id) in \(path) names no segment of the network")
-        }
-        let week = try FlowStateCoder.typicalWeek(
-          bytes[...], name: "the typical week of segment \(id) in \(path)")
-        typical.append(FlowState.Persisted.Typical(segmentID: id, entries: week.entries))
+      for week in stored.typical where week.segmentID < 0 || week.segmentID >= header.segmentCount {
+        throw TrafficStoreError.operationFailed(
+          "the typical week of segment \(week.segmentID) in \(path) names no segment of the "
+            + "network")
       }
       return FlowState.Persisted(
         savedAt: header.savedAt, segmentCount: header.segmentCount,
         historyBucketInSeconds: header.historyBucketInSeconds,
         latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
-        latest: stored.latest, typical: typical)
+        latest: stored.latest, typical: stored.typical)
     } catch let error as TrafficStoreError {
       throw error
     } catch {

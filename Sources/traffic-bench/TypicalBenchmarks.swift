@@ -123,7 +123,7 @@ func runTypicalBenchmarks(
   let before = try bytes()
   var withWeeks = empty
   withWeeks.typical = (0..<dense).map {
-    FlowState.Persisted.Typical(segmentID: $0, entries: full.entries, revision: 1)
+    FlowState.Persisted.Typical(segmentID: $0, week: full, revision: 1)
   }
   let (_, saving) = try timed { try store.saveFlow(withWeeks) }
   let after = try bytes()

@@ -187,6 +187,40 @@ import TrafficTestSupport
     #expect(throws: TrafficEngineError.self) { try TrafficEngine(databasePath: path) }
   }
 
+  @Test("a damaged typical week fails with an error naming the segment and the file")
+  func damagedTypicalWeek() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("flow.sqlite")
+    let network = try NetworkFixtures.grid()
+    let store = try SQLiteTrafficStore(path: path)
+    try store.saveNetwork(network)
+    var week = TypicalWeek()
+    week.add(speed: 9, bin: 100, day: 0, memory: 8)
+    var state = FlowState.Persisted(
+      savedAt: Date(), segmentCount: network.segments.count, historyBucketInSeconds: 300,
+      latestProbeTime: nil, segments: [], observations: [], latest: [],
+      typical: [FlowState.Persisted.Typical(segmentID: 3, week: week, revision: 1)])
+    try store.saveFlow(state)
+    #expect(try store.loadFlow()?.typical.map(\.week) == [week])
+    for (bytes, reason) in [
+      ("X'0101'", "cannot fit"), ("X'020100000000'", "version"),
+      ("X'010105000000'", "no samples"),
+    ] {
+      try store.execute("UPDATE typical_speeds SET bins = \(bytes) WHERE segment_id = 3")
+      #expect {
+        try store.loadFlow()
+      } throws: { error in
+        guard case .operationFailed(let detail) = error as? TrafficStoreError else { return false }
+        return detail.contains("segment 3") && detail.contains(path) && detail.contains(reason)
+      }
+    }
+    // A week of a segment the network does not have.
+    state.typical = []
+    try store.saveFlow(state)
+    try store.execute("UPDATE typical_speeds SET segment_id = 999999 WHERE segment_id = 3")
+    #expect(throws: TrafficStoreError.self) { try store.loadFlow() }
+  }
+
   @Test("TrafficEngine(databasePath:) ignores a flow state of another network")
   func mismatch() throws {
     let directory = try TemporaryDirectory()

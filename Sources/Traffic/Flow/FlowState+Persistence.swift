@@ -130,28 +130,55 @@ extension FlowState.Persisted {
   package struct Typical: Hashable, Sendable, Codable {
     /// The segment.
     package var segmentID: Int
-    /// The week's packed bins (`TypicalWeek.entries`).
-    package var entries: [UInt32]
+    /// The week.
+    package var week: TypicalWeek
     /// The revision of the week's last change (`TypicalSpeeds.Profile.revision`).
     package var revision: UInt64
 
+    /// The week's packed bins (`TypicalWeek.entries`).
+    package var entries: [UInt32] { week.entries }
+
     /// Creates a typical week.
-    package init(segmentID: Int, entries: [UInt32], revision: UInt64 = 0) {
+    package init(segmentID: Int, week: TypicalWeek, revision: UInt64 = 0) {
       self.segmentID = segmentID
-      self.entries = entries
+      self.week = week
       self.revision = revision
     }
 
     /// Equal when the segment and the bins are: the revision is bookkeeping of the engine
     /// that saved it, not content (a state read back from a store has none).
     package static func == (left: Typical, right: Typical) -> Bool {
-      left.segmentID == right.segmentID && left.entries == right.entries
+      left.segmentID == right.segmentID && left.week == right.week
     }
 
     /// Hashes the segment and the bins.
     package func hash(into hasher: inout Hasher) {
       hasher.combine(segmentID)
-      hasher.combine(entries)
+      hasher.combine(week)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case segmentID, entries, revision
+    }
+
+    /// Encodes the segment, the packed bins and the revision.
+    package func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(segmentID, forKey: .segmentID)
+      try container.encode(week.entries, forKey: .entries)
+      try container.encode(revision, forKey: .revision)
+    }
+
+    /// Decodes what `encode(to:)` wrote, checking the bins.
+    package init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      segmentID = try container.decode(Int.self, forKey: .segmentID)
+      revision = try container.decodeIfPresent(UInt64.self, forKey: .revision) ?? 0
+      let entries = try container.decode([UInt32].self, forKey: .entries)
+      do { week = try TypicalWeek(entries: entries) } catch {
+        throw DecodingError.dataCorruptedError(
+          forKey: .entries, in: container, debugDescription: error.description)
+      }
     }
   }
 
@@ -289,7 +316,7 @@ extension FlowState {
       latest: latest,
       typical: typical.profiles.map {
         Persisted.Typical(
-          segmentID: $0.key, entries: $0.value.week.entries, revision: $0.value.revision)
+          segmentID: $0.key, week: $0.value.week, revision: $0.value.revision)
       }.sorted { $0.segmentID < $1.segmentID })
   }
 
@@ -336,14 +363,7 @@ extension FlowState {
       state.percentile95 = saved.percentile95InMetersPerSecond
       segments[saved.segmentID] = state
     }
-    var weeks: [(Int, TypicalWeek)] = []
-    weeks.reserveCapacity(persisted.typical.count)
-    for saved in persisted.typical {
-      do { weeks.append((saved.segmentID, try TypicalWeek(entries: saved.entries))) } catch {
-        throw .invalidConfiguration(
-          "the stored flow state is damaged: segment \(saved.segmentID) has an \(error)")
-      }
-    }
+    let weeks = persisted.typical.map { ($0.segmentID, $0.week) }
     var observations: [Int: FlowPipeline.Observed] = [:]
     for saved in persisted.observations {
       observations[saved.segmentID] = FlowPipeline.Observed(

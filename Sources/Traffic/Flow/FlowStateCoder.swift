@@ -268,6 +268,8 @@ package enum FlowStateCoder {
   package static func typicalWeek(
     _ bytes: ArraySlice<UInt8>, name: String
   ) throws(BinaryDataError) -> TypicalWeek {
+    if let week = quickTypicalWeek(bytes) { return week }
+    // The slow path, for the message naming what is wrong.
     var reader = BinaryReader(bytes: Array(bytes), name: name)
     try checkVersion(&reader)
     let count = try reader.count(bytesPerItem: 4, "typical bins")
@@ -286,6 +288,34 @@ package enum FlowStateCoder {
     do { return try TypicalWeek(entries: entries) } catch {
       throw reader.failure(error.description)
     }
+  }
+
+  /// A well-formed typical week read without copying the bytes (a region's store holds
+  /// hundreds of thousands); `nil` for anything else, which the caller reads again for the
+  /// message.
+  private static func quickTypicalWeek(_ bytes: ArraySlice<UInt8>) -> TypicalWeek? {
+    var i = bytes.startIndex
+    guard i < bytes.endIndex, bytes[i] == version else { return nil }
+    i += 1
+    var count = 0, shift = 0
+    while true {
+      guard i < bytes.endIndex, shift < 28 else { return nil }
+      let byte = bytes[i]
+      i += 1
+      count |= Int(byte & 0x7F) << shift
+      shift += 7
+      if byte < 0x80 { break }
+    }
+    guard count <= TypicalWeek.binCount, bytes.endIndex - i == 4 * count else { return nil }
+    var entries: [UInt32] = []
+    entries.reserveCapacity(count)
+    while i < bytes.endIndex {
+      entries.append(
+        UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16
+          | UInt32(bytes[i + 3]) << 24)
+      i += 4
+    }
+    return try? TypicalWeek(entries: entries)
   }
 
   /// Reads a whole state written by `state(_:)`.
@@ -359,7 +389,7 @@ package enum FlowStateCoder {
         let length = try reader.count(bytesPerItem: 1, "typical week bytes")
         let week = try typicalWeek(
           try reader.raw(length), name: "the typical week of segment \(id) of \(name)")
-        typical.append(FlowState.Persisted.Typical(segmentID: id, entries: week.entries))
+        typical.append(FlowState.Persisted.Typical(segmentID: id, week: week))
       }
     }
     guard reader.isAtEnd else { throw reader.failure("data after the flow state") }

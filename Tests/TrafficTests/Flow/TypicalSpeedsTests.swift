@@ -63,6 +63,24 @@ import TrafficTestSupport
     #expect(sparse.typical(atBin: 1, today: 101)?.speed == 12)
   }
 
+  @Test("a week is the same value however it was built, small or large")
+  func representation() throws {
+    var grown = TypicalWeek()
+    var bins: [Int] = []
+    var random = SeededGenerator(seed: 5)
+    for step in 0..<300 {
+      let bin = Int.random(in: 0..<TypicalWeek.binCount, using: &random)
+      grown.add(speed: Double(5 + step % 20), bin: bin, day: 3, memory: 8)
+      if !bins.contains(bin) { bins.append(bin) }
+      let entries = grown.entries
+      #expect(entries.map(TypicalWeek.bin(of:)) == bins.sorted())
+      #expect(try TypicalWeek(entries: entries) == grown)
+      #expect(grown.count == bins.count)
+      for bin in bins { #expect(grown.value(atBin: bin) != nil) }
+    }
+    #expect(try TypicalWeek(entries: []) == TypicalWeek())
+  }
+
   @Test("damaged packed bins are refused with the reason")
   func validation() {
     #expect(throws: TypicalWeekError.self) {

@@ -16,7 +16,9 @@
 /// the bin, 11–14 the sample count (saturating at 15), 15–19 the day of the last sample
 /// (days since 1970 modulo 32), 20–31 the speed in steps of 0.05 m/s (at most 204.75 m/s,
 /// so the quantisation error is at most 0.025 m/s). A segment driven at every time of the
-/// week holds 2,016 entries (8,064 bytes); one driven at a few hours holds a few dozen.
+/// week holds 2,016 entries (8,064 bytes); one driven at a few hours holds a few dozen. Up
+/// to two bins live inside the value itself, without an allocation: a region whose probes
+/// touch most segments at a few moments a week holds hundreds of thousands of such weeks.
 package struct TypicalWeek: Hashable, Sendable {
   /// Five-minute bins per day.
   package static let binsPerDay = 288
@@ -27,11 +29,63 @@ package struct TypicalWeek: Hashable, Sendable {
   /// The largest speed a bin holds, m/s.
   package static let maximumSpeed = 204.75
 
-  /// The packed bins, ascending by bin.
-  package private(set) var entries: [UInt32]
+  /// Up to two packed bins, ascending, while `spill` is empty.
+  private var first: UInt32 = 0
+  private var second: UInt32 = 0
+  private var inlineCount: UInt8 = 0
+  /// Every packed bin, ascending, once there are more than two (then the inline ones are
+  /// unused): a week has one form for each content, so that `==` compares contents.
+  private var spill: [UInt32] = []
 
   /// An empty week.
-  package init() { entries = [] }
+  package init() {}
+
+  /// The packed bins, ascending by bin.
+  package var entries: [UInt32] {
+    if !spill.isEmpty { return spill }
+    switch inlineCount {
+    case 0: return []
+    case 1: return [first]
+    default: return [first, second]
+    }
+  }
+
+  /// The packed bin at a position.
+  @inline(__always) private func entry(_ index: Int) -> UInt32 {
+    if !spill.isEmpty { return spill[index] }
+    return index == 0 ? first : second
+  }
+
+  /// Replaces the packed bin at a position.
+  @inline(__always) private mutating func setEntry(_ index: Int, _ value: UInt32) {
+    if !spill.isEmpty {
+      spill[index] = value
+    } else if index == 0 {
+      first = value
+    } else {
+      second = value
+    }
+  }
+
+  /// Inserts a packed bin at a position.
+  private mutating func insertEntry(_ value: UInt32, at index: Int) {
+    if !spill.isEmpty {
+      spill.insert(value, at: index)
+      return
+    }
+    switch (inlineCount, index) {
+    case (0, _): first = value
+    case (1, 0): (first, second) = (value, first)
+    case (1, _): second = value
+    default:
+      var all = [first, second]
+      all.insert(value, at: index)
+      spill = all
+      (first, second, inlineCount) = (0, 0, 0)
+      return
+    }
+    inlineCount += 1
+  }
 
   /// A week from packed entries, checked.
   ///
@@ -49,17 +103,27 @@ package struct TypicalWeek: Hashable, Sendable {
       }
       previous = bin
     }
-    self.entries = entries
+    if entries.count > 2 {
+      spill = entries
+    } else {
+      inlineCount = UInt8(entries.count)
+      if let value = entries.first { first = value }
+      if entries.count == 2 { second = entries[1] }
+    }
   }
 
   /// Whether no bin has a sample.
-  package var isEmpty: Bool { entries.isEmpty }
+  package var isEmpty: Bool { count == 0 }
 
   /// The bins with samples.
-  package var count: Int { entries.count }
+  package var count: Int { spill.isEmpty ? Int(inlineCount) : spill.count }
 
   /// The fastest speed of any bin, m/s (0 for an empty week).
-  package var fastest: Double { entries.reduce(0) { max($0, TypicalWeek.speed(of: $1)) } }
+  package var fastest: Double {
+    var fastest = 0.0
+    for index in 0..<count { fastest = max(fastest, TypicalWeek.speed(of: entry(index))) }
+    return fastest
+  }
 
   // MARK: Learning
 
@@ -76,17 +140,19 @@ package struct TypicalWeek: Hashable, Sendable {
     let bin = TypicalWeek.wrapped(bin)
     let speed = min(max(speed, 0.05), TypicalWeek.maximumSpeed)
     let index = position(of: bin)
-    if index < entries.count, TypicalWeek.bin(of: entries[index]) == bin {
-      let entry = entries[index]
-      let samples = TypicalWeek.samples(of: entry)
+    if index < count, TypicalWeek.bin(of: entry(index)) == bin {
+      let old = entry(index)
+      let samples = TypicalWeek.samples(of: old)
       let weight = 1 / Double(min(samples + 1, max(memory, 1)))
-      let pace = 1 / TypicalWeek.speed(of: entry)
+      let pace = 1 / TypicalWeek.speed(of: old)
       let updated = pace + (1 / speed - pace) * weight
-      entries[index] = TypicalWeek.pack(
-        bin: bin, samples: min(samples + 1, TypicalWeek.maximumSamples), day: day,
-        speed: 1 / updated)
+      setEntry(
+        index,
+        TypicalWeek.pack(
+          bin: bin, samples: min(samples + 1, TypicalWeek.maximumSamples), day: day,
+          speed: 1 / updated))
     } else {
-      entries.insert(TypicalWeek.pack(bin: bin, samples: 1, day: day, speed: speed), at: index)
+      insertEntry(TypicalWeek.pack(bin: bin, samples: 1, day: day, speed: speed), at: index)
     }
   }
 
@@ -96,16 +162,16 @@ package struct TypicalWeek: Hashable, Sendable {
   /// has none.
   package func value(atBin bin: Int) -> (speed: Double, samples: Int, day: Int)? {
     let bin = TypicalWeek.wrapped(bin)
-    let entry: UInt32
-    if entries.count == TypicalWeek.binCount {
-      entry = entries[bin]
+    let found: UInt32
+    if spill.count == TypicalWeek.binCount {
+      found = spill[bin]
     } else {
       let index = position(of: bin)
-      guard index < entries.count, TypicalWeek.bin(of: entries[index]) == bin else { return nil }
-      entry = entries[index]
+      guard index < count, TypicalWeek.bin(of: entry(index)) == bin else { return nil }
+      found = entry(index)
     }
     return (
-      TypicalWeek.speed(of: entry), TypicalWeek.samples(of: entry), TypicalWeek.day(of: entry)
+      TypicalWeek.speed(of: found), TypicalWeek.samples(of: found), TypicalWeek.day(of: found)
     )
   }
 
@@ -130,7 +196,7 @@ package struct TypicalWeek: Hashable, Sendable {
     atBin bin: Int, today: Int, enough: Int = 3
   ) -> (speed: Double, samples: Double)? {
     let bin = TypicalWeek.wrapped(bin)
-    guard !entries.isEmpty else { return nil }
+    guard !isEmpty else { return nil }
     if let own = value(atBin: bin), own.samples >= enough {
       return (own.speed, Double(own.samples))
     }
@@ -164,7 +230,7 @@ package struct TypicalWeek: Hashable, Sendable {
   /// The speed at fraction `p` of the week's samples, slowest first (each bin weighted by
   /// its sample count); `nil` for an empty week.
   package func percentile(_ p: Double) -> Double? {
-    guard !entries.isEmpty else { return nil }
+    guard !isEmpty else { return nil }
     var weighted = entries.map { (TypicalWeek.speed(of: $0), TypicalWeek.samples(of: $0)) }
     weighted.sort { $0.0 < $1.0 }
     let total = weighted.reduce(0) { $0 + $1.1 }
@@ -209,11 +275,11 @@ package struct TypicalWeek: Hashable, Sendable {
 
   /// Where `bin` is or would be inserted.
   private func position(of bin: Int) -> Int {
-    if entries.count == TypicalWeek.binCount { return bin }
-    var low = 0, high = entries.count
+    if spill.count == TypicalWeek.binCount { return bin }
+    var low = 0, high = count
     while low < high {
       let middle = (low + high) / 2
-      if TypicalWeek.bin(of: entries[middle]) < bin { low = middle + 1 } else { high = middle }
+      if TypicalWeek.bin(of: entry(middle)) < bin { low = middle + 1 } else { high = middle }
     }
     return low
   }
