@@ -147,21 +147,22 @@ package final class FlowState: Sendable {
     }
     pipeline.withLock { pipeline in
       for (segment, observed) in matched {
-        if let existing = pipeline.observations[segment] {
-          if existing.time > observed.time { continue }
-          // The same observation again (a feed polled twice) teaches nothing new.
-          if existing.time == observed.time {
-            pipeline.observations[segment] = observed
-            continue
+        // The typical week learns each observation once: the same one again (a feed polled
+        // twice, a document pushed again) teaches nothing new.
+        if pipeline.typicalObservationTimes[segment] != observed.time {
+          pipeline.typicalObservationTimes[segment] = observed.time
+          let free =
+            observed.freeFlow ?? index.network.segments[segment].speedLimitInMetersPerSecond
+          let speed =
+            observed.speed ?? observed.jamFactor.map { $0 < 10 ? free * (1 - $0 / 10) : 0 }
+          if let speed, speed > 0 {
+            pipeline.aggregator.typical.add(segment: segment, speed: speed, at: observed.time)
           }
         }
-        pipeline.observations[segment] = observed
-        let free = observed.freeFlow ?? index.network.segments[segment].speedLimitInMetersPerSecond
-        let speed =
-          observed.speed ?? observed.jamFactor.map { $0 < 10 ? free * (1 - $0 / 10) : 0 }
-        if let speed, speed > 0 {
-          pipeline.aggregator.typical.add(segment: segment, speed: speed, at: observed.time)
+        if let existing = pipeline.observations[segment], existing.time > observed.time {
+          continue
         }
+        pipeline.observations[segment] = observed
       }
     }
     rebuild(now: now, incidents: incidents)
@@ -204,6 +205,8 @@ struct FlowPipeline: Sendable {
   var stream: StreamingMapMatcher
   var aggregator: SpeedAggregator
   var observations: [Int: Observed] = [:]
+  /// The time of the last feed observation each segment's typical week learned.
+  var typicalObservationTimes: [Int: Date] = [:]
   var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>)?
 
   init(

@@ -123,6 +123,34 @@ import TrafficTestSupport
     #expect(["Europe/Zurich", "Europe/Vaduz"].contains(network.localTimeZone.identifier))
   }
 
+  @Test("feed flow observations of past weeks teach the typical week too")
+  func observations() async throws {
+    let network = try #require(Self.liechtenstein)
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let scenario = try #require(TypicalWeekScenario(network: network, now: now))
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { now }, network: network)
+    let road = network.segments[scenario.roadA]
+    // A Waze-like jam on road A at this time of the week, three weeks running, each polled
+    // twice (the same observation again teaches nothing).
+    for week in 1...3 {
+      let observation = FlowObservation(
+        polyline: road.geometry, speedInMetersPerSecond: 5,
+        time: now.addingTimeInterval(-Double(week) * 7 * 86_400))
+      engine.ingest(observations: [observation])
+      engine.ingest(observations: [observation])
+    }
+    let flows = try await engine.queryForFlow(
+      inside: GeoCircle(
+        center: road.geometry.coordinates(atDistance: road.lengthInMeters / 2),
+        radiusInMeters: 3))
+    let flow = try #require(flows.first { $0.segmentID == road.id })
+    #expect(abs(flow.speedUncappedInMetersPerSecond - 5) < 0.1)
+    #expect(flow.confidence > 0.6 && flow.confidence <= 0.7)
+    let week = try #require(engine.speedPicture(inside: nil, at: nil)?.typicalWeek(road.id))
+    #expect(week.entries.map(TypicalWeek.samples(of:)) == [3])
+  }
+
   @Test("nothing live: the weekly jam is known at its hour, the other way round six hours on")
   func scenario() async throws {
     let network = try #require(Self.liechtenstein)
