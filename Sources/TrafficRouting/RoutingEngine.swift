@@ -163,18 +163,31 @@ public final class RoutingEngine: Sendable {
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
   ) throws(RoutingError) -> [Snap] {
-    let candidates =
-      (try? view.network.segments(near: point, withinMeters: snappingRadiusInMeters)) ?? []
-    guard let nearest = candidates.first else {
-      throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
-    }
-    return candidates.prefix(meters > 15 ? 12 : 6)
-      .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
-      .map {
-        Snap(
-          segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
-          point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
+    // The exact distance to every segment within the whole snapping radius (1 km: hundreds
+    // of segments in a town) was most of a query's time; a small radius first, widened only
+    // as far as the nearest road and the margin need, finds the same candidates.
+    var radius = min(50, snappingRadiusInMeters)
+    while true {
+      let candidates = (try? view.network.segments(near: point, withinMeters: radius)) ?? []
+      if let nearest = candidates.first {
+        let needed = nearest.distanceInMeters + meters
+        if needed > radius, radius < snappingRadiusInMeters {
+          radius = min(needed, snappingRadiusInMeters)
+          continue
+        }
+        return candidates.prefix(meters > 15 ? 12 : 6)
+          .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
+          .map {
+            Snap(
+              segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
+              point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
+          }
       }
+      guard radius < snappingRadiusInMeters else {
+        throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
+      }
+      radius = min(radius * 4, snappingRadiusInMeters)
+    }
   }
 
   /// The fastest speed any segment may be driven at in `view` (speed limits, learned free
@@ -228,8 +241,9 @@ public final class RoutingEngine: Sendable {
             ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters)
       }
       let polyline = Self.polyline(pieces, network: view.network)
+      let length = pieces.reduce(0) { $0 + $1.lengthInMeters }
       var traffic = TrafficEngine.valued(
-        pieces, network: view.network, snapshot: view.flow, lengthInMeters: polyline.lengthInMeters)
+        pieces, network: view.network, snapshot: view.flow, lengthInMeters: length)
       traffic.incidents = TrafficEngine.incidents(
         along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents,
         at: max(clock, view.now))
@@ -265,7 +279,7 @@ public final class RoutingEngine: Sendable {
           arrival: RoutePlace(location: end, originalLocation: waypoints[k + 1], time: arrival),
           durationInSeconds: seconds, baseDurationInSeconds: traffic.baseDurationInSeconds,
           typicalDurationInSeconds: typicalKnown ? typical : nil,
-          lengthInMeters: pieces.reduce(0) { $0 + $1.lengthInMeters }, polyline: polyline,
+          lengthInMeters: length, polyline: polyline,
           traffic: traffic))
       clock = arrival
     }
@@ -276,7 +290,13 @@ public final class RoutingEngine: Sendable {
   static func polyline(_ pieces: [FlowIndex.Piece], network: RoadNetwork) -> GeoPolyline {
     var vertices: [GeoCoordinates] = []
     for piece in pieces {
-      let geometry = network.segments[piece.segmentID].geometry
+      let segment = network.segments[piece.segmentID]
+      let geometry = segment.geometry
+      // A whole segment (every piece but a leg's first and last) is its vertices.
+      if piece.startOffsetInMeters <= 0, piece.endOffsetInMeters >= segment.lengthInMeters {
+        for vertex in geometry.vertices where vertices.last != vertex { vertices.append(vertex) }
+        continue
+      }
       var part = [geometry.coordinates(atDistance: piece.startOffsetInMeters)]
       var along = 0.0
       for (a, b) in zip(geometry.vertices, geometry.vertices.dropFirst()) {

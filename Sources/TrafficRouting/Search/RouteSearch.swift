@@ -174,7 +174,20 @@ enum RouteSearch {
     let targetPoint = targets[0].point
     let inverseSpeed = 0.98 / max(fastestSpeed, 1)
     scratch.reset()
-    defer { scratch.reset() }
+    // The arrays are taken out of the scratch object for the search (and put back reset), so
+    // that the hot loop indexes local arrays, without the class's exclusivity checks.
+    var cost: [Double] = []
+    var parent: [Int32] = []
+    var touched: [Int32] = []
+    swap(&cost, &scratch.cost)
+    swap(&parent, &scratch.parent)
+    swap(&touched, &scratch.touched)
+    defer {
+      swap(&cost, &scratch.cost)
+      swap(&parent, &scratch.parent)
+      swap(&touched, &scratch.touched)
+      scratch.reset()
+    }
     var heap = Heap<CostedItem>()
     var best: Leg?
 
@@ -203,13 +216,13 @@ enum RouteSearch {
       guard
         let seconds = times.seconds(
           source.segmentID, meters: max(0, length - source.offsetInMeters)),
-        seconds < scratch.cost[source.segmentID]
+        seconds < cost[source.segmentID]
       else { continue }
-      if scratch.cost[source.segmentID] == .infinity {
-        scratch.touched.append(Int32(source.segmentID))
+      if cost[source.segmentID] == .infinity {
+        touched.append(Int32(source.segmentID))
       }
-      scratch.cost[source.segmentID] = seconds
-      scratch.parent[source.segmentID] = -1
+      cost[source.segmentID] = seconds
+      parent[source.segmentID] = -1
       heap.insert(CostedItem(cost: seconds + heuristic(source.segmentID), item: source.segmentID))
     }
     var starts: [Int: Double] = [:]
@@ -218,33 +231,33 @@ enum RouteSearch {
     while let entry = heap.popFirst() {
       if let best, entry.cost >= best.seconds { break }
       let segment = entry.item
-      let cost = scratch.cost[segment]
+      let reached = cost[segment]
       // A stale entry: the segment was reached more cheaply since.
-      guard entry.cost <= cost + heuristic(segment) + 1e-9 else { continue }
+      guard entry.cost <= reached + heuristic(segment) + 1e-9 else { continue }
       let range =
         Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
       for k in range {
         let next = Int(graph.successors[k])
         if let waiting = targetsBySegment[next] {
           for target in waiting {
-            guard let seconds = times.seconds(next, meters: target, after: cost),
-              cost + seconds < best?.seconds ?? .infinity
+            guard let seconds = times.seconds(next, meters: target, after: reached),
+              reached + seconds < best?.seconds ?? .infinity
             else { continue }
-            let driven = path(to: segment, scratch: scratch)
+            let driven = path(to: segment, parent: parent)
             best = Leg(
               segmentIDs: driven + [next], startOffsetInMeters: starts[driven[0]] ?? 0,
-              endOffsetInMeters: target, seconds: cost + seconds)
+              endOffsetInMeters: target, seconds: reached + seconds)
           }
         }
         guard
           let seconds = times.seconds(
-            next, meters: network.segments[next].lengthInMeters, after: cost)
+            next, meters: network.segments[next].lengthInMeters, after: reached)
         else { continue }
-        let total = cost + seconds
-        guard total < scratch.cost[next] else { continue }
-        if scratch.cost[next] == .infinity { scratch.touched.append(Int32(next)) }
-        scratch.cost[next] = total
-        scratch.parent[next] = Int32(segment)
+        let total = reached + seconds
+        guard total < cost[next] else { continue }
+        if cost[next] == .infinity { touched.append(Int32(next)) }
+        cost[next] = total
+        parent[next] = Int32(segment)
         heap.insert(CostedItem(cost: total + heuristic(next), item: next))
       }
     }
@@ -252,12 +265,12 @@ enum RouteSearch {
   }
 
   /// The segments from a start to `segment`, in driving order.
-  static func path(to segment: Int, scratch: SearchScratch) -> [Int] {
+  static func path(to segment: Int, parent: [Int32]) -> [Int] {
     var path: [Int] = []
     var current = segment
     while current >= 0 {
       path.append(current)
-      current = Int(scratch.parent[current])
+      current = Int(parent[current])
     }
     return path.reversed()
   }

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Queries the same origin/destination pairs from swift-traffic's GET /v8/routes, OSRM's
+/route/v1 and Valhalla's /route, one request at a time on a kept-alive connection each, and
+prints per engine the latency (p50, p90), the share of pairs answered and route lengths
+against OSRM's.
+
+usage: routing_anchor.py OURS_PORT OSRM_CH_PORT OSRM_MLD_PORT VALHALLA_PORT PAIRS SEED WEST,SOUTH,EAST,NORTH
+Pairs are points on roads (vertices of the segments swift-traffic's /v7/flow lists in the
+box, drawn at random), at least 2 km apart in a straight line; a pair counts for the length
+comparison when every engine found a route.
+"""
+import http.client
+import json
+import math
+import random
+import sys
+import time
+
+
+def distance_km(a, b):
+    lat = math.radians((a[0] + b[0]) / 2)
+    dy = (a[0] - b[0]) * 111.2
+    dx = (a[1] - b[1]) * 111.2 * math.cos(lat)
+    return math.hypot(dx, dy)
+
+
+class Engine:
+    def __init__(self, name, port):
+        self.name = name
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.latencies = []
+        self.lengths = {}
+
+    def request(self, method, path, body=None):
+        headers = {"Content-Type": "application/json"} if body else {}
+        start = time.perf_counter()
+        self.connection.request(method, path, body=body, headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        self.latencies.append((time.perf_counter() - start) * 1000)
+        return response.status, data
+
+
+def ours(engine, k, a, b):
+    status, data = engine.request(
+        "GET", f"/v8/routes?transportMode=car&origin={a[0]},{a[1]}&destination={b[0]},{b[1]}"
+        "&return=summary")
+    if status == 200:
+        routes = json.loads(data).get("routes", [])
+        if routes:
+            engine.lengths[k] = sum(s["summary"]["length"] for s in routes[0]["sections"])
+
+
+def osrm(engine, k, a, b):
+    status, data = engine.request(
+        "GET", f"/route/v1/driving/{a[1]},{a[0]};{b[1]},{b[0]}?overview=false")
+    if status == 200:
+        routes = json.loads(data).get("routes", [])
+        if routes:
+            engine.lengths[k] = routes[0]["distance"]
+
+
+def valhalla(engine, k, a, b):
+    body = json.dumps({"locations": [{"lat": a[0], "lon": a[1]}, {"lat": b[0], "lon": b[1]}],
+                       "costing": "auto", "directions_type": "none"})
+    status, data = engine.request("POST", "/route", body)
+    if status == 200:
+        engine.lengths[k] = json.loads(data)["trip"]["summary"]["length"] * 1000
+
+
+def main():
+    args = sys.argv[1:]
+    ports = [int(p) for p in args[:-3]]
+    count, seed = int(args[-3]), int(args[-2])
+    west, south, east, north = (float(v) for v in args[-1].split(","))
+    rng = random.Random(seed)
+    probe = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=60)
+    probe.request("GET", f"/v7/flow?in=bbox:{west},{south},{east},{north}&locationReferencing=shape")
+    flows = json.loads(probe.getresponse().read())["results"]
+    points = [(p["lat"], p["lng"]) for flow in flows
+              for link in flow["location"]["shape"]["links"] for p in link["points"]]
+    if not points:
+        sys.exit("no road points from /v7/flow")
+    pairs = []
+    while len(pairs) < count:
+        a, b = rng.choice(points), rng.choice(points)
+        if distance_km(a, b) >= 2:
+            pairs.append((a, b))
+    names = ["swift-traffic /v8/routes", "OSRM CH", "OSRM MLD", "Valhalla"]
+    if len(ports) != len(names):
+        sys.exit(__doc__)
+    calls = {"swift-traffic /v8/routes": ours, "OSRM CH": osrm, "OSRM MLD": osrm,
+             "Valhalla": valhalla}
+    engines = [Engine(name, port) for name, port in zip(names, ports)]
+    for engine in engines:  # warm up (first requests load pages and caches)
+        for k, (a, b) in enumerate(pairs[:10]):
+            calls[engine.name](engine, k, a, b)
+        engine.latencies.clear()
+        engine.lengths.clear()
+    for k, (a, b) in enumerate(pairs):
+        for engine in engines:
+            calls[engine.name](engine, k, a, b)
+    common = set.intersection(*(set(e.lengths) for e in engines))
+    reference = engines[1]
+    for engine in engines:
+        latencies = sorted(engine.latencies)
+        ratios = sorted(engine.lengths[k] / reference.lengths[k] for k in common
+                        if reference.lengths[k] > 0)
+        print(json.dumps({
+            "engine": engine.name, "queries": len(latencies),
+            "routed": len(engine.lengths),
+            "p50_ms": round(latencies[len(latencies) // 2], 2),
+            "p90_ms": round(latencies[int(len(latencies) * 0.9)], 2),
+            "length_vs_osrm_median": round(ratios[len(ratios) // 2], 3) if ratios else None,
+            "length_within_5pct": round(sum(1 for r in ratios if abs(r - 1) <= 0.05) / max(len(ratios), 1), 3),
+            "common_pairs": len(common)}))
+
+
+if __name__ == "__main__":
+    main()
