@@ -32,6 +32,15 @@ package struct FlowSnapshot: Sendable {
   package var freeFlow: [Int: Double] = [:]
   /// Segments closed by road-closure incidents.
   package var closed: Set<Int> = []
+  /// Turns closed by incidents whose junctions are closed (`junctionsTraversability`): a
+  /// closed junction of an incident's stretch cannot be used to enter or leave the
+  /// stretch. Keyed by ``turnKey(from:to:)``; empty almost always.
+  package var closedTurns: Set<UInt64> = []
+
+  /// The key of the turn from one segment into the next.
+  @inline(__always) package static func turnKey(from: Int, to: Int) -> UInt64 {
+    UInt64(UInt32(truncatingIfNeeded: from)) << 32 | UInt64(UInt32(truncatingIfNeeded: to))
+  }
   /// The time of the newest data, HERE v7's `sourceUpdated`.
   package var sourceUpdated: Date?
   /// When the snapshot was built.

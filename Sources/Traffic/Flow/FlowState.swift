@@ -207,7 +207,7 @@ struct FlowPipeline: Sendable {
   var observations: [Int: Observed] = [:]
   /// The time of the last feed observation each segment's typical week learned.
   var typicalObservationTimes: [Int: Date] = [:]
-  var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>)?
+  var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>, turns: Set<UInt64>)?
 
   init(
     network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph,
@@ -261,12 +261,15 @@ struct FlowPipeline: Sendable {
     let minute = Int((now.timeIntervalSince1970 / 60).rounded(.down))
     if let closures, closures.key == key, closures.minute == minute {
       snapshot.closed = closures.closed
+      snapshot.closedTurns = closures.turns
     } else {
       let closed = FlowPipeline.closedSegments(
         incidents: incidents, now: now, index: index,
         distance: configuration.closureMatchDistanceInMeters)
-      closures = (key, minute, closed)
+      let turns = FlowPipeline.closedTurns(incidents: incidents, now: now, index: index)
+      closures = (key, minute, closed, turns)
       snapshot.closed = closed
+      snapshot.closedTurns = turns
     }
     for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
     snapshot.typical = aggregator.typical
@@ -335,6 +338,62 @@ struct FlowPipeline: Sendable {
     if change > 1 { return .rising }
     if change < -1 { return .falling }
     return .stable
+  }
+
+  /// The turns closed by the active incidents whose junctions are not all open: each such
+  /// incident's geometry is matched to its stretch of segments (both directions of the
+  /// roads); of the stretch's junctions — the node it starts at, the nodes between its
+  /// segments, the node it ends at — those `junctionsTraversability` closes cannot be used to
+  /// enter or leave the stretch: every turn there between a stretch segment and another
+  /// segment is closed. Driving along the stretch through them stays possible (a closed road
+  /// is `closedSegments`' job).
+  static func closedTurns(
+    incidents: IncidentIndex, now: Date, index: FlowIndex
+  ) -> Set<UInt64> {
+    var turns: Set<UInt64> = []
+    let network = index.network
+    let graph = index.polylineMatcher.graph
+    for incident in incidents.incidents
+    where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
+      for polyline in incident.location.allPolylines where polyline.lengthInMeters >= 1 {
+        var stretch: [Int] = []
+        for piece in index.pieces(along: polyline) where stretch.last != piece.segmentID {
+          stretch.append(piece.segmentID)
+        }
+        guard let first = stretch.first else { continue }
+        var nodes: [Int] = [network.segments[first].fromNode]
+        nodes += stretch.map { network.segments[$0].toNode }
+        let closed: [Int]
+        switch incident.junctionsTraversability {
+        case .allOpen: closed = []
+        case .allClosed: closed = nodes
+        case .intermediateClosedEdgeOpen: closed = Array(nodes.dropFirst().dropLast())
+        case .startOpenOthersClosed: closed = Array(nodes.dropFirst())
+        case .endOpenOthersClosed: closed = Array(nodes.dropLast())
+        }
+        var members = Set(stretch)
+        for segment in stretch {
+          if let opposite = network.segments[segment].oppositeID { members.insert(opposite) }
+        }
+        // Every turn through a closed junction with exactly one side on the stretch; the
+        // segments entering a junction are those near it that end there.
+        for junction in Set(closed) {
+          let point = network.nodes[junction].coordinates
+          let near = GeoBox.enclosingSegment(point, point).expandedUnchecked(byMeters: 1)
+          for from in index.segments(inBox: near) where network.segments[from].toNode == junction {
+            let range =
+              Int(graph.successorOffsets[from])..<Int(graph.successorOffsets[from + 1])
+            for k in range {
+              let to = Int(graph.successors[k])
+              if members.contains(from) != members.contains(to) {
+                turns.insert(FlowSnapshot.turnKey(from: from, to: to))
+              }
+            }
+          }
+        }
+      }
+    }
+    return turns
   }
 
   /// The segments covered by active road-closure incidents: a segment's midpoint within

@@ -64,6 +64,13 @@ struct TravelTimes {
     return meters / speed * (penalties[segmentID] ?? 1)
   }
 
+  /// Whether the turn from `segment` into `next` is closed (a closed junction of an
+  /// incident's stretch) and closures are avoided.
+  @inline(__always) func isTurnClosed(from segment: Int, to next: Int) -> Bool {
+    avoidsClosures && !view.flow.closedTurns.isEmpty
+      && view.flow.closedTurns.contains(FlowSnapshot.turnKey(from: segment, to: next))
+  }
+
   /// How much live speeds count at `t` seconds after now: 1 up to ``liveHorizon``, 0 from
   /// ``typicalHorizon``, linear between.
   static func liveWeight(_ t: Double) -> Double {
@@ -238,6 +245,7 @@ enum RouteSearch {
         Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
       for k in range {
         let next = Int(graph.successors[k])
+        if times.isTurnClosed(from: segment, to: next) { continue }
         if let waiting = targetsBySegment[next] {
           for target in waiting {
             guard let seconds = times.seconds(next, meters: target, after: reached),
