@@ -2,6 +2,7 @@
 // Prints one JSON line per measurement, then an aligned table (unless --json-only); notes
 // and failures go to standard error. --quick runs small sizes for smoke tests; --only=GROUP
 // runs one group (geo, incidents, feeds, stores, flow, typical, map).
+import Codec
 import Foundation
 
 let groups = ["geo", "incidents", "feeds", "stores", "flow", "typical", "map"]
@@ -18,22 +19,29 @@ let only = Set(arguments.compactMap { $0.hasPrefix("--only=") ? String($0.dropFi
 func runs(_ group: String) -> Bool { only.isEmpty || only.contains(group) }
 
 let quick = arguments.contains("--quick")
+/// Which benchmark runs, on standard error (a terminal line, or a line every 10 s).
+let progress = ProgressReporter.standardError(quiet: false)
 var measurements: [Measurement] = []
 var failures: [String] = []
 @MainActor func record(_ measurement: Measurement) {
+  progress.clear()
+  progress.update(done: Int64(measurements.count + 1), detail: "\(measurement.name) done")
   print(measurement.json)
   measurements.append(measurement)
 }
 @MainActor func note(_ text: String) {
+  progress.clear()
   fflush(nil)  // keeps the JSON lines whole when both streams go to one file
   FileHandle.standardError.write(Data("note: \(text)\n".utf8))
 }
 @MainActor func fail(_ text: String) {
+  progress.clear()
   fflush(nil)
   FileHandle.standardError.write(Data("FAILED: \(text)\n".utf8))
   failures.append(text)
 }
 
+progress.begin("traffic-bench", detail: "starting", unit: .items("measurements"))
 var sink = runs("geo") ? runBenchmarks(quick ? .quick : BenchmarkSizes(), report: record) : 0
 do {
   if runs("incidents") {
@@ -70,6 +78,7 @@ do {
 } catch {
   fail("\(error)")
 }
+progress.stop()
 if !arguments.contains("--json-only") {
   print("")
   print(table(measurements))

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Traffic
 
@@ -114,6 +115,13 @@ struct Console: Sendable {
   let write: @Sendable (String) -> Void
   /// Writes a message to the command's error stream.
   let writeError: @Sendable (String) -> Void
+  /// Whether these are the process's own streams (then progress goes to standard error as
+  /// a terminal line or log lines, by what standard error is).
+  var isStandard = false
+  /// How progress shows on a console of another kind (tests choose; quiet by default).
+  var progressMode = ProgressReporter.Mode.quiet
+  /// The least seconds between two progress lines on such a console's terminal.
+  var progressInterval = 0.25
 
   /// Writes one line of output.
   func print(_ line: String = "") { write(line + "\n") }
@@ -123,5 +131,5 @@ struct Console: Sendable {
   /// The process's standard output and standard error.
   static let standard = Console(
     write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-    writeError: { FileHandle.standardError.write(Data($0.utf8)) })
+    writeError: { FileHandle.standardError.write(Data($0.utf8)) }, isStandard: true)
 }

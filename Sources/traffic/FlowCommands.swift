@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Roads
 import Traffic
@@ -19,24 +20,35 @@ enum NetworkCommand: Subcommand {
       OptionDefinition("--country", "CC", "ISO country of the network, for default speed limits"),
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+      ProgressOption.definition,
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
     let country = try arguments.option("--country")
     let path = try EngineArguments.databasePath(from: &arguments)
+    let progress = ProgressOption.reporter(&arguments, console: console)
+    defer { progress.stop() }
     let rest = try arguments.positionals()
     guard rest.first == "import" else { throw UsageError("expects 'import FILE'") }
     guard rest.count == 2 else { throw UsageError("expects exactly one FILE after import") }
     let started = ContinuousClock.now
-    let (network, report) = try NetworkArguments.loadReporting(rest[1], countryCode: country)
-    if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
-      console.error("\(rest[1]): \(report)")
-    }
+    let (network, report) = try NetworkArguments.loadReporting(
+      rest[1], countryCode: country, progress: progress)
+    progress.begin(
+      "network import",
+      detail: "saving "
+        + ProgressReporter.amount(Int64(network.segments.count), .items("segments"))
+        + " to the store", unit: .items(""))
     do {
       try SQLiteTrafficStore(path: path).saveNetwork(network)
     } catch {
+      progress.finish()
       throw UsageError("\(path): \(error)")
+    }
+    progress.finish()
+    if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
+      console.error("\(rest[1]): \(report)")
     }
     let seconds = (ContinuousClock.now - started).components.seconds
     console.print(
@@ -70,6 +82,7 @@ enum ProbesCommand: Subcommand {
         """),
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
+      ProgressOption.definition,
     ]
   static let notes = """
     Rejected rows are counted by reason and never stop the rest.
@@ -88,6 +101,8 @@ enum ProbesCommand: Subcommand {
     }
     let simulationStart = try IncidentOptions.time(from: &arguments, option: "--simulation-start")
     let path = try EngineArguments.databasePath(from: &arguments)
+    let progress = ProgressOption.reporter(&arguments, console: console)
+    defer { progress.stop() }
     let rest = try arguments.positionals()
     guard rest.first == "import" else { throw UsageError("expects 'import FILE...'") }
     let files = Array(rest.dropFirst())
@@ -103,17 +118,27 @@ enum ProbesCommand: Subcommand {
     let decoder = ProbeDecoder(now: now, simulationStart: simulationStart)
     var failures: [String] = []
     for file in files {
+      let name = URL(fileURLWithPath: file).lastPathComponent
+      progress.begin("probes import", detail: "\(name): reading", unit: .items(""))
       let data: Data
       do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
         failures.append("\(file): cannot read: \(error.localizedDescription)")
         continue
       }
+      progress.begin(
+        "probes import",
+        detail: "\(name): decoding \(ProgressReporter.amount(Int64(data.count), .bytes))",
+        unit: .items(""))
       let batch: ProbeBatch
       do { batch = try decoder.decode(data, format: format) } catch {
         failures.append("\(file): \(error)")
         continue
       }
-      let report = engine.ingest(probes: batch.probes)
+      progress.begin(
+        "probes import", detail: "\(name): matching", total: Int64(batch.probes.count),
+        unit: .items("probes"))
+      let report = engine.ingest(probes: batch.probes, flush: false, progress: progress)
+      progress.finish()
       // Probes an earlier file already gave are duplicates, as within one file.
       var counts = batch.rejectedCounts
       if report.duplicates > 0 { counts[.duplicate, default: 0] += report.duplicates }
@@ -128,8 +153,13 @@ enum ProbesCommand: Subcommand {
         console.error("  line \(rejection.line): \(rejection.reason.wireName): \(rejection.detail)")
       }
     }
+    progress.begin("probes import", detail: "deciding the last positions, saving", unit: .items(""))
     engine.flushProbes()
-    do { _ = try engine.saveFlow() } catch { throw UsageError("\(path): \(error)") }
+    do { _ = try engine.saveFlow() } catch {
+      progress.finish()
+      throw UsageError("\(path): \(error)")
+    }
+    progress.finish()
     if !failures.isEmpty { throw UsageError(failures.joined(separator: "\n")) }
   }
 }

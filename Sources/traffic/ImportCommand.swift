@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Traffic
 import TrafficFeeds
@@ -32,6 +33,7 @@ enum ImportCommand: Subcommand {
       OptionDefinition("--feed", "NAME", "the same as --source"),
       OptionDefinition(
         "--axis-order", "O", "coordinate order of DATEX II posList (default lat-lon)"),
+      ProgressOption.definition,
     ] + EngineArguments.options
   static let notes = """
     Files are read as they are decoded (the file is never held whole; its incidents are).
@@ -70,6 +72,8 @@ enum ImportCommand: Subcommand {
       default: throw UsageError("--axis-order expects lat-lon or lon-lat, got '\(order)'")
       }
     }
+    let progress = ProgressOption.reporter(&arguments, console: console)
+    defer { progress.stop() }
     let engine = try EngineArguments.open(&arguments)
     let files = try arguments.positionals()
     guard !files.isEmpty else { throw UsageError("expects at least one FILE") }
@@ -91,13 +95,23 @@ enum ImportCommand: Subcommand {
       }
       let options = FeedOptions(
         sourceName: "\(fileFormat.rawValue):\(url.lastPathComponent)", axisOrder: axisOrder)
+      let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+      progress.begin(
+        "import", detail: "\(url.lastPathComponent): decoding", total: size.map(Int64.init),
+        unit: .bytes)
       let document: FeedDocument
       do {
-        document = try fileFormat.decoder.decode(input, options: options)
+        document = try fileFormat.decoder.decode(input.reporting(to: progress), options: options)
       } catch {
+        progress.finish()
         failures.append("\(file): \(error)")
         continue
       }
+      progress.begin(
+        "import",
+        detail: "\(url.lastPathComponent): storing "
+          + ProgressReporter.amount(Int64(document.incidents.count), .items("incidents")),
+        unit: .items(""))
       // The name given, else the feed's own (so that its pushes and polls update what was
       // imported), else the file's.
       let source = document.sourceName(given: feedName, origin: options.sourceName)
@@ -107,6 +121,7 @@ enum ImportCommand: Subcommand {
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)
       }
+      progress.finish()
       console.print(
         "\(fileFormat.rawValue) \(url.lastPathComponent): \(document.incidents.count) incidents "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "

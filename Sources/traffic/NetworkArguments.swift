@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Roads
 
@@ -14,11 +15,13 @@ enum NetworkArguments {
   ///
   /// - Throws: `UsageError` naming the file and what is wrong with it.
   static func loadReporting(
-    _ path: String, countryCode: String? = nil
+    _ path: String, countryCode: String? = nil, progress: ProgressReporter? = nil
   ) throws(UsageError) -> (network: RoadNetwork, report: OSMImportReport?) {
     do {
-      return try NetworkFile.load(URL(fileURLWithPath: path), countryCode: countryCode)
+      return try NetworkFile.load(
+        URL(fileURLWithPath: path), countryCode: countryCode, progress: progress)
     } catch {
+      progress?.finish()
       throw UsageError("\(path): \(error)")
     }
   }

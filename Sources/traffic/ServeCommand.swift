@@ -76,6 +76,7 @@ enum ServeCommand: Subcommand {
         how many times faster than real time the demo runs (1...60,
         default 10); the server's clock runs at the same pace
         """),
+      ProgressOption.definition,
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
@@ -147,6 +148,9 @@ enum ServeCommand: Subcommand {
     if postgres != nil, givenPath != nil { throw UsageError("give --db or --postgres, not both") }
     if postgres != nil, demo != nil { throw UsageError("the demo runs on the embedded store") }
     let path = givenPath ?? (demo != nil ? "demo.sqlite" : SQLiteTrafficStore.defaultPath)
+    // Start-up only: while serving, standard error carries the operator's lines.
+    let progress = ProgressOption.reporter(&arguments, console: console)
+    defer { progress.stop() }
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
@@ -161,7 +165,8 @@ enum ServeCommand: Subcommand {
     options.demo = demo
     options.demoSpeed = speed
     let reporter = ServerApplication.Reporter(
-      status: { console.error($0) }, output: { console.print($0) })
+      status: { console.error($0) }, output: { console.print($0) },
+      progress: progress.mode == .terminal ? progress : nil)
     do {
       try ServerApplication(options: options, reporter: reporter).run()
     } catch {

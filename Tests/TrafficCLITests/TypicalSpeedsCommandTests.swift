@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Geo
 import Roads
+import Synchronization
 import Testing
 import TrafficTestSupport
 
@@ -161,5 +162,48 @@ import TrafficTestSupport
     #expect(fields[0] == "1/47701/130")
     let bytes = try #require(Data(base64Encoded: String(fields[3])))
     #expect(bytes.count == 400)
+  }
+}
+
+/// Progress of a long command, end to end: on a terminal a line redrawn in place and erased
+/// before the summary, which stays as it was; nothing with --quiet.
+@Suite struct ProgressCommandTests {
+  static func run(
+    _ arguments: [String], mode: ProgressReporter.Mode
+  ) async -> (status: CommandStatus, output: String, errors: String) {
+    let output = Mutex(""), errors = Mutex("")
+    var console = Console(
+      write: { text in output.withLock { $0 += text } },
+      writeError: { text in errors.withLock { $0 += text } })
+    console.progressMode = mode
+    console.progressInterval = 0
+    let status = await CommandLineTool.run(arguments, console: console)
+    return (status, output.withLock { $0 }, errors.withLock { $0 })
+  }
+
+  @Test("network import shows its passes on a terminal and erases them before the summary")
+  func networkImport() async throws {
+    let pbf = try #require(TypicalSpeedsCommandTests.pbf)
+    let db = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "progress-\(UUID()).sqlite"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: db) }
+    let shown = await Self.run(["network", "import", "--db", db, pbf.path], mode: .terminal)
+    #expect(shown.status == .success, "\(shown.errors)")
+    #expect(
+      shown.errors.contains("\rnetwork import: ways (pass 1 of 2) · "),
+      "\(shown.errors.prefix(300))")
+    // Redrawn only when the line changes.
+    #expect(shown.errors.components(separatedBy: "\r").count < 200)
+    #expect(shown.errors.contains("\rnetwork import: saving 5,391 segments to the store"))
+    #expect(shown.errors.hasSuffix("\r\u{1B}[K"))
+    // The summary on standard output is what it always was, without progress.
+    #expect(!shown.output.contains("\r"))
+    #expect(shown.output.contains("directed segments"))
+    let quiet = await Self.run(
+      ["network", "import", "--db", db, "--quiet", pbf.path], mode: .terminal)
+    #expect(quiet.status == .success)
+    #expect(quiet.errors.isEmpty)
+    #expect(quiet.output.contains("directed segments"))
   }
 }

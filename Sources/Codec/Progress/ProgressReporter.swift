@@ -56,6 +56,8 @@ package final class ProgressReporter: Sendable {
     var started = 0.0
     var lastDrawn = -Double.infinity
     var drawnOnTerminal = false
+    /// The text on the terminal, not drawn again unchanged.
+    var lastLine = ""
   }
 
   /// A reporter writing through `write`.
@@ -77,7 +79,7 @@ package final class ProgressReporter: Sendable {
     self.clock = clock
     if ticks, mode != .quiet {
       let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-      let interval = mode == .terminal ? terminalInterval : min(logInterval, 1)
+      let interval = max(0.05, mode == .terminal ? terminalInterval : min(logInterval, 1))
       source.schedule(deadline: .now() + interval, repeating: interval)
       timer = source
     } else {
@@ -156,6 +158,16 @@ package final class ProgressReporter: Sendable {
     if erase, mode == .terminal { write("\r\u{1B}[K") }
   }
 
+  /// Erases the terminal line without ending the step (before another line is written to
+  /// standard error); the next draw shows it again.
+  package func clear() {
+    let erase = state.withLock { state -> Bool in
+      defer { state.drawnOnTerminal = false }
+      return state.drawnOnTerminal
+    }
+    if erase, mode == .terminal { write("\r\u{1B}[K") }
+  }
+
   /// Stops the background timer (a reporter that is done for good).
   package func stop() {
     finish()
@@ -172,10 +184,15 @@ package final class ProgressReporter: Sendable {
     let line = state.withLock { state -> String? in
       guard let task = state.task, now - state.lastDrawn >= interval else { return nil }
       state.lastDrawn = now
-      if mode == .terminal { state.drawnOnTerminal = true }
-      return ProgressReporter.line(
+      let line = ProgressReporter.line(
         task: task, detail: state.detail, done: state.done, total: state.total,
         unit: state.unit, elapsed: now - state.started)
+      if mode == .terminal {
+        if state.drawnOnTerminal, line == state.lastLine { return nil }
+        state.drawnOnTerminal = true
+        state.lastLine = line
+      }
+      return line
     }
     guard let line else { return }
     write(mode == .terminal ? "\r\(line)\u{1B}[K" : "progress: \(line)\n")

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 /// Road network files, recognised by name: OpenStreetMap XML (`.osm`, `.osm.bz2`), PBF
@@ -13,13 +14,21 @@ public enum NetworkFile {
   public static func load(
     _ url: URL, countryCode: String? = nil
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport?) {
+    try load(url, countryCode: countryCode, progress: nil)
+  }
+
+  /// ``load(_:countryCode:)`` telling `progress` how far the reading got.
+  package static func load(
+    _ url: URL, countryCode: String?, progress: ProgressReporter?
+  ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport?) {
     let name = url.lastPathComponent
     if name.hasSuffix(".net.xml") || name.hasSuffix(".net.xml.gz") {
-      return (try SUMONetworkImporter.importNetwork(from: url), nil)
+      return (try SUMONetworkImporter.importNetwork(from: url, progress: progress), nil)
     }
     var options = OSMImportOptions()
     options.countryCode = countryCode
-    let result = try OSMImporter.importNetworkReporting(from: url, options: options)
+    let result = try OSMImporter.importNetworkReporting(
+      from: url, options: options, progress: progress)
     return (result.network, result.report)
   }
 }

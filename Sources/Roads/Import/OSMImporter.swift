@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 #if canImport(FoundationXML)
@@ -73,21 +74,34 @@ public enum OSMImporter {
   public static func importNetworkReporting(
     from url: URL, options: OSMImportOptions = OSMImportOptions()
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
+    try importNetworkReporting(from: url, options: options, progress: nil)
+  }
+
+  /// ``importNetworkReporting(from:options:)`` telling `progress` how far it got: bytes of
+  /// each pass of a PBF file, nodes and ways read of an XML one.
+  package static func importNetworkReporting(
+    from url: URL, options: OSMImportOptions, progress: ProgressReporter?
+  ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw .unreadable(file: url.path, reason: "no such readable file")
     }
     let result: (network: RoadNetwork, report: OSMImportReport)
     switch Format(fileName: url.lastPathComponent) {
     case .pbf:
-      result = try PBFReader(url: url, options: options).read()
+      var reader = PBFReader(url: url, options: options)
+      reader.progress = progress
+      result = try reader.read()
     case .xml:
       guard let stream = InputStream(url: url) else {
         throw .unreadable(file: url.path, reason: "cannot open a stream")
       }
-      let reader = OSMXMLReader(fileName: url.lastPathComponent, options: options)
+      progress?.begin("network import", detail: "nodes and ways", unit: .items("elements"))
+      let reader = OSMXMLReader(
+        fileName: url.lastPathComponent, options: options, progress: progress)
       result = try reader.read(XMLParser(stream: stream))
     case .bzip2XML:
-      result = try importBzip2(url, options: options)
+      progress?.begin("network import", detail: "nodes and ways", unit: .items("elements"))
+      result = try importBzip2(url, options: options, progress: progress)
     }
     try requireRoads(result, fileName: url.lastPathComponent)
     return result
@@ -149,7 +163,7 @@ public enum OSMImporter {
 
   /// Streams a `.bz2` file through `bzip2 -dc` into the XML reader.
   private static func importBzip2(
-    _ url: URL, options: OSMImportOptions
+    _ url: URL, options: OSMImportOptions, progress: ProgressReporter?
   ) throws(RoadsError)
     -> (network: RoadNetwork, report: OSMImportReport)
   {
@@ -174,7 +188,8 @@ public enum OSMImporter {
       process.terminate()
       throw .unreadable(file: url.path, reason: "cannot stream the output of bzip2")
     }
-    let reader = OSMXMLReader(fileName: url.lastPathComponent, options: options)
+    let reader = OSMXMLReader(
+      fileName: url.lastPathComponent, options: options, progress: progress)
     let result: Result<(network: RoadNetwork, report: OSMImportReport), RoadsError>
     do {
       result = .success(try reader.read(XMLParser(stream: stream)))

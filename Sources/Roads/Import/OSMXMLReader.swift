@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 #if canImport(FoundationXML)
@@ -22,9 +23,14 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
   private var sawRoot = false
   private var closedRoot = false
 
-  init(fileName: String, options: OSMImportOptions) {
+  /// Told the nodes and ways read.
+  private let progress: ProgressReporter?
+  private var elements: Int64 = 0
+
+  init(fileName: String, options: OSMImportOptions, progress: ProgressReporter? = nil) {
     self.fileName = fileName
     self.options = options
+    self.progress = progress
   }
 
   /// Parses the document and returns the finished network.
@@ -72,6 +78,10 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
     _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
     qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
   ) {
+    if progress != nil, elementName == "node" || elementName == "way" {
+      elements += 1
+      if elements & 0x3FF == 0 { progress?.update(done: elements) }
+    }
     switch elementName {
     case "osm":
       sawRoot = true

@@ -26,6 +26,8 @@ struct PBFReader {
 
   let url: URL
   let options: OSMImportOptions
+  /// Told the bytes read in each of the two passes.
+  var progress: ProgressReporter?
   var fileName: String { url.lastPathComponent }
 
   /// One block's decompressed content and where it starts in the file.
@@ -44,7 +46,11 @@ struct PBFReader {
     var builder = OSMNetworkBuilder()
     var nodeBlockOffsets: [(offset: Int, index: Int)] = []
     var sawHeader = false
+    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+    progress?.begin(
+      "network import", detail: "ways (pass 1 of 2)", total: size.map(Int64.init), unit: .bytes)
     try forEachBlock(at: nil) { block throws(RoadsError) in
+      progress?.update(done: Int64(block.nextOffset))
       switch block.type {
       case "OSMHeader":
         try checkHeader(block)
@@ -62,9 +68,14 @@ struct PBFReader {
     }
     builder.finishWays()
     var cursor = 0
+    progress?.begin(
+      "network import", detail: "nodes (pass 2 of 2)", total: Int64(nodeBlockOffsets.count),
+      unit: .items("blocks"))
     try forEachBlock(at: nodeBlockOffsets) { block throws(RoadsError) in
       try readNodes(block, into: &builder, cursor: &cursor)
+      progress?.advance(by: 1)
     }
+    progress?.begin("network import", detail: "building segments", unit: .items(""))
     return builder.build()
   }
 

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Geo
 import Zlib
@@ -49,6 +50,14 @@ public enum SUMONetworkImporter {
   ///   transverse Mercator, and networks without one edge open to motor vehicles.
   /// - Complexity: O(e log e + v) for e edges of v shape points in total.
   public static func importNetwork(from url: URL) throws(RoadsError) -> RoadNetwork {
+    try importNetwork(from: url, progress: nil)
+  }
+
+  /// ``importNetwork(from:)`` telling `progress` the edges and junctions read.
+  package static func importNetwork(
+    from url: URL, progress: ProgressReporter?
+  ) throws(RoadsError) -> RoadNetwork {
+    progress?.begin("network import", detail: "edges and junctions", unit: .items("elements"))
     guard FileManager.default.isReadableFile(atPath: url.path),
       let handle = FileHandle(forReadingAtPath: url.path)
     else {
@@ -66,12 +75,13 @@ public enum SUMONetworkImporter {
       do { xml = try Gzip.decompress(compressed, maxOutputBytes: maxUncompressedBytes) } catch {
         throw .malformed(file: name, position: "gzip data", reason: "\(error)")
       }
-      return try SUMONetworkReader(fileName: name).read(XMLParser(data: xml))
+      return try SUMONetworkReader(fileName: name, progress: progress).read(XMLParser(data: xml))
     }
     guard let stream = InputStream(url: url) else {
       throw .unreadable(file: url.path, reason: "cannot open a stream")
     }
-    return try SUMONetworkReader(fileName: name).read(XMLParser(stream: stream))
+    return try SUMONetworkReader(fileName: name, progress: progress).read(
+      XMLParser(stream: stream))
   }
 
   /// The largest decompressed `.net.xml.gz` read (8 GiB), a guard against gzip bombs.
@@ -188,8 +198,13 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
   /// Normal edges left out because no lane admits a motor vehicle.
   private var nonMotorEdges = 0
 
-  init(fileName: String) {
+  /// Told the edges and junctions read.
+  private let progress: ProgressReporter?
+  private var elements: Int64 = 0
+
+  init(fileName: String, progress: ProgressReporter? = nil) {
     self.fileName = fileName
+    self.progress = progress
   }
 
   func read(_ parser: XMLParser) throws(RoadsError) -> RoadNetwork {
@@ -259,6 +274,10 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
     qualifiedName qName: String?, attributes: [String: String] = [:]
   ) {
+    if progress != nil, elementName == "edge" || elementName == "junction" {
+      elements += 1
+      if elements & 0x3FF == 0 { progress?.update(done: elements) }
+    }
     switch elementName {
     case "net":
       sawRoot = true

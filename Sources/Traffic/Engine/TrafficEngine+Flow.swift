@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Roads
 
@@ -112,13 +113,22 @@ extension TrafficEngine {
   /// - Complexity: as ``ingest(probes:)``, plus one write to a shared store.
   @discardableResult
   public func ingest(probes: [Probe], flush: Bool) -> ProbeIngestReport {
+    ingest(probes: probes, flush: flush, progress: nil)
+  }
+
+  /// ``ingest(probes:flush:)`` telling `progress` how many probes were matched (a long
+  /// import).
+  @discardableResult
+  package func ingest(
+    probes: [Probe], flush: Bool, progress: ProgressReporter?
+  ) -> ProbeIngestReport {
     guard flowState != nil else { return ProbeIngestReport() }
     if let sharing = store as? any ProbeSharing, !probes.isEmpty || flush {
       // Shared before it counts here, so that a flow state saved meanwhile does not hold a
       // batch the shared log has not numbered yet.
       try? sharing.shareProbes(probes, flush: flush)
     }
-    return ingestShared(probes: probes, flush: flush)
+    return ingestShared(probes: probes, flush: flush, progress: progress)
   }
 
   /// Feeds probes another node of the deployment ingested (read from the shared store) to
@@ -130,9 +140,11 @@ extension TrafficEngine {
   /// - Returns: What happened to them.
   /// - Complexity: as ``ingest(probes:)``.
   @discardableResult
-  package func ingestShared(probes: [Probe], flush: Bool) -> ProbeIngestReport {
+  package func ingestShared(
+    probes: [Probe], flush: Bool, progress: ProgressReporter? = nil
+  ) -> ProbeIngestReport {
     guard let flowState else { return ProbeIngestReport() }
-    var report = flowState.ingest(probes, now: clock())
+    var report = flowState.ingest(probes, now: clock(), progress: progress)
     if flush { report.decided += flowState.flush(now: clock()) }
     // A store that keeps flow gets the current picture at most once a minute; a failed save
     // is retried with the next batch and never fails the ingest.

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Roads
 import Synchronization
@@ -105,8 +106,10 @@ package final class FlowState: Sendable {
   /// Matches and aggregates a batch of probes; the next read publishes new values (batches
   /// come far more often than reads in a busy feed, and a build reads every vehicle's
   /// undecided positions).
-  package func ingest(_ probes: [Probe], now: Date) -> ProbeIngestReport {
-    let report = pipeline.withLock { $0.ingest(probes, now: now) }
+  package func ingest(
+    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+  ) -> ProbeIngestReport {
+    let report = pipeline.withLock { $0.ingest(probes, now: now, progress: progress) }
     invalidate()
     return report
   }
@@ -221,12 +224,19 @@ struct FlowPipeline: Sendable {
       network: network, configuration: configuration, timeZone: timeZone)
   }
 
-  mutating func ingest(_ probes: [Probe], now: Date) -> ProbeIngestReport {
+  mutating func ingest(
+    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+  ) -> ProbeIngestReport {
     var report = ProbeIngestReport()
     var decided: [MatchedPoint] = []
     // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
     let order = probes.indices.sorted { (probes[$0].time, $0) < (probes[$1].time, $1) }
+    var counted = 0
     for i in order {
+      if let progress {
+        counted += 1
+        if counted & 0xFFF == 0 { progress.update(done: Int64(counted)) }
+      }
       let probe = probes[i]
       switch stream.add(probe.point, vehicleID: probe.vehicleID, into: &decided) {
       case .accepted: report.accepted += 1

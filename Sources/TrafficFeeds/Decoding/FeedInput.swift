@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Zlib
 
@@ -11,6 +12,8 @@ public struct FeedInput: Sendable {
   }
 
   private let source: Source
+  /// Told the bytes read from the file, as they are read.
+  private(set) var progress: ProgressReporter?
 
   /// Bytes read per chunk from a file.
   static let chunkBytes = 1 << 20
@@ -21,6 +24,13 @@ public struct FeedInput: Sendable {
   /// A document in a file, read in chunks while decoding.
   public static func file(_ url: URL) -> FeedInput { FeedInput(source: .file(url)) }
 
+  /// The same input, telling `progress` the bytes of the file read while decoding.
+  package func reporting(to progress: ProgressReporter?) -> FeedInput {
+    var input = self
+    input.progress = progress
+    return input
+  }
+
   /// The first bytes of the document (at most `maximumCount`), for recognising its format.
   ///
   /// - Throws: `FeedReadError` when the file cannot be opened or read.
@@ -28,7 +38,7 @@ public struct FeedInput: Sendable {
     if case .data(let data) = source, !StreamingInflater.isGzip(data) {
       return data.prefix(maximumCount)
     }
-    let chunks = try FeedChunks(self)
+    let chunks = try FeedChunks(reporting(to: nil))
     var head = Data()
     while head.count < maximumCount, let chunk = try chunks.next() {
       head.append(chunk.prefix(maximumCount - head.count))
@@ -68,6 +78,7 @@ final class FeedChunks {
   private var remaining: Data?
   private let handle: FileHandle?
   private let url: URL?
+  private let progress: ProgressReporter?
   /// Set when the first chunk shows a gzip stream; `nil` before and for plain documents.
   private var inflater: StreamingInflater?
   private var sawFirstChunk = false
@@ -76,6 +87,7 @@ final class FeedChunks {
   ///
   /// - Throws: `FeedReadError` when the file cannot be opened.
   init(_ input: FeedInput) throws(FeedReadError) {
+    progress = input.progress
     if let data = input.inMemoryData {
       remaining = data
       handle = nil
@@ -139,6 +151,7 @@ final class FeedChunks {
       guard let chunk = try handle.read(upToCount: FeedInput.chunkBytes), !chunk.isEmpty else {
         return nil
       }
+      progress?.advance(by: Int64(chunk.count))
       return chunk
     } catch {
       throw FeedReadError("cannot read \(url?.path ?? "the input"): \(Self.reason(error))")

@@ -1,5 +1,7 @@
+import Codec
 import Foundation
 import Roads
+import Synchronization
 import Traffic
 import TrafficDemo
 import TrafficFeeds
@@ -68,6 +70,8 @@ public final class ServerApplication: Sendable {
     public var status: @Sendable (String) -> Void
     /// Lines for the user (where the server listens, the demo's hints).
     public var output: @Sendable (String) -> Void
+    /// The start-up's progress line (a terminal's), erased before the server listens.
+    package var progress: ProgressReporter?
 
     /// A reporter of both kinds of lines.
     public init(
@@ -75,6 +79,15 @@ public final class ServerApplication: Sendable {
     ) {
       self.status = status
       self.output = output
+    }
+
+    /// A reporter with a progress line for the start-up.
+    package init(
+      status: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void,
+      progress: ProgressReporter?
+    ) {
+      self.init(status: status, output: output)
+      self.progress = progress
     }
   }
 
@@ -103,15 +116,23 @@ public final class ServerApplication: Sendable {
   public init(options: Options, reporter: Reporter) throws(Failure) {
     self.options = options
     self.reporter = reporter
+    // Each start-up phase is logged with its time, so that an operator sees where start-up
+    // time goes; on a terminal a progress line shows the phase running.
+    let startup = StartupPhases(reporter: reporter)
+    defer { reporter.progress?.finish() }
     var feeds = options.feeds
     var network: RoadNetwork?
     if let file = options.networkFile {
+      startup.begin("loading the network \(URL(fileURLWithPath: file).lastPathComponent)")
       do {
-        network = try NetworkFile.load(URL(fileURLWithPath: file), countryCode: options.countryCode)
-          .network
+        network = try NetworkFile.load(
+          URL(fileURLWithPath: file), countryCode: options.countryCode,
+          progress: reporter.progress
+        ).network
       } catch {
         throw Failure("\(file): \(error)")
       }
+      startup.end("network loaded (\(network?.segments.count ?? 0) segments)")
     }
     switch options.store {
     case .postgres(let url):
@@ -121,10 +142,15 @@ public final class ServerApplication: Sendable {
         throw Failure("--postgres: \(error)")
       }
       storeName = store.displayName
+      startup.end("store opened (\(store.displayName))")
       do {
+        startup.begin("loading and indexing the incidents")
         engine = try TrafficEngine(store: store, network: network)
+        startup.end("\(engine.incidentCount) incidents loaded and indexed")
         // Also loads the flow state saved for the network and replays the probes after it.
+        startup.begin("loading the flow state, following the other nodes")
         let following = try PostgresSync(engine: engine)
+        startup.end("flow state loaded, following the other nodes")
         if let problem = following.flowRestoreError {
           reporter.status("traffic serve: the saved flow state was not loaded: \(problem)")
         }
@@ -135,8 +161,10 @@ public final class ServerApplication: Sendable {
       demoRun = nil
     case .sqlite(let path):
       storeName = path
+      startup.begin("opening the store \(path)")
       let store: SQLiteTrafficStore
       do { store = try SQLiteTrafficStore(path: path) } catch { throw Failure("\(path): \(error)") }
+      startup.end("store opened (\(path))")
       var clock: @Sendable () -> Date = { Date() }
       var run: DemoRun?
       if options.demo != nil {
@@ -157,11 +185,22 @@ public final class ServerApplication: Sendable {
         // A network given on the command line becomes the store's, for later commands.
         do { try store.saveNetwork(network) } catch { throw Failure("\(path): \(error)") }
       } else {
+        startup.begin("loading the road network from the store")
         do { network = try store.loadNetwork() } catch { throw Failure("\(path): \(error)") }
+        if let network { startup.end("network loaded (\(network.segments.count) segments)") }
       }
       do {
+        startup.begin(
+          "loading and indexing the incidents" + (network == nil ? "" : ", building the flow state")
+        )
         engine = try TrafficEngine(store: store, clock: clock, network: network)
-        if run == nil { _ = try engine.restoreFlow() }
+        startup.end(
+          "\(engine.incidentCount) incidents loaded and indexed"
+            + (network == nil ? "" : ", flow state built"))
+        if run == nil, network != nil {
+          startup.begin("restoring the saved flow")
+          if try engine.restoreFlow() { startup.end("saved flow restored") }
+        }
       } catch {
         throw Failure("\(path): \(error)")
       }
@@ -176,6 +215,27 @@ public final class ServerApplication: Sendable {
         engine: engine, configuration: options.configuration, poller: poller)
     } catch {
       throw Failure("\(error)")
+    }
+  }
+
+  /// Times the start-up's phases: each finished phase is a status line with its seconds.
+  private final class StartupPhases: Sendable {
+    let reporter: Reporter
+    let started = Mutex(ContinuousClock.now)
+
+    init(reporter: Reporter) { self.reporter = reporter }
+
+    func begin(_ phase: String) {
+      started.withLock { $0 = ContinuousClock.now }
+      reporter.progress?.begin("traffic serve start-up", detail: phase, unit: .items(""))
+    }
+
+    func end(_ what: String) {
+      let elapsed = started.withLock { ContinuousClock.now - $0 }
+      reporter.progress?.finish()
+      let seconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      reporter.status("traffic serve: start-up: \(what) in \(String(format: "%.2f", seconds)) s")
     }
   }
 
