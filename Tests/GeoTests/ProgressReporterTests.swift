@@ -83,6 +83,15 @@ import Testing
     #expect(!capture.output.contains("\r"))
     reporter.finish()
     #expect(capture.output.split(separator: "\n").count == 2)
+    // Steps of 6 s each, one after another: still a line every ten seconds of the run.
+    for step in 0..<4 {
+      reporter.begin("import", detail: "file \(step)", unit: .items("records"))
+      for second in 1...6 {
+        capture.at(25 + Double(step * 6 + second))
+        reporter.advance(by: 10)
+      }
+    }
+    #expect(capture.output.split(separator: "\n").count == 4)
   }
 
   @Test("quiet shows nothing")

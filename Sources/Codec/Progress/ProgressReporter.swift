@@ -125,8 +125,9 @@ package final class ProgressReporter: Sendable {
       $0.done = 0
       $0.unit = unit
       $0.started = now
-      // The first line of a step waits one interval: short steps show nothing.
-      $0.lastDrawn = now
+      // On a terminal the first line of a step waits one interval (short steps show
+      // nothing); a log gets a line every interval of the whole run, whatever its steps.
+      if mode == .terminal || $0.lastDrawn == -.infinity { $0.lastDrawn = now }
     }
   }
 
