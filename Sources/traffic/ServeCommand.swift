@@ -166,7 +166,7 @@ enum ServeCommand: Subcommand {
     options.demoSpeed = speed
     let reporter = ServerApplication.Reporter(
       status: { console.error($0) }, output: { console.print($0) },
-      progress: progress.mode == .terminal ? progress : nil)
+      progress: progress)
     do {
       try ServerApplication(options: options, reporter: reporter).run()
     } catch {
