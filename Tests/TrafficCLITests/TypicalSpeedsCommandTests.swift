@@ -47,23 +47,11 @@ import TrafficTestSupport
 
   @Test("traffic flow answers the weekly jam at its hour and the other way round with --at")
   func scenario() async throws {
-    let pbf = try #require(Self.pbf)
-    let network = try OSMImporter.importNetwork(
-      from: pbf, options: OSMImportOptions(countryCode: "LI"))
-    let now = Date()
-    let scenario = try #require(TypicalWeekScenario(network: network, now: now))
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "typical-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try RoutingEngineExportTests.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let db = directory.appendingPathComponent("store.sqlite").path
-    let csv = directory.appendingPathComponent("weeks.csv")
-    try Data(scenario.csv.utf8).write(to: csv)
-
-    let imported = await runTraffic(["network", "import", "--db", db, pbf.path])
-    #expect(imported.status == .success, "\(imported.errors)")
-    let probes = await runTraffic(["probes", "import", "--db", db, csv.path])
-    #expect(probes.status == .success, "\(probes.errors) \(imported.errors)")
+    let now = Date()
+    let (db, pbf, network, scenario) = try await RoutingEngineExportTests.store(
+      directory, now: now)
 
     let later = RFC3339.format(now.addingTimeInterval(6 * 3_600))
     for (extra, a, b) in [
