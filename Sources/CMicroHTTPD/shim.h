@@ -40,16 +40,51 @@ struct traffic_mhd_settings {
 typedef void *(*traffic_mhd_uri_logger)(void *cls, const char *uri,
                                         struct MHD_Connection *connection);
 
+/// The callback that decides whether to accept a connection, from the client's address.
+typedef enum MHD_Result (*traffic_mhd_accept_policy)(void *cls, const struct sockaddr *address,
+                                                     socklen_t length);
+
+/// The callback told when a connection starts and when it closes.
+typedef void (*traffic_mhd_connection_notifier)(void *cls, struct MHD_Connection *connection,
+                                                void **socket_context,
+                                                enum MHD_ConnectionNotificationCode code);
+
+/// The text form of a socket address (IPv4 or IPv6) into buffer; "" for another family.
+static inline void traffic_mhd_address_text(const struct sockaddr *address, char *buffer,
+                                            size_t size) {
+  buffer[0] = 0;
+  if (address == NULL) return;
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size);
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer,
+              (socklen_t)size);
+  }
+}
+
+/// Whether a notification tells that a connection started (else that it closed).
+static inline int traffic_mhd_connection_started(enum MHD_ConnectionNotificationCode code) {
+  return code == MHD_CONNECTION_NOTIFY_STARTED;
+}
+
+/// Whether a request ended because its connection timed out.
+static inline int traffic_mhd_timed_out(enum MHD_RequestTerminationCode code) {
+  return code == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED;
+}
+
 /// MHD_start_daemon with the options the server uses.
 static inline struct MHD_Daemon *
 traffic_mhd_start(const struct traffic_mhd_settings *settings,
                   MHD_AccessHandlerCallback handler, void *handler_cls,
                   traffic_mhd_uri_logger uri_logger, void *uri_logger_cls,
-                  MHD_RequestCompletedCallback completed, void *completed_cls) {
+                  MHD_RequestCompletedCallback completed, void *completed_cls,
+                  traffic_mhd_accept_policy accept_policy,
+                  traffic_mhd_connection_notifier notifier, void *guard_cls) {
   unsigned int pool = settings->thread_pool_size > 1 ? settings->thread_pool_size : 0;
   if (settings->address != NULL) {
     return MHD_start_daemon(
-        settings->flags, 0, NULL, NULL, handler, handler_cls,
+        settings->flags, 0, accept_policy, guard_cls, handler, handler_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notifier, guard_cls,
         MHD_OPTION_THREAD_POOL_SIZE, pool,
         MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
@@ -61,7 +96,8 @@ traffic_mhd_start(const struct traffic_mhd_settings *settings,
         MHD_OPTION_END);
   }
   return MHD_start_daemon(
-      settings->flags, settings->port, NULL, NULL, handler, handler_cls,
+      settings->flags, settings->port, accept_policy, guard_cls, handler, handler_cls,
+      MHD_OPTION_NOTIFY_CONNECTION, notifier, guard_cls,
       MHD_OPTION_THREAD_POOL_SIZE, pool,
       MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,

@@ -50,6 +50,9 @@ enum ServeCommand: Subcommand {
       OptionDefinition(
         "--threads", "N", "request threads (default: one per core the process may use)"),
       OptionDefinition(
+        "--max-connections-per-address", "N",
+        "connections one client address may hold at once (default 64); more are refused"),
+      OptionDefinition(
         "--access-log", "DEST",
         """
         where the access log goes: stderr (the default), a FILE it
@@ -94,6 +97,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--threads expects 1...256, got '\(threads)'")
       }
       configuration.threads = value
+    }
+    if let text = try arguments.option("--max-connections-per-address") {
+      guard let value = Int(text), (1...100_000).contains(value) else {
+        throw UsageError("--max-connections-per-address expects 1...100000, got '\(text)'")
+      }
+      configuration.maxConnectionsPerAddress = value
     }
     if let destination = try arguments.option("--access-log") {
       switch destination {

@@ -43,7 +43,7 @@ final class HTTPFrontEnd: Sendable {
       | MHD_ALLOW_SUSPEND_RESUME.rawValue
     var settings = traffic_mhd_settings()
     settings.thread_pool_size = UInt32(clamping: configuration.threads)
-    settings.connection_limit = UInt32(clamping: configuration.maxConnections)
+    settings.connection_limit = UInt32(clamping: HTTPFrontEnd.connectionLimit(configuration))
     settings.connection_memory_limit = configuration.connectionMemoryBytes
     settings.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
     settings.listen_backlog = 1024
@@ -71,7 +71,8 @@ final class HTTPFrontEnd: Sendable {
           : UnsafeRawPointer(v4Pointer).assumingMemoryBound(to: sockaddr.self)
         return traffic_mhd_start(
           &settings, accessHandler, context.toOpaque(), uriLogger, context.toOpaque(),
-          requestCompleted, context.toOpaque())
+          requestCompleted, context.toOpaque(), acceptPolicy, connectionNotifier,
+          context.toOpaque())
       }
     }
     guard let daemon else {
@@ -83,6 +84,15 @@ final class HTTPFrontEnd: Sendable {
       UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon))), ordering: .releasing)
     boundPort.store(Int(traffic_mhd_bind_port(daemon)), ordering: .releasing)
     selfBits.withLock { $0 = UInt(bitPattern: Int(bitPattern: context.retain().toOpaque())) }
+  }
+
+  /// The connection limit: the configured one, kept 64 below the process's file-descriptor
+  /// limit (the store, logs and the other sockets need descriptors too).
+  static func connectionLimit(_ configuration: ServerConfiguration) -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < 1 << 30
+    else { return configuration.maxConnections }
+    return max(1, min(configuration.maxConnections, Int(limit.rlim_cur) - 64))
   }
 
   private var daemon: OpaquePointer? {
@@ -362,10 +372,55 @@ private func requestCompleted(
   contextSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
   reason: MHD_RequestTerminationCode
 ) {
+  if let cls, traffic_mhd_timed_out(reason) != 0 {
+    Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server.connections
+      .requestTimedOut()
+  }
   guard let cls, let contextSlot, let pointer = contextSlot.pointee else { return }
   contextSlot.pointee = nil
   Unmanaged<RequestContext>.fromOpaque(pointer).release()
   Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().end()
+}
+
+/// Accepts a connection unless its address holds its share already.
+private func acceptPolicy(
+  cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t
+) -> MHD_Result {
+  guard let cls else { return TRAFFIC_MHD_YES }
+  var text = [CChar](repeating: 0, count: 64)
+  traffic_mhd_address_text(address, &text, text.count)
+  let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
+  return frontEnd.server.connections.admits(String(cString: text))
+    ? TRAFFIC_MHD_YES : TRAFFIC_MHD_NO
+}
+
+/// Counts connections by address as they start and close (the address rides in the
+/// connection's socket context between the two).
+private func connectionNotifier(
+  cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+  socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+  code: MHD_ConnectionNotificationCode
+) {
+  guard let cls, let connection, let socketContext else { return }
+  let connections = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server
+    .connections
+  if traffic_mhd_connection_started(code) != 0 {
+    var text = [CChar](repeating: 0, count: 64)
+    traffic_mhd_client_address(connection, &text, text.count)
+    let address = ConnectionAddress(String(cString: text))
+    connections.opened(address.text)
+    socketContext.pointee = Unmanaged.passRetained(address).toOpaque()
+  } else if let pointer = socketContext.pointee {
+    socketContext.pointee = nil
+    let address = Unmanaged<ConnectionAddress>.fromOpaque(pointer).takeRetainedValue()
+    connections.closed(address.text)
+  }
+}
+
+/// A connection's client address, kept from its start to its close.
+private final class ConnectionAddress {
+  let text: String
+  init(_ text: String) { self.text = text }
 }
 
 private func streamReader(

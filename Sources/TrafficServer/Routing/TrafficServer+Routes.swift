@@ -228,6 +228,7 @@ extension TrafficServer {
   /// `GET /metrics` in the Prometheus text format.
   func metricsPage() -> HTTPResponse {
     var text = metrics.exposition()
+    text += connections.exposition()
     let now = Date()
     text += "# HELP traffic_incidents Incidents held by the engine.\n"
     text += "# TYPE traffic_incidents gauge\ntraffic_incidents \(engine.incidentCount)\n"

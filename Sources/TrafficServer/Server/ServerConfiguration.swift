@@ -19,8 +19,12 @@ public struct ServerConfiguration: Sendable {
   /// Threads serving connections; by default one per core the process may run on
   /// (``availableCores``: its CPU affinity).
   public var threads: Int
-  /// The most connections open at once.
+  /// The most connections open at once (kept below the process's file-descriptor limit).
   public var maxConnections: Int
+  /// The most connections one client address may hold at once; more are refused at accept,
+  /// so that one client cannot take the connections others need (counted in `/metrics` as
+  /// `traffic_connections_refused_total{reason="per_address"}`).
+  public var maxConnectionsPerAddress: Int
   /// The largest request body, bytes (feed documents, `POST` queries); 413 beyond.
   public var maxBodyBytes: Int
   /// The largest body after `Content-Encoding: gzip` is undone, bytes.
@@ -37,7 +41,8 @@ public struct ServerConfiguration: Sendable {
   /// `maxRequestTargetBytes` with room to spare, so that such targets get this server's JSON
   /// answer.
   public var connectionMemoryBytes: Int
-  /// Seconds a connection may stay idle (or trickle bytes) before it is closed.
+  /// Seconds a connection may stay idle before it is closed: a request head or body that
+  /// stops arriving, a keep-alive connection left unused.
   public var connectionTimeoutSeconds: Int
   /// Seconds between heartbeat comments on an event stream.
   public var heartbeatIntervalSeconds: Double
@@ -87,7 +92,8 @@ public struct ServerConfiguration: Sendable {
   public init(
     host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [],
     rateLimit: RateLimit? = nil, threads: Int = ServerConfiguration.availableCores,
-    maxConnections: Int = 1024, maxBodyBytes: Int = 10 << 20,
+    maxConnections: Int = 1024, maxConnectionsPerAddress: Int = 64,
+    maxBodyBytes: Int = 10 << 20,
     maxDecompressedBodyBytes: Int = 64 << 20, maxRequestTargetBytes: Int = 16 << 10,
     connectionMemoryBytes: Int = 32 << 10, connectionTimeoutSeconds: Int = 30,
     heartbeatIntervalSeconds: Double = 15, shutdownGracePeriodSeconds: Double = 10,
@@ -101,6 +107,7 @@ public struct ServerConfiguration: Sendable {
     self.rateLimit = rateLimit
     self.threads = threads
     self.maxConnections = maxConnections
+    self.maxConnectionsPerAddress = maxConnectionsPerAddress
     self.maxBodyBytes = maxBodyBytes
     self.maxDecompressedBodyBytes = maxDecompressedBodyBytes
     self.maxRequestTargetBytes = maxRequestTargetBytes
@@ -147,6 +154,9 @@ public struct ServerConfiguration: Sendable {
     guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
     guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
     guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
+    guard maxConnectionsPerAddress >= 1 else {
+      throw fail("maxConnectionsPerAddress must be >= 1")
+    }
     guard maxBodyBytes >= 0, maxDecompressedBodyBytes >= 0 else {
       throw fail("body limits must be >= 0")
     }

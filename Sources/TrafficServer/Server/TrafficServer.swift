@@ -20,6 +20,8 @@ public final class TrafficServer: Sendable {
   public let configuration: ServerConfiguration
 
   let metrics = ServerMetrics()
+  /// Connections by client address (a share per address; counters for `/metrics`).
+  let connections: ConnectionGuard
   let feeds: FeedIngest
   /// The feeds this server polls (`traffic serve --feed`), reported by `GET /v1/feeds`.
   let poller: FeedPoller?
@@ -60,6 +62,7 @@ public final class TrafficServer: Sendable {
     self.poller = poller
     self.configuration = configuration
     feeds = FeedIngest(engine: engine)
+    connections = ConnectionGuard(perAddressLimit: configuration.maxConnectionsPerAddress)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
     responseCache = ResponseCache(
       maxEntries: configuration.responseCacheEntries, maxBytes: configuration.responseCacheBytes,

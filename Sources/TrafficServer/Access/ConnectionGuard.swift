@@ -1,0 +1,74 @@
+import Synchronization
+
+/// Connections by client address: each address may hold at most
+/// `ServerConfiguration.maxConnectionsPerAddress` at once, so that one client (a slowloris
+/// attacker holding connections open with partial request heads, thousands of idle
+/// keep-alive connections) cannot take the connections every other client needs. Beyond its
+/// share a new connection is refused at accept, before it costs a thread or a buffer.
+///
+/// libmicrohttpd asks ``admits(_:)`` for every connection it accepts and tells
+/// ``opened(_:)`` / ``closed(_:)`` when connections start and end; the counts are what
+/// `/metrics` reports.
+final class ConnectionGuard: Sendable {
+  /// The most connections one address may hold.
+  let perAddressLimit: Int
+  private let open = Mutex<[String: Int]>([:])
+  private let openTotal = Atomic<Int>(0)
+  private let refusedPerAddress = Atomic<Int>(0)
+  private let timedOut = Atomic<Int>(0)
+
+  init(perAddressLimit: Int) {
+    self.perAddressLimit = perAddressLimit
+  }
+
+  /// Whether a new connection from `address` may be accepted; counts a refusal.
+  func admits(_ address: String) -> Bool {
+    let allowed = open.withLock { ($0[address] ?? 0) < perAddressLimit }
+    if !allowed { refusedPerAddress.add(1, ordering: .relaxed) }
+    return allowed
+  }
+
+  /// A connection from `address` started.
+  func opened(_ address: String) {
+    open.withLock { $0[address, default: 0] += 1 }
+    openTotal.add(1, ordering: .relaxed)
+  }
+
+  /// A connection from `address` closed.
+  func closed(_ address: String) {
+    open.withLock { counts in
+      let left = (counts[address] ?? 1) - 1
+      counts[address] = left > 0 ? left : nil
+    }
+    openTotal.subtract(1, ordering: .relaxed)
+  }
+
+  /// A request ended because its connection was idle (or trickled) too long.
+  func requestTimedOut() { timedOut.add(1, ordering: .relaxed) }
+
+  /// Connections open from `address`.
+  func openConnections(from address: String) -> Int { open.withLock { $0[address] ?? 0 } }
+
+  /// The counters as Prometheus text.
+  func exposition() -> String {
+    var text = "# HELP traffic_connections_open Connections open now.\n"
+    text += "# TYPE traffic_connections_open gauge\n"
+    text += "traffic_connections_open \(openTotal.load(ordering: .relaxed))\n"
+    text += "# HELP traffic_connection_addresses Client addresses holding connections now.\n"
+    text += "# TYPE traffic_connection_addresses gauge\n"
+    text += "traffic_connection_addresses \(open.withLock { $0.count })\n"
+    text +=
+      "# HELP traffic_connections_refused_total Connections refused at accept: the address "
+      + "held its share (max connections per address).\n"
+    text += "# TYPE traffic_connections_refused_total counter\n"
+    text +=
+      "traffic_connections_refused_total{reason=\"per_address\"} "
+      + "\(refusedPerAddress.load(ordering: .relaxed))\n"
+    text +=
+      "# HELP traffic_requests_timed_out_total Requests ended because their connection was "
+      + "idle or trickled past the connection timeout.\n"
+    text += "# TYPE traffic_requests_timed_out_total counter\n"
+    text += "traffic_requests_timed_out_total \(timedOut.load(ordering: .relaxed))\n"
+    return text
+  }
+}

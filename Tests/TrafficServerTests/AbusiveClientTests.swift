@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import TrafficServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One abusive client must not take the service down: an attacker on 127.0.0.2 holds
+/// connections with partial request heads (slowloris) and idle keep-alive connections;
+/// beyond its share (`maxConnectionsPerAddress`) it is refused at accept, and a client on
+/// 127.0.0.1 keeps getting answers quickly.
+@Suite(.serialized) struct AbusiveClientTests {
+  /// A TCP connection from `source` to 127.0.0.1:`port`, or `nil` when refused.
+  static func connect(from source: String, port: Int) -> Int32? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return nil }
+    var local = sockaddr_in()
+    local.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, source, &local.sin_addr)
+    var remote = sockaddr_in()
+    remote.sin_family = sa_family_t(AF_INET)
+    remote.sin_port = UInt16(port).bigEndian
+    inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+    let bound = withUnsafePointer(to: &local) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    let connected = withUnsafePointer(to: &remote) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, connected == 0 else {
+      close(descriptor)
+      return nil
+    }
+    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+    setsockopt(
+      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return descriptor
+  }
+
+  /// Whether the server has closed the connection (a read sees its end, or a reset).
+  static func isClosed(_ descriptor: Int32) -> Bool {
+    var byte: UInt8 = 0
+    let count = recv(descriptor, &byte, 1, 0)
+    return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+  }
+
+  @Test("slowloris heads and idle connections from one address leave others served")
+  func slowlorisFromOneAddress() async throws {
+    var configuration = HTTPFrontEndTests.quietLoopback()
+    configuration.maxConnectionsPerAddress = 32
+    configuration.maxConnections = 2_000
+    let (server, port) = try HTTPFrontEndTests.started(configuration)
+    defer { server.stop() }
+
+    // 600 connections from the attacker: half send a partial head, half nothing at all.
+    var attacker: [Int32] = []
+    defer { for descriptor in attacker { close(descriptor) } }
+    let partial = Array("GET /v7/incidents?in=circle:52.5,13.4;r=500 HTTP/1.1\r\nHost: x\r\n".utf8)
+    for k in 0..<600 {
+      guard let descriptor = Self.connect(from: "127.0.0.2", port: port) else { continue }
+      if k % 2 == 0 { _ = write(descriptor, partial, partial.count) }
+      attacker.append(descriptor)
+    }
+    // The kernel completes every handshake; the server keeps only the attacker's share.
+    try await Task.sleep(for: .milliseconds(500))
+    let alive = attacker.filter { !Self.isClosed($0) }.count
+    #expect(alive <= 32, "\(alive) of the attacker's connections are held")
+    #expect(server.connections.openConnections(from: "127.0.0.2") <= 32)
+
+    // Meanwhile a client on another address is answered, fast and without error.
+    var latencies: [Double] = []
+    for _ in 0..<200 {
+      let started = ContinuousClock.now
+      let answer = try await HTTPFrontEndTests.fetch(
+        port, "/v7/incidents?in=circle:52.5,13.4;r=500")
+      let elapsed = ContinuousClock.now - started
+      #expect(answer.status == 200)
+      latencies.append(
+        Double(elapsed.components.seconds) * 1000
+          + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    latencies.sort()
+    let p99 = latencies[Int(Double(latencies.count) * 0.99) - 1]
+    #expect(p99 <= 50, "p99 \(p99) ms")
+
+    // The refusals are counted where operators look.
+    let metrics = try await HTTPFrontEndTests.fetch(port, "/metrics")
+    let text = String(decoding: metrics.body, as: UTF8.self)
+    let refused = text.split(separator: "\n").first {
+      $0.hasPrefix("traffic_connections_refused_total{reason=\"per_address\"}")
+    }
+    let count = refused.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    #expect(count >= 500, "\(refused ?? "no counter")")
+    #expect(text.contains("traffic_connections_open "))
+  }
+
+  @Test("a bad per-address limit is refused by name")
+  func badLimit() {
+    var configuration = ServerConfiguration()
+    configuration.maxConnectionsPerAddress = 0
+    #expect(throws: ServerError.self) { try configuration.validate() }
+  }
+}
