@@ -53,6 +53,9 @@ enum ServeCommand: Subcommand {
         "--max-connections-per-address", "N",
         "connections one client address may hold at once (default 64); more are refused"),
       OptionDefinition(
+        "--trusted-proxy", "ADDR",
+        "a reverse proxy whose X-Forwarded-For names the client; repeatable"),
+      OptionDefinition(
         "--access-log", "DEST",
         """
         where the access log goes: stderr (the default), a FILE it
@@ -103,6 +106,9 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-connections-per-address expects 1...100000, got '\(text)'")
       }
       configuration.maxConnectionsPerAddress = value
+    }
+    for proxy in try arguments.repeatedOption("--trusted-proxy") {
+      configuration.trustedProxies.insert(proxy)
     }
     if let destination = try arguments.option("--access-log") {
       switch destination {

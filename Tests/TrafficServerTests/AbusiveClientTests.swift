@@ -107,3 +107,35 @@ import Testing
     #expect(throws: ServerError.self) { try configuration.validate() }
   }
 }
+
+/// `X-Forwarded-For` counts only from trusted proxies, read from the right.
+@Suite struct ClientAddressTests {
+  @Test("the client is the last untrusted address a trusted proxy names")
+  func forwardedFor() {
+    let trusted: Set<String> = ["10.0.0.1", "10.0.0.2"]
+    // No trusted proxies, or an untrusted peer: the header is ignored.
+    #expect(
+      ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "1.2.3.4", trusted: []) == "10.0.0.1")
+    #expect(
+      ClientAddress.resolve(peer: "203.0.113.9", forwardedFor: "1.2.3.4", trusted: trusted)
+        == "203.0.113.9")
+    // Through two trusted proxies: the client they were given.
+    #expect(
+      ClientAddress.resolve(
+        peer: "10.0.0.1", forwardedFor: "1.2.3.4, 198.51.100.7, 10.0.0.2", trusted: trusted)
+        == "198.51.100.7")
+    #expect(
+      ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "2001:db8::7", trusted: trusted)
+        == "2001:db8::7")
+    // Garbage stops the walk at the last believable address.
+    #expect(
+      ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "1.2.3.4, bogus", trusted: trusted)
+        == "10.0.0.1")
+    #expect(
+      ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "10.0.0.2", trusted: trusted)
+        == "10.0.0.2")
+    var configuration = ServerConfiguration()
+    configuration.trustedProxies = ["nginx"]
+    #expect(throws: ServerError.self) { try configuration.validate() }
+  }
+}

@@ -29,6 +29,34 @@ import Traffic
     #expect(await stream.next(timeoutSeconds: 1) == nil)
   }
 
+  @Test("a reader that falls too far behind is dropped, not buffered forever")
+  func slowReadersAreDropped() async throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxEventStreamBacklogBytes = 16 << 10
+    let server = try ServerFixtures.server(configuration)
+    let response = server.handle(
+      ServerFixtures.get("/v7/incidents/stream?in=bbox:13.3,52.4,13.5,52.6"))
+    let stream = try #require(response.eventStream)
+    defer { stream.finish() }
+    let before = EventStream.droppedSlowReaders.load(ordering: .relaxed)
+    // Hundreds of changes in the area, never read: each event is a few hundred bytes.
+    for batch in 0..<2 {
+      let ids = (0..<100).map { "slow-\(batch)-\($0)" }
+      _ = server.handle(
+        ServerFixtures.post("/v1/feeds/open511?source=s\(batch)", FeedIngestTests.open511(ids)))
+    }
+    var dropped = false
+    for _ in 0..<100 where !dropped {
+      try await Task.sleep(for: .milliseconds(50))
+      dropped = EventStream.droppedSlowReaders.load(ordering: .relaxed) > before
+    }
+    #expect(dropped)
+    // The stream ends: what was pending is gone, the reader gets its end.
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    let result = buffer.withUnsafeMutableBytes { stream.read(into: $0) }
+    #expect(result == .end)
+  }
+
   @Test func heartbeatsWhenQuiet() async throws {
     let server = try ServerFixtures.server(
       ServerConfiguration(heartbeatIntervalSeconds: 0.05, accessLog: .none))

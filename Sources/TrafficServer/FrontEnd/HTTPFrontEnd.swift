@@ -157,8 +157,11 @@ final class HTTPFrontEnd: Sendable {
       context.headers = Self.headers(of: connection)
       var address = [CChar](repeating: 0, count: 64)
       traffic_mhd_client_address(connection, &address, address.count)
-      context.remoteAddress = String(
+      let peer = String(
         decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      context.remoteAddress = ClientAddress.resolve(
+        peer: peer, forwardedFor: context.headers["X-Forwarded-For"],
+        trusted: server.configuration.trustedProxies)
       if let length = context.headers["Content-Length"].flatMap(Int.init), length > limit {
         return reject(connection, context: context)
       }

@@ -31,6 +31,9 @@ package final class EventStream: Sendable {
   }
 
   private let state: Mutex<State>
+  /// The most bytes held for a reader that does not read them; a reader further behind is
+  /// dropped (the stream ends), not buffered forever.
+  let maximumPendingBytes: Int
   private let tasks = Mutex([Task<Void, Never>]())
 
   /// Starts watching `area` on `engine`.
@@ -40,9 +43,12 @@ package final class EventStream: Sendable {
   ///   - area: The area watched.
   ///   - heartbeatSeconds: The longest silence before a heartbeat comment.
   ///   - language: The language of texts, when the client asked for one.
+  ///   - maximumPendingBytes: The most bytes held for a reader that does not read them.
   init(
-    engine: TrafficEngine, area: any GeoArea, heartbeatSeconds: Double, language: LanguageCode?
+    engine: TrafficEngine, area: any GeoArea, heartbeatSeconds: Double, language: LanguageCode?,
+    maximumPendingBytes: Int = 1 << 20
   ) {
+    self.maximumPendingBytes = maximumPendingBytes
     state = Mutex(State(lastWrite: .now))
     state.withLock {
       $0.pending = Array(": traffic incident changes\nretry: 5000\n\n".utf8)
@@ -76,14 +82,28 @@ package final class EventStream: Sendable {
     for task in tasks.withLock({ $0 }) { task.cancel() }
   }
 
+  /// Streams ended because their reader fell `maximumPendingBytes` behind.
+  package static let droppedSlowReaders = Atomic<Int>(0)
+
   private func append(_ bytes: [UInt8]) {
+    var dropped = false
     let wake = state.withLock { state -> (@Sendable () -> Void)? in
       guard !state.finished else { return nil }
+      if state.pending.count + bytes.count > maximumPendingBytes {
+        state.pending = []
+        dropped = true
+        return nil
+      }
       state.pending.append(contentsOf: bytes)
       state.lastWrite = .now
       guard state.parked else { return nil }
       state.parked = false
       return state.onReadable
+    }
+    if dropped {
+      EventStream.droppedSlowReaders.add(1, ordering: .relaxed)
+      finish()
+      return
     }
     wake?()
   }

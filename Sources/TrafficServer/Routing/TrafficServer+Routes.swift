@@ -82,7 +82,7 @@ extension TrafficServer {
       ])
     response.eventStream = EventStream(
       engine: engine, area: area, heartbeatSeconds: configuration.heartbeatIntervalSeconds,
-      language: language)
+      language: language, maximumPendingBytes: configuration.maxEventStreamBacklogBytes)
     return response
   }
 
@@ -229,6 +229,13 @@ extension TrafficServer {
   func metricsPage() -> HTTPResponse {
     var text = metrics.exposition()
     text += connections.exposition()
+    text +=
+      "# HELP traffic_event_streams_dropped_total Event streams ended because their reader "
+      + "fell 1 MiB behind.\n"
+    text += "# TYPE traffic_event_streams_dropped_total counter\n"
+    text +=
+      "traffic_event_streams_dropped_total "
+      + "\(EventStream.droppedSlowReaders.load(ordering: .relaxed))\n"
     let now = Date()
     text += "# HELP traffic_incidents Incidents held by the engine.\n"
     text += "# TYPE traffic_incidents gauge\ntraffic_incidents \(engine.incidentCount)\n"

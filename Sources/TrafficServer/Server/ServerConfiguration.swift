@@ -25,6 +25,10 @@ public struct ServerConfiguration: Sendable {
   /// so that one client cannot take the connections others need (counted in `/metrics` as
   /// `traffic_connections_refused_total{reason="per_address"}`).
   public var maxConnectionsPerAddress: Int
+  /// Reverse proxies whose `X-Forwarded-For` is believed (IP literals): a request from one
+  /// of them counts as coming from the client it names, for rate limits and the access log.
+  /// Empty (the default): the header is ignored and the TCP peer is the client.
+  public var trustedProxies: Set<String> = []
   /// The largest request body, bytes (feed documents, `POST` queries); 413 beyond.
   public var maxBodyBytes: Int
   /// The largest body after `Content-Encoding: gzip` is undone, bytes.
@@ -46,6 +50,9 @@ public struct ServerConfiguration: Sendable {
   public var connectionTimeoutSeconds: Int
   /// Seconds between heartbeat comments on an event stream.
   public var heartbeatIntervalSeconds: Double
+  /// The most bytes an event stream holds for a reader that does not read them (1 MiB); a
+  /// reader further behind is dropped, not buffered forever.
+  public var maxEventStreamBacklogBytes = 1 << 20
   /// Seconds `stop()` waits for requests in flight before closing connections.
   public var shutdownGracePeriodSeconds: Double
   /// Bodies smaller than this are sent uncompressed even when the client accepts gzip.
@@ -154,8 +161,14 @@ public struct ServerConfiguration: Sendable {
     guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
     guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
     guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
+    guard maxEventStreamBacklogBytes >= 1_024 else {
+      throw fail("maxEventStreamBacklogBytes must be >= 1024")
+    }
     guard maxConnectionsPerAddress >= 1 else {
       throw fail("maxConnectionsPerAddress must be >= 1")
+    }
+    if let bad = trustedProxies.sorted().first(where: { !ClientAddress.isAddress($0) }) {
+      throw fail("trusted proxy \"\(bad)\" is not an IPv4 or IPv6 address")
     }
     guard maxBodyBytes >= 0, maxDecompressedBodyBytes >= 0 else {
       throw fail("body limits must be >= 0")
