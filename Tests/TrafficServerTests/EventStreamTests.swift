@@ -57,6 +57,31 @@ import Traffic
     #expect(result == .end)
   }
 
+  @Test("one client holds at most its share of event streams")
+  func streamsPerClient() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxEventStreamsPerClient = 3
+    let server = try ServerFixtures.server(configuration)
+    func open(from address: String) -> HTTPResponse {
+      var request = ServerFixtures.get("/v7/incidents/stream?in=bbox:13.3,52.4,13.5,52.6")
+      request.remoteAddress = address
+      return server.handle(request)
+    }
+    var streams = try (0..<3).map { _ in try #require(open(from: "192.0.2.1").eventStream) }
+    defer { for stream in streams { stream.finish() } }
+    ServerFixtures.expectError(
+      open(from: "192.0.2.1"), status: 429, code: "httpError", mentions: "event streams")
+    // Another client is not affected; a stream closed frees a place.
+    let other = try #require(open(from: "192.0.2.2").eventStream)
+    other.finish()
+    streams.removeFirst().finish()
+    let again = try #require(open(from: "192.0.2.1").eventStream)
+    streams.append(again)
+    let metrics = String(
+      decoding: server.handle(ServerFixtures.get("/metrics")).body, as: UTF8.self)
+    #expect(metrics.contains("traffic_event_streams_refused_total 1\n"))
+  }
+
   @Test func heartbeatsWhenQuiet() async throws {
     let server = try ServerFixtures.server(
       ServerConfiguration(heartbeatIntervalSeconds: 0.05, accessLog: .none))

@@ -17,6 +17,8 @@ package final class EventStream: Sendable {
     var finished = false
     var parked = false
     var onReadable: (@Sendable () -> Void)?
+    /// Run once when the stream finishes (the server's count of streams per client).
+    var onFinish: (@Sendable () -> Void)?
     var lastWrite: ContinuousClock.Instant
   }
 
@@ -144,13 +146,27 @@ package final class EventStream: Sendable {
   /// Ends the stream: pending bytes are still delivered, then `read` answers `.end`.
   package func finish() {
     for task in tasks.withLock({ $0 }) { task.cancel() }
-    let wake = state.withLock { state -> (@Sendable () -> Void)? in
+    let (wake, finished) = state.withLock {
+      state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+      let finished = state.onFinish
+      state.onFinish = nil
       state.finished = true
-      guard state.parked else { return nil }
+      guard state.parked else { return (nil, finished) }
       state.parked = false
-      return state.onReadable
+      return (state.onReadable, finished)
     }
+    finished?()
     wake?()
+  }
+
+  /// Runs `body` once, when the stream finishes (at once if it has).
+  package func whenFinished(_ body: @escaping @Sendable () -> Void) {
+    let now = state.withLock { state -> Bool in
+      if state.finished { return true }
+      state.onFinish = body
+      return false
+    }
+    if now { body() }
   }
 
   /// Waits until bytes are pending or the stream ended, then takes them (for tests and

@@ -173,7 +173,7 @@ extension TrafficServer {
     case .incidents:
       return try incidents(request, query: try RequestParameters.of(decoded(request), query: query))
     case .incidentLookup(let rawId): return try lookup(rawId: rawId, query: query)
-    case .incidentStream: return try stream(query: query)
+    case .incidentStream: return try stream(query: query, client: client)
     case .flow:
       return try flow(try RequestParameters.of(decoded(request), query: query))
     case .feeds: return feedList()

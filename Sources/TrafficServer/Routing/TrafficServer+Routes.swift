@@ -67,7 +67,7 @@ extension TrafficServer {
   }
 
   /// `GET /v7/incidents/stream`: Server-Sent Events of the changes in `in`.
-  func stream(query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
+  func stream(query: QueryParameters, client: String) throws(TrafficQueryError) -> HTTPResponse {
     guard let text = try query.single("in", error: TrafficQueryError.invalidIn) else {
       throw .invalidIn("parameter in is missing; give the area to watch")
     }
@@ -80,9 +80,31 @@ extension TrafficServer {
         "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store",
         "X-Accel-Buffering": "no",
       ])
-    response.eventStream = EventStream(
+    // A share of streams per client (API key, else address): one client cannot hold every
+    // stream the server can feed.
+    let limit = configuration.maxEventStreamsPerClient
+    let admitted = streamsByClient.withLock { counts in
+      guard (counts[client] ?? 0) < limit else { return false }
+      counts[client, default: 0] += 1
+      return true
+    }
+    guard admitted else {
+      refusedStreams.add(1, ordering: .relaxed)
+      throw .httpError(
+        status: 429,
+        "this client has \(limit) event streams open already, the most one client may hold; "
+          + "close one first")
+    }
+    let stream = EventStream(
       engine: engine, area: area, heartbeatSeconds: configuration.heartbeatIntervalSeconds,
       language: language, maximumPendingBytes: configuration.maxEventStreamBacklogBytes)
+    stream.whenFinished { [weak self] in
+      self?.streamsByClient.withLock { counts in
+        let left = (counts[client] ?? 1) - 1
+        counts[client] = left > 0 ? left : nil
+      }
+    }
+    response.eventStream = stream
     return response
   }
 
@@ -229,6 +251,11 @@ extension TrafficServer {
   func metricsPage() -> HTTPResponse {
     var text = metrics.exposition()
     text += connections.exposition()
+    text +=
+      "# HELP traffic_event_streams_refused_total Event streams refused: the client held its "
+      + "share.\n"
+    text += "# TYPE traffic_event_streams_refused_total counter\n"
+    text += "traffic_event_streams_refused_total \(refusedStreams.load(ordering: .relaxed))\n"
     text +=
       "# HELP traffic_event_streams_dropped_total Event streams ended because their reader "
       + "fell 1 MiB behind.\n"

@@ -53,6 +53,9 @@ public struct ServerConfiguration: Sendable {
   /// The most bytes an event stream holds for a reader that does not read them (1 MiB); a
   /// reader further behind is dropped, not buffered forever.
   public var maxEventStreamBacklogBytes = 1 << 20
+  /// The most event streams one client (API key, else address) may hold open; more are
+  /// answered 429.
+  public var maxEventStreamsPerClient = 16
   /// Seconds `stop()` waits for requests in flight before closing connections.
   public var shutdownGracePeriodSeconds: Double
   /// Bodies smaller than this are sent uncompressed even when the client accepts gzip.
@@ -161,6 +164,9 @@ public struct ServerConfiguration: Sendable {
     guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
     guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
     guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
+    guard maxEventStreamsPerClient >= 1 else {
+      throw fail("maxEventStreamsPerClient must be >= 1")
+    }
     guard maxEventStreamBacklogBytes >= 1_024 else {
       throw fail("maxEventStreamBacklogBytes must be >= 1024")
     }

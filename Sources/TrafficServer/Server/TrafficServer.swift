@@ -22,6 +22,10 @@ public final class TrafficServer: Sendable {
   let metrics = ServerMetrics()
   /// Connections by client address (a share per address; counters for `/metrics`).
   let connections: ConnectionGuard
+  /// Event streams open by client (API key, else address).
+  let streamsByClient = Mutex<[String: Int]>([:])
+  /// Event streams refused because their client held its share.
+  let refusedStreams = Atomic<Int>(0)
   let feeds: FeedIngest
   /// The feeds this server polls (`traffic serve --feed`), reported by `GET /v1/feeds`.
   let poller: FeedPoller?
