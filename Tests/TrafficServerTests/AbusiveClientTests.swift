@@ -50,23 +50,42 @@ import Testing
     return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
   }
 
-  @Test("slowloris heads and idle connections from one address leave others served")
+  /// Raises this process's descriptor limit toward `wanted` (up to the hard limit); returns
+  /// the soft limit in force.
+  static func raiseDescriptorLimit(to wanted: Int) -> Int {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    if limit.rlim_cur < rlim_t(wanted) {
+      limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+      setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+      getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+    return Int(limit.rlim_cur)
+  }
+
+  @Test("thousands of slowloris heads, slow bodies and idle connections leave others served")
   func slowlorisFromOneAddress() async throws {
     var configuration = HTTPFrontEndTests.quietLoopback()
     configuration.maxConnectionsPerAddress = 32
-    configuration.maxConnections = 2_000
+    configuration.maxConnections = 4_000
     let (server, port) = try HTTPFrontEndTests.started(configuration)
     defer { server.stop() }
 
-    // 600 connections from the attacker: half send a partial head, half nothing at all.
+    // Thousands of connections from the attacker (as many as descriptors allow): a third
+    // send a partial head, a third a head and the start of a large body, a third nothing.
+    let attempts = min(2_000, Self.raiseDescriptorLimit(to: 2_600) - 300)
     var attacker: [Int32] = []
     defer { for descriptor in attacker { close(descriptor) } }
     let partial = Array("GET /v7/incidents?in=circle:52.5,13.4;r=500 HTTP/1.1\r\nHost: x\r\n".utf8)
-    for k in 0..<600 {
+    let slowBody = Array(
+      "POST /v1/feeds/open511 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{\"ev".utf8)
+    for k in 0..<attempts {
       guard let descriptor = Self.connect(from: "127.0.0.2", port: port) else { continue }
-      if k % 2 == 0 { _ = write(descriptor, partial, partial.count) }
+      if k % 3 == 0 { _ = write(descriptor, partial, partial.count) }
+      if k % 3 == 1 { _ = write(descriptor, slowBody, slowBody.count) }
       attacker.append(descriptor)
     }
+    #expect(attacker.count >= 700)
     // The kernel completes every handshake; the server keeps only the attacker's share.
     try await Task.sleep(for: .milliseconds(500))
     let alive = attacker.filter { !Self.isClosed($0) }.count
@@ -96,8 +115,32 @@ import Testing
       $0.hasPrefix("traffic_connections_refused_total{reason=\"per_address\"}")
     }
     let count = refused.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
-    #expect(count >= 500, "\(refused ?? "no counter")")
+    #expect(count >= attacker.count - 100, "\(refused ?? "no counter")")
     #expect(text.contains("traffic_connections_open "))
+  }
+
+  @Test("a body trickling in below the minimum rate closes its connection")
+  func slowBody() async throws {
+    var configuration = HTTPFrontEndTests.quietLoopback()
+    configuration.slowBodyGraceSeconds = 1
+    let (server, port) = try HTTPFrontEndTests.started(configuration)
+    defer { server.stop() }
+    let descriptor = try #require(Self.connect(from: "127.0.0.2", port: port))
+    defer { close(descriptor) }
+    let head = Array(
+      "POST /v1/feeds/open511 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{".utf8)
+    #expect(write(descriptor, head, head.count) == head.count)
+    try await Task.sleep(for: .milliseconds(1_500))
+    _ = write(descriptor, "\"", 1)
+    var closed = false
+    for _ in 0..<20 where !closed {
+      try await Task.sleep(for: .milliseconds(100))
+      closed = Self.isClosed(descriptor)
+    }
+    #expect(closed)
+    let metrics = try await HTTPFrontEndTests.fetch(port, "/metrics")
+    #expect(
+      String(decoding: metrics.body, as: UTF8.self).contains("traffic_slow_bodies_closed_total 1"))
   }
 
   @Test("a bad per-address limit is refused by name")

@@ -16,6 +16,7 @@ final class ConnectionGuard: Sendable {
   private let openTotal = Atomic<Int>(0)
   private let refusedPerAddress = Atomic<Int>(0)
   private let timedOut = Atomic<Int>(0)
+  private let slowBodies = Atomic<Int>(0)
 
   init(perAddressLimit: Int) {
     self.perAddressLimit = perAddressLimit
@@ -46,6 +47,9 @@ final class ConnectionGuard: Sendable {
   /// A request ended because its connection was idle (or trickled) too long.
   func requestTimedOut() { timedOut.add(1, ordering: .relaxed) }
 
+  /// A connection was closed because its request body arrived below the minimum rate.
+  func slowBodyClosed() { slowBodies.add(1, ordering: .relaxed) }
+
   /// Connections open from `address`.
   func openConnections(from address: String) -> Int { open.withLock { $0[address] ?? 0 } }
 
@@ -69,6 +73,11 @@ final class ConnectionGuard: Sendable {
       + "idle or trickled past the connection timeout.\n"
     text += "# TYPE traffic_requests_timed_out_total counter\n"
     text += "traffic_requests_timed_out_total \(timedOut.load(ordering: .relaxed))\n"
+    text +=
+      "# HELP traffic_slow_bodies_closed_total Connections closed because a request body "
+      + "arrived below the minimum rate.\n"
+    text += "# TYPE traffic_slow_bodies_closed_total counter\n"
+    text += "traffic_slow_bodies_closed_total \(slowBodies.load(ordering: .relaxed))\n"
     return text
   }
 }

@@ -174,6 +174,18 @@ final class HTTPFrontEnd: Sendable {
       guard context.body.count + count <= limit else {
         return reject(connection, context: context)
       }
+      // A body trickling in below the minimum rate (after a grace period) holds a
+      // connection for nothing: the connection is closed (counted as a slow body).
+      let configuration = server.configuration
+      let elapsed = context.started.duration(to: .now)
+      let seconds = Double(elapsed.components.seconds)
+      if seconds >= configuration.slowBodyGraceSeconds,
+        Double(context.body.count + count) / seconds
+          < Double(configuration.minimumBodyBytesPerSecond)
+      {
+        server.connections.slowBodyClosed()
+        return TRAFFIC_MHD_NO
+      }
       if let upload {
         upload.withMemoryRebound(to: UInt8.self, capacity: count) {
           context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
@@ -292,6 +304,8 @@ final class HTTPFrontEnd: Sendable {
 /// thread touches it (libmicrohttpd serves a connection on one thread at a time).
 final class RequestContext {
   let target: String
+  /// When the request's head was complete (its body, if any, starts arriving then).
+  let started = ContinuousClock.now
   var announced = false
   var responded = false
   var method = "GET"

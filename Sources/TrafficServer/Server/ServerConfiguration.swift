@@ -56,6 +56,11 @@ public struct ServerConfiguration: Sendable {
   /// The most event streams one client (API key, else address) may hold open; more are
   /// answered 429.
   public var maxEventStreamsPerClient = 16
+  /// A request body must arrive at this many bytes per second on average once
+  /// ``slowBodyGraceSeconds`` have passed since its head; slower, the connection is closed.
+  public var minimumBodyBytesPerSecond = 1_024
+  /// Seconds a request body may take before its rate is checked.
+  public var slowBodyGraceSeconds = 10.0
   /// Seconds `stop()` waits for requests in flight before closing connections.
   public var shutdownGracePeriodSeconds: Double
   /// Bodies smaller than this are sent uncompressed even when the client accepts gzip.
@@ -164,6 +169,10 @@ public struct ServerConfiguration: Sendable {
     guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
     guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
     guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
+    guard minimumBodyBytesPerSecond >= 0, slowBodyGraceSeconds.isFinite, slowBodyGraceSeconds >= 1
+    else {
+      throw fail("minimumBodyBytesPerSecond must be >= 0 and slowBodyGraceSeconds >= 1")
+    }
     guard maxEventStreamsPerClient >= 1 else {
       throw fail("maxEventStreamsPerClient must be >= 1")
     }
