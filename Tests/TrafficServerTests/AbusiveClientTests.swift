@@ -143,6 +143,28 @@ import Testing
       String(decoding: metrics.body, as: UTF8.self).contains("traffic_slow_bodies_closed_total 1"))
   }
 
+  @Test("a head that stops arriving is closed after the head timeout")
+  func silentHead() async throws {
+    var configuration = HTTPFrontEndTests.quietLoopback()
+    configuration.headTimeoutSeconds = 1
+    let (server, port) = try HTTPFrontEndTests.started(configuration)
+    defer { server.stop() }
+    let descriptor = try #require(Self.connect(from: "127.0.0.2", port: port))
+    defer { close(descriptor) }
+    let partial = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8)
+    #expect(write(descriptor, partial, partial.count) == partial.count)
+    #expect(!Self.isClosed(descriptor))
+    var closed = false
+    for _ in 0..<40 where !closed {
+      try await Task.sleep(for: .milliseconds(100))
+      closed = Self.isClosed(descriptor)
+    }
+    #expect(closed, "the silent head was not closed within 4 s")
+    // A whole request is answered as before, on a connection that then waits for the next.
+    let answer = try await HTTPFrontEndTests.fetch(port, "/healthz")
+    #expect(answer.status == 200)
+  }
+
   @Test("a bad per-address limit is refused by name")
   func badLimit() {
     var configuration = ServerConfiguration()

@@ -153,6 +153,9 @@ final class HTTPFrontEnd: Sendable {
     let limit = server.configuration.maxBodyBytes
     if !context.announced {
       context.announced = true
+      // The head is complete: the body and the answer get the longer timeout.
+      traffic_mhd_set_connection_timeout(
+        connection, UInt32(clamping: server.configuration.connectionTimeoutSeconds))
       context.method = method
       context.headers = Self.headers(of: connection)
       var address = [CChar](repeating: 0, count: 64)
@@ -393,6 +396,14 @@ private func requestCompleted(
     Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server.connections
       .requestTimedOut()
   }
+  if let cls, let connection {
+    // A kept-alive connection waits for its next head with the head timeout.
+    traffic_mhd_set_connection_timeout(
+      connection,
+      UInt32(
+        clamping: Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server
+          .configuration.headTimeoutSeconds))
+  }
   guard let cls, let contextSlot, let pointer = contextSlot.pointee else { return }
   contextSlot.pointee = nil
   Unmanaged<RequestContext>.fromOpaque(pointer).release()
@@ -422,6 +433,10 @@ private func connectionNotifier(
   let connections = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server
     .connections
   if traffic_mhd_connection_started(code) != 0 {
+    // Until a request's head is complete, silence is closed sooner (slowloris heads).
+    let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
+    traffic_mhd_set_connection_timeout(
+      connection, UInt32(clamping: frontEnd.server.configuration.headTimeoutSeconds))
     var text = [CChar](repeating: 0, count: 64)
     traffic_mhd_client_address(connection, &text, text.count)
     let address = ConnectionAddress(String(cString: text))

@@ -45,9 +45,13 @@ public struct ServerConfiguration: Sendable {
   /// `maxRequestTargetBytes` with room to spare, so that such targets get this server's JSON
   /// answer.
   public var connectionMemoryBytes: Int
-  /// Seconds a connection may stay idle before it is closed: a request head or body that
-  /// stops arriving, a keep-alive connection left unused.
+  /// Seconds a connection may stay idle once a request's head is complete (its body, its
+  /// answer) before it is closed.
   public var connectionTimeoutSeconds: Int
+  /// Seconds of silence after which a connection still waiting for a request's head — a
+  /// new one, a head trickling in (slowloris), a kept-alive connection left unused — is
+  /// closed.
+  public var headTimeoutSeconds = 10
   /// Seconds between heartbeat comments on an event stream.
   public var heartbeatIntervalSeconds: Double
   /// The most bytes an event stream holds for a reader that does not read them (1 MiB); a
@@ -173,6 +177,7 @@ public struct ServerConfiguration: Sendable {
     else {
       throw fail("minimumBodyBytesPerSecond must be >= 0 and slowBodyGraceSeconds >= 1")
     }
+    guard headTimeoutSeconds >= 1 else { throw fail("headTimeoutSeconds must be >= 1") }
     guard maxEventStreamsPerClient >= 1 else {
       throw fail("maxEventStreamsPerClient must be >= 1")
     }
