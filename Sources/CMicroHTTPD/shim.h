@@ -67,6 +67,13 @@ static inline int traffic_mhd_connection_started(enum MHD_ConnectionNotification
   return code == MHD_CONNECTION_NOTIFY_STARTED;
 }
 
+/// The socket of a connection, -1 when unknown.
+static inline int traffic_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
+}
+
 /// Whether a request ended because its connection timed out.
 static inline int traffic_mhd_timed_out(enum MHD_RequestTerminationCode code) {
   return code == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED;

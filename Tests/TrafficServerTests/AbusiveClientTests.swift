@@ -88,9 +88,12 @@ import Testing
     #expect(attacker.count >= 700)
     // The kernel completes every handshake; the server keeps only the attacker's share.
     try await Task.sleep(for: .milliseconds(500))
+    // (A burst may pass the share by one connection per server thread: each thread checks
+    // the count before the others' new connections are counted.)
+    let share = 32 + configuration.threads
     let alive = attacker.filter { !Self.isClosed($0) }.count
-    #expect(alive <= 32, "\(alive) of the attacker's connections are held")
-    #expect(server.connections.openConnections(from: "127.0.0.2") <= 32)
+    #expect(alive <= share, "\(alive) of the attacker's connections are held")
+    #expect(server.connections.openConnections(from: "127.0.0.2") <= share)
 
     // Meanwhile a client on another address is answered, fast and without error.
     var latencies: [Double] = []
@@ -143,23 +146,39 @@ import Testing
       String(decoding: metrics.body, as: UTF8.self).contains("traffic_slow_bodies_closed_total 1"))
   }
 
-  @Test("a head that stops arriving is closed after the head timeout")
-  func silentHead() async throws {
+  @Test("a head that does not arrive within the head timeout is closed, trickling or not")
+  func lateHeads() async throws {
     var configuration = HTTPFrontEndTests.quietLoopback()
-    configuration.headTimeoutSeconds = 1
+    configuration.headTimeoutSeconds = 2
     let (server, port) = try HTTPFrontEndTests.started(configuration)
     defer { server.stop() }
-    let descriptor = try #require(Self.connect(from: "127.0.0.2", port: port))
-    defer { close(descriptor) }
-    let partial = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8)
-    #expect(write(descriptor, partial, partial.count) == partial.count)
-    #expect(!Self.isClosed(descriptor))
-    var closed = false
-    for _ in 0..<40 where !closed {
-      try await Task.sleep(for: .milliseconds(100))
-      closed = Self.isClosed(descriptor)
+    let silent = try #require(Self.connect(from: "127.0.0.2", port: port))
+    let trickling = try #require(Self.connect(from: "127.0.0.2", port: port))
+    defer {
+      close(silent)
+      close(trickling)
     }
-    #expect(closed, "the silent head was not closed within 4 s")
+    let partial = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n".utf8)
+    #expect(write(silent, partial, partial.count) == partial.count)
+    #expect(write(trickling, partial, partial.count) == partial.count)
+    // One header byte every 300 ms: never silent for the timeout, but late as a whole.
+    var closed = (silent: false, trickling: false)
+    let started = ContinuousClock.now
+    for _ in 0..<20 where !(closed.silent && closed.trickling) {
+      try await Task.sleep(for: .milliseconds(300))
+      if !closed.trickling { _ = write(trickling, "X", 1) }
+      closed.silent = closed.silent || Self.isClosed(silent)
+      closed.trickling = closed.trickling || Self.isClosed(trickling)
+    }
+    #expect(closed.silent && closed.trickling, "\(closed)")
+    #expect(started.duration(to: .now) < .seconds(5))
+    let metrics = String(
+      decoding: try await HTTPFrontEndTests.fetch(port, "/metrics").body, as: UTF8.self)
+    // The trickling head is the sweeper's (the silent one may go by the silence timeout).
+    let late = metrics.split(separator: "\n").first {
+      $0.hasPrefix("traffic_late_heads_closed_total ")
+    }
+    #expect((late.flatMap { Int($0.split(separator: " ")[1]) } ?? 0) >= 1, "\(late ?? "none")")
     // A whole request is answered as before, on a connection that then waits for the next.
     let answer = try await HTTPFrontEndTests.fetch(port, "/healthz")
     #expect(answer.status == 200)

@@ -1,5 +1,9 @@
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Connections by client address: each address may hold at most
 /// `ServerConfiguration.maxConnectionsPerAddress` at once, so that one client (a slowloris
 /// attacker holding connections open with partial request heads, thousands of idle
@@ -17,6 +21,9 @@ final class ConnectionGuard: Sendable {
   private let refusedPerAddress = Atomic<Int>(0)
   private let timedOut = Atomic<Int>(0)
   private let slowBodies = Atomic<Int>(0)
+  private let lateHeads = Atomic<Int>(0)
+  /// Connections waiting for a request's head: their socket and since when, by connection.
+  private let awaitingHead = Mutex<[UInt: (socket: Int32, since: ContinuousClock.Instant)]>([:])
 
   init(perAddressLimit: Int) {
     self.perAddressLimit = perAddressLimit
@@ -46,6 +53,47 @@ final class ConnectionGuard: Sendable {
 
   /// A request ended because its connection was idle (or trickled) too long.
   func requestTimedOut() { timedOut.add(1, ordering: .relaxed) }
+
+  // MARK: The head deadline
+
+  /// A connection starts waiting for a request's head (it opened, or answered a request and
+  /// stays open).
+  func awaitHead(connection: UInt, socket: Int32) {
+    guard socket >= 0 else { return }
+    awaitingHead.withLock { $0[connection] = (socket, .now) }
+  }
+
+  /// A connection's request head is complete.
+  func headComplete(connection: UInt) {
+    awaitingHead.withLock { _ = $0.removeValue(forKey: connection) }
+  }
+
+  /// A connection closes (libmicrohttpd tells before it closes the socket).
+  func forget(connection: UInt) {
+    awaitingHead.withLock { _ = $0.removeValue(forKey: connection) }
+  }
+
+  /// Shuts the sockets of connections that have waited longer than `deadline` for a head
+  /// (however their bytes trickle); libmicrohttpd then closes them as any connection its
+  /// client closed. Done under the lock that `forget(connection:)` takes, so a socket is
+  /// never shut after its connection closed (and its descriptor may have been reused).
+  ///
+  /// - Returns: The connections shut.
+  @discardableResult
+  func closeLateHeads(deadline: Duration) -> Int {
+    let now = ContinuousClock.now
+    let shut = awaitingHead.withLock { waiting -> Int in
+      var count = 0
+      for (connection, entry) in waiting where entry.since.duration(to: now) > deadline {
+        shutdown(entry.socket, Int32(SHUT_RDWR))
+        waiting[connection] = nil
+        count += 1
+      }
+      return count
+    }
+    if shut > 0 { lateHeads.add(shut, ordering: .relaxed) }
+    return shut
+  }
 
   /// A connection was closed because its request body arrived below the minimum rate.
   func slowBodyClosed() { slowBodies.add(1, ordering: .relaxed) }
@@ -78,6 +126,11 @@ final class ConnectionGuard: Sendable {
       + "arrived below the minimum rate.\n"
     text += "# TYPE traffic_slow_bodies_closed_total counter\n"
     text += "traffic_slow_bodies_closed_total \(slowBodies.load(ordering: .relaxed))\n"
+    text +=
+      "# HELP traffic_late_heads_closed_total Connections closed because a request's head "
+      + "had not arrived within the head timeout.\n"
+    text += "# TYPE traffic_late_heads_closed_total counter\n"
+    text += "traffic_late_heads_closed_total \(lateHeads.load(ordering: .relaxed))\n"
     return text
   }
 }

@@ -22,6 +22,8 @@ final class HTTPFrontEnd: Sendable {
   /// The retain of `self` handed to libmicrohttpd as the callbacks' context; released after
   /// the daemon stopped.
   private let selfBits = Mutex<UInt>(0)
+  /// Closes connections whose request head is late, once a second (thread-safe by itself).
+  private nonisolated(unsafe) let headSweeper: any DispatchSourceTimer
 
   var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
 
@@ -33,7 +35,20 @@ final class HTTPFrontEnd: Sendable {
   /// - Throws: `ServerError.cannotListen` when the address cannot be bound.
   init(server: TrafficServer) throws(ServerError) {
     self.server = server
-    try listen()
+    // Running before the daemon exists (nothing to sweep yet): a dispatch source must not be
+    // released suspended, which would happen if listening failed.
+    let sweeper = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+    let deadline = Duration.seconds(server.configuration.headTimeoutSeconds)
+    sweeper.schedule(deadline: .now() + 0.5, repeating: 0.5)
+    sweeper.setEventHandler { [connections = server.connections] in
+      connections.closeLateHeads(deadline: deadline)
+    }
+    sweeper.resume()
+    headSweeper = sweeper
+    do { try listen() } catch {
+      sweeper.cancel()
+      throw error
+    }
   }
 
   private func listen() throws(ServerError) {
@@ -102,6 +117,8 @@ final class HTTPFrontEnd: Sendable {
   /// Stops accepting, ends event streams, waits for requests in flight (at most
   /// `gracePeriodSeconds`), then stops the daemon, closing every connection.
   func shutdown(gracePeriodSeconds: Double) {
+    // First: the sweeper must not shut a socket once libmicrohttpd closes connections.
+    headSweeper.cancel()
     guard let daemon else { return }
     // Not MHD_quiesce_daemon: with a thread pool on epoll, libmicrohttpd 0.9.75 removes the
     // listening socket from each worker's epoll set while the workers may remove it
@@ -154,6 +171,7 @@ final class HTTPFrontEnd: Sendable {
     if !context.announced {
       context.announced = true
       // The head is complete: the body and the answer get the longer timeout.
+      server.connections.headComplete(connection: UInt(bitPattern: Int(bitPattern: connection)))
       traffic_mhd_set_connection_timeout(
         connection, UInt32(clamping: server.configuration.connectionTimeoutSeconds))
       context.method = method
@@ -398,11 +416,12 @@ private func requestCompleted(
   }
   if let cls, let connection {
     // A kept-alive connection waits for its next head with the head timeout.
+    let server = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server
     traffic_mhd_set_connection_timeout(
-      connection,
-      UInt32(
-        clamping: Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue().server
-          .configuration.headTimeoutSeconds))
+      connection, UInt32(clamping: server.configuration.headTimeoutSeconds))
+    server.connections.awaitHead(
+      connection: UInt(bitPattern: Int(bitPattern: connection)),
+      socket: traffic_mhd_connection_fd(connection))
   }
   guard let cls, let contextSlot, let pointer = contextSlot.pointee else { return }
   contextSlot.pointee = nil
@@ -441,11 +460,17 @@ private func connectionNotifier(
     traffic_mhd_client_address(connection, &text, text.count)
     let address = ConnectionAddress(String(cString: text))
     connections.opened(address.text)
+    connections.awaitHead(
+      connection: UInt(bitPattern: Int(bitPattern: connection)),
+      socket: traffic_mhd_connection_fd(connection))
     socketContext.pointee = Unmanaged.passRetained(address).toOpaque()
-  } else if let pointer = socketContext.pointee {
-    socketContext.pointee = nil
-    let address = Unmanaged<ConnectionAddress>.fromOpaque(pointer).takeRetainedValue()
-    connections.closed(address.text)
+  } else {
+    connections.forget(connection: UInt(bitPattern: Int(bitPattern: connection)))
+    if let pointer = socketContext.pointee {
+      socketContext.pointee = nil
+      let address = Unmanaged<ConnectionAddress>.fromOpaque(pointer).takeRetainedValue()
+      connections.closed(address.text)
+    }
   }
 }
 
