@@ -9,8 +9,11 @@ import Roads
 public struct TypicalWeekScenario: Sendable {
   /// One probe: vehicle, time, position.
   public struct Row: Sendable {
+    /// The probe vehicle.
     public var vehicle: String
+    /// When it was there.
     public var time: Date
+    /// Where it was.
     public var coordinates: GeoCoordinates
   }
 
@@ -19,8 +22,9 @@ public struct TypicalWeekScenario: Sendable {
   /// The fast speed, m/s.
   public static let fast = 20.0
 
-  /// Road A's and road B's directed segment ids.
+  /// Road A's directed segment id (slow at `now`'s time of the week).
   public let roadA: Int
+  /// Road B's directed segment id (fast at `now`'s time of the week).
   public let roadB: Int
   /// The time the scenario asks about.
   public let now: Date

@@ -48,13 +48,12 @@ package struct TypicalSpeeds: Sendable {
     revision &+= 1
     let revision = self.revision
     let memory = self.memory
-    if profiles[segment] == nil {
-      profiles[segment] = Profile(week: TypicalWeek(), revision: revision)
-    }
-    profiles[segment]!.week.add(
-      speed: speed, bin: bin, day: TypicalSpeeds.day(of: time), memory: memory)
+    let day = TypicalSpeeds.day(of: time)
+    // Mutated in place through the default subscript: the week is not copied.
+    profiles[segment, default: Profile(week: TypicalWeek(), revision: revision)].week.add(
+      speed: speed, bin: bin, day: day, memory: memory)
+    profiles[segment]?.revision = revision
     fastest = max(fastest, min(speed, TypicalWeek.maximumSpeed) + 0.05)
-    profiles[segment]!.revision = revision
   }
 
   /// Replaces (or, with an empty week, removes) a segment's week, as an import or a restore
