@@ -56,6 +56,12 @@ enum ServeCommand: Subcommand {
         "--trusted-proxy", "ADDR",
         "a reverse proxy whose X-Forwarded-For names the client; repeatable"),
       OptionDefinition(
+        "--head-timeout", "S",
+        "seconds a request's head may take to arrive, however it trickles (default 10)"),
+      OptionDefinition(
+        "--min-body-rate", "B",
+        "bytes per second a request body must average after 10 s (default 1024)"),
+      OptionDefinition(
         "--access-log", "DEST",
         """
         where the access log goes: stderr (the default), a FILE it
@@ -106,6 +112,18 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-connections-per-address expects 1...100000, got '\(text)'")
       }
       configuration.maxConnectionsPerAddress = value
+    }
+    if let text = try arguments.option("--head-timeout") {
+      guard let value = Int(text), (1...3_600).contains(value) else {
+        throw UsageError("--head-timeout expects seconds 1...3600, got '\(text)'")
+      }
+      configuration.headTimeoutSeconds = value
+    }
+    if let text = try arguments.option("--min-body-rate") {
+      guard let value = Int(text), (0...1_000_000_000).contains(value) else {
+        throw UsageError("--min-body-rate expects bytes per second >= 0, got '\(text)'")
+      }
+      configuration.minimumBodyBytesPerSecond = value
     }
     for proxy in try arguments.repeatedOption("--trusted-proxy") {
       configuration.trustedProxies.insert(proxy)

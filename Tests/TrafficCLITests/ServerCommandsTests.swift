@@ -51,6 +51,10 @@ import TrafficTestSupport
     (["serve", "--keys-file", "/nonexistent-keys"], "--keys-file"),
     (["serve", "--demo", "--demo-speed", "99"], "--demo-speed expects 1...60"),
     (["serve", "--rate-limit", "-3"], "--rate-limit expects"),
+    (["serve", "--max-connections-per-address", "0"], "--max-connections-per-address expects"),
+    (["serve", "--head-timeout", "0"], "--head-timeout expects"),
+    (["serve", "--min-body-rate", "fast"], "--min-body-rate expects"),
+    (["serve", "--trusted-proxy", "nginx"], "trusted proxy \"nginx\" is not an IPv4 or IPv6"),
   ])
   func badServerArgumentsExitWith64(arguments: [String], message: String) async {
     let result = await runTraffic(arguments)
