@@ -437,7 +437,7 @@ private func acceptPolicy(
   var text = [CChar](repeating: 0, count: 64)
   traffic_mhd_address_text(address, &text, text.count)
   let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
-  return frontEnd.server.connections.admits(String(cString: text))
+  return frontEnd.server.connections.admits(addressText(text))
     ? TRAFFIC_MHD_YES : TRAFFIC_MHD_NO
 }
 
@@ -458,7 +458,7 @@ private func connectionNotifier(
       connection, UInt32(clamping: frontEnd.server.configuration.headTimeoutSeconds))
     var text = [CChar](repeating: 0, count: 64)
     traffic_mhd_client_address(connection, &text, text.count)
-    let address = ConnectionAddress(String(cString: text))
+    let address = ConnectionAddress(addressText(text))
     connections.opened(address.text)
     connections.awaitHead(
       connection: UInt(bitPattern: Int(bitPattern: connection)),
@@ -472,6 +472,11 @@ private func connectionNotifier(
       connections.closed(address.text)
     }
   }
+}
+
+/// The text of a NUL-terminated address buffer.
+private func addressText(_ buffer: [CChar]) -> String {
+  String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// A connection's client address, kept from its start to its close.
