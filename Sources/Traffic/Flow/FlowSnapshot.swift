@@ -76,20 +76,6 @@ package struct FlowSnapshot: Sendable {
     0.7 + 0.3 * min(1, Double(max(vehicles, 1)) / 10)
   }
 
-  /// The speed a segment is expected to be driven at, uncapped, m/s: live where live, else
-  /// its typical speed at `bin` (the snapshot's own time when `nil`), else its free flow;
-  /// 0 when it is blocked or closed.
-  ///
-  /// - Complexity: O(log b) for the b bins of the segment's typical week.
-  package func expectedSpeed(of segmentID: Int, limit: Double, atBin bin: Int? = nil) -> Double {
-    if closed.contains(segmentID) { return 0 }
-    if let live = live[segmentID] { return live.blocked ? 0 : live.speedUncapped }
-    if let typical = typical?.typical(segmentID, atBin: bin ?? typicalBin, today: typicalToday) {
-      return typical.speed
-    }
-    return freeFlow[segmentID] ?? limit
-  }
-
   /// The flow of one segment.
   package func flow(of segment: RoadSegment) -> TrafficFlow {
     let limit = segment.speedLimitInMetersPerSecond

@@ -16,6 +16,14 @@ package final class FlowState: Sendable {
   /// The network's own time zone (`RoadNetwork.localTimeZone`), for configurations that
   /// name none.
   let networkTimeZone: TimeZone
+  /// The closures of another time than now (`snapshot(at:now:incidents:)`), for the last
+  /// minute asked, and the junction turns of its incidents.
+  let laterClosures = Mutex<LaterClosures>(LaterClosures())
+
+  struct LaterClosures {
+    var last: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>, turns: Set<UInt64>)?
+    var junctionTurns: [String: [UInt64]] = [:]
+  }
 
   /// Creates the flow state of a network with the default configuration.
   package init(network: RoadNetwork) {
@@ -78,9 +86,25 @@ package final class FlowState: Sendable {
     }
     snapshot.live = [:]
     snapshot.typicalBin = snapshot.typical?.clock.bin(for: time) ?? 0
-    snapshot.closed = FlowPipeline.closedSegments(
-      incidents: incidents, now: time, index: index,
-      distance: configuration.closureMatchDistanceInMeters)
+    // The closures of that time, kept for the minute (routes and queries of one departure
+    // ask again and again; a region holds a million incidents to scan).
+    let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
+    let minute = Int((time.timeIntervalSince1970 / 60).rounded(.down))
+    let index = self.index
+    let (closed, turns) = laterClosures.withLock { later in
+      if let cached = later.last, cached.key == key, cached.minute == minute {
+        return (cached.closed, cached.turns)
+      }
+      let closed = FlowPipeline.closedSegments(
+        incidents: incidents, now: time, index: index,
+        distance: configuration.closureMatchDistanceInMeters)
+      let turns = FlowPipeline.closedTurns(
+        incidents: incidents, now: time, index: index, cache: &later.junctionTurns)
+      later.last = (key, minute, closed, turns)
+      return (closed, turns)
+    }
+    snapshot.closed = closed
+    snapshot.closedTurns = turns
     snapshot.builtAt = time
     return snapshot
   }
@@ -211,6 +235,8 @@ struct FlowPipeline: Sendable {
   /// The time of the last feed observation each segment's typical week learned.
   var typicalObservationTimes: [Int: Date] = [:]
   var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>, turns: Set<UInt64>)?
+  /// The turns each active incident with closed junctions closes, by version id.
+  var junctionTurns: [String: [UInt64]] = [:]
 
   init(
     network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph,
@@ -276,7 +302,8 @@ struct FlowPipeline: Sendable {
       let closed = FlowPipeline.closedSegments(
         incidents: incidents, now: now, index: index,
         distance: configuration.closureMatchDistanceInMeters)
-      let turns = FlowPipeline.closedTurns(incidents: incidents, now: now, index: index)
+      let turns = FlowPipeline.closedTurns(
+        incidents: incidents, now: now, index: index, cache: &junctionTurns)
       closures = (key, minute, closed, turns)
       snapshot.closed = closed
       snapshot.closedTurns = turns
@@ -357,53 +384,68 @@ struct FlowPipeline: Sendable {
   /// enter or leave the stretch: every turn there between a stretch segment and another
   /// segment is closed. Driving along the stretch through them stays possible (a closed road
   /// is `closedSegments`' job).
+  ///
+  /// An incident's turns are computed once per incident version (its geometry is matched to
+  /// the network): `cache` keeps them by version id between rebuilds, and drops versions no
+  /// longer active.
   static func closedTurns(
-    incidents: IncidentIndex, now: Date, index: FlowIndex
+    incidents: IncidentIndex, now: Date, index: FlowIndex, cache: inout [String: [UInt64]]
   ) -> Set<UInt64> {
+    var turns: Set<UInt64> = []
+    var seen: [String: [UInt64]] = [:]
+    for incident in incidents.incidents
+    where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
+      let own = cache[incident.id] ?? turnsClosed(by: incident, index: index)
+      seen[incident.id] = own
+      turns.formUnion(own)
+    }
+    cache = seen
+    return turns
+  }
+
+  /// The turns one incident's closed junctions close (see `closedTurns`).
+  private static func turnsClosed(by incident: TrafficIncident, index: FlowIndex) -> [UInt64] {
     var turns: Set<UInt64> = []
     let network = index.network
     let graph = index.polylineMatcher.graph
-    for incident in incidents.incidents
-    where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
-      for polyline in incident.location.allPolylines where polyline.lengthInMeters >= 1 {
-        var stretch: [Int] = []
-        for piece in index.pieces(along: polyline) where stretch.last != piece.segmentID {
-          stretch.append(piece.segmentID)
-        }
-        guard let first = stretch.first else { continue }
-        var nodes: [Int] = [network.segments[first].fromNode]
-        nodes += stretch.map { network.segments[$0].toNode }
-        let closed: [Int]
-        switch incident.junctionsTraversability {
-        case .allOpen: closed = []
-        case .allClosed: closed = nodes
-        case .intermediateClosedEdgeOpen: closed = Array(nodes.dropFirst().dropLast())
-        case .startOpenOthersClosed: closed = Array(nodes.dropFirst())
-        case .endOpenOthersClosed: closed = Array(nodes.dropLast())
-        }
-        var members = Set(stretch)
-        for segment in stretch {
-          if let opposite = network.segments[segment].oppositeID { members.insert(opposite) }
-        }
-        // Every turn through a closed junction with exactly one side on the stretch; the
-        // segments entering a junction are those near it that end there.
-        for junction in Set(closed) {
-          let point = network.nodes[junction].coordinates
-          let near = GeoBox.enclosingSegment(point, point).expandedUnchecked(byMeters: 1)
-          for from in index.segments(inBox: near) where network.segments[from].toNode == junction {
-            let range =
-              Int(graph.successorOffsets[from])..<Int(graph.successorOffsets[from + 1])
-            for k in range {
-              let to = Int(graph.successors[k])
-              if members.contains(from) != members.contains(to) {
-                turns.insert(FlowSnapshot.turnKey(from: from, to: to))
-              }
+    for polyline in incident.location.allPolylines where polyline.lengthInMeters >= 1 {
+      var stretch: [Int] = []
+      for piece in index.pieces(along: polyline) where stretch.last != piece.segmentID {
+        stretch.append(piece.segmentID)
+      }
+      guard let first = stretch.first else { continue }
+      var nodes: [Int] = [network.segments[first].fromNode]
+      nodes += stretch.map { network.segments[$0].toNode }
+      let closed: [Int]
+      switch incident.junctionsTraversability {
+      case .allOpen: closed = []
+      case .allClosed: closed = nodes
+      case .intermediateClosedEdgeOpen: closed = Array(nodes.dropFirst().dropLast())
+      case .startOpenOthersClosed: closed = Array(nodes.dropFirst())
+      case .endOpenOthersClosed: closed = Array(nodes.dropLast())
+      }
+      var members = Set(stretch)
+      for segment in stretch {
+        if let opposite = network.segments[segment].oppositeID { members.insert(opposite) }
+      }
+      // Every turn through a closed junction with exactly one side on the stretch; the
+      // segments entering a junction are those near it that end there.
+      for junction in Set(closed) {
+        let point = network.nodes[junction].coordinates
+        let near = GeoBox.enclosingSegment(point, point).expandedUnchecked(byMeters: 1)
+        for from in index.segments(inBox: near) where network.segments[from].toNode == junction {
+          let range =
+            Int(graph.successorOffsets[from])..<Int(graph.successorOffsets[from + 1])
+          for k in range {
+            let to = Int(graph.successors[k])
+            if members.contains(from) != members.contains(to) {
+              turns.insert(FlowSnapshot.turnKey(from: from, to: to))
             }
           }
         }
       }
     }
-    return turns
+    return Array(turns)
   }
 
   /// The segments covered by active road-closure incidents: a segment's midpoint within

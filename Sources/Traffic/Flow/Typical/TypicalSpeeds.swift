@@ -103,9 +103,4 @@ package struct TypicalSpeeds: Sendable {
   package static func confidence(samples: Double) -> Double {
     0.6 + 0.1 * min(1, max(samples, 0) / 8)
   }
-
-  /// The segments changed after revision `since`, ascending.
-  package func changed(since: UInt64) -> [Int] {
-    profiles.compactMap { $0.value.revision > since ? $0.key : nil }.sorted()
-  }
 }

@@ -227,22 +227,6 @@ package struct TypicalWeek: Hashable, Sendable {
     return (weight / paces, weight)
   }
 
-  /// The speed at fraction `p` of the week's samples, slowest first (each bin weighted by
-  /// its sample count); `nil` for an empty week.
-  package func percentile(_ p: Double) -> Double? {
-    guard !isEmpty else { return nil }
-    var weighted = entries.map { (TypicalWeek.speed(of: $0), TypicalWeek.samples(of: $0)) }
-    weighted.sort { $0.0 < $1.0 }
-    let total = weighted.reduce(0) { $0 + $1.1 }
-    let rank = p * Double(total)
-    var seen = 0
-    for (speed, samples) in weighted {
-      seen += samples
-      if Double(seen) >= rank { return speed }
-    }
-    return weighted.last?.0
-  }
-
   // MARK: Packing
 
   /// The bin of a packed entry.
