@@ -5,14 +5,18 @@ import Traffic
 import TrafficFeeds
 import TrafficSQLite
 
-/// `traffic export osrm|valhalla|profiles [AREA] [--at TIME] -o FILE`: the store's speeds in
-/// the formats of other routing engines, or its typical weeks in this project's file.
+/// `traffic export osrm|valhalla|profiles|datex2|wzdx [AREA] [--at TIME] -o FILE`: the
+/// store's speeds in the formats of other routing engines, its typical weeks in this
+/// project's file, or its incidents as a DATEX II v3 or WZDx 4.2 feed.
 enum ExportCommand: Subcommand {
   static let name = "export"
-  static let summary = "Export speeds for OSRM or Valhalla, or the typical speeds file"
+  static let summary =
+    "Export speeds for OSRM or Valhalla, the typical speeds file, or DATEX II / WZDx feeds"
   static let synopsis = """
     Usage: traffic export osrm|valhalla|profiles [AREA] [--at TIME] [--db PATH]
                           [--way-edges FILE] -o FILE
+           traffic export datex2|wzdx [AREA] [--type TYPES] [--publisher NAME]
+                          [--country CC] [--lang TAG] [--db PATH] -o FILE
 
     osrm:     OSRM's segment speed CSV (from_osm_node,to_osm_node,speed_kmh) of every
               segment whose speed rests on data, now or at --at TIME (the typical picture
@@ -25,6 +29,10 @@ enum ExportCommand: Subcommand {
               traffic tile directory valhalla_add_predicted_traffic reads.
     profiles: the typical weeks in this project's CSV (see docs/guide.md), which
               traffic profiles import reads back.
+    datex2:   the incidents that have not ended as a DATEX II v3 SituationPublication,
+              the document GET /datex2/v3/situations serves.
+    wzdx:     the work zones and closures that have not ended as a WZDx 4.2
+              WorkZoneFeed, the document GET /wzdx/v4.2/feed serves.
     """
   static let options: [OptionDefinition] =
     AreaArgument.options + [
@@ -33,6 +41,13 @@ enum ExportCommand: Subcommand {
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
       OptionDefinition("--way-edges", "FILE", "Valhalla's way_edges.txt (valhalla only)"),
+      OptionDefinition(
+        "--type", "TYPES", "only incidents of these types, comma-separated (datex2, wzdx)"),
+      OptionDefinition(
+        "--publisher", "NAME", "the publishing organisation (datex2, wzdx; swift-traffic)"),
+      OptionDefinition(
+        "--country", "CC", "the publisher's country, ISO 3166-1 alpha-2 (datex2)"),
+      OptionDefinition("--lang", "TAG", "the language of generated texts (datex2, wzdx)"),
       OptionDefinition("-o", "FILE", "where to write the export"),
     ]
 
@@ -45,12 +60,23 @@ enum ExportCommand: Subcommand {
     guard let output = try arguments.option("-o") else {
       throw UsageError("-o FILE is required: where to write the export")
     }
+    let publishing = try PublishingArguments.take(from: &arguments)
     let rest = try arguments.positionals()
     guard rest.count == 1, let format = rest.first else {
-      throw UsageError("expects one format: osrm, valhalla or profiles")
+      throw UsageError("expects one format: osrm, valhalla, profiles, datex2 or wzdx")
     }
-    guard ["osrm", "valhalla", "profiles"].contains(format) else {
-      throw UsageError("unknown export format '\(format)'; use osrm, valhalla or profiles")
+    guard ["osrm", "valhalla", "profiles", "datex2", "wzdx"].contains(format) else {
+      throw UsageError(
+        "unknown export format '\(format)'; use osrm, valhalla, profiles, datex2 or wzdx")
+    }
+    if format == "datex2" || format == "wzdx" {
+      if time != nil { throw UsageError("--at is for speed exports, not \(format)") }
+      try publishing.export(
+        format: format, area: area, databasePath: path, output: output, console: console)
+      return
+    }
+    if publishing.isGiven {
+      throw UsageError("--type, --publisher, --country and --lang are for datex2 and wzdx")
     }
     if format == "valhalla", wayEdgesPath == nil {
       throw UsageError(

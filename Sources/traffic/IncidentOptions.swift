@@ -87,7 +87,7 @@ enum IncidentOptions {
     do { return try LanguageCode(tag) } catch { throw UsageError("--lang: \(error)") }
   }
 
-  private static func list<T>(
+  static func list<T>(
     _ text: String, option: String, _ parse: (String) throws(UsageError) -> T
   ) throws(UsageError) -> [T] {
     let names = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }

@@ -62,6 +62,12 @@ enum ServeCommand: Subcommand {
         "--min-body-rate", "B",
         "bytes per second a request body must average after 10 s (default 1024)"),
       OptionDefinition(
+        "--publisher", "NAME",
+        "who publishes the DATEX II and WZDx feeds (default swift-traffic)"),
+      OptionDefinition(
+        "--publisher-country", "CC",
+        "the publisher's country for DATEX II, ISO 3166-1 alpha-2 (default: the incidents')"),
+      OptionDefinition(
         "--access-log", "DEST",
         """
         where the access log goes: stderr (the default), a FILE it
@@ -124,6 +130,19 @@ enum ServeCommand: Subcommand {
         throw UsageError("--min-body-rate expects bytes per second >= 0, got '\(text)'")
       }
       configuration.minimumBodyBytesPerSecond = value
+    }
+    if let name = try arguments.option("--publisher") {
+      guard !name.isEmpty, name.count <= 100 else {
+        throw UsageError("--publisher must have 1 to 100 characters")
+      }
+      configuration.publisher = name
+    }
+    if let code = try arguments.option("--publisher-country") {
+      guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        throw UsageError(
+          "--publisher-country '\(code)' must be an ISO 3166-1 alpha-2 code such as DE")
+      }
+      configuration.publisherCountry = code.uppercased()
     }
     for proxy in try arguments.repeatedOption("--trusted-proxy") {
       configuration.trustedProxies.insert(proxy)

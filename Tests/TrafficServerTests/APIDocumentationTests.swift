@@ -25,6 +25,7 @@ import TrafficTestSupport
   enum RouteKind: CaseIterable {
     case index, health, metrics, incidents, incidentStream, incidentLookup, flow, feeds
     case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
+    case datex2Situations, wzdxFeed
   }
 
   /// The kind of a route. Exhaustive on purpose: see the suite's documentation.
@@ -47,6 +48,8 @@ import TrafficTestSupport
     case .webAsset: return .webAsset
     case .leaflet: return .leaflet
     case .apiSummary: return .apiSummary
+    case .datex2Situations: return .datex2Situations
+    case .wzdxFeed: return .wzdxFeed
     }
   }
 
@@ -104,6 +107,8 @@ import TrafficTestSupport
         target:
           "/v8/routes?transportMode=car&origin=\(west.latitude),\(west.longitude)"
           + "&destination=\(east.latitude),\(east.longitude)"),
+      Sample(method: "GET", target: "/datex2/v3/situations"),
+      Sample(method: "GET", target: "/wzdx/v4.2/feed"),
     ]
     for layer in TileLayer.allCases {
       samples.append(

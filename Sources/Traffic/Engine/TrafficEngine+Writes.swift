@@ -73,6 +73,8 @@ extension TrafficEngine {
     }
     if startsMerge { merge(next) }
     guard !changes.isEmpty else { return }
+    let time = clock()
+    journal.withLock { $0.record(changes, at: time) }
     let watchers = subscriptions.withLock { Array($0.byKey.values) }
     for watcher in watchers {
       for change in changes {

@@ -33,6 +33,8 @@ public final class TrafficEngine: Sendable {
   let texts = LocalizationCache()
   /// Incidents' v7 result objects, encoded once per version, language and references.
   let v7Results = V7ResultCache()
+  /// The changes published, by time, for delta publications.
+  let journal: Mutex<ChangeJournal>
 
   struct Subscriptions {
     var nextKey = 0
@@ -73,6 +75,7 @@ public final class TrafficEngine: Sendable {
     self.retentionInSeconds = retentionInSeconds
     self.clock = clock
     self.remote = remote
+    journal = Mutex(ChangeJournal(horizon: clock()))
     flowState = network.map(FlowState.init(network:))
     let incidents: [TrafficIncident]
     do { incidents = try store.currentIncidents() } catch { throw .storeUnavailable(error) }

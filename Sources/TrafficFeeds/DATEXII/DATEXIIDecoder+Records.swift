@@ -98,7 +98,10 @@ extension DATEXIIDecoder {
     let recordImpact = record.child("impact")
     let lanesClosed = recordImpact?.childValue("numberOfLanesRestricted").flatMap { Int($0) }
       .flatMap { $0 > 0 ? $0 : nil }
-    var totalLanes = recordImpact?.childValue("originalNumberOfLanes").flatMap { Int($0) }
+    // v2 gives the lanes in the impact, v3 in the location's carriageway.
+    var totalLanes =
+      (recordImpact?.childValue("originalNumberOfLanes")
+      ?? record.first("originalNumberOfLanes")?.value).flatMap { Int($0) }
     if let total = totalLanes, total < 1 || total < (lanesClosed ?? 0) { totalLanes = nil }
     let delay = recordImpact?.child("delays")?.childValue("delayTimeValue")
       .flatMap(nonNegative)
@@ -216,7 +219,14 @@ extension DATEXIIDecoder {
   ) -> (
     type: TrafficIncidentType, kind: TrafficEventKind?, isRoadClosed: Bool
   ) {
-    let byType = classify(typeName: record.typeName ?? "", details: record)
+    var byType = classify(typeName: record.typeName ?? "", details: record)
+    // A traffic element (accident, obstruction, ...) that blocks the road closes it.
+    let blocking: Set<String> = ["roadBlocked", "carriagewayBlocked"]
+    if record.children("trafficConstrictionType").contains(where: {
+      $0.value.map(blocking.contains) ?? false
+    }) {
+      byType.isRoadClosed = true
+    }
     // A record whose type says nothing more (a generic record, speed or network management,
     // an operator action) takes the type its cause names.
     guard byType.type == .other, byType.kind == nil,
@@ -250,6 +260,7 @@ extension DATEXIIDecoder {
     "poorEnvironment": "PoorEnvironmentConditions",
     "publicEvent": "PublicEvent",
     "disturbanceActivity": "DisturbanceActivity",
+    "transitServiceDisruption": "TransitInformation",
   ]
 
   /// The type, event kind and closure for the record type `type`, with its detail values read

@@ -36,12 +36,16 @@ import Traffic
 /// | `TransitInformation`, `PublicTransport` | `massTransit` | `transitDisruption` |
 /// | `SpeedManagement`, `ReroutingManagement`, `NetworkManagement`, `GeneralNetworkManagement`, `AuthorityOperation`, `EquipmentOrSystemFault`, `GeneralInstructionOrMessageToRoadUsers`, v3 `GenericSituationRecord`, others | `other` | — |
 ///
+/// A record whose `trafficConstrictionType` is `roadBlocked` or `carriagewayBlocked` (an
+/// accident, obstruction or event that blocks the road) also closes the road.
+///
 /// A record that maps to `other` without an event kind (the last row, and lane management
 /// that names no closure) takes the type its `cause`/`causeType` names, as the record type
 /// it stands for (`accident`→`Accident`, `abnormalTraffic`→`AbnormalTraffic`,
 /// `roadMaintenance`→`MaintenanceWorks`, `vehicleObstruction`, `obstruction`→
 /// `GeneralObstruction`, `environmentalObstruction`, `poorEnvironment`→
-/// `PoorEnvironmentConditions`, `publicEvent`, ...), with the detail values of its
+/// `PoorEnvironmentConditions`, `publicEvent`, `transitServiceDisruption`→
+/// `TransitInformation`, ...), with the detail values of its
 /// `detailedCauseType`; DGT types most of its records only this way.
 ///
 /// Impact comes from the record's `severity`, else the situation's `overallSeverity`, else

@@ -23,6 +23,10 @@ enum Route: Equatable {
   case leaflet(rawName: Substring)
   /// `/api`: a short page listing the API.
   case apiSummary
+  /// `/datex2/v3/situations`: the incidents as a DATEX II v3 SituationPublication.
+  case datex2Situations
+  /// `/wzdx/v4.2/feed`: the work zones and closures as a WZDx 4.2 WorkZoneFeed.
+  case wzdxFeed
 
   /// The route of a raw path, or `nil` when none matches.
   init?(rawPath: Substring) {
@@ -39,6 +43,8 @@ enum Route: Equatable {
     case "/v8/routes": self = .routes
     case "/v1/info": self = .info
     case "/api": self = .apiSummary
+    case "/datex2/v3/situations": self = .datex2Situations
+    case "/wzdx/v4.2/feed": self = .wzdxFeed
     default:
       if rawPath.utf8.starts(with: "/tiles/".utf8) {
         let rest = rawPath.dropFirst("/tiles/".count)
@@ -82,6 +88,8 @@ enum Route: Equatable {
     case .webAsset: return "/web/{file}"
     case .leaflet: return "/leaflet/{file}"
     case .apiSummary: return "/api"
+    case .datex2Situations: return "/datex2/v3/situations"
+    case .wzdxFeed: return "/wzdx/v4.2/feed"
     }
   }
 

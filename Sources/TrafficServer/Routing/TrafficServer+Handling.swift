@@ -183,6 +183,8 @@ extension TrafficServer {
       return try probes(query: query, request: try decoded(request))
     case .routeTraffic:
       return try routeTraffic(try decoded(request))
+    case .datex2Situations: return try publication(.datex2, request: request, query: query)
+    case .wzdxFeed: return try publication(.wzdx, request: request, query: query)
     case .routes:
       return routes(query: query)
     }
@@ -298,7 +300,8 @@ extension TrafficServer {
     response.headers.add("X-Correlation-Id", correlationId)
     response.headers.add("Access-Control-Allow-Origin", "*")
     response.headers.add(
-      "Access-Control-Expose-Headers", "ETag, Retry-After, X-Correlation-Id, Content-Encoding")
+      "Access-Control-Expose-Headers",
+      "ETag, Last-Modified, Retry-After, X-Correlation-Id, X-Publication, Content-Encoding")
     if response.status >= 400 {
       // The error body was written with an empty correlation id; fill it in.
       let placeholder = Data("\"correlationId\":\"\"}".utf8)
@@ -306,9 +309,7 @@ extension TrafficServer {
         response.body = response.body.dropLast(2) + Data("\(correlationId)\"}".utf8)
       }
     }
-    if response.status == 200, let tag = response.headers["ETag"],
-      let condition = request.headers["If-None-Match"], Self.matches(condition, tag: tag)
-    {
+    if response.status == 200, Self.isNotModified(response, for: request, now: engine.now) {
       var notModified = HTTPResponse(status: 304)
       for field in response.headers
       where !field.name.caseInsensitiveEquals("Content-Type")
@@ -319,6 +320,26 @@ extension TrafficServer {
       return notModified
     }
     return response
+  }
+
+  /// Whether a conditional request's copy is current (RFC 9110 §13.2.2): `If-None-Match`
+  /// names the answer's `ETag`, or, without `If-None-Match`, the answer's `Last-Modified`
+  /// is not after `If-Modified-Since` (on `GET` and `HEAD`) and lies in a second that has
+  /// passed (HTTP dates have whole seconds: a change later in the same second would be
+  /// hidden behind the same date).
+  static func isNotModified(
+    _ response: HTTPResponse, for request: HTTPRequest, now: Date
+  ) -> Bool {
+    if let condition = request.headers["If-None-Match"] {
+      guard let tag = response.headers["ETag"] else { return false }
+      return matches(condition, tag: tag)
+    }
+    guard request.method == "GET" || request.method == "HEAD",
+      let modified = response.headers["Last-Modified"].flatMap(HTTPDate.parse),
+      let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse)
+    else { return false }
+    return modified <= since
+      && modified.timeIntervalSince1970 < now.timeIntervalSince1970.rounded(.down)
   }
 
   /// Whether `Accept-Encoding` allows gzip (RFC 9110 §12.5.3: a token or `*` with q > 0).

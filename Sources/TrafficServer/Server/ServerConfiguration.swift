@@ -1,4 +1,5 @@
 import Foundation
+import TrafficFeeds
 
 /// How a `TrafficServer` listens, whom it lets in and how much it accepts.
 ///
@@ -87,6 +88,12 @@ public struct ServerConfiguration: Sendable {
   /// The folder served at `/leaflet/`: Leaflet's `leaflet.js`, `leaflet.css` and `images/`,
   /// as Debian's `libjs-leaflet` installs them.
   public var leafletDirectory = "/usr/share/javascript/leaflet"
+  /// Who publishes the DATEX II and WZDx documents: WZDx `feed_info.publisher`, DATEX II
+  /// `publicationCreator/nationalIdentifier`.
+  public var publisher = Publication.defaultPublisher
+  /// The publisher's country (ISO 3166-1 alpha-2), DATEX II `publicationCreator/country`;
+  /// `nil` for the country most published incidents name, else `XX`.
+  public var publisherCountry: String? = nil
 
   /// How many requests a client may make: a token bucket refilled at
   /// `requestsPerSecond` holding at most `burst` tokens.

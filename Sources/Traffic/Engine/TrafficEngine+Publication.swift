@@ -1,0 +1,142 @@
+import Foundation
+import Geo
+import Synchronization
+
+/// The incidents of one published document (DATEX II, WZDx) and the time its data last
+/// changed.
+public struct PublishedIncidents: Sendable {
+  /// The incidents, by original id.
+  public var incidents: [TrafficIncident]
+  /// When what the document shows last changed: the latest write, or the latest end that
+  /// has passed (an incident leaves a whole publication when it ends, without a write).
+  /// The document's publication time and HTTP `Last-Modified`.
+  public var lastModified: Date
+  /// Whether the incidents are what changed since the time asked (a delta); `false` for a
+  /// whole publication.
+  public var isDelta: Bool
+  /// For a delta: whether the engine remembers every change since the time asked. When it
+  /// does not (the time is before the engine started, or beyond its memory of changes), the
+  /// delta holds every incident it keeps, ended ones included: more than changed, never
+  /// less.
+  public var isComplete: Bool
+}
+
+/// The changes an engine has published, by time, for delta publications: which incidents
+/// changed when, and the last versions of those removed.
+struct ChangeJournal: Sendable {
+  /// Changes before this time are not remembered.
+  private(set) var horizon: Date
+  private var entries: [(time: Date, originalId: String)] = []
+  private var removed: [String: (time: Date, incident: TrafficIncident)] = [:]
+  /// The most changes remembered; the older half is forgotten beyond it.
+  let capacity: Int
+
+  init(horizon: Date, capacity: Int = 1_000_000) {
+    self.horizon = horizon
+    self.capacity = max(2, capacity)
+  }
+
+  mutating func record(_ changes: [IncidentChange], at time: Date) {
+    for change in changes {
+      let originalId = change.incident.originalId
+      entries.append((time, originalId))
+      if change.kind == .removed {
+        removed[originalId] = (time, change.incident)
+      } else {
+        removed[originalId] = nil
+      }
+    }
+    if entries.count > capacity {
+      let drop = entries.count - capacity / 2
+      horizon = entries[drop].time
+      entries.removeFirst(drop)
+      removed = removed.filter { $0.value.time >= horizon }
+    }
+  }
+
+  /// The original ids changed after `time`, the removed incidents among them (with the
+  /// time of their removal), and whether the journal reaches back to `time` (when it does
+  /// not, the ids and removals are those it remembers).
+  func changes(
+    after time: Date
+  ) -> (ids: Set<String>, removed: [(Date, TrafficIncident)], isComplete: Bool) {
+    // Entries are in time order: find the first after `time`.
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if entries[middle].time <= time { low = middle + 1 } else { high = middle }
+    }
+    var ids = Set<String>()
+    for entry in entries[low...] { ids.insert(entry.originalId) }
+    let gone = ids.compactMap { id in removed[id].map { ($0.time, $0.incident) } }
+    return (ids, gone, time >= horizon)
+  }
+}
+
+extension TrafficEngine {
+  /// The incidents a published feed document carries.
+  ///
+  /// Without `since`, a whole publication: every incident that has not ended (active now
+  /// or planned), in `area` when given, of `types` when given. With `since`, a delta: the
+  /// incidents written, ended or removed after it, ended ones included (a removed incident
+  /// as its last version, ended at its removal at the latest).
+  ///
+  /// - Parameters:
+  ///   - area: Only incidents whose geometry meets it; any size.
+  ///   - types: Only incidents of these types; all when `nil`.
+  ///   - since: The time of the subscriber's last document, for a delta.
+  /// - Returns: The incidents by original id, and the time the data last changed.
+  /// - Complexity: O(n) in the incidents held (in the area's candidates with an area).
+  public func publishedIncidents(
+    inside area: (any GeoArea)? = nil, types: Set<TrafficIncidentType>? = nil,
+    since: Date? = nil
+  ) -> PublishedIncidents {
+    let index = currentSnapshot
+    let now = clock()
+    let positions: [Int] = area.map { index.positions(meeting: $0) } ?? Array(0..<index.count)
+    let facts = index.facts
+    var latestEnd: Date?
+    var selected: [Int] = []
+    selected.reserveCapacity(positions.count)
+    let changes = since.flatMap { time in journal.withLock { $0.changes(after: time) } }
+    for position in positions {
+      let fact = facts[position]
+      if let types, !types.contains(fact.type) { continue }
+      let hasEnded = fact.endTime.map { $0 <= now } ?? false
+      if hasEnded, let end = fact.endTime, end > latestEnd ?? .distantPast { latestEnd = end }
+      if let since {
+        // A delta: what changed after `since`, and what ended since by the clock alone.
+        let endedSince = fact.endTime.map { $0 > since && $0 <= now } ?? false
+        if let changes, changes.isComplete, !changes.ids.contains(fact.originalId), !endedSince {
+          continue
+        }
+      } else if hasEnded {
+        continue
+      }
+      selected.append(position)
+    }
+    var incidents = selected.map { index.incidents[$0] }
+    if let changes {
+      for (removedAt, incident) in changes.removed
+      where index.incident(exactOriginalId: incident.originalId) == nil {
+        if let types, !types.contains(incident.type) { continue }
+        if let area, !incident.location.allPolylines.contains(where: area.intersects) { continue }
+        let end = min(incident.endTime ?? removedAt, removedAt)
+        let start = incident.startTime.map { min($0, end) }
+        if let ended = try? incident.updated(id: incident.id, startTime: start, endTime: end) {
+          incidents.append(ended)
+        }
+      }
+    }
+    incidents.sort { $0.originalId < $1.originalId }
+    let written = index.updatedAt ?? journal.withLock { $0.horizon }
+    // Whole milliseconds, rounded down, as documents write times: a subscriber that asks
+    // for the changes since the time it read never misses one made in the same millisecond.
+    let latest = max(written, latestEnd ?? written).timeIntervalSince1970
+    let lastModified = Date(timeIntervalSince1970: (latest * 1000).rounded(.down) / 1000)
+    return PublishedIncidents(
+      incidents: incidents, lastModified: lastModified, isDelta: since != nil,
+      isComplete: changes?.isComplete ?? true)
+  }
+}

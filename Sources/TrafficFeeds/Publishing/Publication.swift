@@ -1,0 +1,115 @@
+import Foundation
+import Traffic
+
+/// What a published feed document carries: the merged incidents of one selection, and who
+/// publishes them when.
+///
+/// A publication is either whole (every incident of the selection that has not ended) or a
+/// delta (every incident that changed since a time, ended ones included, so that a
+/// subscriber learns of the end).
+public struct Publication: Sendable {
+  /// The incidents, in the order they are written.
+  public var incidents: [TrafficIncident]
+  /// When the data last changed: the document's publication time, so that the same data
+  /// gives the same bytes (and the same ETag).
+  public var publicationTime: Date
+  /// The time incidents are judged ended or not.
+  public var now: Date
+  /// The publishing organisation (WZDx `feed_info.publisher`, DATEX II
+  /// `publicationCreator/nationalIdentifier`).
+  public var publisher: String
+  /// The publisher's country (ISO 3166-1 alpha-2), for DATEX II's `publicationCreator`.
+  public var countryCode: String
+  /// The language of the document's texts.
+  public var language: LanguageCode
+  /// Whether this is a delta: only what changed since a time.
+  public var isDelta: Bool
+
+  /// Creates a publication.
+  ///
+  /// - Parameters:
+  ///   - incidents: The incidents to write.
+  ///   - publicationTime: When the data last changed.
+  ///   - now: The time incidents are judged ended at; `publicationTime` by default.
+  ///   - publisher: The publishing organisation.
+  ///   - countryCode: Its country.
+  ///   - language: The texts' language.
+  ///   - isDelta: Whether the incidents are the changes since a time.
+  public init(
+    incidents: [TrafficIncident], publicationTime: Date, now: Date? = nil,
+    publisher: String = Publication.defaultPublisher, countryCode: String = "XX",
+    language: LanguageCode = .enUS, isDelta: Bool = false
+  ) {
+    self.incidents = incidents
+    self.publicationTime = publicationTime
+    self.now = now ?? publicationTime
+    self.publisher = publisher
+    self.countryCode = countryCode
+    self.language = language
+    self.isDelta = isDelta
+  }
+
+  /// The publication of an engine's selection (`TrafficEngine.publishedIncidents`): its
+  /// time is when the data last changed; the country, when not given, is the one most of
+  /// the incidents name (else `XX`), the language the one most source texts are in (else
+  /// English).
+  public init(
+    _ published: PublishedIncidents, now: Date, publisher: String = Publication.defaultPublisher,
+    countryCode: String? = nil, language: LanguageCode? = nil
+  ) {
+    let incidents =
+      language.map { language in published.incidents.map { $0.localized(to: language) } }
+      ?? published.incidents
+    self.init(
+      incidents: incidents, publicationTime: published.lastModified, now: now,
+      publisher: publisher,
+      countryCode: countryCode ?? Self.commonCountry(of: incidents) ?? "XX",
+      language: language ?? Self.commonLanguage(of: incidents), isDelta: published.isDelta)
+  }
+
+  /// The country most incidents name.
+  static func commonCountry(of incidents: [TrafficIncident]) -> String? {
+    var counts: [String: Int] = [:]
+    for incident in incidents {
+      if let country = incident.details.countryCode { counts[country, default: 0] += 1 }
+    }
+    return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+  }
+
+  /// The language most incidents' source texts are in, else English.
+  static func commonLanguage(of incidents: [TrafficIncident]) -> LanguageCode {
+    var counts: [LanguageCode: Int] = [:]
+    for incident in incidents {
+      if let language = incident.sourceTexts.first?.language { counts[language, default: 0] += 1 }
+    }
+    return counts.max { ($0.value, $1.key.identifier) < ($1.value, $0.key.identifier) }?.key
+      ?? .enUS
+  }
+
+  /// The publisher named when the operator names none.
+  public static let defaultPublisher = "swift-traffic"
+
+  /// Whether `incident` has ended by the publication's `now`.
+  func hasEnded(_ incident: TrafficIncident) -> Bool {
+    incident.endTime.map { $0 <= now } ?? false
+  }
+
+  /// The time of the version an incident's id names, when the id is `<originalId>_<Unix
+  /// seconds>` (the form a WZDx import gives each update), so that a published update time
+  /// reads back into the same id. Numbers before 2001-09-09 (10⁹ s) are version counters
+  /// (DATEX II's `<id>_<version>`), not times.
+  static func versionTime(of incident: TrafficIncident) -> Date? {
+    guard let seconds = versionNumber(of: incident), seconds >= 1_000_000_000,
+      seconds < 32_503_680_000
+    else { return nil }
+    return Date(timeIntervalSince1970: TimeInterval(seconds))
+  }
+
+  /// The version number an incident's id names when it is `<originalId>_<number>`.
+  static func versionNumber(of incident: TrafficIncident) -> Int? {
+    let id = incident.id
+    let prefix = incident.originalId + "_"
+    guard id.count > prefix.count, id.hasPrefix(prefix) else { return nil }
+    return Int(id.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+  }
+}

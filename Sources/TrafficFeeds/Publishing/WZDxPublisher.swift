@@ -1,0 +1,310 @@
+import Codec
+import Foundation
+import Geo
+import Traffic
+
+/// Writes the work zones and road closures of a publication as a WZDx 4.2 `WorkZoneFeed`
+/// (US DOT Work Zone Data Exchange).
+///
+/// Which incidents: `construction`, `laneRestriction` and `roadClosure` incidents, and
+/// incidents of any type that close the road. An incident with a `parentId` that is a
+/// low-impact `construction` is a detour (event type `detour`, related to its work zone).
+/// WZDx 4.2 has no feed of restrictions outside work zones (4.0 and 4.1 had a
+/// `RoadRestrictionFeed`; 4.2 removed it): restrictions are written on the work zones they
+/// belong to.
+///
+/// | model | WZDx |
+/// |---|---|
+/// | `originalId` | feature `id` (stable across publications) |
+/// | road closed | `vehicle_impact` `all-lanes-closed` |
+/// | `laneRestriction`, or closed lanes | `some-lanes-closed` |
+/// | other `construction` of known impact | `all-lanes-open` |
+/// | impact `unknown` | `unknown` |
+/// | `startTime` / `endTime` | `start_date` / `end_date` |
+/// | `entryTime` | `core_details.creation_date` |
+/// | the time in an `<originalId>_<Unix seconds>` id, else `entryTime` | `core_details.update_date` |
+/// | road number, road name (else the location's description) | `road_names` |
+/// | the polyline's overall heading | `direction` (`unknown` for a point) |
+/// | `fromJunction` / `toJunction` | `beginning_cross_street` / `ending_cross_street` |
+/// | event kind `maintenanceWork` | `types_of_work` `maintenance` |
+/// | vehicle restrictions | `restrictions` (centimeters, kilograms) |
+/// | the source that reported it (first in `sources`) | `core_details.data_source_id` |
+///
+/// Honest flags: `is_start_date_verified`, `is_end_date_verified`,
+/// `is_start_position_verified` and `is_end_position_verified` are `false` (no feed we read
+/// says a time or position was confirmed in the field), `location_method` is `unknown`.
+/// WZDx requires both dates: an incident without a start is published from its entry time
+/// (else the publication time), one without an end until a day after the later of its start
+/// and the publication time, both flagged unverified as the specification asks of
+/// estimates. Lanes are not listed: the model keeps how many lanes are closed, not which.
+/// Only an incident's main polyline is written (WZDx geometry is one `LineString`).
+public enum WZDxPublisher {
+  /// The WZDx version written.
+  public static let version = "4.2"
+
+  /// Whether an incident is a work zone, detour or closure, which the feed carries.
+  public static func includes(_ incident: TrafficIncident) -> Bool {
+    incident.isRoadClosed
+      || [.construction, .laneRestriction, .roadClosure].contains(incident.type)
+  }
+
+  /// The `WorkZoneFeed` of a publication's work zones, detours and closures.
+  ///
+  /// - Returns: UTF-8 GeoJSON text; the same publication gives the same bytes.
+  /// - Complexity: O(n) in the incidents and their vertices.
+  public static func document(_ publication: Publication) -> Data {
+    let incidents = publication.incidents.filter(includes)
+    var json = JSONWriter(capacity: 512 + incidents.count * 1024)
+    json.beginObject()
+    json.key("feed_info")
+    feedInfo(publication, incidents: incidents, into: &json)
+    json.member("type", "FeatureCollection")
+    json.key("features")
+    json.beginArray()
+    for incident in incidents {
+      feature(incident, publication: publication, into: &json)
+    }
+    json.endArray()
+    json.endObject()
+    return Data(json.take())
+  }
+
+  // MARK: Feed information
+
+  private static func feedInfo(
+    _ publication: Publication, incidents: [TrafficIncident], into json: inout JSONWriter
+  ) {
+    json.beginObject()
+    json.member("publisher", publication.publisher)
+    json.member("update_date", publication.publicationTime)
+    json.member("version", version)
+    json.member("license", "https://creativecommons.org/publicdomain/zero/1.0/")
+    json.key("data_sources")
+    json.beginArray()
+    // One entry per source whose incidents are in the document (WZDx asks for one at least:
+    // an empty feed names the publisher itself).
+    var latest: [String: Date] = [:]
+    var order: [String] = []
+    for incident in incidents {
+      let source = dataSourceId(incident)
+      if latest[source] == nil { order.append(source) }
+      let time = incident.entryTime ?? .distantPast
+      latest[source] = max(latest[source] ?? .distantPast, time)
+    }
+    if order.isEmpty { order = [publication.publisher] }
+    for source in order.sorted() {
+      json.beginObject()
+      json.member("data_source_id", source)
+      json.member("organization_name", organizationName(source))
+      if let time = latest[source], time != .distantPast { json.member("update_date", time) }
+      json.endObject()
+    }
+    json.endArray()
+    json.endObject()
+  }
+
+  /// The data source of an incident: the first feed that reported it.
+  static func dataSourceId(_ incident: TrafficIncident) -> String {
+    incident.sources.first?.feed ?? Publication.defaultPublisher
+  }
+
+  /// A source's organisation: its name without the format prefix (`wzdx:Iowa DOT`).
+  private static func organizationName(_ source: String) -> String {
+    if let colon = source.firstIndex(of: ":"),
+      source[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }),
+      source.index(after: colon) < source.endIndex
+    {
+      return String(source[source.index(after: colon)...])
+    }
+    return source
+  }
+
+  // MARK: Road events
+
+  private static func feature(
+    _ incident: TrafficIncident, publication: Publication, into json: inout JSONWriter
+  ) {
+    let isDetour =
+      incident.parentId != nil && incident.type == .construction
+      && incident.impact == .low && !incident.isRoadClosed
+    let details = incident.details
+    json.beginObject()
+    json.member("id", incident.originalId)
+    json.member("type", "Feature")
+    json.key("properties")
+    json.beginObject()
+    json.key("core_details")
+    json.beginObject()
+    json.member("data_source_id", dataSourceId(incident))
+    json.member("event_type", isDetour ? "detour" : "work-zone")
+    if isDetour, let parent = incident.parentId {
+      json.key("related_road_events")
+      json.beginArray()
+      json.beginObject()
+      json.member("type", "related-work-zone")
+      json.member("id", parent)
+      json.endObject()
+      json.endArray()
+    }
+    json.key("road_names")
+    json.beginArray()
+    for name in roadNames(incident) { json.string(name) }
+    json.endArray()
+    json.member("direction", direction(of: incident.location.polyline))
+    if let text = sourceText(incident, language: publication.language), !text.isEmpty {
+      json.member("description", text)
+    }
+    if let entry = incident.entryTime { json.member("creation_date", entry) }
+    // The update time an imported id names, so that the id reads back the same; without
+    // one, an id that is not the original id's has changed since its entry.
+    if let update = Publication.versionTime(of: incident)
+      ?? (incident.id == incident.originalId ? nil : incident.entryTime)
+    {
+      json.member("update_date", update)
+    }
+    json.endObject()
+
+    let (start, end) = dates(incident, publication: publication)
+    json.member("start_date", start)
+    json.member("end_date", end)
+    json.member("is_start_date_verified", false)
+    json.member("is_end_date_verified", false)
+    if !isDetour {
+      json.member("is_start_position_verified", false)
+      json.member("is_end_position_verified", false)
+      json.member("location_method", "unknown")
+      json.member("vehicle_impact", vehicleImpact(incident))
+    }
+    if let from = details.fromJunction { json.member("beginning_cross_street", from) }
+    if let to = details.toJunction { json.member("ending_cross_street", to) }
+    if !isDetour {
+      if details.eventKind == .maintenanceWork {
+        json.key("types_of_work")
+        json.beginArray()
+        json.beginObject()
+        json.member("type_name", "maintenance")
+        json.member("is_architectural_change", false)
+        json.endObject()
+        json.endArray()
+      }
+      let restrictions = restrictions(incident.vehicleRestrictions)
+      if !restrictions.isEmpty {
+        json.key("restrictions")
+        json.beginArray()
+        for restriction in restrictions {
+          json.beginObject()
+          json.member("type", restriction.type)
+          if let value = restriction.value {
+            json.member("value", value)
+            json.member("unit", restriction.unit)
+          }
+          json.endObject()
+        }
+        json.endArray()
+      }
+    }
+    json.endObject()
+
+    json.key("geometry")
+    json.beginObject()
+    json.member("type", "LineString")
+    json.key("coordinates")
+    json.beginArray()
+    for vertex in incident.location.polyline.vertices {
+      json.beginArray()
+      json.number(vertex.longitude, decimals: 7)
+      json.number(vertex.latitude, decimals: 7)
+      json.endArray()
+    }
+    json.endArray()
+    json.endObject()
+    json.endObject()
+  }
+
+  /// The start and end WZDx requires, estimated where the incident has none.
+  private static func dates(
+    _ incident: TrafficIncident, publication: Publication
+  ) -> (start: Date, end: Date) {
+    let start = incident.startTime ?? incident.entryTime ?? publication.publicationTime
+    let end = incident.endTime ?? max(start, publication.publicationTime).addingTimeInterval(86_400)
+    return (start, max(start, end))
+  }
+
+  private static func roadNames(_ incident: TrafficIncident) -> [String] {
+    let details = incident.details
+    let names = [details.roadNumber, details.roadName].compactMap { $0 }.filter { !$0.isEmpty }
+    if !names.isEmpty { return names }
+    if let place = incident.location.description, !place.isEmpty { return [place] }
+    return ["unknown"]
+  }
+
+  /// The text a source wrote, else the generated description.
+  private static func sourceText(_ incident: TrafficIncident, language: LanguageCode) -> String? {
+    let texts = incident.sourceTexts
+    if let text = texts.first(where: { $0.language.hasSameLanguage(as: language) }) ?? texts.first {
+      return text.text
+    }
+    let description = incident.description.text
+    return description.isEmpty ? nil : description
+  }
+
+  private static func vehicleImpact(_ incident: TrafficIncident) -> String {
+    if incident.isRoadClosed || incident.type == .roadClosure { return "all-lanes-closed" }
+    if incident.type == .laneRestriction || (incident.details.lanesClosed ?? 0) > 0 {
+      return "some-lanes-closed"
+    }
+    if incident.impact == .unknown { return "unknown" }
+    return "all-lanes-open"
+  }
+
+  /// The direction of travel WZDx names from the polyline's first to its last vertex: the
+  /// cardinal direction nearest its heading (`unknown` for a point).
+  static func direction(of polyline: GeoPolyline) -> String {
+    guard let first = polyline.vertices.first, let last = polyline.vertices.last,
+      first != last
+    else { return "unknown" }
+    let north = last.latitude - first.latitude
+    let east = (last.longitude - first.longitude) * cos(first.latitude * .pi / 180)
+    if abs(north) >= abs(east) { return north >= 0 ? "northbound" : "southbound" }
+    return east >= 0 ? "eastbound" : "westbound"
+  }
+
+  struct Restriction {
+    var type: String
+    var value: Double?
+    var unit: String?
+  }
+
+  /// WZDx restrictions of the model's, in a fixed order; those WZDx cannot say are left out.
+  static func restrictions(
+    _ restrictions: [RestrictedVehicleCategory: VehicleRestriction]
+  ) -> [Restriction] {
+    var result: [Restriction] = []
+    if let all = restrictions[.all] {
+      let limits: [(String, Int?, String)] = [
+        ("reduced-width", all.restrictedIfWiderThanInCentimeters, "centimeters"),
+        ("reduced-height", all.restrictedIfHigherThanInCentimeters, "centimeters"),
+        ("reduced-length", all.restrictedIfLongerThanInCentimeters, "centimeters"),
+        ("gross-weight-limit", all.restrictedIfGrossWeightMoreThanInKilograms, "kilograms"),
+        ("axle-load-limit", all.restrictedIfAxleWeightMoreThanInKilograms, "kilograms"),
+      ]
+      for (type, value, unit) in limits {
+        if let value { result.append(Restriction(type: type, value: Double(value), unit: unit)) }
+      }
+      if all.isThroughTrafficRestricted { result.append(Restriction(type: "local-access-only")) }
+    }
+    let always: [(RestrictedVehicleCategory, String)] = [
+      (.truck, "no-trucks"), (.vehicleWithTrailer, "towing-prohibited"),
+      (.transportingAbnormalSizeLoad, "permitted-oversize-loads-prohibited"),
+    ]
+    for (category, type) in always where restrictions[category]?.isRestrictedAlways == true {
+      result.append(Restriction(type: type))
+    }
+    switch restrictions[.car]?.restrictedIfOccupantsFewerThan {
+    case 2: result.append(Restriction(type: "hov-2"))
+    case .some(let occupants) where occupants >= 3: result.append(Restriction(type: "hov-3"))
+    default: break
+    }
+    return result
+  }
+}

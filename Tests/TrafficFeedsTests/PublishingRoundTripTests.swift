@@ -1,0 +1,177 @@
+import Foundation
+import Geo
+import Testing
+import Traffic
+import TrafficFeeds
+import TrafficTestSupport
+
+/// Every fixture the decoders read, own and shared, published as DATEX II v3 and WZDx 4.2:
+/// each document validates against the official schema and reads back into the same
+/// incidents.
+@Suite struct PublishingRoundTripTests {
+  /// A decoded fixture.
+  struct Source: CustomStringConvertible, Sendable {
+    var name: String
+    var incidents: [TrafficIncident]
+    var description: String { name }
+  }
+
+  static let publicationTime = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
+
+  /// Every situation-bearing fixture: the suite's own and the shared real samples.
+  static func sources() throws -> [Source] {
+    var urls: [URL] = []
+    let own = Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures")
+    for folder in ["datex2", "wzdx", "open511", "waze", "here-v7", "tomtom"] {
+      let names = try FileManager.default.contentsOfDirectory(
+        atPath: own.appendingPathComponent(folder).path)
+      urls += names.filter { !$0.hasPrefix("bad-") }.sorted().map {
+        own.appendingPathComponent("\(folder)/\($0)")
+      }
+    }
+    if let shared = Fixtures.shared {
+      for folder in ["datex2", "wzdx", "open511", "waze"] {
+        let names = try FileManager.default.contentsOfDirectory(
+          atPath: shared.appendingPathComponent(folder).path)
+        urls += names.sorted().map { shared.appendingPathComponent("\(folder)/\($0)") }
+      }
+    }
+    var sources: [Source] = []
+    for url in urls {
+      let data = try Data(contentsOf: url)
+      guard let format = FeedFormat.detect(data) else { continue }
+      let document = try format.decoder.decode(
+        data, options: FeedOptions(sourceName: format.rawValue, now: publicationTime))
+      guard !document.incidents.isEmpty else { continue }
+      let name = url.deletingLastPathComponent().lastPathComponent + "/" + url.lastPathComponent
+      sources.append(Source(name: name, incidents: document.incidents))
+    }
+    return sources
+  }
+
+  @Test func everyFixtureIsPublishedAsValidDATEXIIThatReadsBackTheSameIncidents() throws {
+    let sources = try Self.sources()
+    #expect(sources.count >= 20, "fixtures found: \(sources.map(\.name))")
+    var documents: [Data] = []
+    for source in sources {
+      let publication = Publication(
+        incidents: source.incidents, publicationTime: Self.publicationTime, countryCode: "DE")
+      let document = DATEXIIPublisher.document(publication)
+      documents.append(document)
+      let back = try DATEXIIDecoder.decode(
+        document, options: FeedOptions(sourceName: "datex2", now: Self.publicationTime))
+      #expect(back.problems.isEmpty, "\(source): \(back.problems)")
+      #expect(back.isFullRefresh)
+      try Self.expectSame(source.incidents, back.incidents, in: source.name, format: .datex2)
+    }
+    let verdict = try PublishedDocumentValidator.validateDATEXII(documents)
+    #expect(verdict.status == 0, "\(verdict.output.prefix(4000))")
+    #expect(verdict.output.components(separatedBy: " validates").count - 1 == documents.count)
+  }
+
+  @Test func everyFixturesWorkZonesArePublishedAsValidWZDxThatReadsBackTheSameIncidents() throws {
+    let sources = try Self.sources()
+    var documents: [Data] = []
+    var published = 0
+    for source in sources {
+      let publication = Publication(
+        incidents: source.incidents, publicationTime: Self.publicationTime)
+      let document = WZDxPublisher.document(publication)
+      documents.append(document)
+      let back = try WZDxDecoder.decode(
+        document, options: FeedOptions(sourceName: "wzdx", now: Self.publicationTime))
+      #expect(back.problems.isEmpty, "\(source): \(back.problems)")
+      let workZones = source.incidents.filter(WZDxPublisher.includes)
+      published += workZones.count
+      try Self.expectSame(workZones, back.incidents, in: source.name, format: .wzdx)
+    }
+    #expect(published >= 100)
+    let verdict = try PublishedDocumentValidator.validateWZDx(documents)
+    #expect(verdict.status == 0, "\(verdict.output.prefix(4000))")
+    #expect(
+      verdict.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == documents.count)
+  }
+
+  /// The facts a round trip keeps: ids, type, times, closure, geometry within 1 m (WZDx:
+  /// the main polyline), and for DATEX II the impact and every polyline.
+  static func expectSame(
+    _ original: [TrafficIncident], _ back: [TrafficIncident], in name: String, format: FeedFormat
+  ) throws {
+    #expect(back.count == original.count, "\(name): \(back.count) of \(original.count) read back")
+    let byId = Dictionary(back.map { ($0.originalId, $0) }, uniquingKeysWith: { first, _ in first })
+    for incident in original {
+      let context = "\(name) \(incident.originalId)"
+      guard let read = byId[incident.originalId] else {
+        Issue.record("\(context): not read back")
+        continue
+      }
+      // The version id survives where the format can carry it: DATEX II `<id>_<version>`
+      // and WZDx `<id>_<update_date as Unix seconds>`; other forms (another feed's own
+      // version ids) keep the original id only.
+      let version =
+        incident.id.hasPrefix(incident.originalId + "_")
+        ? Int(incident.id.dropFirst(incident.originalId.count + 1)) : nil
+      let carriesVersion =
+        format == .datex2 ? version != nil : version.map { $0 >= 1_000_000_000 } ?? false
+      if incident.id == incident.originalId || carriesVersion {
+        #expect(read.id == incident.id, "\(context)")
+      }
+      #expect(read.type == expectedType(incident, format: format), "\(context)")
+      #expect(read.isRoadClosed == incident.isRoadClosed, "\(context)")
+      if let start = incident.startTime {
+        #expect(
+          read.startTime.map { abs($0.timeIntervalSince(start)) < 0.001 } == true, "\(context)")
+      }
+      // WZDx requires an end: one is estimated where the incident has none.
+      if format == .datex2 || incident.endTime != nil {
+        #expect(
+          read.endTime == incident.endTime
+            || read.endTime.flatMap { end in
+              incident.endTime.map { abs(end.timeIntervalSince($0)) < 0.001 }
+            } == true,
+          "\(context): end \(String(describing: read.endTime)) for \(String(describing: incident.endTime))"
+        )
+      }
+      if format == .datex2 {
+        #expect(read.impact == incident.impact, "\(context)")
+        #expect(read.parentId == nil)
+        let polylines = incident.location.allPolylines
+        #expect(read.location.allPolylines.count == polylines.count, "\(context)")
+        for (a, b) in zip(read.location.allPolylines, polylines) {
+          expectWithinOneMetre(a, b, context)
+        }
+      } else {
+        if read.parentId != nil || incident.type == .construction && incident.impact == .low {
+          #expect(read.parentId == incident.parentId, "\(context)")
+        }
+        expectWithinOneMetre(read.location.polyline, incident.location.polyline, context)
+      }
+    }
+  }
+
+  static func expectedType(_ incident: TrafficIncident, format: FeedFormat) -> TrafficIncidentType {
+    if format == .wzdx {
+      if incident.isRoadClosed || incident.type == .roadClosure { return .roadClosure }
+      if incident.type == .laneRestriction || (incident.details.lanesClosed ?? 0) > 0 {
+        return .laneRestriction
+      }
+      return .construction
+    }
+    let trafficElements: Set<TrafficIncidentType> = [
+      .accident, .congestion, .disabledVehicle, .roadHazard, .weather, .plannedEvent,
+    ]
+    let isTrafficElement =
+      trafficElements.contains(incident.type)
+      || (incident.type == .other && incident.details.eventKind == .demonstration)
+    if incident.isRoadClosed, !isTrafficElement { return .roadClosure }
+    return incident.type == .unknown ? .other : incident.type
+  }
+
+  static func expectWithinOneMetre(_ a: GeoPolyline, _ b: GeoPolyline, _ context: String) {
+    #expect(a.vertices.count == b.vertices.count, "\(context): vertices")
+    for (p, q) in zip(a.vertices, b.vertices) {
+      let metres = p.distance(to: q)
+      #expect(metres < 1, "\(context): \(p) is \(metres) m from \(q)")
+    }
+  }
+}

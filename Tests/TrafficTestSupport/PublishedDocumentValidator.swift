@@ -1,0 +1,89 @@
+import Foundation
+
+/// The official validators the published DATEX II and WZDx documents must pass: `xmllint
+/// --schema` with the DATEX II v3.7 schema vendored under
+/// `Tests/TrafficFeedsTests/Fixtures/datex2-v3-schema/`, and Debian's python3-jsonschema with
+/// the WZDx 4.2 and GeoJSON schemas of `../shared/fixtures/schemas/`.
+public enum PublishedDocumentValidator {
+  public static let xmllint = DebianFile("/usr/bin/xmllint", package: "libxml2-utils")
+  public static let python = DebianFile("/usr/bin/python3", package: "python3")
+  public static let jsonSchema = DebianFile(
+    "/usr/lib/python3/dist-packages/jsonschema/__init__.py", package: "python3-jsonschema")
+
+  /// The vendored DATEX II v3.7 schema's root (it imports every part).
+  public static let datexSchema = Fixtures.repositoryRoot.appendingPathComponent(
+    "Tests/TrafficFeedsTests/Fixtures/datex2-v3-schema/DATEXII_3_MessageContainer.xsd")
+  public static let wzdxScript = Fixtures.repositoryRoot.appendingPathComponent(
+    "Tests/TrafficFeedsTests/Fixtures/publishing/validate_wzdx.py")
+
+  /// What a validator said: its exit status and output.
+  public struct Verdict: Sendable {
+    public var status: Int32
+    public var output: String
+  }
+
+  static func run(_ program: String, _ arguments: [String]) throws -> Verdict {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Verdict(
+      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+  }
+
+  /// Validates DATEX II documents with `xmllint --schema` against the official v3 schema.
+  public static func validateDATEXII(_ documents: [Data]) throws -> Verdict {
+    try xmllint.require()
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var paths: [String] = []
+    for (index, document) in documents.enumerated() {
+      let url = folder.appendingPathComponent("document-\(index).xml")
+      try document.write(to: url)
+      paths.append(url.path)
+    }
+    return try run(xmllint.path, ["--noout", "--schema", datexSchema.path] + paths)
+  }
+
+  /// Validates WZDx documents against the official WZDx 4.2 JSON Schemas (draft-07).
+  public static func validateWZDx(_ documents: [Data]) throws -> Verdict {
+    try python.require()
+    try jsonSchema.require()
+    guard let shared = Fixtures.shared else {
+      throw SchemasMissing()
+    }
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var paths: [String] = []
+    for (index, document) in documents.enumerated() {
+      let url = folder.appendingPathComponent("feed-\(index).geojson")
+      try document.write(to: url)
+      paths.append(url.path)
+    }
+    return try run(
+      python.path,
+      [
+        wzdxScript.path, shared.appendingPathComponent("schemas/wzdx-4.2").path,
+        shared.appendingPathComponent("schemas/geojson").path,
+      ] + paths)
+  }
+
+  private static func temporaryFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "publishing-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}
+
+/// The shared fixtures folder, which holds the WZDx schemas, is absent.
+public struct SchemasMissing: Error, CustomStringConvertible {
+  public var description: String {
+    "the WZDx 4.2 schemas live in ../shared/fixtures/schemas, which is absent"
+  }
+}
