@@ -36,10 +36,13 @@ import TrafficTestSupport
 
   @Test func probesBecomeFlowThatLaterCommandsSee() async throws {
     let db = Self.database()
+    defer { TemporaryFiles.removeDatabase(db) }
     let imported = await runTraffic(["network", "import", "--db", db, Self.network])
     #expect(imported.status == .success, "\(imported.errors)")
     #expect(imported.output.contains("8 directed segments"))
-    let probes = await runTraffic(["probes", "import", "--db", db, try Self.probes()])
+    let probesFile = try Self.probes()
+    defer { try? FileManager.default.removeItem(atPath: probesFile) }
+    let probes = await runTraffic(["probes", "import", "--db", db, probesFile])
     #expect(probes.status == .success, "\(probes.errors)")
     #expect(probes.output.contains("36 accepted, 2 rejected"))
     #expect(probes.output.contains("4 vehicles"))
@@ -89,6 +92,7 @@ import TrafficTestSupport
   /// the reasons as it does (`future`, not the Swift case name).
   @Test func probesImportNamesReasonsAsTheHTTPAnswer() async throws {
     let db = Self.database()
+    defer { TemporaryFiles.removeDatabase(db) }
     _ = await runTraffic(["network", "import", "--db", db, Self.network])
     let now = Int(Date().timeIntervalSince1970)
     let csv = """
@@ -114,6 +118,7 @@ import TrafficTestSupport
   /// steps more than the 5-minute clock skew ahead are rejected.
   @Test func fcdRunsEndNowByDefault() async throws {
     let db = Self.database()
+    defer { TemporaryFiles.removeDatabase(db) }
     _ = await runTraffic(["network", "import", "--db", db, Self.network])
     var xml = "<fcd-export>\n"
     for minute in 0...20 {
@@ -130,6 +135,7 @@ import TrafficTestSupport
     #expect(aligned.status == .success, "\(aligned.errors)")
     #expect(aligned.output.contains("21 accepted, 0 rejected"), "\(aligned.output)")
     let db2 = Self.database()
+    defer { TemporaryFiles.removeDatabase(db2) }
     _ = await runTraffic(["network", "import", "--db", db2, Self.network])
     let ahead = await runTraffic([
       "probes", "import", "--db", db2, "--simulation-start", RFC3339.format(Date()), url.path,
@@ -162,6 +168,7 @@ import TrafficTestSupport
   ])
   func badInputExitsWith64(arguments: [String], message: String) async {
     let db = Self.database()
+    defer { TemporaryFiles.removeDatabase(db) }
     var withDatabase = arguments
     withDatabase.insert(contentsOf: ["--db", db], at: 1)
     let result = await runTraffic(withDatabase)

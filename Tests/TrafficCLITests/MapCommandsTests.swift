@@ -24,6 +24,7 @@ import TrafficTestSupport
 
   @Test func renderWritesAPNGOfTheRequestedSize() async throws {
     let database = try Self.database()
+    defer { TemporaryFiles.removeDatabase(database) }
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("r-\(UUID()).png")
     defer { try? FileManager.default.removeItem(at: output) }
     let result = await runTraffic([
@@ -41,6 +42,7 @@ import TrafficTestSupport
 
   @Test func pickFindsTheIncidentUnderTheTap() async throws {
     let database = try Self.database()
+    defer { TemporaryFiles.removeDatabase(database) }
     let view = ["--db", database, "--center", "47.14,9.52", "--zoom", "15", "--size", "400x300"]
     let hit = await runTraffic(["pick"] + view + ["--at", "200,150"])
     #expect(hit.status == .success, "\(hit.errors)")
@@ -85,6 +87,7 @@ import TrafficTestSupport
   ])
   func badArgumentsExitWith64(arguments: [String], message: String) async throws {
     let database = try Self.database()
+    defer { TemporaryFiles.removeDatabase(database) }
     var withDatabase = arguments
     withDatabase.insert(contentsOf: ["--db", database], at: 1)
     let result = await runTraffic(withDatabase)

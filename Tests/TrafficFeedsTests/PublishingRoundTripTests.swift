@@ -64,6 +64,10 @@ import TrafficTestSupport
       #expect(back.isFullRefresh)
       try Self.expectSame(source.incidents, back.incidents, in: source.name, format: .datex2)
     }
+    // The fixtures exercise the references: OpenLR lines and ALERT-C locations.
+    let incidents = sources.flatMap(\.incidents)
+    #expect(incidents.contains { $0.location.openLR != nil && $0.location.lengthInMeters > 0 })
+    #expect(incidents.contains { $0.location.tmc.contains { $0.secondaryLocationCode != nil } })
     let verdict = try PublishedDocumentValidator.validateDATEXII(documents)
     #expect(verdict.status == 0, "\(verdict.output.prefix(4000))")
     #expect(verdict.output.components(separatedBy: " validates").count - 1 == documents.count)
@@ -140,6 +144,7 @@ import TrafficTestSupport
         for (a, b) in zip(read.location.allPolylines, polylines) {
           expectWithinOneMetre(a, b, context)
         }
+        expectSameReferences(read.location, incident.location, context)
       } else {
         if read.parentId != nil || incident.type == .construction && incident.impact == .low {
           #expect(read.parentId == incident.parentId, "\(context)")
@@ -165,6 +170,37 @@ import TrafficTestSupport
       || (incident.type == .other && incident.details.eventKind == .demonstration)
     if incident.isRoadClosed, !isTrafficElement { return .roadClosure }
     return incident.type == .unknown ? .other : incident.type
+  }
+
+  /// The OpenLR line and the ALERT-C locations a DATEX II location carries read back: the
+  /// OpenLR reference points within 2 m with the same road classes and forms of way, the
+  /// ALERT-C codes the same (linear ones on lines, point ones on points).
+  static func expectSameReferences(
+    _ read: TrafficLocation, _ original: TrafficLocation, _ context: String
+  ) {
+    let isPoint = original.polyline.vertices.allSatisfy { $0 == original.polyline.vertices[0] }
+    if !isPoint, let text = original.openLR,
+      case .line(let line)? = try? OpenLR.decode(base64: text)
+    {
+      guard let readText = read.openLR, case .line(let back)? = try? OpenLR.decode(base64: readText)
+      else {
+        Issue.record("\(context): OpenLR line \(text) not read back")
+        return
+      }
+      #expect(back.points.count == line.points.count, "\(context)")
+      for (a, b) in zip(back.points, line.points) {
+        #expect(a.coordinates.distance(to: b.coordinates) < 2, "\(context)")
+        #expect(a.functionalRoadClass == b.functionalRoadClass, "\(context)")
+        #expect(a.formOfWay == b.formOfWay, "\(context)")
+        #expect(abs(a.bearingInDegrees - b.bearingInDegrees) < 12, "\(context)")
+      }
+    }
+    let expected = original.tmc.filter { isPoint || $0.secondaryLocationCode != nil }
+    func key(_ reference: TMCLocationReference) -> String {
+      "\(reference.countryCode)/\(reference.tableNumber):\(reference.primaryLocationCode)"
+        + (isPoint ? "" : "-\(reference.secondaryLocationCode ?? -1)")
+    }
+    #expect(read.tmc.map(key) == expected.map(key), "\(context)")
   }
 
   static func expectWithinOneMetre(_ a: GeoPolyline, _ b: GeoPolyline, _ context: String) {

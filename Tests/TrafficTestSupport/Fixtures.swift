@@ -19,3 +19,13 @@ public enum Fixtures {
     return FileManager.default.fileExists(atPath: url.path) ? url : nil
   }
 }
+
+/// Clean-up of the files tests write to the temporary directory.
+public enum TemporaryFiles {
+  /// Removes a SQLite database with its write-ahead log and shared-memory files.
+  public static func removeDatabase(_ path: String) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+      try? FileManager.default.removeItem(atPath: path + suffix)
+    }
+  }
+}

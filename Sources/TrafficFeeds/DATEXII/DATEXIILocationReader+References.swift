@@ -98,3 +98,61 @@ extension DATEXIILocationReader {
     return nil
   }
 }
+
+extension DATEXIILocationReader {
+  /// The first structured OpenLR line below `node` (DATEX II v3 `openlrLinear`: its first
+  /// direction's reference points, last point and offsets) as binary OpenLR in base64, so
+  /// that a location keeps its OpenLR however the publisher wrote it; `nil` when there is
+  /// none or it is incomplete.
+  static func openLRLinear(in node: XMLNode) -> String? {
+    guard let linear = node.first("openlrLinear"),
+      let direction = linear.child("firstDirection") ?? linear.first("firstDirection")
+    else { return nil }
+    var points: [OpenLR.ReferencePoint] = []
+    for element in direction.children("openlrLocationReferencePoint") {
+      guard var point = referencePoint(element),
+        let path = element.child("openlrPathAttributes"),
+        let lowest = functionalRoadClass(path.childValue("openlrLowestFrcToNextLRPoint")),
+        let distance = path.childValue("openlrDistanceToNextLRPoint").flatMap(Double.init)
+      else { return nil }
+      point.lowestFunctionalRoadClassToNext = lowest
+      point.distanceToNextInMeters = distance
+      points.append(point)
+    }
+    guard !points.isEmpty,
+      let last = direction.child("openlrLastLocationReferencePoint").flatMap(referencePoint)
+    else { return nil }
+    points.append(last)
+    let offsets = direction.child("openlrOffsets")
+    let line = OpenLR.Line(
+      points: points,
+      positiveOffset: offsets?.childValue("openlrPositiveOffset").flatMap(Double.init) ?? 0,
+      negativeOffset: offsets?.childValue("openlrNegativeOffset").flatMap(Double.init) ?? 0)
+    return try? OpenLR.encodeBase64(.line(line))
+  }
+
+  private static func referencePoint(_ element: XMLNode) -> OpenLR.ReferencePoint? {
+    guard let coordinates = element.child("openlrCoordinates"),
+      let latitude = coordinates.childValue("latitude").flatMap(Double.init),
+      let longitude = coordinates.childValue("longitude").flatMap(Double.init),
+      let position = try? GeoCoordinates(latitude: latitude, longitude: longitude),
+      let attributes = element.child("openlrLineAttributes"),
+      let frc = functionalRoadClass(attributes.childValue("openlrFunctionalRoadClass")),
+      let bearing = attributes.childValue("openlrBearing").flatMap(Double.init)
+    else { return nil }
+    let formOfWay = OpenLR.FormOfWay.allCases.first {
+      "\($0)" == attributes.childValue("openlrFormOfWay")
+    }
+    return OpenLR.ReferencePoint(
+      coordinates: position, functionalRoadClass: frc, formOfWay: formOfWay ?? .undefined,
+      bearingInDegrees: bearing)
+  }
+
+  /// `frc0` ... `frc7` as 0 ... 7.
+  private static func functionalRoadClass(_ text: String?) -> Int? {
+    guard let text, text.hasPrefix("frc"), let value = Int(text.dropFirst(3)),
+      (0...7).contains(value)
+    else { return nil }
+    return value
+  }
+}

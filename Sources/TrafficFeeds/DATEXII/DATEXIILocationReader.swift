@@ -146,6 +146,9 @@ struct DATEXIILocationReader {
     guard let main = polylines.first else {
       throw RecordProblem(Self.missingCoordinatesReason(containers, openLRProblem: openLRProblem))
     }
+    if openLR == nil {
+      openLR = containers.lazy.compactMap(Self.openLRLinear).first
+    }
     do {
       return try TrafficLocation(
         polyline: main, additionalPolylines: Array(polylines.dropFirst()), tmc: tmc,

@@ -370,6 +370,9 @@ extension TrafficServer {
       <li><code>POST /v1/route/traffic</code> <code>{"route": {"polyline": ...}}</code></li>
       <li><code>POST /v1/feeds/{datex2|wzdx|open511|waze|here-v7|tomtom}</code>,
         <code>GET /v1/feeds</code></li>
+      <li><code>GET /datex2/v3/situations</code> (DATEX II v3; <code>since=</code> for a delta),
+        <code>GET /wzdx/v4.2/feed</code> (WZDx 4.2); optional <code>in</code>,
+        <code>type</code></li>
       <li><code>GET /tiles/flow/{z}/{x}/{y}.png</code> (<code>scale=2</code>,
         <code>mode=withFreeFlow|withoutFreeFlow</code>),
         <code>GET /tiles/incidents/{z}/{x}/{y}.png</code>,

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficFeeds
+import TrafficSQLite
+import TrafficTestSupport
+
+@testable import traffic
+
+/// `traffic export datex2|wzdx`: import → publish → import elsewhere gives the same
+/// incidents, and the documents validate against the official schemas.
+@Suite struct PublishingCommandTests {
+  static func incidents(in database: String) throws -> [TrafficIncident] {
+    try SQLiteTrafficStore(path: database).currentIncidents().sorted {
+      $0.originalId < $1.originalId
+    }
+  }
+
+  @Test func importPublishImportElsewhereGivesTheSameIncidents() async throws {
+    let folder = try SourceIdentityTests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let feed = folder.appendingPathComponent("feed.geojson")
+    try SourceIdentityTests.document(
+      publisher: "Berlin Roads", impact: "all-lanes-closed", updated: "2026-03-01T08:00:00Z",
+      alsoOpen: ["wz-2", "wz-3"]
+    ).write(to: feed)
+    let source = folder.appendingPathComponent("source.sqlite").path
+    #expect(await runTraffic(["import", "--db", source, feed.path]).status == .success)
+    let original = try Self.incidents(in: source)
+    #expect(original.map(\.originalId) == ["wz-1", "wz-2", "wz-3"])
+
+    var documents: [String: Data] = [:]
+    for format in ["datex2", "wzdx"] {
+      let output = folder.appendingPathComponent("published.\(format)").path
+      let exported = await runTraffic([
+        "export", format, "--db", source, "--publisher", "Berlin Hub", "--country", "de",
+        "-o", output,
+      ])
+      #expect(exported.status == .success, "\(exported.errors)")
+      #expect(exported.output.contains("3 "), "\(exported.output)")
+      documents[format] = try Data(contentsOf: URL(fileURLWithPath: output))
+
+      let elsewhere = folder.appendingPathComponent("elsewhere-\(format).sqlite").path
+      let imported = await runTraffic(["import", "--db", elsewhere, output])
+      #expect(imported.status == .success, "\(imported.errors)")
+      let back = try Self.incidents(in: elsewhere)
+      #expect(back.map(\.originalId) == original.map(\.originalId), "\(format)")
+      for (read, incident) in zip(back, original) {
+        #expect(read.id == incident.id, "\(format) \(incident.originalId)")
+        #expect(read.type == incident.type, "\(format) \(incident.originalId)")
+        #expect(read.startTime == incident.startTime)
+        #expect(read.endTime == incident.endTime)
+        #expect(read.isRoadClosed == incident.isRoadClosed)
+        for (a, b) in zip(read.location.polyline.vertices, incident.location.polyline.vertices) {
+          #expect(a.distance(to: b) < 1)
+        }
+      }
+    }
+    let datex = String(decoding: documents["datex2"] ?? Data(), as: UTF8.self)
+    #expect(datex.contains("<com:nationalIdentifier>Berlin Hub</com:nationalIdentifier>"))
+    #expect(datex.contains("<com:country>de</com:country>"))
+    let wzdx = try JSONSerialization.jsonObject(with: documents["wzdx"] ?? Data()) as? [String: Any]
+    #expect((wzdx?["feed_info"] as? [String: Any])?["publisher"] as? String == "Berlin Hub")
+
+    let verdict = try PublishedDocumentValidator.validateDATEXII([documents["datex2"] ?? Data()])
+    #expect(verdict.status == 0, "\(verdict.output)")
+    let wzdxVerdict = try PublishedDocumentValidator.validateWZDx([documents["wzdx"] ?? Data()])
+    #expect(wzdxVerdict.status == 0, "\(wzdxVerdict.output)")
+  }
+
+  @Test func badPublishingArgumentsAreRefusedNamingThem() async throws {
+    for (arguments, mention) in [
+      (["export", "datex2", "--at", "+1h", "-o", "/tmp/x.xml"], "--at"),
+      (["export", "osrm", "--publisher", "X", "-o", "/tmp/x.csv"], "--publisher"),
+      (["export", "wzdx", "--type", "volcano", "-o", "/tmp/x.json"], "volcano"),
+      (["export", "datex2", "--country", "Germany", "-o", "/tmp/x.xml"], "--country"),
+      (["export", "datex3", "-o", "/tmp/x.xml"], "datex3"),
+    ] {
+      let result = await runTraffic(arguments)
+      #expect(result.status == .usage, "\(arguments)")
+      #expect(result.errors.contains(mention), "\(arguments): \(result.errors)")
+    }
+  }
+}
