@@ -27,20 +27,32 @@ struct PublishingArguments {
           return type
         })
     }
-    if let name = try arguments.option("--publisher") {
-      guard !name.isEmpty, name.count <= 100 else {
-        throw UsageError("--publisher must have 1 to 100 characters")
-      }
-      result.publisher = name
-    }
-    if let code = try arguments.option("--country") {
-      guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-        throw UsageError("--country '\(code)' must be an ISO 3166-1 alpha-2 code such as DE")
-      }
-      result.country = code.uppercased()
-    }
+    result.publisher = try publisher(from: &arguments, option: "--publisher")
+    result.country = try country(from: &arguments, option: "--country")
     result.language = try IncidentOptions.language(from: &arguments)
     return result
+  }
+
+  /// The publishing organisation named by `option`: 1 to 100 characters.
+  static func publisher(
+    from arguments: inout ArgumentList, option: String
+  ) throws(UsageError) -> String? {
+    guard let name = try arguments.option(option) else { return nil }
+    guard !name.isEmpty, name.count <= 100 else {
+      throw UsageError("\(option) must have 1 to 100 characters")
+    }
+    return name
+  }
+
+  /// The country named by `option`: an ISO 3166-1 alpha-2 code, in capitals.
+  static func country(
+    from arguments: inout ArgumentList, option: String
+  ) throws(UsageError) -> String? {
+    guard let code = try arguments.option(option) else { return nil }
+    guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+      throw UsageError("\(option) '\(code)' must be an ISO 3166-1 alpha-2 code such as DE")
+    }
+    return code.uppercased()
   }
 
   /// Writes the DATEX II or WZDx document of the store's incidents that have not ended.

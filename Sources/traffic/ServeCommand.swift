@@ -131,19 +131,11 @@ enum ServeCommand: Subcommand {
       }
       configuration.minimumBodyBytesPerSecond = value
     }
-    if let name = try arguments.option("--publisher") {
-      guard !name.isEmpty, name.count <= 100 else {
-        throw UsageError("--publisher must have 1 to 100 characters")
-      }
+    if let name = try PublishingArguments.publisher(from: &arguments, option: "--publisher") {
       configuration.publisher = name
     }
-    if let code = try arguments.option("--publisher-country") {
-      guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-        throw UsageError(
-          "--publisher-country '\(code)' must be an ISO 3166-1 alpha-2 code such as DE")
-      }
-      configuration.publisherCountry = code.uppercased()
-    }
+    configuration.publisherCountry = try PublishingArguments.country(
+      from: &arguments, option: "--publisher-country")
     for proxy in try arguments.repeatedOption("--trusted-proxy") {
       configuration.trustedProxies.insert(proxy)
     }

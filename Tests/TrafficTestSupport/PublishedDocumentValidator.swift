@@ -39,15 +39,9 @@ public enum PublishedDocumentValidator {
   /// Validates DATEX II documents with `xmllint --schema` against the official v3 schema.
   public static func validateDATEXII(_ documents: [Data]) throws -> Verdict {
     try xmllint.require()
-    let folder = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    var paths: [String] = []
-    for (index, document) in documents.enumerated() {
-      let url = folder.appendingPathComponent("document-\(index).xml")
-      try document.write(to: url)
-      paths.append(url.path)
+    return try withFiles(documents, named: "document-%d.xml") { paths in
+      try run(xmllint.path, ["--noout", "--schema", datexSchema.path] + paths)
     }
-    return try run(xmllint.path, ["--noout", "--schema", datexSchema.path] + paths)
   }
 
   /// Validates WZDx documents against the official WZDx 4.2 JSON Schemas (draft-07).
@@ -57,27 +51,32 @@ public enum PublishedDocumentValidator {
     guard let shared = Fixtures.shared else {
       throw SchemasMissing()
     }
-    let folder = try temporaryFolder()
+    return try withFiles(documents, named: "feed-%d.geojson") { paths in
+      try run(
+        python.path,
+        [
+          wzdxScript.path, shared.appendingPathComponent("schemas/wzdx-4.2").path,
+          shared.appendingPathComponent("schemas/geojson").path,
+        ] + paths)
+    }
+  }
+
+  /// Writes the documents to files of a temporary folder (`name` with `%d` for the index),
+  /// runs `body` on their paths and removes the folder.
+  private static func withFiles(
+    _ documents: [Data], named name: String, _ body: ([String]) throws -> Verdict
+  ) throws -> Verdict {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "publishing-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     var paths: [String] = []
     for (index, document) in documents.enumerated() {
-      let url = folder.appendingPathComponent("feed-\(index).geojson")
+      let url = folder.appendingPathComponent(String(format: name, index))
       try document.write(to: url)
       paths.append(url.path)
     }
-    return try run(
-      python.path,
-      [
-        wzdxScript.path, shared.appendingPathComponent("schemas/wzdx-4.2").path,
-        shared.appendingPathComponent("schemas/geojson").path,
-      ] + paths)
-  }
-
-  private static func temporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "publishing-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    return try body(paths)
   }
 }
 

@@ -140,10 +140,7 @@ public enum WZDxPublisher {
     if isDetour, let parent = incident.parentId {
       json.key("related_road_events")
       json.beginArray()
-      json.beginObject()
-      json.member("type", "related-work-zone")
-      json.member("id", parent)
-      json.endObject()
+      object(["type": "related-work-zone", "id": parent], into: &json)
       json.endArray()
     }
     json.key("road_names")
@@ -181,10 +178,7 @@ public enum WZDxPublisher {
       if details.eventKind == .maintenanceWork {
         json.key("types_of_work")
         json.beginArray()
-        json.beginObject()
-        json.member("type_name", "maintenance")
-        json.member("is_architectural_change", false)
-        json.endObject()
+        object(["type_name": "maintenance"], into: &json)
         json.endArray()
       }
       let restrictions = restrictions(incident.vehicleRestrictions)
@@ -218,6 +212,16 @@ public enum WZDxPublisher {
     }
     json.endArray()
     json.endObject()
+    json.endObject()
+  }
+
+  /// An object of text members, in the order of their names.
+  private static func object(_ members: [String: String], into json: inout JSONWriter) {
+    json.beginObject()
+    for name in members.keys.sorted() {
+      json.key(name)
+      json.string(members[name] ?? "")
+    }
     json.endObject()
   }
 

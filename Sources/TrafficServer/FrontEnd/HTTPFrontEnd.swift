@@ -321,54 +321,6 @@ final class HTTPFrontEnd: Sendable {
   }
 }
 
-/// The state of one request across the access handler's calls. Only the connection's
-/// thread touches it (libmicrohttpd serves a connection on one thread at a time).
-final class RequestContext {
-  let target: String
-  /// When the request's head was complete (its body, if any, starts arriving then).
-  let started = ContinuousClock.now
-  var announced = false
-  var responded = false
-  var method = "GET"
-  var headers = HTTPHeaders()
-  var body: [UInt8] = []
-  var remoteAddress: String?
-  /// Set while the request runs on an ingest queue.
-  var deferred: DeferredResponse?
-
-  init(target: String) {
-    self.target = target
-  }
-}
-
-/// The answer to a request handled on an ingest queue, handed back to the connection's
-/// thread.
-final class DeferredResponse: Sendable {
-  private let slot = Mutex<HTTPResponse?>(nil)
-
-  func put(_ response: HTTPResponse) { slot.withLock { $0 = response } }
-
-  func take() -> HTTPResponse? {
-    slot.withLock { slot in
-      defer { slot = nil }
-      return slot
-    }
-  }
-}
-
-/// Ties an event stream to its connection for the content reader callback.
-final class StreamBinding: Sendable {
-  let stream: EventStream
-  let connectionBits: UInt
-  let frontEnd: HTTPFrontEnd
-
-  init(stream: EventStream, connection: OpaquePointer, frontEnd: HTTPFrontEnd) {
-    self.stream = stream
-    connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-    self.frontEnd = frontEnd
-  }
-}
-
 // MARK: C callbacks (plain functions: no captures, context through `cls`)
 
 private func uriLogger(
