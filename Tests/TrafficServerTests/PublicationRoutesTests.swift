@@ -111,6 +111,15 @@ final class TestClock: Sendable {
         setup.get(path, headers: ["If-None-Match": "\"other\"", "If-Modified-Since": modified])
           .status == 200)
     }
+    // The tag is known before the document is written, and names both encodings.
+    let zipped = setup.get("/datex2/v3/situations", headers: ["Accept-Encoding": "gzip"])
+    let zippedTag = try #require(zipped.headers["ETag"])
+    #expect(zipped.headers["Content-Encoding"] == "gzip")
+    #expect(zippedTag.hasSuffix("-gz\""))
+    #expect(
+      setup.get(
+        "/datex2/v3/situations", headers: ["If-None-Match": zippedTag, "Accept-Encoding": "gzip"]
+      ).status == 304)
     // A write changes both validators.
     let before = setup.get("/datex2/v3/situations")
     var changed = try #require(try ServerFixtures.incidents().first { $0.originalId == "B" })

@@ -93,7 +93,7 @@ package struct XMLWriter {
 
   private mutating func newline(depth: Int) {
     bytes.append(UInt8(ascii: "\n"))
-    for _ in 0..<depth { append("  ") }
+    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
   }
 
   private mutating func appendAttributes(_ attributes: [(String, String?)]) {
@@ -111,30 +111,46 @@ package struct XMLWriter {
     bytes.append(contentsOf: text.utf8)
   }
 
-  /// Appends `text` escaped for content (`quotes: false`) or a double-quoted attribute.
+  /// Appends `text` escaped for content (`quotes: false`) or a double-quoted attribute:
+  /// runs of plain bytes are copied whole, the few special ones replaced.
   private mutating func appendEscaped(_ text: String, quotes: Bool) {
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": append("&amp;")
-      case "<": append("&lt;")
-      case ">": append("&gt;")
-      case "\"" where quotes: append("&quot;")
-      case "\n" where quotes: append("&#10;")
-      case "\r": append("&#13;")
-      case "\t" where quotes: append("&#9;")
-      default:
-        guard Self.isAllowed(scalar) else { continue }
-        bytes.append(contentsOf: String(scalar).utf8)
+    var text = text
+    text.withUTF8 { utf8 in
+      var start = 0
+      var index = 0
+      while index < utf8.count {
+        let byte = utf8[index]
+        var replacement: StaticString?
+        var width = 1
+        switch byte {
+        case 0x26: replacement = "&amp;"
+        case 0x3C: replacement = "&lt;"
+        case 0x3E: replacement = "&gt;"
+        case 0x22 where quotes: replacement = "&quot;"
+        case 0x0A where quotes: replacement = "&#10;"
+        case 0x09 where quotes: replacement = "&#9;"
+        case 0x0D: replacement = "&#13;"
+        case 0x09, 0x0A: break
+        case 0x00..<0x20: replacement = ""  // not an XML character: dropped
+        case 0xEF:
+          // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML characters either.
+          if index + 2 < utf8.count, utf8[index + 1] == 0xBF, utf8[index + 2] >= 0xBE {
+            replacement = ""
+            width = 3
+          }
+        default: break
+        }
+        if let replacement {
+          bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+          replacement.withUTF8Buffer { bytes.append(contentsOf: $0) }
+          index += width
+          start = index
+        } else {
+          index += 1
+        }
       }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
     }
   }
 
-  /// Whether XML 1.0 allows the character (its `Char` production).
-  private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0x9, 0xA, 0xD: return true
-    case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
-    default: return false
-    }
-  }
 }

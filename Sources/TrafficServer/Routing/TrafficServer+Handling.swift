@@ -280,8 +280,12 @@ extension TrafficServer {
     }
     var response = response
     let gzip = response.body.count >= configuration.minimumGzipBytes && Self.acceptsGzip(request)
-    let tag = "\"" + Self.fingerprint(response.body) + (gzip ? "-gz\"" : "\"")
-    response.headers.add("ETag", tag)
+    // A tag the route set (from what the body is made of) is kept; else the body's.
+    let base =
+      response.headers["ETag"].map { String($0.dropFirst().dropLast()) }
+      ?? Self.fingerprint(response.body)
+    let tag = "\"" + base + (gzip ? "-gz\"" : "\"")
+    response.headers.set("ETag", tag)
     response.headers.add("Vary", "Accept-Encoding")
     if gzip {
       response.body = Gzip.compress(response.body, level: 5)

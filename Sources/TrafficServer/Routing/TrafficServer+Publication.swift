@@ -36,23 +36,64 @@ extension TrafficServer {
     let publication = Publication(
       published, now: engine.now, publisher: configuration.publisher,
       countryCode: configuration.publisherCountry, language: parameters.language)
-    var response: HTTPResponse
+    // The document is a function of the incidents' versions, its time and the publisher:
+    // its tag is known before it is written, so a current copy costs no document.
+    let tag = Self.publicationTag(format, publication, isComplete: published.isComplete)
+    let modified = HTTPDate.format(published.lastModified)
+    let kind =
+      published.isDelta ? (published.isComplete ? "delta" : "delta; complete=false") : "snapshot"
+    var response = HTTPResponse(status: 200)
+    response.headers.add("ETag", tag)
+    response.headers.add("Last-Modified", modified)
+    // A copy of either encoding (the gzip one's tag ends in -gz) is current.
+    var gzipped = response
+    gzipped.headers.set("ETag", String(tag.dropLast()) + "-gz\"")
+    if Self.isNotModified(response, for: request, now: engine.now)
+      || Self.isNotModified(gzipped, for: request, now: engine.now)
+    {
+      var notModified = HTTPResponse(status: 304)
+      for name in ["ETag", "Last-Modified"] {
+        notModified.headers.add(name, response.headers[name] ?? "")
+      }
+      notModified.headers.add("Cache-Control", "no-cache")
+      notModified.headers.add("X-Publication", kind)
+      notModified.headers.add("Vary", "Accept-Encoding")
+      notModified.isPrepared = true
+      return notModified
+    }
     switch format {
     case .datex2:
-      response = HTTPResponse(
-        status: 200, headers: ["Content-Type": "application/xml; charset=utf-8"],
-        body: DATEXIIPublisher.document(publication))
+      response.headers.add("Content-Type", "application/xml; charset=utf-8")
+      response.body = DATEXIIPublisher.document(publication)
     case .wzdx:
-      response = HTTPResponse(
-        status: 200, headers: ["Content-Type": "application/geo+json"],
-        body: WZDxPublisher.document(publication))
+      response.headers.add("Content-Type", "application/geo+json")
+      response.body = WZDxPublisher.document(publication)
     }
     response.headers.add("Cache-Control", "no-cache")
-    response.headers.add("Last-Modified", HTTPDate.format(published.lastModified))
-    response.headers.add(
-      "X-Publication",
-      published.isDelta ? (published.isComplete ? "delta" : "delta; complete=false") : "snapshot")
+    response.headers.add("X-Publication", kind)
     return response
+  }
+
+  /// The entity tag of a publication, from what its document is made of: the format, the
+  /// publisher, country and language, whether it is a delta, its time, and each incident's
+  /// version id and end.
+  static func publicationTag(
+    _ format: PublishedFormat, _ publication: Publication, isComplete: Bool
+  ) -> String {
+    var identity: [UInt8] = []
+    identity.reserveCapacity(128 + publication.incidents.count * 48)
+    let header =
+      "\(format)|\(publication.publisher)|\(publication.countryCode)|"
+      + "\(publication.language.identifier)|\(publication.isDelta)|\(isComplete)|"
+      + "\(publication.publicationTime.timeIntervalSince1970)"
+    identity.append(contentsOf: header.utf8)
+    for incident in publication.incidents {
+      identity.append(0x0A)
+      identity.append(contentsOf: incident.id.utf8)
+      identity.append(0x7C)
+      identity.append(contentsOf: String(incident.endTime?.timeIntervalSince1970 ?? -1).utf8)
+    }
+    return "\"p" + fingerprint(Data(identity)) + "\""
   }
 }
 
