@@ -69,6 +69,12 @@ if [[ -z "$quick" ]]; then
   bench/load.sh
 fi
 
+# Publishing: DATEX II and WZDx documents of the 100,000-work-zone store.
+if [[ -z "$quick" ]]; then
+  echo "== publish (bench/publish.sh)" >&2
+  bench/publish.sh
+fi
+
 # The region-size benchmark: a million work zones imported, served, pushed to and queried.
 if [[ -z "$quick" ]]; then
   echo "== scale (bench/scale.sh)" >&2

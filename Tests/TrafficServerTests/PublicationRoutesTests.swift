@@ -187,6 +187,26 @@ final class TestClock: Sendable {
     #expect(verdict.status == 0, "\(verdict.output)")
   }
 
+  @Test func aDeltaFromTheFirstDocumentAfterAStartIsComplete() throws {
+    // A store written before the engine started: its latest entry time is an hour old.
+    let store = InMemoryTrafficStore()
+    var old = try #require(try ServerFixtures.incidents().first)
+    old.entryTime = ServerFixtures.now.addingTimeInterval(-3600)
+    try store.apply(IncidentBatch(upserts: [old]))
+    let clock = TestClock(ServerFixtures.now)
+    let engine = try TrafficEngine(store: store, clock: { clock.now })
+    let server = try TrafficServer(engine: engine, configuration: ServerFixtures.quiet())
+    clock.advance(5)
+    let first = try Self.datexIncidents(server.handle(ServerFixtures.get("/datex2/v3/situations")))
+    let time = try #require(first.publicationTime)
+    #expect(time == ServerFixtures.now, "the data as the engine knows it since it started")
+    clock.advance(5)
+    let delta = server.handle(
+      ServerFixtures.get("/datex2/v3/situations?since=\(RFC3339.format(time))"))
+    #expect(delta.headers["X-Publication"] == "delta")
+    #expect(try Self.datexIncidents(delta).incidents.isEmpty)
+  }
+
   @Test func areaAndTypeFiltersSelectTheIncidents() throws {
     let setup = try Setup()
     let munich = try Self.datexIncidents(

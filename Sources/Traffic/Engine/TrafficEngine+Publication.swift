@@ -130,7 +130,11 @@ extension TrafficEngine {
       }
     }
     incidents.sort { $0.originalId < $1.originalId }
-    let written = index.updatedAt ?? journal.withLock { $0.horizon }
+    // Not before the journal's horizon: a document shows the data as the engine knows it,
+    // and the next delta asked from its time must find the journal complete (after a
+    // restart the store's latest entry time lies before it).
+    let horizon = journal.withLock { $0.horizon }
+    let written = max(index.updatedAt ?? horizon, horizon)
     // Whole milliseconds, rounded down, as documents write times: a subscriber that asks
     // for the changes since the time it read never misses one made in the same millisecond.
     let latest = max(written, latestEnd ?? written).timeIntervalSince1970
