@@ -84,4 +84,4 @@ PY
 sleep 1
 curl -sf --data-binary @"$WORK/push.geojson" "http://127.0.0.1:$PORT/v1/feeds/wzdx" -o /dev/null
 measure "GET /datex2/v3/situations?since= (1,000 changed)" "/datex2/v3/situations?since=$since"
-echo "delta records: $(grep -c '<sit:situation ' "$WORK/body")"
+echo "delta records: $(grep -c "<sit:situation " "$WORK/body"), $(grep -i "^x-publication" "$WORK/headers" | tr -d "\r"), since $since"

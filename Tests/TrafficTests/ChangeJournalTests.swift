@@ -36,6 +36,13 @@ import Testing
     #expect(journal.changes(after: Self.start + 3).ids.isEmpty)
   }
 
+  @Test func theHorizonIsAWholeMillisecondSoADocumentsTimeNeverFallsBeforeIt() {
+    let started = Date(timeIntervalSince1970: 1_800_000_000.123_456)
+    let journal = ChangeJournal(horizon: started)
+    #expect(journal.horizon == Date(timeIntervalSince1970: 1_800_000_000.123))
+    #expect(journal.changes(after: journal.horizon).isComplete)
+  }
+
   @Test func aReportAfterARemovalBringsTheIncidentBack() throws {
     var journal = ChangeJournal(horizon: Self.start)
     journal.record([try Self.change("a", .removed)], at: Self.start + 1)
@@ -50,12 +57,13 @@ import Testing
     for second in 1...5 {
       journal.record([try Self.change("i\(second)")], at: Self.start + Double(second))
     }
-    // 5 > 4: the oldest are dropped until 2 remain (i4, i5), the horizon moves to i4's time.
-    #expect(journal.horizon == Self.start + 4)
-    let early = journal.changes(after: Self.start + 1)
-    #expect(!early.isComplete, "changes between 1 and 4 s are forgotten")
-    let recent = journal.changes(after: Self.start + 4)
+    // 5 > 4: the oldest are dropped until 2 remain (i4, i5); the horizon moves to the time
+    // of the last one forgotten (i3).
+    #expect(journal.horizon == Self.start + 3)
+    let early = journal.changes(after: Self.start + 2.5)
+    #expect(!early.isComplete, "i3 is forgotten")
+    let recent = journal.changes(after: Self.start + 3)
     #expect(recent.isComplete)
-    #expect(recent.ids == ["i5"])
+    #expect(recent.ids == ["i4", "i5"])
   }
 }

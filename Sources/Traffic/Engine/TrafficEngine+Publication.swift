@@ -31,9 +31,15 @@ struct ChangeJournal: Sendable {
   /// The most changes remembered; the older half is forgotten beyond it.
   let capacity: Int
 
+  /// A journal of the changes after `horizon`, rounded down to the millisecond as
+  /// documents write times (the engine's data as of then is its snapshot).
   init(horizon: Date, capacity: Int = 1_000_000) {
-    self.horizon = horizon
+    self.horizon = Self.millisecond(horizon, .down)
     self.capacity = max(2, capacity)
+  }
+
+  static func millisecond(_ time: Date, _ rule: FloatingPointRoundingRule) -> Date {
+    Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded(rule) / 1000)
   }
 
   mutating func record(_ changes: [IncidentChange], at time: Date) {
@@ -47,8 +53,10 @@ struct ChangeJournal: Sendable {
       }
     }
     if entries.count > capacity {
+      // The horizon passes the last change forgotten (rounded up to the millisecond), so a
+      // delta from before it is known to be incomplete.
       let drop = entries.count - capacity / 2
-      horizon = entries[drop].time
+      horizon = Self.millisecond(entries[drop - 1].time, .up)
       entries.removeFirst(drop)
       removed = removed.filter { $0.value.time >= horizon }
     }
@@ -137,8 +145,7 @@ extension TrafficEngine {
     let written = max(index.updatedAt ?? horizon, horizon)
     // Whole milliseconds, rounded down, as documents write times: a subscriber that asks
     // for the changes since the time it read never misses one made in the same millisecond.
-    let latest = max(written, latestEnd ?? written).timeIntervalSince1970
-    let lastModified = Date(timeIntervalSince1970: (latest * 1000).rounded(.down) / 1000)
+    let lastModified = ChangeJournal.millisecond(max(written, latestEnd ?? written), .down)
     return PublishedIncidents(
       incidents: incidents, lastModified: lastModified, isDelta: since != nil,
       isComplete: changes?.isComplete ?? true)
