@@ -224,6 +224,37 @@ final class TestClock: Sendable {
     #expect(feed.incidents.map(\.originalId) == ["D"])
   }
 
+  @Test func largeDocumentsAreWrittenOneAtATime() throws {
+    let setup = try Setup()
+    var many: [TrafficIncident] = []
+    for index in 0..<TrafficServer.largePublication {
+      many.append(
+        try TrafficIncident(
+          id: "n\(index)", originalId: "n\(index)", type: .construction, impact: .minor,
+          startTime: ServerFixtures.now, endTime: ServerFixtures.now.addingTimeInterval(86_400),
+          location: TrafficLocation(
+            point: try GeoCoordinates(
+              latitude: 50 + Double(index % 100) * 0.01, longitude: 8 + Double(index / 100) * 0.01)
+          )))
+    }
+    try setup.engine.apply(IncidentBatch(upserts: many))
+    setup.advance(5)
+    // While another large document is being written, the next is refused for a while ...
+    setup.server.publicationsInProgress.store(1, ordering: .relaxed)
+    let busy = setup.get("/datex2/v3/situations")
+    ServerFixtures.expectError(busy, status: 503, code: "httpError", mentions: "retry")
+    #expect(busy.headers["Retry-After"] == "2")
+    // ... small ones and current copies are still answered.
+    #expect(setup.get("/datex2/v3/situations?in=circle:52.52,13.4;r=2000").status == 200)
+    let tag = setup.get("/wzdx/v4.2/feed?type=accident").headers["ETag"] ?? ""
+    #expect(tag.hasPrefix("\"p"))
+    setup.server.publicationsInProgress.store(0, ordering: .relaxed)
+    let whole = setup.get("/datex2/v3/situations")
+    #expect(whole.status == 200)
+    #expect(try Self.datexIncidents(whole).incidents.count == TrafficServer.largePublication + 4)
+    #expect(setup.server.publicationsInProgress.load(ordering: .relaxed) == 0)
+  }
+
   @Test func badParametersAreRefusedNamingThem() throws {
     let setup = try Setup()
     for (target, code, mention) in [

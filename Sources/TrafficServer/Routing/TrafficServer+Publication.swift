@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Geo
+import Synchronization
 import Traffic
 import TrafficFeeds
 
@@ -61,6 +62,23 @@ extension TrafficServer {
       notModified.isPrepared = true
       return notModified
     }
+    // One large document written at a time: a region's document takes seconds and a
+    // request thread, and the others must stay free for queries.
+    let isLarge = publication.incidents.count >= Self.largePublication
+    let admitted =
+      !isLarge
+      || publicationsInProgress.compareExchange(expected: 0, desired: 1, ordering: .acquiring)
+        .exchanged
+    guard admitted else {
+      var busy = errorResponse(
+        .httpError(
+          status: 503,
+          "another publication is being written; retry in a few seconds (a current copy is "
+            + "answered at once with If-None-Match or If-Modified-Since)"))
+      busy.headers.add("Retry-After", "2")
+      return busy
+    }
+    defer { if isLarge { publicationsInProgress.store(0, ordering: .releasing) } }
     switch format {
     case .datex2:
       response.headers.add("Content-Type", "application/xml; charset=utf-8")
@@ -73,6 +91,10 @@ extension TrafficServer {
     response.headers.add("X-Publication", kind)
     return response
   }
+
+  /// Publications of at least this many incidents (tens of megabytes) are written one at a
+  /// time; a request for another meanwhile is answered 503 with `Retry-After`.
+  static let largePublication = 10_000
 
   /// The entity tag of a publication, from what its document is made of: the format, the
   /// publisher, country and language, whether it is a delta, its time, and each incident's

@@ -26,6 +26,9 @@ public final class TrafficServer: Sendable {
   let streamsByClient = Mutex<[String: Int]>([:])
   /// Event streams refused because their client held its share.
   let refusedStreams = Atomic<Int>(0)
+  /// Whole DATEX II / WZDx documents being written now: one at a time, so that large
+  /// publications never hold every request thread (nor their memory at once).
+  let publicationsInProgress = Atomic<Int>(0)
   let feeds: FeedIngest
   /// The feeds this server polls (`traffic serve --feed`), reported by `GET /v1/feeds`.
   let poller: FeedPoller?
