@@ -29,9 +29,12 @@ python3 "$ROOT/bench/make_wzdx.py" "$COUNT" "$WORK/workzones.geojson"
 "$BIN" import --quiet --db "$WORK/store.sqlite" "$WORK/workzones.geojson" >&2
 
 for format in datex2 wzdx; do
-  /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN" export "$format" --db "$WORK/store.sqlite" \
-    -o "$WORK/export.$format" > /dev/null
-  read -r seconds kilobytes < "$WORK/time"
+  python3 "$ROOT/bench/scale_tools.py" run "$BIN" export "$format" --db "$WORK/store.sqlite" \
+    -o "$WORK/export.$format" | tail -1 > "$WORK/time"
+  read -r seconds kilobytes < <(python3 -c '
+import json, sys
+run = json.load(open(sys.argv[1]))
+print(run["seconds"], run["peak_rss_kb"])' "$WORK/time")
   bytes=$(stat -c %s "$WORK/export.$format")
   echo "traffic export $format: ${seconds} s, peak RSS $((kilobytes / 1024)) MB, $((bytes / 1000000)) MB"
 done
