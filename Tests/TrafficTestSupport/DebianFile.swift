@@ -83,6 +83,14 @@ extension DebianFile {
   public static let highwayRoutes = DebianFile(
     "/usr/share/sumo/tools/game/highway/highway.rou.xml", package: "sumo-tools")
   /// Headless Chromium for the web map tests.
+  /// Braunschweig's road network (SUMO's bs3d game scenario), geo-referenced (UTM 32).
+  public static let braunschweigNetwork = DebianFile(
+    "/usr/share/sumo/tools/game/bs3d/bs.net.xml", package: "sumo-tools")
+  /// SUMO's random trip generator.
+  public static let randomTrips = DebianFile(
+    "/usr/share/sumo/tools/randomTrips.py", package: "sumo-tools")
+  /// The system Python, which runs SUMO's tools.
+  public static let python = DebianFile("/usr/bin/python3", package: "python3")
   public static let chromium = DebianFile("/usr/bin/chromium", package: "chromium")
   /// Leaflet, which the web map loads.
   public static let leaflet = DebianFile(
