@@ -15,8 +15,8 @@ enum ExportCommand: Subcommand {
   static let synopsis = """
     Usage: traffic export osrm|valhalla|profiles [AREA] [--at TIME] [--db PATH]
                           [--way-edges FILE] -o FILE
-           traffic export datex2|wzdx [AREA] [--type TYPES] [--publisher NAME]
-                          [--country CC] [--lang TAG] [--db PATH] -o FILE
+           traffic export datex2|wzdx [AREA] [--at TIME] [--type TYPES]
+                          [--publisher NAME] [--country CC] [--lang TAG] [--db PATH] -o FILE
 
     osrm:     OSRM's segment speed CSV (from_osm_node,to_osm_node,speed_kmh) of every
               segment whose speed rests on data, now or at --at TIME (the typical picture
@@ -29,15 +29,17 @@ enum ExportCommand: Subcommand {
               traffic tile directory valhalla_add_predicted_traffic reads.
     profiles: the typical weeks in this project's CSV (see docs/guide.md), which
               traffic profiles import reads back.
-    datex2:   the incidents that have not ended as a DATEX II v3 SituationPublication,
-              the document GET /datex2/v3/situations serves.
-    wzdx:     the work zones and closures that have not ended as a WZDx 4.2
-              WorkZoneFeed, the document GET /wzdx/v4.2/feed serves.
+    datex2:   the incidents that have not ended (now, or at --at TIME) as a DATEX II v3
+              SituationPublication, the document GET /datex2/v3/situations serves.
+    wzdx:     the work zones and closures that have not ended (now, or at --at TIME) as
+              a WZDx 4.2 WorkZoneFeed, the document GET /wzdx/v4.2/feed serves.
     """
   static let options: [OptionDefinition] =
     AreaArgument.options + [
       OptionDefinition(
-        "--at", "TIME", "the picture of another time: RFC 3339 or an offset such as +6h"),
+        "--at", "TIME",
+        "the picture of another time: RFC 3339 or an offset such as +6h (speeds: the typical "
+          + "picture; datex2, wzdx: what has not ended then)"),
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
       OptionDefinition("--way-edges", "FILE", "Valhalla's way_edges.txt (valhalla only)"),
@@ -70,9 +72,9 @@ enum ExportCommand: Subcommand {
         "unknown export format '\(format)'; use osrm, valhalla, profiles, datex2 or wzdx")
     }
     if format == "datex2" || format == "wzdx" {
-      if time != nil { throw UsageError("--at is for speed exports, not \(format)") }
       try publishing.export(
-        format: format, area: area, databasePath: path, output: output, console: console)
+        format: format, area: area, at: time, databasePath: path, output: output,
+        console: console)
       return
     }
     if publishing.isGiven {

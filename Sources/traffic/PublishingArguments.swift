@@ -55,18 +55,19 @@ struct PublishingArguments {
     return code.uppercased()
   }
 
-  /// Writes the DATEX II or WZDx document of the store's incidents that have not ended.
+  /// Writes the DATEX II or WZDx document of the store's incidents that have not ended
+  /// (now, or at `time`).
   func export(
-    format: String, area: (any GeoArea)?, databasePath: String, output: String,
-    console: Console
+    format: String, area: (any GeoArea)?, at time: Date?, databasePath: String,
+    output: String, console: Console
   ) throws {
     let engine: TrafficEngine
     do { engine = try TrafficEngine(databasePath: databasePath) } catch {
       throw UsageError("\(databasePath): \(error)")
     }
-    let published = engine.publishedIncidents(inside: area, types: types)
+    let published = engine.publishedIncidents(inside: area, types: types, at: time)
     let publication = Publication(
-      published, now: Date(), publisher: publisher ?? Publication.defaultPublisher,
+      published, now: time ?? Date(), publisher: publisher ?? Publication.defaultPublisher,
       countryCode: country, language: language)
     let document: Data
     let count: Int

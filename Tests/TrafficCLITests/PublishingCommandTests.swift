@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Testing
 import Traffic
@@ -68,9 +69,42 @@ import TrafficTestSupport
     #expect(wzdxVerdict.status == 0, "\(wzdxVerdict.output)")
   }
 
+  @Test func atPublishesWhatHadNotEndedThen() async throws {
+    let folder = try SourceIdentityTests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // A real DATEX II sample whose records all ended long ago.
+    let sample = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/datex2/v3_situation.xml")
+    let database = folder.appendingPathComponent("past.sqlite").path
+    #expect(await runTraffic(["import", "--db", database, sample.path]).status == .success)
+    let stored = try Self.incidents(in: database)
+    let ends = stored.compactMap(\.endTime)
+    let starts = stored.compactMap(\.startTime)
+    try #require(!ends.isEmpty && !starts.isEmpty)
+    // Now: only what has no end or ends later; at the latest start: what was current then.
+    let moment = try #require(starts.max())
+    let expected = stored.filter { $0.endTime.map { $0 > moment } ?? true }
+    try #require(!expected.isEmpty)
+    let now = folder.appendingPathComponent("now.xml").path
+    let exported = await runTraffic(["export", "datex2", "--db", database, "-o", now])
+    let current = stored.filter { $0.endTime.map { $0 > Date() } ?? true }
+    #expect(exported.output.contains(": \(current.count) situations"), "\(exported.output)")
+    #expect(current.count < expected.count, "the sample has records that have ended since")
+    let then = folder.appendingPathComponent("then.xml").path
+    let atThen = await runTraffic([
+      "export", "datex2", "--db", database, "--at", RFC3339.format(moment), "-o", then,
+    ])
+    #expect(atThen.status == .success, "\(atThen.errors)")
+    #expect(atThen.output.contains(": \(expected.count) situations"), "\(atThen.output)")
+    let back = try DATEXIIDecoder.decode(
+      try Data(contentsOf: URL(fileURLWithPath: then)),
+      options: FeedOptions(sourceName: "datex2"))
+    #expect(Set(back.incidents.map(\.originalId)) == Set(expected.map(\.originalId)))
+  }
+
   @Test func badPublishingArgumentsAreRefusedNamingThem() async throws {
     for (arguments, mention) in [
-      (["export", "datex2", "--at", "+1h", "-o", "/tmp/x.xml"], "--at"),
+      (["export", "datex2", "--at", "someday", "-o", "/tmp/x.xml"], "--at"),
       (["export", "osrm", "--publisher", "X", "-o", "/tmp/x.csv"], "--publisher"),
       (["export", "wzdx", "--type", "volcano", "-o", "/tmp/x.json"], "volcano"),
       (["export", "datex2", "--country", "Germany", "-o", "/tmp/x.xml"], "--country"),

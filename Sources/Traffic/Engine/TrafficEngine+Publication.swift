@@ -94,14 +94,15 @@ extension TrafficEngine {
   ///   - area: Only incidents whose geometry meets it; any size.
   ///   - types: Only incidents of these types; all when `nil`.
   ///   - since: The time of the subscriber's last document, for a delta.
+  ///   - time: The time the publication is of (what has not ended then); now by default.
   /// - Returns: The incidents by original id, and the time the data last changed.
   /// - Complexity: O(n) in the incidents held (in the area's candidates with an area).
   public func publishedIncidents(
     inside area: (any GeoArea)? = nil, types: Set<TrafficIncidentType>? = nil,
-    since: Date? = nil
+    since: Date? = nil, at time: Date? = nil
   ) -> PublishedIncidents {
     let index = currentSnapshot
-    let now = clock()
+    let now = time ?? clock()
     let positions: [Int] = area.map { index.positions(meeting: $0) } ?? Array(0..<index.count)
     let facts = index.facts
     var latestEnd: Date?
