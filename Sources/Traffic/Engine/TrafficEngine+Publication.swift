@@ -90,6 +90,9 @@ extension TrafficEngine {
   /// incidents written, ended or removed after it, ended ones included (a removed incident
   /// as its last version, ended at its removal at the latest).
   ///
+  /// An engine against a server (`TrafficEngine(server:)`) holds no incidents of its own
+  /// and publishes none: ask the server's `/datex2/v3/situations` or `/wzdx/v4.2/feed`.
+  ///
   /// - Parameters:
   ///   - area: Only incidents whose geometry meets it; any size.
   ///   - types: Only incidents of these types; all when `nil`.
