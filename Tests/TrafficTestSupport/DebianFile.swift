@@ -82,7 +82,6 @@ extension DebianFile {
   /// The routes of the highway scenario.
   public static let highwayRoutes = DebianFile(
     "/usr/share/sumo/tools/game/highway/highway.rou.xml", package: "sumo-tools")
-  /// Headless Chromium for the web map tests.
   /// Braunschweig's road network (SUMO's bs3d game scenario), geo-referenced (UTM 32).
   public static let braunschweigNetwork = DebianFile(
     "/usr/share/sumo/tools/game/bs3d/bs.net.xml", package: "sumo-tools")
@@ -91,6 +90,7 @@ extension DebianFile {
     "/usr/share/sumo/tools/randomTrips.py", package: "sumo-tools")
   /// The system Python, which runs SUMO's tools.
   public static let python = DebianFile("/usr/bin/python3", package: "python3")
+  /// Headless Chromium for the web map tests.
   public static let chromium = DebianFile("/usr/bin/chromium", package: "chromium")
   /// Leaflet, which the web map loads.
   public static let leaflet = DebianFile(

@@ -5,20 +5,26 @@ import Foundation
 /// `Tests/TrafficFeedsTests/Fixtures/datex2-v3-schema/`, and Debian's python3-jsonschema with
 /// the WZDx 4.2 and GeoJSON schemas of `../shared/fixtures/schemas/`.
 public enum PublishedDocumentValidator {
+  /// libxml2's command-line tool, which validates against an XML Schema.
   public static let xmllint = DebianFile("/usr/bin/xmllint", package: "libxml2-utils")
+  /// The system Python, with Debian's packages (not a pyenv's).
   public static let python = DebianFile("/usr/bin/python3", package: "python3")
+  /// Debian's JSON Schema validator for Python.
   public static let jsonSchema = DebianFile(
     "/usr/lib/python3/dist-packages/jsonschema/__init__.py", package: "python3-jsonschema")
 
   /// The vendored DATEX II v3.7 schema's root (it imports every part).
   public static let datexSchema = Fixtures.repositoryRoot.appendingPathComponent(
     "Tests/TrafficFeedsTests/Fixtures/datex2-v3-schema/DATEXII_3_MessageContainer.xsd")
+  /// The script that validates WZDx documents with the schemas resolved locally.
   public static let wzdxScript = Fixtures.repositoryRoot.appendingPathComponent(
     "Tests/TrafficFeedsTests/Fixtures/publishing/validate_wzdx.py")
 
   /// What a validator said: its exit status and output.
   public struct Verdict: Sendable {
+    /// The exit status: 0 when every document is valid.
     public var status: Int32
+    /// What it printed (standard output and error).
     public var output: String
   }
 
@@ -82,6 +88,7 @@ public enum PublishedDocumentValidator {
 
 /// The shared fixtures folder, which holds the WZDx schemas, is absent.
 public struct SchemasMissing: Error, CustomStringConvertible {
+  /// What is missing, and where it should be.
   public var description: String {
     "the WZDx 4.2 schemas live in ../shared/fixtures/schemas, which is absent"
   }
