@@ -5,6 +5,7 @@ import Testing
 import Traffic
 import TrafficFeeds
 import TrafficTestSupport
+import Zlib
 
 @testable import TrafficServer
 
@@ -253,6 +254,26 @@ final class TestClock: Sendable {
     #expect(whole.status == 200)
     #expect(try Self.datexIncidents(whole).incidents.count == TrafficServer.largePublication + 4)
     #expect(setup.server.publicationsInProgress.load(ordering: .relaxed) == 0)
+
+    // Compressed once per version: the next gzip request of the same query is sent from
+    // the same bytes, without writing the document again — even while another large
+    // document is being written.
+    let zipped = setup.get("/datex2/v3/situations", headers: ["Accept-Encoding": "gzip"])
+    #expect(zipped.headers["Content-Encoding"] == "gzip")
+    #expect(try Gzip.decompress(zipped.body, maxOutputBytes: 1 << 30) == whole.body)
+    setup.server.publicationsInProgress.store(1, ordering: .relaxed)
+    let again = setup.get("/datex2/v3/situations", headers: ["Accept-Encoding": "gzip"])
+    setup.server.publicationsInProgress.store(0, ordering: .relaxed)
+    #expect(again.status == 200)
+    #expect(again.sharedBody === zipped.sharedBody && again.sharedBody != nil)
+    #expect(again.headers["ETag"] == zipped.headers["ETag"])
+    // A write makes a new version, compressed anew.
+    var changed = many[0]
+    changed.impact = .critical
+    try setup.engine.apply(IncidentBatch(upserts: [changed]))
+    let next = setup.get("/datex2/v3/situations", headers: ["Accept-Encoding": "gzip"])
+    #expect(next.sharedBody !== zipped.sharedBody)
+    #expect(next.headers["ETag"] != zipped.headers["ETag"])
   }
 
   @Test func badParametersAreRefusedNamingThem() throws {

@@ -4,6 +4,7 @@ import Geo
 import Synchronization
 import Traffic
 import TrafficFeeds
+import Zlib
 
 /// The standard formats the merged incidents are published in.
 enum PublishedFormat {
@@ -62,6 +63,15 @@ extension TrafficServer {
       notModified.isPrepared = true
       return notModified
     }
+    // The compressed document of this version, when a request asked for it before.
+    let acceptsGzip = Self.acceptsGzip(request)
+    let cacheKey = "\(format)?" + ResponseCache.normalisedQuery(request.rawQuery)
+    if acceptsGzip,
+      let cached = compressedPublications.withLock({ $0[cacheKey] }), cached.tag == tag
+    {
+      response.headers.add("Content-Type", Self.contentType(format))
+      return compressed(cached.body, into: response, kind: kind)
+    }
     // One large document written at a time: a region's document takes seconds and a
     // request thread, and the others must stay free for queries.
     let isLarge = publication.incidents.count >= Self.largePublication
@@ -79,16 +89,50 @@ extension TrafficServer {
       return busy
     }
     defer { if isLarge { publicationsInProgress.store(0, ordering: .releasing) } }
+    response.headers.add("Content-Type", Self.contentType(format))
+    let document: Data
     switch format {
-    case .datex2:
-      response.headers.add("Content-Type", "application/xml; charset=utf-8")
-      response.body = DATEXIIPublisher.document(publication)
-    case .wzdx:
-      response.headers.add("Content-Type", "application/geo+json")
-      response.body = WZDxPublisher.document(publication)
+    case .datex2: document = DATEXIIPublisher.document(publication)
+    case .wzdx: document = WZDxPublisher.document(publication)
     }
+    if acceptsGzip, document.count >= configuration.minimumGzipBytes {
+      let body = SharedBytes(copying: Gzip.compress(document, level: 5))
+      compressedPublications.withLock { cache in
+        // A few queries' latest versions; a small document is not worth keeping.
+        if cache.count >= Self.compressedPublicationEntries { cache.removeAll() }
+        if body.data.count >= 16_384 { cache[cacheKey] = (tag, body) }
+      }
+      return compressed(body, into: response, kind: kind)
+    }
+    response.body = document
     response.headers.add("Cache-Control", "no-cache")
     response.headers.add("X-Publication", kind)
+    return response
+  }
+
+  /// How many publication queries keep their compressed document.
+  static let compressedPublicationEntries = 16
+
+  static func contentType(_ format: PublishedFormat) -> String {
+    switch format {
+    case .datex2: return "application/xml; charset=utf-8"
+    case .wzdx: return "application/geo+json"
+    }
+  }
+
+  /// The answer with a compressed document: ready to send (the tag marked `-gz`).
+  private func compressed(
+    _ body: SharedBytes, into response: HTTPResponse, kind: String
+  ) -> HTTPResponse {
+    var response = response
+    response.body = body.data
+    response.sharedBody = body
+    response.headers.set("ETag", String((response.headers["ETag"] ?? "\"\"").dropLast()) + "-gz\"")
+    response.headers.add("Content-Encoding", "gzip")
+    response.headers.add("Vary", "Accept-Encoding")
+    response.headers.add("Cache-Control", "no-cache")
+    response.headers.add("X-Publication", kind)
+    response.isPrepared = true
     return response
   }
 

@@ -29,6 +29,9 @@ public final class TrafficServer: Sendable {
   /// Whole DATEX II / WZDx documents being written now: one at a time, so that large
   /// publications never hold every request thread (nor their memory at once).
   let publicationsInProgress = Atomic<Int>(0)
+  /// The last gzip-compressed document of each publication query, with its entity tag: a
+  /// document is compressed once per version, not per request.
+  let compressedPublications = Mutex<[String: (tag: String, body: SharedBytes)]>([:])
   let feeds: FeedIngest
   /// The feeds this server polls (`traffic serve --feed`), reported by `GET /v1/feeds`.
   let poller: FeedPoller?
