@@ -2,8 +2,8 @@
 # Publishing benchmark: what the DATEX II and WZDx documents cost on a store of generated WZDx
 # work zones, as users produce them — `traffic export datex2|wzdx` (wall time, peak RSS,
 # size) and `traffic serve`'s `/datex2/v3/situations` and `/wzdx/v4.2/feed` (a whole
-# document, gzip, a conditional GET of a current copy, and a DATEX II delta after a push of
-# 1,000 changes), all with the release binary and default options.
+# document, gzip (first and again), a conditional GET of a current copy, and a DATEX II
+# delta after a push of 1,000 changes), all with the release binary and default options.
 #
 # Needs: curl, python3 (`make bench` installs them). Usage: bench/publish.sh
 # Environment: COUNT (work zones, default 100000).
@@ -54,7 +54,7 @@ measure() {  # label, path, extra curl arguments...
   curl -s -o "$WORK/body" -D "$WORK/headers" -w "%{http_code} %{time_total} %{size_download}\n" \
     "$@" "http://127.0.0.1:$PORT$path" > "$WORK/result"
   read -r status seconds size < "$WORK/result"
-  printf '%-44s %s in %6.3f s, %9d bytes\n' "$label" "$status" "$seconds" "$size"
+  printf '%-56s %s in %6.3f s, %9d bytes\n' "$label" "$status" "$seconds" "$size"
 }
 
 for path in /datex2/v3/situations /wzdx/v4.2/feed; do
@@ -62,6 +62,7 @@ for path in /datex2/v3/situations /wzdx/v4.2/feed; do
   tag=$(grep -i '^etag:' "$WORK/headers" | cut -d' ' -f2 | tr -d '\r')
   modified=$(grep -i '^last-modified:' "$WORK/headers" | cut -d' ' -f2- | tr -d '\r')
   measure "GET $path, gzip" "$path" -H 'Accept-Encoding: gzip'
+  measure "GET $path, gzip again (same version)" "$path" -H 'Accept-Encoding: gzip'
   measure "GET $path, If-None-Match" "$path" -H "If-None-Match: $tag"
   measure "GET $path, If-Modified-Since" "$path" -H "If-Modified-Since: $modified"
 done
