@@ -43,6 +43,23 @@ import Testing
     #expect(journal.changes(after: journal.horizon).isComplete)
   }
 
+  @Test func purgedIncidentsAreNotKeptAndADeltaFromBeforeTheirEndIsIncomplete() throws {
+    var journal = ChangeJournal(horizon: Self.start)
+    let ended = try TrafficIncident(
+      id: "old-v", originalId: "old", type: .accident, impact: .major,
+      startTime: Self.start + 1, endTime: Self.start + 10,
+      location: TrafficLocation(point: try GeoCoordinates(latitude: 50, longitude: 8)))
+    journal.record([IncidentChange(kind: .removed, incident: ended)], at: Self.start + 100)
+    #expect(journal.forgottenEnd == Self.start + 10)
+    let before = journal.changes(after: Self.start + 5)
+    #expect(!before.isComplete, "its end is not remembered")
+    #expect(before.removed.isEmpty)
+    let after = journal.changes(after: Self.start + 10)
+    #expect(after.isComplete)
+    #expect(after.ids == ["old"])
+    #expect(after.removed.isEmpty, "ended before it was removed: nothing to tell")
+  }
+
   @Test func aReportAfterARemovalBringsTheIncidentBack() throws {
     var journal = ChangeJournal(horizon: Self.start)
     journal.record([try Self.change("a", .removed)], at: Self.start + 1)

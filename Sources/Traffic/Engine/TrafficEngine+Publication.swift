@@ -28,6 +28,10 @@ struct ChangeJournal: Sendable {
   private(set) var horizon: Date
   private var entries: [(time: Date, originalId: String)] = []
   private var removed: [String: (time: Date, incident: TrafficIncident)] = [:]
+  /// The latest end of an incident removed after it had ended (purged): such incidents are
+  /// not kept (a region purges hundreds of thousands a day), so a delta from before this
+  /// time cannot give their ends and is incomplete.
+  private(set) var forgottenEnd: Date?
   /// The most changes remembered; the older half is forgotten beyond it.
   let capacity: Int
 
@@ -47,7 +51,12 @@ struct ChangeJournal: Sendable {
       let originalId = change.incident.originalId
       entries.append((time, originalId))
       if change.kind == .removed {
-        removed[originalId] = (time, change.incident)
+        if let end = change.incident.endTime, end <= time {
+          forgottenEnd = max(forgottenEnd ?? end, end)
+          removed[originalId] = nil
+        } else {
+          removed[originalId] = (time, change.incident)
+        }
       } else {
         removed[originalId] = nil
       }
@@ -64,7 +73,8 @@ struct ChangeJournal: Sendable {
 
   /// The original ids changed after `time`, the removed incidents among them (with the
   /// time of their removal), and whether the journal reaches back to `time` (when it does
-  /// not, the ids and removals are those it remembers).
+  /// not — before its horizon, or before the end of a purged incident — the ids and
+  /// removals are those it remembers).
   func changes(
     after time: Date
   ) -> (ids: Set<String>, removed: [(Date, TrafficIncident)], isComplete: Bool) {
@@ -78,7 +88,7 @@ struct ChangeJournal: Sendable {
     var ids = Set<String>()
     for entry in entries[low...] { ids.insert(entry.originalId) }
     let gone = ids.compactMap { id in removed[id].map { ($0.time, $0.incident) } }
-    return (ids, gone, time >= horizon)
+    return (ids, gone, time >= horizon && time >= forgottenEnd ?? time)
   }
 }
 
