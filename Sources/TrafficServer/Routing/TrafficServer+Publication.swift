@@ -113,6 +113,7 @@ extension TrafficServer {
   /// How many publication queries keep their compressed document.
   static let compressedPublicationEntries = 16
 
+  /// The media type of a format's documents.
   static func contentType(_ format: PublishedFormat) -> String {
     switch format {
     case .datex2: return "application/xml; charset=utf-8"
