@@ -17,7 +17,10 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
   for format in FeedFormat.allCases {
     targets[format.rawValue] = { data in
       _ = FeedFormat.detect(data)
-      _ = try? format.decoder.decode(data, options: FeedOptions(sourceName: "fuzz"))
+      guard
+        let document = try? format.decoder.decode(data, options: FeedOptions(sourceName: "fuzz"))
+      else { return }
+      checkPublishingReadsBack(document.incidents)
     }
   }
   targets["flexible-polyline"] = { data in
@@ -42,6 +45,27 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
   }
   return targets
 }()
+
+/// Whatever a decoder made of the input is published as DATEX II and WZDx, and each
+/// document must read back into as many incidents (WZDx: its work zones); a difference stops
+/// the fuzzer as a crash.
+func checkPublishingReadsBack(_ incidents: [TrafficIncident]) {
+  guard !incidents.isEmpty else { return }
+  let time = Date(timeIntervalSince1970: 1_800_000_000)
+  let publication = Publication(incidents: incidents, publicationTime: time)
+  let options = FeedOptions(sourceName: "fuzz", now: time)
+  let datex = DATEXIIPublisher.document(publication)
+  let datexBack = (try? DATEXIIDecoder.decode(datex, options: options))?.incidents.count ?? -1
+  if datexBack != incidents.count {
+    fatalError("DATEX II publication read back \(datexBack) of \(incidents.count) incidents")
+  }
+  let workZones = incidents.filter(WZDxPublisher.includes).count
+  let wzdx = WZDxPublisher.document(publication)
+  let wzdxBack = (try? WZDxDecoder.decode(wzdx, options: options))?.incidents.count ?? -1
+  if wzdxBack != workZones {
+    fatalError("WZDx publication read back \(wzdxBack) of \(workZones) work zones")
+  }
+}
 
 /// Differential target: `JSONStreamReader`, fed in chunks of 1–16 bytes (the first input
 /// byte chooses), must accept exactly what `JSONParser` accepts, with the same values, and

@@ -96,6 +96,30 @@ import TrafficTestSupport
       verdict.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == documents.count)
   }
 
+  @Test func aMissingStartIsEstimatedNeverAfterTheEnd() throws {
+    // Found by the fuzzer: no start, an end, and an entry time after the end (a late report
+    // of something over). The required start must not lie after the end.
+    let end = Self.publicationTime.addingTimeInterval(-86_400)
+    let incident = try TrafficIncident(
+      id: "late", type: .construction, impact: .minor, endTime: end,
+      entryTime: Self.publicationTime,
+      location: TrafficLocation(
+        polyline: try GeoPolyline(vertices: [
+          try GeoCoordinates(latitude: 52.5, longitude: 13.4),
+          try GeoCoordinates(latitude: 52.51, longitude: 13.41),
+        ])))
+    let publication = Publication(incidents: [incident], publicationTime: Self.publicationTime)
+    let options = FeedOptions(sourceName: "test", now: Self.publicationTime)
+    for back in [
+      try DATEXIIDecoder.decode(DATEXIIPublisher.document(publication), options: options),
+      try WZDxDecoder.decode(WZDxPublisher.document(publication), options: options),
+    ] {
+      #expect(back.problems.isEmpty, "\(back.problems)")
+      #expect(back.incidents.first?.startTime == end)
+      #expect(back.incidents.first?.endTime == end)
+    }
+  }
+
   /// The facts a round trip keeps: ids, type, times, closure, geometry within 1 m (WZDx:
   /// the main polyline), and for DATEX II the impact and every polyline.
   static func expectSame(

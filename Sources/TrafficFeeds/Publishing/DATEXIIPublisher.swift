@@ -142,7 +142,7 @@ public enum DATEXIIPublisher {
   private static func validity(
     _ incident: TrafficIncident, publication: Publication, into xml: inout XMLWriter
   ) {
-    let start = incident.startTime ?? incident.entryTime ?? publication.publicationTime
+    let start = Publication.startTime(of: incident, publication: publication)
     xml.open("sit:validity")
     xml.element("com:validityStatus", "definedByValidityTimeSpec")
     xml.open("com:validityTimeSpecification")

@@ -94,6 +94,14 @@ public struct Publication: Sendable {
     incident.endTime.map { $0 <= now } ?? false
   }
 
+  /// The start a format that requires one is given: the incident's, else its entry time,
+  /// else the publication time — never after its end.
+  static func startTime(of incident: TrafficIncident, publication: Publication) -> Date {
+    if let start = incident.startTime { return start }
+    let estimate = incident.entryTime ?? publication.publicationTime
+    return incident.endTime.map { min($0, estimate) } ?? estimate
+  }
+
   /// The time of the version an incident's id names, when the id is `<originalId>_<Unix
   /// seconds>` (the form a WZDx import gives each update), so that a published update time
   /// reads back into the same id. Numbers before 2001-09-09 (10⁹ s) are version counters

@@ -229,9 +229,9 @@ public enum WZDxPublisher {
   private static func dates(
     _ incident: TrafficIncident, publication: Publication
   ) -> (start: Date, end: Date) {
-    let start = incident.startTime ?? incident.entryTime ?? publication.publicationTime
+    let start = Publication.startTime(of: incident, publication: publication)
     let end = incident.endTime ?? max(start, publication.publicationTime).addingTimeInterval(86_400)
-    return (start, max(start, end))
+    return (start, end)
   }
 
   private static func roadNames(_ incident: TrafficIncident) -> [String] {
