@@ -39,7 +39,7 @@ print(run["seconds"], run["peak_rss_kb"])' "$WORK/time")
   echo "traffic export $format: ${seconds} s, peak RSS $((kilobytes / 1024)) MB, $((bytes / 1000000)) MB"
 done
 
-"$BIN" serve --db "$WORK/store.sqlite" --port "$PORT" --access-log off > "$WORK/server.out" 2>&1 &
+"$BIN" serve --db "$WORK/store.sqlite" --port "$PORT" > "$WORK/server.out" 2> "$WORK/access.log" &
 SERVER_PID=$!
 for _ in $(seq 1 600); do
   curl -sf "http://127.0.0.1:$PORT/healthz" -o /dev/null 2>/dev/null && break

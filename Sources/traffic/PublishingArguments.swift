@@ -67,7 +67,7 @@ struct PublishingArguments {
     }
     let published = engine.publishedIncidents(inside: area, types: types, at: time)
     let publication = Publication(
-      published, now: time ?? Date(), publisher: publisher ?? Publication.defaultPublisher,
+      published, publisher: publisher ?? Publication.defaultPublisher,
       countryCode: country, language: language)
     let document: Data
     let count: Int

@@ -208,6 +208,26 @@ final class TestClock: Sendable {
     #expect(try Self.datexIncidents(delta).incidents.isEmpty)
   }
 
+  @Test func dataDatedInTheFutureNeverGiveALastModifiedAfterNow() throws {
+    // A source's entry times may lie ahead of the clock (a generated or mis-set feed): at
+    // start-up they would date the data in the future, and no If-Modified-Since would ever
+    // match.
+    let store = InMemoryTrafficStore()
+    var ahead = try #require(try ServerFixtures.incidents().first)
+    ahead.entryTime = ServerFixtures.now.addingTimeInterval(86_400)
+    try store.apply(IncidentBatch(upserts: [ahead]))
+    let clock = TestClock(ServerFixtures.now)
+    let engine = try TrafficEngine(store: store, clock: { clock.now })
+    let server = try TrafficServer(engine: engine, configuration: ServerFixtures.quiet())
+    clock.advance(5)
+    let first = server.handle(ServerFixtures.get("/wzdx/v4.2/feed"))
+    let modified = try #require(first.headers["Last-Modified"])
+    #expect(modified == HTTPDate.format(ServerFixtures.now))
+    let again = server.handle(
+      ServerFixtures.get("/wzdx/v4.2/feed", headers: ["If-Modified-Since": modified]))
+    #expect(again.status == 304)
+  }
+
   @Test func areaAndTypeFiltersSelectTheIncidents() throws {
     let setup = try Setup()
     let munich = try Self.datexIncidents(

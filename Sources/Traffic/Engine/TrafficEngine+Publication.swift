@@ -5,7 +5,7 @@ import Synchronization
 /// The incidents of one published document (DATEX II, WZDx) and the time its data last
 /// changed.
 public struct PublishedIncidents: Sendable {
-  /// The incidents, by original id.
+  /// The incidents, in the snapshot's order (`Publication` sorts them by original id).
   public var incidents: [TrafficIncident]
   /// When what the document shows last changed: the latest write, or the latest end that
   /// has passed (an incident leaves a whole publication when it ends, without a write).
@@ -108,7 +108,7 @@ extension TrafficEngine {
   ///   - types: Only incidents of these types; all when `nil`.
   ///   - since: The time of the subscriber's last document, for a delta.
   ///   - time: The time the publication is of (what has not ended then); now by default.
-  /// - Returns: The incidents by original id, and the time the data last changed.
+  /// - Returns: The incidents (unsorted), and the time the data last changed.
   /// - Complexity: O(n) in the incidents held (in the area's candidates with an area).
   public func publishedIncidents(
     inside area: (any GeoArea)? = nil, types: Set<TrafficIncidentType>? = nil,
@@ -151,12 +151,15 @@ extension TrafficEngine {
         }
       }
     }
-    incidents.sort { $0.originalId < $1.originalId }
     // Not before the journal's horizon: a document shows the data as the engine knows it,
     // and the next delta asked from its time must find the journal complete (after a
     // restart the store's latest entry time lies before it).
     let horizon = journal.withLock { $0.horizon }
-    let written = max(index.updatedAt ?? horizon, horizon)
+    // Nor after now: at start-up the snapshot's time is the latest entry time a source
+    // wrote, which may lie in the future (HTTP forbids a Last-Modified after the answer);
+    // such data is dated by the start.
+    let updated = index.updatedAt.flatMap { $0 <= now ? $0 : nil } ?? horizon
+    let written = max(updated, horizon)
     // Whole milliseconds, rounded down, as documents write times: a subscriber that asks
     // for the changes since the time it read never misses one made in the same millisecond.
     let lastModified = ChangeJournal.millisecond(max(written, latestEnd ?? written), .down)

@@ -13,8 +13,6 @@ public struct Publication: Sendable {
   /// When the data last changed: the document's publication time, so that the same data
   /// gives the same bytes (and the same ETag).
   public var publicationTime: Date
-  /// The time incidents are judged ended or not.
-  public var now: Date
   /// The publishing organisation (WZDx `feed_info.publisher`, DATEX II
   /// `publicationCreator/nationalIdentifier`).
   public var publisher: String
@@ -30,38 +28,37 @@ public struct Publication: Sendable {
   /// - Parameters:
   ///   - incidents: The incidents to write.
   ///   - publicationTime: When the data last changed.
-  ///   - now: The time incidents are judged ended at; `publicationTime` by default.
   ///   - publisher: The publishing organisation.
   ///   - countryCode: Its country.
   ///   - language: The texts' language.
   ///   - isDelta: Whether the incidents are the changes since a time.
   public init(
-    incidents: [TrafficIncident], publicationTime: Date, now: Date? = nil,
+    incidents: [TrafficIncident], publicationTime: Date,
     publisher: String = Publication.defaultPublisher, countryCode: String = "XX",
     language: LanguageCode = .enUS, isDelta: Bool = false
   ) {
     self.incidents = incidents
     self.publicationTime = publicationTime
-    self.now = now ?? publicationTime
     self.publisher = publisher
     self.countryCode = countryCode
     self.language = language
     self.isDelta = isDelta
   }
 
-  /// The publication of an engine's selection (`TrafficEngine.publishedIncidents`): its
-  /// time is when the data last changed; the country, when not given, is the one most of
+  /// The publication of an engine's selection (`TrafficEngine.publishedIncidents`), its
+  /// incidents by original id: its time is when the data last changed; the country, when not given, is the one most of
   /// the incidents name (else `XX`), the language the one most source texts are in (else
   /// English).
   public init(
-    _ published: PublishedIncidents, now: Date, publisher: String = Publication.defaultPublisher,
+    _ published: PublishedIncidents, publisher: String = Publication.defaultPublisher,
     countryCode: String? = nil, language: LanguageCode? = nil
   ) {
-    let incidents =
+    var incidents =
       language.map { language in published.incidents.map { $0.localized(to: language) } }
       ?? published.incidents
+    incidents.sort { $0.originalId < $1.originalId }
     self.init(
-      incidents: incidents, publicationTime: published.lastModified, now: now,
+      incidents: incidents, publicationTime: published.lastModified,
       publisher: publisher,
       countryCode: countryCode ?? Self.commonCountry(of: incidents) ?? "XX",
       language: language ?? Self.commonLanguage(of: incidents), isDelta: published.isDelta)
@@ -88,11 +85,6 @@ public struct Publication: Sendable {
 
   /// The publisher named when the operator names none.
   public static let defaultPublisher = "swift-traffic"
-
-  /// Whether `incident` has ended by the publication's `now`.
-  func hasEnded(_ incident: TrafficIncident) -> Bool {
-    incident.endTime.map { $0 <= now } ?? false
-  }
 
   /// The start a format that requires one is given: the incident's, else its entry time,
   /// else the publication time — never after its end.

@@ -35,12 +35,10 @@ extension TrafficServer {
     }
     let published = engine.publishedIncidents(
       inside: parameters.area, types: parameters.types, since: parameters.since)
-    let publication = Publication(
-      published, now: engine.now, publisher: configuration.publisher,
-      countryCode: configuration.publisherCountry, language: parameters.language)
     // The document is a function of the incidents' versions, its time and the publisher:
-    // its tag is known before it is written, so a current copy costs no document.
-    let tag = Self.publicationTag(format, publication, isComplete: published.isComplete)
+    // its tag is known before it is written (or the incidents sorted), so a current copy
+    // costs no document.
+    let tag = publicationTag(format, published, language: parameters.language)
     let modified = HTTPDate.format(published.lastModified)
     let kind =
       published.isDelta ? (published.isComplete ? "delta" : "delta; complete=false") : "snapshot"
@@ -72,6 +70,9 @@ extension TrafficServer {
       response.headers.add("Content-Type", Self.contentType(format))
       return compressed(cached.body, into: response, kind: kind)
     }
+    let publication = Publication(
+      published, publisher: configuration.publisher,
+      countryCode: configuration.publisherCountry, language: parameters.language)
     // One large document written at a time: a region's document takes seconds and a
     // request thread, and the others must stay free for queries.
     let isLarge = publication.incidents.count >= Self.largePublication
@@ -142,25 +143,31 @@ extension TrafficServer {
   static let largePublication = 10_000
 
   /// The entity tag of a publication, from what its document is made of: the format, the
-  /// publisher, country and language, whether it is a delta, its time, and each incident's
-  /// version id and end.
-  static func publicationTag(
-    _ format: PublishedFormat, _ publication: Publication, isComplete: Bool
+  /// publisher, the country and language asked (else those the incidents decide), whether
+  /// it is a delta, its time, and the set of the incidents' version ids and ends (hashed
+  /// in any order, so that no sort is needed to know it).
+  func publicationTag(
+    _ format: PublishedFormat, _ published: PublishedIncidents, language: LanguageCode?
   ) -> String {
-    var identity: [UInt8] = []
-    identity.reserveCapacity(128 + publication.incidents.count * 48)
     let header =
-      "\(format)|\(publication.publisher)|\(publication.countryCode)|"
-      + "\(publication.language.identifier)|\(publication.isDelta)|\(isComplete)|"
-      + "\(publication.publicationTime.timeIntervalSince1970)"
-    identity.append(contentsOf: header.utf8)
-    for incident in publication.incidents {
-      identity.append(0x0A)
-      identity.append(contentsOf: incident.id.utf8)
-      identity.append(0x7C)
-      identity.append(contentsOf: String(incident.endTime?.timeIntervalSince1970 ?? -1).utf8)
+      "\(format)|\(configuration.publisher)|\(configuration.publisherCountry ?? "-")|"
+      + "\(language?.identifier ?? "-")|\(published.isDelta)|\(published.isComplete)|"
+      + "\(published.lastModified.timeIntervalSince1970)|\(published.incidents.count)"
+    var sum: UInt64 = 0
+    var mixed: UInt64 = 0
+    for incident in published.incidents {
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      for byte in incident.id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+      let end = incident.endTime.map { $0.timeIntervalSince1970.bitPattern } ?? 0
+      hash = (hash ^ end) &* 0xbf58_476d_1ce4_e5b9
+      hash ^= hash >> 31
+      sum &+= hash
+      mixed ^= hash &* 0x94d0_49bb_1331_11eb
     }
-    return "\"p" + fingerprint(Data(identity)) + "\""
+    var identity = Array(header.utf8)
+    withUnsafeBytes(of: sum.littleEndian) { identity.append(contentsOf: $0) }
+    withUnsafeBytes(of: mixed.littleEndian) { identity.append(contentsOf: $0) }
+    return "\"p" + Self.fingerprint(Data(identity)) + "\""
   }
 }
 
