@@ -155,4 +155,67 @@ import TrafficTestSupport
     #expect(StoredIncidentWriter.body(of: endless) == nil)
     #expect(throws: TrafficStoreError.self) { try StoredIncidentCoder().encode(endless) }
   }
+
+  /// `JSONEncoder`'s escapes (`\/`, `\u0001`) and hand-written ones (`\u` pairs, every short
+  /// form) are read by the fast reader itself, as `JSONDecoder` reads them; what is not
+  /// JSON (a lone surrogate, an unknown escape, a raw control character) is left to it.
+  @Test func readsEscapesAsJSONDecoderDoes() throws {
+    let made = try Self.madeIncidents()[0]
+    let encoded = try JSONEncoder().encode(made)
+    #expect(String(decoding: encoded, as: UTF8.self).contains(#"o\/1"#))
+    let fast = try #require(StoredIncidentReader.incident(in: encoded))
+    #expect(fast == made)
+
+    func body(id: String) -> Data {
+      Data(
+        (#"{"id":""# + id + #"","location":{"polyline":[{"lat":1,"lng":0},{"lat":1,"lng":0}]}}"#)
+          .utf8)
+    }
+    let read: [(String, String)] = [
+      (#"a\u00e9\ud83d\udea7\n\t\r\b\f\"\\\/"#, "a\u{e9}\u{1F6A7}\n\t\r\u{8}\u{C}\"\\/"),
+      (#"\u0041\u00DF\uFFFD"#, "A\u{DF}\u{FFFD}"),
+    ]
+    for (escaped, text) in read {
+      let incident = try #require(StoredIncidentReader.incident(in: body(id: escaped)))
+      #expect(incident.id == text)
+      #expect(
+        try JSONDecoder().decode(TrafficIncident.self, from: body(id: escaped)).id == text)
+    }
+    for escaped in [#"\ud83d"#, #"\udea7x"#, #"\ud83d\u0041"#, #"\x41"#, #"\u12"#, "a\u{1}b"] {
+      #expect(StoredIncidentReader.incident(in: body(id: escaped)) == nil, "\(escaped)")
+    }
+  }
+
+  /// Read through one coder (as a store reads at start-up), the sources of one feed share
+  /// one feed name, and a source text equal to the description shares its string; the
+  /// incidents are equal to those written.
+  @Test func sharesFeedNamesAndSourceTexts() throws {
+    let coder = StoredIncidentCoder()
+    let feed = "wzdx:a feed name longer than fifteen bytes"
+    let text = LocalizedText(text: "Bauarbeiten an der Straße 1, Abschnitt 7", language: .deDE)
+    var read: [TrafficIncident] = []
+    for id in ["a", "b", "c"] {
+      var incident = try TrafficIncident(
+        id: id, type: .construction, impact: .minor, description: text,
+        location: TrafficLocation(point: GeoCoordinates(latitude: 1, longitude: 2)),
+        sourceTexts: [LocalizedText(text: String(text.text), language: .deDE)])
+      incident.sources = [
+        TrafficIncidentSource(feed: String(feed), id: id),
+        TrafficIncidentSource(feed: "other:feed, also longer than fifteen", id: id),
+      ]
+      let decoded = try coder.decode(coder.encode(incident), originalId: id, store: "t")
+      #expect(decoded == incident)
+      read.append(decoded)
+    }
+    func address(_ text: String) -> UnsafeRawPointer? {
+      text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+    #expect(address(read[0].sources[0].feed) != nil)
+    #expect(Set(read.map { address($0.sources[0].feed) }).count == 1)
+    #expect(Set(read.map { address($0.sources[1].feed) }).count == 1)
+    #expect(address(read[0].sources[0].feed) != address(read[0].sources[1].feed))
+    for incident in read {
+      #expect(address(incident.sourceTexts[0].text) == address(incident.description.text))
+    }
+  }
 }

@@ -13,7 +13,7 @@ import Synchronization
 package struct StoredIncidentCoder {
   private let encoder = JSONEncoder()
   private let decoder = JSONDecoder()
-  private let languages = StoredIncidentReader.Languages()
+  private let shared = StoredIncidentReader.SharedValues()
 
   /// Creates a coder.
   package init() {}
@@ -45,7 +45,7 @@ package struct StoredIncidentCoder {
   ) throws(TrafficStoreError) -> TrafficIncident {
     // The fast reader takes what the stores write; it leaves the rest, and every error, to
     // `JSONDecoder`.
-    if let incident = StoredIncidentReader.incident(in: body, languages: languages) {
+    if let incident = StoredIncidentReader.incident(in: body, sharing: shared) {
       return incident
     }
     do {

@@ -106,15 +106,20 @@ extension StoredIncidentReader {
     return key
   }
 
-  mutating func readString() throws(GiveUp) -> String {
+  /// A string. `reuse`, given the string's UTF-8 bytes, may return an equal string already
+  /// held (shared instead of copied).
+  mutating func readString(
+    reusing reuse: (UnsafeRawBufferPointer) -> String? = { _ in nil }
+  ) throws(GiveUp) -> String {
     try expect(UInt8(ascii: "\""))
     let start = offset
     var isASCII = true
     while offset < bytes.count {
       let byte = bytes[offset]
       if byte == UInt8(ascii: "\"") {
-        let run = bytes[start..<offset]
+        let run = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
         offset += 1
+        if let held = reuse(run) { return held }
         if isASCII { return String(decoding: run, as: UTF8.self) }
         // Bytes that are not UTF-8 are an error, as for `JSONDecoder`, not repaired.
         guard let text = String(validating: run, as: UTF8.self) else { throw GiveUp() }
@@ -123,7 +128,7 @@ extension StoredIncidentReader {
       if byte >= 0x80 { isASCII = false }
       if byte == UInt8(ascii: "\\") {
         offset = start
-        return try readEscapedString()
+        return try readEscapedString(reusing: reuse)
       }
       guard byte >= 0x20 else { throw GiveUp() }
       offset += 1
@@ -131,20 +136,85 @@ extension StoredIncidentReader {
     throw GiveUp()
   }
 
-  /// The rest of a string with escapes, from its first character: delimited here, decoded
-  /// by the project's JSON parser (escapes, surrogate pairs, UTF-8 validation).
-  mutating func readEscapedString() throws(GiveUp) -> String {
-    let opening = offset - 1
-    var index = offset
-    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-      index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+  /// Whether `text`'s UTF-8 form is `bytes`.
+  static func same(_ text: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    text.utf8.count == bytes.count
+      && text.utf8.withContiguousStorageIfAvailable { utf8 in
+        bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+      } ?? false
+  }
+
+  /// The rest of a string with escapes, from its first character: `\" \\ \/ \b \f \n \r
+  /// \t` and `\uXXXX` (a surrogate pair as one scalar). Anything else — another escape, a
+  /// lone surrogate, a control character, bytes that are not UTF-8 — gives up, and
+  /// `JSONDecoder` decides.
+  mutating func readEscapedString(
+    reusing reuse: (UnsafeRawBufferPointer) -> String?
+  ) throws(GiveUp) -> String {
+    var decoded: [UInt8] = []
+    while offset < bytes.count {
+      let byte = bytes[offset]
+      if byte == UInt8(ascii: "\"") {
+        offset += 1
+        let text = decoded.withUnsafeBytes { run in
+          reuse(run) ?? String(validating: run, as: UTF8.self)
+        }
+        guard let text else { throw GiveUp() }
+        return text
+      }
+      guard byte >= 0x20 else { throw GiveUp() }
+      guard byte == UInt8(ascii: "\\") else {
+        decoded.append(byte)
+        offset += 1
+        continue
+      }
+      guard offset + 1 < bytes.count else { throw GiveUp() }
+      let escaped = bytes[offset + 1]
+      offset += 2
+      switch escaped {
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
+      case UInt8(ascii: "b"): decoded.append(0x08)
+      case UInt8(ascii: "f"): decoded.append(0x0C)
+      case UInt8(ascii: "n"): decoded.append(0x0A)
+      case UInt8(ascii: "r"): decoded.append(0x0D)
+      case UInt8(ascii: "t"): decoded.append(0x09)
+      case UInt8(ascii: "u"):
+        var value = try readHex4()
+        if (0xD800..<0xDC00).contains(value) {
+          guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+            bytes[offset + 1] == UInt8(ascii: "u")
+          else { throw GiveUp() }
+          offset += 2
+          let low = try readHex4()
+          guard (0xDC00..<0xE000).contains(low) else { throw GiveUp() }
+          value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(value) else { throw GiveUp() }
+        decoded.append(contentsOf: UTF8.encode(scalar)!)
+      default:
+        throw GiveUp()
+      }
     }
-    guard index < bytes.count else { throw GiveUp() }
-    offset = index + 1
-    guard case .string(let text)? = try? JSONParser.parse(Data(bytes[opening...index])) else {
-      throw GiveUp()
+    throw GiveUp()
+  }
+
+  /// Four hexadecimal digits, as a number.
+  private mutating func readHex4() throws(GiveUp) -> UInt32 {
+    guard offset + 4 <= bytes.count else { throw GiveUp() }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[offset]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw GiveUp()
+      }
+      value = value << 4 | UInt32(digit)
+      offset += 1
     }
-    return text
+    return value
   }
 
   mutating func readEnum<Value: RawRepresentable<String>>() throws(GiveUp) -> Value {

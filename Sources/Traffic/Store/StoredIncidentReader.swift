@@ -19,22 +19,35 @@ struct StoredIncidentReader {
   /// The reader gives up: `JSONDecoder` decides.
   struct GiveUp: Error {}
 
-  /// Language tags already validated, by their text: a store holds a handful of languages
-  /// in a million texts, and validating a tag (Unicode letter tests) cost more than the
-  /// rest of a text. Used from one thread at a time, as the coder holding it.
-  final class Languages {
-    fileprivate var known: [String: LanguageCode] = [:]
+  /// Values that repeat across a store's bodies, read once and then shared by the incidents
+  /// that hold them. Used from one thread at a time, as the coder holding it.
+  ///
+  /// - Language tags, validated once per tag: a store holds a handful of languages in a
+  ///   million texts, and validating a tag (Unicode letter tests) cost more than the rest of
+  ///   a text.
+  /// - Feed names: a store holds a few feeds in a million sources; one string per feed
+  ///   instead of a copy per incident (80 bytes each at a million incidents: 80 MB).
+  final class SharedValues {
+    fileprivate var languages: [String: LanguageCode] = [:]
+    fileprivate var feeds: [String] = []
+    /// The most language tags kept.
+    fileprivate static let languageLimit = 1_000
+    /// The most feed names kept (each read is compared with them; a store of more feeds
+    /// shares the first ones).
+    fileprivate static let feedLimit = 64
     init() {}
   }
 
   let bytes: UnsafeRawBufferPointer
   var offset = 0
-  private let languages: Languages
+  private let shared: SharedValues
 
   /// The incident in `body`, or `nil` when `JSONDecoder` must read it.
-  static func incident(in body: Data, languages: Languages = Languages()) -> TrafficIncident? {
+  static func incident(
+    in body: Data, sharing shared: SharedValues = SharedValues()
+  ) -> TrafficIncident? {
     body.withUnsafeBytes { bytes -> TrafficIncident? in
-      var reader = StoredIncidentReader(bytes: bytes, languages: languages)
+      var reader = StoredIncidentReader(bytes: bytes, shared: shared)
       do {
         let incident = try reader.readIncident()
         reader.skipWhitespace()
@@ -45,9 +58,9 @@ struct StoredIncidentReader {
     }
   }
 
-  private init(bytes: UnsafeRawBufferPointer, languages: Languages) {
+  private init(bytes: UnsafeRawBufferPointer, shared: SharedValues) {
     self.bytes = bytes
-    self.languages = languages
+    self.shared = shared
   }
 
   // MARK: The model
@@ -107,9 +120,11 @@ struct StoredIncidentReader {
         details =
           try reader.readOptional { r throws(GiveUp) in try r.readDetails() } ?? .none
       } else if key.is("sourceTexts") {
+        // A source text is mostly the description itself: then both share one string.
+        let known = description?.text
         sourceTexts =
           try reader.readOptional { r throws(GiveUp) in
-            try r.readArray { r throws(GiveUp) in try r.readText() }
+            try r.readArray { r throws(GiveUp) in try r.readText(reusing: known) }
           } ?? []
       } else if key.is("sources") {
         sources =
@@ -134,19 +149,24 @@ struct StoredIncidentReader {
     }
   }
 
-  private mutating func readText() throws(GiveUp) -> LocalizedText {
+  /// A text; `known`, when its characters are the same, is returned instead of a copy.
+  private mutating func readText(reusing known: String? = nil) throws(GiveUp) -> LocalizedText {
     var text: String?
     var language: LanguageCode?
     try readObject { reader, key throws(GiveUp) in
       if key.is("text") {
-        text = try reader.readString()
+        text = try reader.readString { run in
+          known.flatMap { Self.same($0, run) ? $0 : nil }
+        }
       } else if key.is("language") {
         let tag = try reader.readString()
-        if let known = reader.languages.known[tag] {
+        if let known = reader.shared.languages[tag] {
           language = known
         } else {
           do { language = try LanguageCode(tag) } catch { throw GiveUp() }
-          if reader.languages.known.count < 1_000 { reader.languages.known[tag] = language }
+          if reader.shared.languages.count < SharedValues.languageLimit {
+            reader.shared.languages[tag] = language
+          }
         }
       } else {
         throw GiveUp()
@@ -156,6 +176,19 @@ struct StoredIncidentReader {
     return LocalizedText(text: text, language: language)
   }
 
+  /// A feed name: the string of the sources read before that name the same feed.
+  private mutating func readFeedName() throws(GiveUp) -> String {
+    let feeds = shared.feeds
+    var isHeld = false
+    let name = try readString { run in
+      let held = feeds.first { Self.same($0, run) }
+      isHeld = held != nil
+      return held
+    }
+    if !isHeld, feeds.count < SharedValues.feedLimit { shared.feeds.append(name) }
+    return name
+  }
+
   private mutating func readSource() throws(GiveUp) -> TrafficIncidentSource {
     var feed: String?
     var id: String?
@@ -163,7 +196,7 @@ struct StoredIncidentReader {
     var entryTime: Date?
     try readObject { reader, key throws(GiveUp) in
       if key.is("feed") {
-        feed = try reader.readString()
+        feed = try reader.readFeedName()
       } else if key.is("id") {
         id = try reader.readString()
       } else if key.is("reportDigest") {
@@ -245,7 +278,8 @@ struct StoredIncidentReader {
   }
 
   private mutating func readDetails() throws(GiveUp) -> TrafficIncidentDetails {
-    var strings: [String: String] = [:]
+    // By position in `detailStrings`.
+    var strings = [String?](repeating: nil, count: Self.detailStrings.count)
     var lanesClosed: Int?
     var totalLanes: Int?
     var queueRisk = false
@@ -274,20 +308,17 @@ struct StoredIncidentReader {
           guard let zone = TimeZone(identifier: identifier) else { throw GiveUp() }
           timeZone = zone
         }
-      } else if let name = Self.detailStrings.first(where: { key.is($0) }) {
-        if let value = try reader.readOptional({ r throws(GiveUp) in try r.readString() }) {
-          strings[name.description] = value
-        }
+      } else if let slot = Self.detailStrings.firstIndex(where: { key.is($0) }) {
+        strings[slot] = try reader.readOptional { r throws(GiveUp) in try r.readString() }
       } else {
         throw GiveUp()
       }
     }
     do {
       return try TrafficIncidentDetails(
-        countryCode: strings["countryCode"], area: strings["area"],
-        roadName: strings["roadName"], roadNumber: strings["roadNumber"],
-        towards: strings["towards"], fromJunction: strings["fromJunction"],
-        toJunction: strings["toJunction"], atJunction: strings["atJunction"],
+        countryCode: strings[0], area: strings[1], roadName: strings[2],
+        roadNumber: strings[3], towards: strings[4], fromJunction: strings[5],
+        toJunction: strings[6], atJunction: strings[7],
         lanesClosed: lanesClosed, totalLanes: totalLanes, queueRisk: queueRisk,
         queueLengthInMeters: queueLength, delayInSeconds: delay, eventKind: eventKind,
         cause: cause, timeZone: timeZone)
@@ -296,7 +327,7 @@ struct StoredIncidentReader {
     }
   }
 
-  /// The string members of `TrafficIncidentDetails`.
+  /// The string members of `TrafficIncidentDetails`, in the order its initialiser takes them.
   private static let detailStrings: [StaticString] = [
     "countryCode", "area", "roadName", "roadNumber", "towards", "fromJunction", "toJunction",
     "atJunction",
