@@ -7,6 +7,7 @@
 #define TRAFFIC_CMICROHTTPD_SHIM_H
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,5 +175,10 @@ static inline ssize_t traffic_mhd_end_of_stream(void) { return MHD_CONTENT_READE
 
 /// MHD_SIZE_UNKNOWN as a plain value.
 static inline uint64_t traffic_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+
+/// Hands the pages of freed heap memory back to the system (glibc keeps them resident
+/// otherwise): the server calls it once start-up has freed its load buffers. Not in Swift's
+/// Glibc module, hence here, with the server's other C entry points.
+static inline void traffic_return_freed_memory(void) { (void)malloc_trim(0); }
 
 #endif

@@ -218,4 +218,29 @@ import TrafficTestSupport
       #expect(address(incident.sourceTexts[0].text) == address(incident.description.text))
     }
   }
+
+  /// Numbers read by the fast reader equal Swift's correctly rounded parse of the same text:
+  /// shortest forms of random doubles, fixed decimals of every length, exponents, and
+  /// numbers past the fast path's bounds (more than 19 digits, powers beyond 10^22).
+  @Test func readsNumbersCorrectlyRounded() throws {
+    var generator = SeededGenerator(seed: 11)
+    var texts = ["0", "0.0", "1e22", "9007199254740993", "1.7976931348623157e308"]
+    texts += ["4.9406564584124654e-300", "123456789012345678901234", "0.1e-22", "1E+2"]
+    for _ in 0..<3_000 {
+      // Lengths are never negative; the sign is read by the same code either way.
+      let value = Double.random(in: 0...1e5, using: &generator)
+      texts.append("\(value)")
+      let places = Int.random(in: 0...17, using: &generator)
+      texts.append(String(format: "%.\(places)f", value))
+      texts.append(String(format: "%.\(places)e", value))
+    }
+    for text in texts {
+      let body = Data(
+        (#"{"id":"a","location":{"lengthInMeters":"# + text
+          + #","polyline":[{"lat":1,"lng":0},{"lat":1,"lng":0}]}}"#).utf8)
+      let incident = try #require(StoredIncidentReader.incident(in: body), "\(text)")
+      let expected = try #require(Double(text))
+      #expect(incident.location.lengthInMeters.bitPattern == expected.bitPattern, "\(text)")
+    }
+  }
 }

@@ -278,6 +278,7 @@ extension StoredIncidentReader {
 
   mutating func readDouble() throws(GiveUp) -> Double {
     let (start, _) = try numberText()
+    if let exact = exactDouble(start: start) { return exact }
     let count = offset - start
     // glibc's correctly rounded `strtod` on a NUL-terminated copy of the number (at most 64
     // bytes, checked) on the stack. Under a locale whose decimal point is not "." it stops
@@ -296,6 +297,64 @@ extension StoredIncidentReader {
     guard number.isFinite else { throw GiveUp() }
     return number
   }
+
+  /// The number at `start..<offset` when Clinger's fast path gives it exactly: the integer
+  /// of its significant digits at most 2^53 and a power of ten up to 10^22 to scale it by
+  /// (both exact as `Double`s, so one correctly rounded multiplication or division gives the
+  /// correctly rounded value, as `strtod` would). `nil` otherwise: `strtod` reads it.
+  func exactDouble(start: Int) -> Double? {
+    var index = start
+    let negative = bytes[index] == UInt8(ascii: "-")
+    if negative { index += 1 }
+    var mantissa: UInt64 = 0
+    var significantDigits = 0
+    var scale = 0
+    var isFraction = false
+    while index < offset {
+      let byte = bytes[index]
+      index += 1
+      if byte == UInt8(ascii: ".") {
+        isFraction = true
+        continue
+      }
+      if byte | 0x20 == UInt8(ascii: "e") { break }
+      let digit = UInt64(byte &- UInt8(ascii: "0"))
+      if mantissa != 0 || digit != 0 {
+        significantDigits += 1
+        guard significantDigits <= 19 else { return nil }
+      }
+      mantissa = mantissa &* 10 &+ digit
+      if isFraction { scale -= 1 }
+    }
+    if index < offset {
+      var exponentIsNegative = false
+      if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+        exponentIsNegative = bytes[index] == UInt8(ascii: "-")
+        index += 1
+      }
+      var exponent = 0
+      while index < offset {
+        exponent = exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0"))
+        guard exponent < 1_000 else { return nil }
+        index += 1
+      }
+      scale += exponentIsNegative ? -exponent : exponent
+    }
+    guard mantissa <= 1 << 53, (-22...22).contains(scale) else { return nil }
+    var value = Double(mantissa)
+    if scale < 0 {
+      value /= Self.powersOfTen[-scale]
+    } else {
+      value *= Self.powersOfTen[scale]
+    }
+    return negative ? -value : value
+  }
+
+  /// 10^0 through 10^22, each exact as a `Double`.
+  static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
 
   mutating func readInt() throws(GiveUp) -> Int {
     let (start, isInteger) = try numberText()

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Codec
 import Foundation
 import Roads
@@ -197,6 +198,9 @@ public final class ServerApplication: Sendable {
         startup.end(
           "\(engine.incidentCount) incidents loaded and indexed"
             + (network == nil ? "" : ", flow state built"))
+        // Loading freed its row chunks and decode buffers; glibc keeps freed heap pages
+        // resident unless asked to return them.
+        Self.returnFreedMemory()
         if run == nil, network != nil {
           startup.begin("restoring the saved flow")
           if try engine.restoreFlow() { startup.end("saved flow restored") }
@@ -337,5 +341,12 @@ public final class ServerApplication: Sendable {
         traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
       Ctrl-C stops the server and SUMO.
       """
+  }
+}
+
+extension ServerApplication {
+  /// Hands the pages of freed heap memory back to the system (glibc's `malloc_trim`).
+  static func returnFreedMemory() {
+    traffic_return_freed_memory()
   }
 }
