@@ -235,9 +235,9 @@ public final class TrafficEngine: Sendable {
         endTime: fact.endTime, window: window)
     }
     if let origin = options.sortOrigin {
+      let incidents = index.incidents
       let keys = matches.map {
-        let fact = facts[$0]
-        return (fact.distance(to: origin), fact.originalId)
+        (Self.distance(from: origin, to: incidents[$0]), facts[$0].originalId)
       }
       matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     } else {

@@ -57,34 +57,22 @@ package struct IncidentIndex: Sendable {
   /// Whether enough changed since the last whole build to rebuild in the background.
   package var needsMerge: Bool { dirty.count > Self.mergeDirty(count: count) }
 
-  /// What a query tests and sorts on: the geometry, the type, impact and times, the ids.
-  /// Shares its strings and vertex arrays with the incident.
+  /// What a query filters and sorts on: the type, impact and times, the original id
+  /// (shared with the incident). The geometry is tested on `shapes`, or on the incident
+  /// itself where it changed since.
   package final class QueryFacts: Sendable {
-    package let polyline: GeoPolyline
-    package let additionalPolylines: [GeoPolyline]
     package let type: TrafficIncidentType
     package let impact: TrafficIncidentImpact
     package let startTime: Date?
     package let endTime: Date?
     package let originalId: String
-    /// The version id.
-    package let id: String
-
-    /// The geodesic distance from `point` to the nearest of the polylines, meters (as
-    /// `TrafficEngine.distance(from:to:)`).
-    package func distance(to point: GeoCoordinates) -> Double {
-      additionalPolylines.reduce(polyline.distance(to: point)) { min($0, $1.distance(to: point)) }
-    }
 
     init(_ incident: TrafficIncident) {
-      polyline = incident.location.polyline
-      additionalPolylines = incident.location.additionalPolylines
       type = incident.type
       impact = incident.impact
       startTime = incident.startTime
       endTime = incident.endTime
       originalId = incident.originalId
-      id = incident.id
     }
   }
 
@@ -379,7 +367,7 @@ package struct IncidentIndex: Sendable {
         if dirty.isEmpty || !dirty.contains(candidate) {
           meets = shapes.meets(position, test)
         } else {
-          let changed = facts[position]
+          let changed = incidents[position].location
           meets =
             test.meets(changed.polyline) || changed.additionalPolylines.contains { test.meets($0) }
         }
