@@ -14,7 +14,7 @@ package struct IncidentIndex: Sendable {
   package let incidents: PersistentArray<TrafficIncident>
   /// Position in `incidents` by original id, and by the feed ids of merged reports, as the
   /// snapshot was last built whole (shared by the snapshots patched from it, never copied).
-  private let builtPositions: [String: Int]
+  private let builtPositions: OriginalIDTable
   /// The ids `builtPositions` lacks: incidents added and reports merged since.
   private let addedPositions: [String: Int]
   /// What queries read of each incident, by position: small records beside the large
@@ -91,7 +91,8 @@ package struct IncidentIndex: Sendable {
     let boxes = incidents.map { $0.location.polyline.boundingBox }
     let order = RTree<Int32>.hilbertOrder(boxes.map { (RTreeBox.covering($0)[0], 0) })
     let incidents = order.map { incidents[$0] }
-    self.incidents = PersistentArray(incidents)
+    let stored = PersistentArray(incidents)
+    self.incidents = stored
     // The query facts and the flat shapes are built on another thread meanwhile (each pass
     // over a million incidents is mostly waiting for memory).
     let side = Mutex<(facts: PersistentArray<QueryFacts>, shapes: IncidentShapes)?>(nil)
@@ -105,14 +106,11 @@ package struct IncidentIndex: Sendable {
     } else {
       buildSide()
     }
-    var positions: [String: Int] = [:]
-    positions.reserveCapacity(incidents.count)
     var entries: [(box: RTreeBox, payload: Int32)] = []
     entries.reserveCapacity(incidents.count)
     var aliases: [(id: String, position: Int)] = []
     var latestEntry: Date?
     for (position, incident) in incidents.enumerated() {
-      positions[incident.originalId] = position
       if let entry = incident.entryTime, entry > latestEntry ?? .distantPast { latestEntry = entry }
       for box in RTreeBox.covering(boxes[order[position]]) {
         entries.append((box, Int32(position)))
@@ -128,11 +126,14 @@ package struct IncidentIndex: Sendable {
     }
     // The feeds' own ids of merged reports find the incident they were merged into, unless
     // an incident holds that id itself.
-    for alias in aliases where positions[alias.id] == nil {
-      positions[alias.id] = alias.position
+    let ids = OriginalIDTable(incidents, aliases: [:])
+    var aliasPositions: [String: Int] = [:]
+    for alias in aliases
+    where aliasPositions[alias.id] == nil && ids.position(of: alias.id, in: stored) == nil {
+      aliasPositions[alias.id] = alias.position
     }
     self.updatedAt = updatedAt ?? latestEntry
-    builtPositions = positions
+    builtPositions = ids.replacingAliases(with: aliasPositions)
     addedPositions = [:]
     tree = RTree(entries)
     deltaTree = RTree([])
@@ -150,7 +151,7 @@ package struct IncidentIndex: Sendable {
 
   /// A snapshot of patched parts sharing `tree` with the one it was made from.
   private init(
-    incidents: PersistentArray<TrafficIncident>, builtPositions: [String: Int],
+    incidents: PersistentArray<TrafficIncident>, builtPositions: OriginalIDTable,
     addedPositions: [String: Int], facts: PersistentArray<QueryFacts>, tree: RTree<Int32>,
     shapes: IncidentShapes, dirty: Set<Int32>, deltaEntries: [(box: RTreeBox, payload: Int32)],
     sortedCount: Int, updatedAt: Date?
@@ -174,11 +175,11 @@ package struct IncidentIndex: Sendable {
   /// The position of the incident of this original id, or of the incident a report of
   /// this feed id was merged into.
   ///
-  /// - Complexity: O(1).
+  /// - Complexity: O(log n).
   package func position(of id: String) -> Int? {
     // An incident added since the build may hold an id that was a merged report's before.
     if !addedPositions.isEmpty, let position = addedPositions[id] { return position }
-    return builtPositions[id]
+    return builtPositions.position(of: id, in: incidents)
   }
 
   /// The snapshot after a batch, and what changed: deletions first (by original id), then
@@ -253,7 +254,9 @@ package struct IncidentIndex: Sendable {
         nextPositions[incident.originalId] = position
       }
       for source in incident.sources
-      where builtPositions[source.id] == nil && nextPositions[source.id] == nil {
+      where nextPositions[source.id] == nil
+        && builtPositions.position(of: source.id, in: next) == nil
+      {
         nextPositions[source.id] = position
       }
       nextDirty.insert(Int32(position))
@@ -291,8 +294,13 @@ package struct IncidentIndex: Sendable {
         }
       }
     }
-    // Ids added since the build take precedence, as `position(of:)` gives them.
-    let positions = builtPositions.merging(addedPositions) { _, added in added }
+    // Ids added since the build take precedence, as `position(of:)` gives them: those that
+    // are no incident's own id join the merged reports' ids.
+    var aliases = builtPositions.aliases
+    for (id, position) in addedPositions where incidents[position].originalId != id {
+      aliases[id] = position
+    }
+    let positions = OriginalIDTable(incidents, aliases: aliases)
     return IncidentIndex(
       incidents: incidents, builtPositions: positions, addedPositions: [:], facts: facts,
       tree: RTree(entries), shapes: IncidentShapes(incidents), dirty: [], deltaEntries: [],
