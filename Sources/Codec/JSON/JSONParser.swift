@@ -272,35 +272,24 @@ package enum JSONParser {
           return text
         case UInt8(ascii: "\\"):
           position += 1
-          guard position < bytes.count else {
-            throw failure("unterminated string (truncated document?)", at: start)
-          }
-          let escape = bytes[position]
-          position += 1
-          switch escape {
-          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-          case UInt8(ascii: "b"): scalars.append(0x08)
-          case UInt8(ascii: "f"): scalars.append(0x0C)
-          case UInt8(ascii: "n"): scalars.append(0x0A)
-          case UInt8(ascii: "r"): scalars.append(0x0D)
-          case UInt8(ascii: "t"): scalars.append(0x09)
-          case UInt8(ascii: "u"):
-            var code = try readHexQuad()
-            if (0xD800...0xDBFF).contains(code), position + 1 < bytes.count,
-              bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
-            {
-              position += 2
-              let low = try readHexQuad()
-              guard (0xDC00...0xDFFF).contains(low) else {
-                throw failure("unpaired surrogate in \\u escape", at: position - 6)
-              }
-              code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+          let escapeStart = position
+          do {
+            try JSONEscape.decode(bytes, at: &position, into: &scalars)
+          } catch {
+            switch error {
+            case .truncated:
+              throw failure("unterminated string (truncated document?)", at: start)
+            case .invalid(let letter):
+              throw failure("invalid escape \\\(describeByte(letter))", at: escapeStart - 1)
+            case .badHex:
+              throw failure("\\u needs 4 hex digits")
+            case .unpairedSurrogate:
+              throw failure("unpaired surrogate in \\u escape", at: position - 6)
+            case .loneSurrogate(let scalarEnd):
+              // A surrogate on its own stands for U+FFFD, as decoders commonly read it.
+              position = scalarEnd
+              scalars.append(contentsOf: [0xEF, 0xBF, 0xBD])
             }
-            let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
-            scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
-          default:
-            throw failure(
-              "invalid escape \\\(describeByte(escape))", at: position - 2)
           }
         case 0x00..<0x20:
           throw failure(
@@ -310,24 +299,6 @@ package enum JSONParser {
           position += 1
         }
       }
-    }
-
-    mutating func readHexQuad() throws(JSONSyntaxError) -> UInt32 {
-      var value: UInt32 = 0
-      for _ in 0..<4 {
-        guard position < bytes.count else { throw failure("\\u needs 4 hex digits") }
-        let byte = bytes[position]
-        let digit: UInt8
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-        default: throw failure("\\u needs 4 hex digits")
-        }
-        value = value << 4 | UInt32(digit)
-        position += 1
-      }
-      return value
     }
   }
 }

@@ -168,53 +168,10 @@ extension StoredIncidentReader {
         offset += 1
         continue
       }
-      guard offset + 1 < bytes.count else { throw GiveUp() }
-      let escaped = bytes[offset + 1]
-      offset += 2
-      switch escaped {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
-      case UInt8(ascii: "b"): decoded.append(0x08)
-      case UInt8(ascii: "f"): decoded.append(0x0C)
-      case UInt8(ascii: "n"): decoded.append(0x0A)
-      case UInt8(ascii: "r"): decoded.append(0x0D)
-      case UInt8(ascii: "t"): decoded.append(0x09)
-      case UInt8(ascii: "u"):
-        var value = try readHex4()
-        if (0xD800..<0xDC00).contains(value) {
-          guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
-            bytes[offset + 1] == UInt8(ascii: "u")
-          else { throw GiveUp() }
-          offset += 2
-          let low = try readHex4()
-          guard (0xDC00..<0xE000).contains(low) else { throw GiveUp() }
-          value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-        }
-        guard let scalar = Unicode.Scalar(value) else { throw GiveUp() }
-        decoded.append(contentsOf: UTF8.encode(scalar)!)
-      default:
-        throw GiveUp()
-      }
+      offset += 1
+      do { try JSONEscape.decode(bytes, at: &offset, into: &decoded) } catch { throw GiveUp() }
     }
     throw GiveUp()
-  }
-
-  /// Four hexadecimal digits, as a number.
-  private mutating func readHex4() throws(GiveUp) -> UInt32 {
-    guard offset + 4 <= bytes.count else { throw GiveUp() }
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      let byte = bytes[offset]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw GiveUp()
-      }
-      value = value << 4 | UInt32(digit)
-      offset += 1
-    }
-    return value
   }
 
   mutating func readEnum<Value: RawRepresentable<String>>() throws(GiveUp) -> Value {
