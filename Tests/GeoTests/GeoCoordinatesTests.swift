@@ -101,4 +101,20 @@ import Testing
       try GeoCoordinates(latitude: 52.5, longitude: 13.25, altitude: 3).description
         == "52.5,13.25,3.0")
   }
+
+  /// Equal values are equal and hash alike whether or not they have an altitude; an
+  /// altitude of 0 is not an unknown one; a vertex takes 24 bytes.
+  @Test func equalityAndHashingFollowTheValues() throws {
+    let plain = try GeoCoordinates(latitude: 52.5, longitude: 13.4)
+    let again = try GeoCoordinates(latitude: 52.5, longitude: 13.4, altitude: nil)
+    let zero = try GeoCoordinates(latitude: 52.5, longitude: 13.4, altitude: 0)
+    let negativeZero = try GeoCoordinates(latitude: 52.5, longitude: 13.4, altitude: -0.0)
+    #expect(plain == again)
+    #expect(plain.hashValue == again.hashValue)
+    #expect(plain.altitude == nil && zero.altitude == 0)
+    #expect(plain != zero)
+    #expect(zero == negativeZero && zero.hashValue == negativeZero.hashValue)
+    #expect(Set([plain, again, zero, negativeZero]).count == 2)
+    #expect(MemoryLayout<GeoCoordinates>.stride == 24)
+  }
 }
