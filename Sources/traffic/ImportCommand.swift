@@ -99,7 +99,7 @@ enum ImportCommand: Subcommand {
       progress.begin(
         "import", detail: "\(url.lastPathComponent): decoding", total: size.map(Int64.init),
         unit: .bytes)
-      let document: FeedDocument
+      var document: FeedDocument
       do {
         document = try fileFormat.decoder.decode(input.reporting(to: progress), options: options)
       } catch {
@@ -115,15 +115,19 @@ enum ImportCommand: Subcommand {
       // The name given, else the feed's own (so that its pushes and polls update what was
       // imported), else the file's.
       let source = document.sourceName(given: feedName, origin: options.sourceName)
+      // Handed over, not shared: the engine then holds each incident once.
+      let incidents = document.incidents
+      let incidentCount = incidents.count
+      document.incidents = []
       let report = try engine.ingest(
-        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
+        incidents, from: source, isFullRefresh: document.isFullRefresh)
       // Jams (Waze) also describe flow, on the store's road network when it has one.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)
       }
       progress.finish()
       console.print(
-        "\(fileFormat.rawValue) \(url.lastPathComponent): \(document.incidents.count) incidents "
+        "\(fileFormat.rawValue) \(url.lastPathComponent): \(incidentCount) incidents "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "
           + "\(report.merged) merged, \(report.ended) ended), \(document.problems.count) skipped")
       for problem in document.problems.prefix(20) {

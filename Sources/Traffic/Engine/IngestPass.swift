@@ -44,7 +44,7 @@ struct IngestPass {
   ///
   /// - Complexity: O(log m) for m held incidents, plus a digest of the report when it
   ///   concerns a merged incident.
-  mutating func take(_ incoming: TrafficIncident) {
+  mutating func take(_ incoming: consuming TrafficIncident) {
     let reference = TrafficIncidentSource(feed: feed, id: incoming.originalId)
     guard let held = heldIncident(reportedAs: reference) else {
       if let host = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot, now: now),
@@ -52,7 +52,9 @@ struct IngestPass {
       {
         merge(incoming, into: upserts[host.originalId] ?? host)
       } else {
-        var added = incoming
+        // Moved, not copied: setting the sources then writes in place when the caller
+        // handed over its only copy.
+        var added = consume incoming
         added.sources = [reference]
         seen.insert(added.originalId)
         stage(added)

@@ -51,15 +51,20 @@ extension TrafficEngine {
   ///   snapshot and a digest of each report that concerns a merged incident.
   @discardableResult
   public func ingest(
-    _ incidents: [TrafficIncident], from feed: String, isFullRefresh: Bool
+    _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool
   )
     throws(TrafficStoreError) -> IngestReport
   {
     var report = IngestReport()
     let now = clock()
+    // Each report is moved out of the document as it is taken: a caller that hands over
+    // its only copy (`traffic import`, a push) then holds each incident once, rather than
+    // the document's copy beside the one the pass stages with its sources set.
+    var pending = consume incidents
+    pending.reverse()
     _ = try write { snapshot in
       var pass = IngestPass(feed: feed, now: now, snapshot: snapshot)
-      for incoming in incidents { pass.take(incoming) }
+      while let incoming = pending.popLast() { pass.take(incoming) }
       if isFullRefresh { pass.endReportsNoLongerCarried() }
       report = pass.report
       return pass.batch
