@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A language, written as a BCP 47 language tag (RFC 5646): `de-DE`, `en-GB`, `sr-Latn-RS`.
 ///
 /// Any well-formed tag is accepted: a language subtag (with optional extended language
@@ -67,6 +69,23 @@ public struct LanguageCode: Hashable, Sendable, CustomStringConvertible {
   /// - Throws: `TrafficModelError.malformedLanguageTag` naming the subtag that is wrong.
   /// - Complexity: O(n) in the length of the tag.
   public init(_ tag: String) throws(TrafficModelError) {
+    if let known = Self.parsed.withLock({ $0[tag] }) {
+      self.tag = known
+      return
+    }
+    let parsed = try Self.parse(tag)
+    Self.parsed.withLock { if $0.count < Self.parsedLimit { $0[tag] = parsed } }
+    self.tag = parsed
+  }
+
+  /// Tags parsed before, by the text they were parsed from: feeds name a handful of
+  /// languages in a million texts, and each is then parsed once and held once (a parsed tag
+  /// is about a hundred bytes; a million incidents decoded from a feed held one each).
+  private static let parsed = Mutex<[String: Tag]>([:])
+  /// The most tags kept in `parsed` (others are parsed each time).
+  private static let parsedLimit = 1_024
+
+  private static func parse(_ tag: String) throws(TrafficModelError) -> Tag {
     func fail(_ reason: String) -> TrafficModelError { .malformedLanguageTag(tag, reason: reason) }
     guard !tag.isEmpty else { throw fail("the tag is empty") }
     let subtags = tag.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
@@ -152,7 +171,7 @@ public struct LanguageCode: Hashable, Sendable, CustomStringConvertible {
     if let script { parts.append(script) }
     if let region { parts.append(region) }
     parts += variants + rest
-    self.tag = Tag(
+    return Tag(
       identifier: parts.joined(separator: "-"), languageSubtag: language,
       extendedLanguageSubtags: extlangs, scriptSubtag: script, regionSubtag: region,
       variantSubtags: variants)
