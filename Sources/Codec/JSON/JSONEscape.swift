@@ -43,8 +43,10 @@ package enum JSONEscape {
         guard (0xDC00..<0xE000).contains(low) else { throw .unpairedSurrogate }
         value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
       }
-      guard let scalar = Unicode.Scalar(value) else { throw .loneSurrogate(scalarEnd: index) }
-      output.append(contentsOf: UTF8.encode(scalar)!)
+      guard let scalar = Unicode.Scalar(value), let encoded = UTF8.encode(scalar) else {
+        throw .loneSurrogate(scalarEnd: index)
+      }
+      output.append(contentsOf: encoded)
     default:
       throw .invalid(letter)
     }

@@ -43,12 +43,14 @@ public struct GeoCoordinates: Hashable, Sendable, CustomStringConvertible {
     storedAltitude = altitude ?? .nan
   }
 
-  // Equality and hashing of the public values (a stored NaN is never equal to itself).
+  /// Whether the latitudes, longitudes and altitudes (both unknown, or equal) are equal:
+  /// the public values, since a stored NaN is never equal to itself.
   @inlinable
   public static func == (a: GeoCoordinates, b: GeoCoordinates) -> Bool {
     a.latitude == b.latitude && a.longitude == b.longitude && a.altitude == b.altitude
   }
 
+  /// Hashes the public values, as `==` compares them.
   @inlinable
   public func hash(into hasher: inout Hasher) {
     hasher.combine(latitude)

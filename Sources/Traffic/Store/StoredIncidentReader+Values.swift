@@ -140,7 +140,10 @@ extension StoredIncidentReader {
   static func same(_ text: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
     text.utf8.count == bytes.count
       && text.utf8.withContiguousStorageIfAvailable { utf8 in
-        bytes.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        guard let held = utf8.baseAddress, let read = bytes.baseAddress else {
+          return bytes.isEmpty
+        }
+        return memcmp(held, read, bytes.count) == 0
       } ?? false
   }
 
