@@ -35,4 +35,26 @@ import Traffic
         TrafficIncidentDetails.self, from: Data(#"{"timeZone": "Mars/Olympus"}"#.utf8))
     }
   }
+
+  /// Details are equal (and hash alike) when every fact is, however they were made; the
+  /// facts most incidents lack read back as given, and details without them are small.
+  @Test func equalityFollowsEveryFact() throws {
+    func make(delay: Double? = nil, towards: String? = nil) throws -> TrafficIncidentDetails {
+      try TrafficIncidentDetails(
+        countryCode: "de", roadName: "Sachsendamm", roadNumber: "A100", towards: towards,
+        delayInSeconds: delay, eventKind: .roadworks)
+    }
+    #expect(try make() == make())
+    #expect(try make(delay: 60) == make(delay: 60))
+    #expect(try make(delay: 60).hashValue == make(delay: 60).hashValue)
+    #expect(try make(delay: 60) != make(delay: 61))
+    #expect(try make(delay: 60) != make())
+    #expect(try make(towards: "Hamburg") != make(towards: "Berlin"))
+    #expect(try TrafficIncidentDetails() == .none)
+    #expect(try Set([make(), make(), make(delay: 1), make(towards: "Hamburg")]).count == 3)
+    let full = try make(delay: 60, towards: "Hamburg")
+    #expect(full.delayInSeconds == 60 && full.towards == "Hamburg" && full.countryCode == "DE")
+    #expect(full.lanesClosed == nil && full.cause == nil && full.timeZone == nil)
+    #expect(MemoryLayout<TrafficIncidentDetails>.size <= 64)
+  }
 }

@@ -8,37 +8,73 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
   /// The country the incident lies in, ISO 3166-1 alpha-2, uppercase (`"DE"`). Decides the
   /// language of descriptions when none is requested.
   public let countryCode: String?
-  /// The city or area (`"Berlin"`), written before the road.
-  public let area: String?
   /// The road's name (`"Sachsendamm"`).
   public let roadName: String?
   /// The road's number (`"A100"`, `"B96"`).
   public let roadNumber: String?
-  /// The place the affected direction leads to (`"Hamburg"`), when one direction is affected.
-  public let towards: String?
-  /// The junction or cross street where the affected stretch begins.
-  public let fromJunction: String?
-  /// The junction or cross street where the affected stretch ends.
-  public let toJunction: String?
-  /// The junction or cross street at which a point incident lies.
-  public let atJunction: String?
-  /// How many lanes are closed.
-  public let lanesClosed: Int?
-  /// How many lanes the carriageway has in the affected direction.
-  public let totalLanes: Int?
-  /// Whether queues are likely to form ("Staugefahr").
-  public let queueRisk: Bool
-  /// The length of the queue, meters.
-  public let queueLengthInMeters: Double?
-  /// The expected delay, seconds.
-  public let delayInSeconds: Double?
   /// What happened, finer than the incident type.
   public let eventKind: TrafficEventKind?
+  /// Whether queues are likely to form ("Staugefahr").
+  public let queueRisk: Bool
+  /// The facts most incidents lack, in one object (`nil` when none is known): the details
+  /// of an incident without them take 64 bytes inside it instead of 232.
+  private let rare: Rare?
+
+  private final class Rare: Sendable {
+    let area: String?
+    let towards: String?
+    let fromJunction: String?
+    let toJunction: String?
+    let atJunction: String?
+    let lanesClosed: Int?
+    let totalLanes: Int?
+    let queueLengthInMeters: Double?
+    let delayInSeconds: Double?
+    let cause: LocalizedText?
+    let timeZone: TimeZone?
+
+    init(
+      area: String?, towards: String?, fromJunction: String?, toJunction: String?,
+      atJunction: String?, lanesClosed: Int?, totalLanes: Int?, queueLengthInMeters: Double?,
+      delayInSeconds: Double?, cause: LocalizedText?, timeZone: TimeZone?
+    ) {
+      self.area = area
+      self.towards = towards
+      self.fromJunction = fromJunction
+      self.toJunction = toJunction
+      self.atJunction = atJunction
+      self.lanesClosed = lanesClosed
+      self.totalLanes = totalLanes
+      self.queueLengthInMeters = queueLengthInMeters
+      self.delayInSeconds = delayInSeconds
+      self.cause = cause
+      self.timeZone = timeZone
+    }
+  }
+
+  /// The city or area (`"Berlin"`), written before the road.
+  public var area: String? { rare?.area }
+  /// The place the affected direction leads to (`"Hamburg"`), when one direction is affected.
+  public var towards: String? { rare?.towards }
+  /// The junction or cross street where the affected stretch begins.
+  public var fromJunction: String? { rare?.fromJunction }
+  /// The junction or cross street where the affected stretch ends.
+  public var toJunction: String? { rare?.toJunction }
+  /// The junction or cross street at which a point incident lies.
+  public var atJunction: String? { rare?.atJunction }
+  /// How many lanes are closed.
+  public var lanesClosed: Int? { rare?.lanesClosed }
+  /// How many lanes the carriageway has in the affected direction.
+  public var totalLanes: Int? { rare?.totalLanes }
+  /// The length of the queue, meters.
+  public var queueLengthInMeters: Double? { rare?.queueLengthInMeters }
+  /// The expected delay, seconds.
+  public var delayInSeconds: Double? { rare?.delayInSeconds }
   /// A free-text cause in the source's language; used only in descriptions in that
   /// language.
-  public let cause: LocalizedText?
+  public var cause: LocalizedText? { rare?.cause }
   /// The time zone of the incident's place; dates in descriptions use it (UTC when `nil`).
-  public let timeZone: TimeZone?
+  public var timeZone: TimeZone? { rare?.timeZone }
 
   /// Creates details, validating what must hold.
   ///
@@ -94,21 +130,54 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
       }
     }
     self.countryCode = countryCode?.uppercased()
-    self.area = area
     self.roadName = roadName
     self.roadNumber = roadNumber
-    self.towards = towards
-    self.fromJunction = fromJunction
-    self.toJunction = toJunction
-    self.atJunction = atJunction
-    self.lanesClosed = lanesClosed
-    self.totalLanes = totalLanes
     self.queueRisk = queueRisk
-    self.queueLengthInMeters = queueLengthInMeters
-    self.delayInSeconds = delayInSeconds
     self.eventKind = eventKind
-    self.cause = cause
-    self.timeZone = timeZone
+    let isRare =
+      area != nil || towards != nil || fromJunction != nil || toJunction != nil
+      || atJunction != nil || lanesClosed != nil || totalLanes != nil
+      || queueLengthInMeters != nil || delayInSeconds != nil || cause != nil || timeZone != nil
+    rare =
+      isRare
+      ? Rare(
+        area: area, towards: towards, fromJunction: fromJunction, toJunction: toJunction,
+        atJunction: atJunction, lanesClosed: lanesClosed, totalLanes: totalLanes,
+        queueLengthInMeters: queueLengthInMeters, delayInSeconds: delayInSeconds, cause: cause,
+        timeZone: timeZone) : nil
+  }
+
+  /// Whether every fact is the same.
+  public static func == (a: TrafficIncidentDetails, b: TrafficIncidentDetails) -> Bool {
+    guard a.countryCode == b.countryCode, a.roadName == b.roadName,
+      a.roadNumber == b.roadNumber, a.eventKind == b.eventKind, a.queueRisk == b.queueRisk
+    else { return false }
+    if a.rare === b.rare { return true }
+    return a.area == b.area && a.towards == b.towards && a.fromJunction == b.fromJunction
+      && a.toJunction == b.toJunction && a.atJunction == b.atJunction
+      && a.lanesClosed == b.lanesClosed && a.totalLanes == b.totalLanes
+      && a.queueLengthInMeters == b.queueLengthInMeters && a.delayInSeconds == b.delayInSeconds
+      && a.cause == b.cause && a.timeZone == b.timeZone
+  }
+
+  /// Hashes every fact, as `==` compares them.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(countryCode)
+    hasher.combine(roadName)
+    hasher.combine(roadNumber)
+    hasher.combine(eventKind)
+    hasher.combine(queueRisk)
+    hasher.combine(area)
+    hasher.combine(towards)
+    hasher.combine(fromJunction)
+    hasher.combine(toJunction)
+    hasher.combine(atJunction)
+    hasher.combine(lanesClosed)
+    hasher.combine(totalLanes)
+    hasher.combine(queueLengthInMeters)
+    hasher.combine(delayInSeconds)
+    hasher.combine(cause)
+    hasher.combine(timeZone)
   }
 
   /// No facts beyond the incident's own fields.
@@ -116,21 +185,11 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
 
   private init(unchecked: Void) {
     countryCode = nil
-    area = nil
     roadName = nil
     roadNumber = nil
-    towards = nil
-    fromJunction = nil
-    toJunction = nil
-    atJunction = nil
-    lanesClosed = nil
-    totalLanes = nil
     queueRisk = false
-    queueLengthInMeters = nil
-    delayInSeconds = nil
     eventKind = nil
-    cause = nil
-    timeZone = nil
+    rare = nil
   }
 
   private enum CodingKeys: String, CodingKey {
