@@ -198,9 +198,6 @@ public final class ServerApplication: Sendable {
         startup.end(
           "\(engine.incidentCount) incidents loaded and indexed"
             + (network == nil ? "" : ", flow state built"))
-        // Loading freed its row chunks and decode buffers; glibc keeps freed heap pages
-        // resident unless asked to return them.
-        Self.returnFreedMemory()
         if run == nil, network != nil {
           startup.begin("restoring the saved flow")
           if try engine.restoreFlow() { startup.end("saved flow restored") }
@@ -212,6 +209,9 @@ public final class ServerApplication: Sendable {
       sync = nil
     }
     self.network = network
+    // Loading freed its row chunks and decode buffers (either store); glibc keeps freed
+    // heap pages resident unless asked to return them.
+    Self.returnFreedMemory()
     feedCount = feeds.count
     poller = FeedPoller(feeds: feeds, engine: engine)
     do {
