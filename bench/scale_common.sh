@@ -3,8 +3,10 @@
 # `scale_setup NAME` sets $python, $tools, a scratch $work directory (removed on exit, with
 # any server still running) and $bin, the release `traffic` it builds.
 # `serve_ready LABEL` starts `traffic serve` on "$work/store.sqlite" at a free port as a user
-# starts it (default options), waits for the first answered /healthz and prints
-# "LABEL: {"seconds": ..., "rss_kb": ...}"; it sets $port and $server.
+# starts it (default options), waits for the first answered v7 query (a 1 km circle in
+# Berlin) and then for the log line saying every incident is loaded and indexed, and prints
+# "LABEL: {"first_query_s": ..., "loaded_s": ..., "rss_kb": ...}" (seconds from the start,
+# RSS once loaded); it sets $port and $server.
 
 scale_setup() {
   python="${PYTHON:-/usr/bin/python3}"
@@ -23,15 +25,20 @@ scale_cleanup() {
 
 serve_ready() {
   port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  local start ready rss
+  local start first loaded rss
   start="$(date +%s.%N)"
   "$bin" serve --db "$work/store.sqlite" --port "$port" >"$work/serve.out" 2>"$work/serve.err" &
   server=$!
-  until curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; do
+  until curl -sf -o /dev/null "http://127.0.0.1:$port/v7/incidents?in=circle:52.52,13.405;r=1000"; do
     kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
     sleep 0.05
   done
-  ready="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
+  first="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
+  until grep -q "loaded and indexed" "$work/serve.err"; do
+    kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
+    sleep 0.05
+  done
+  loaded="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
   rss="$(awk '/VmRSS/ {print $2}' "/proc/$server/status")"
-  echo "$1: {\"seconds\": $ready, \"rss_kb\": $rss}"
+  echo "$1: {\"first_query_s\": $first, \"loaded_s\": $loaded, \"rss_kb\": $rss}"
 }

@@ -17,13 +17,16 @@ import Traffic
 /// - Version 4: `feed_state.consecutive_failures` and `feed_state.problem_count`, so that a
 ///   restarted feed poller reports what it reported before (`SQLiteTrafficStore+FeedState`).
 /// - Version 5: `typical_speeds`, each segment's typical week (`SQLiteTrafficStore+Flow`).
+/// - Version 6: `incidents.entry_time` (seconds since 2001, as the body holds it; filled from
+///   the stored bodies on upgrade) and its index, so that the latest entry time is known
+///   without reading every body (`SQLiteTrafficStore+Area`'s `summary()`).
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.
   static let applicationID: Int64 = 0x5452_4146
 
   /// The newest schema version this build knows.
-  static let latestVersion: Int64 = 5
+  static let latestVersion: Int64 = 6
 
   /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
   private static func migration(
@@ -43,6 +46,8 @@ enum SQLiteSchema {
       try connection.execute(script: version4)
     case 5:
       try connection.execute(script: version5)
+    case 6:
+      try connection.execute(script: version6)
     default:
       throw .incompatibleSchema("no migration to schema version \(target)")
     }
@@ -152,6 +157,14 @@ enum SQLiteSchema {
       segment_id INTEGER PRIMARY KEY,
       bins BLOB NOT NULL
     ) STRICT;
+    """
+
+  /// Each incident's entry time beside its body, indexed (for the latest one).
+  static let version6 = """
+    ALTER TABLE incidents ADD COLUMN entry_time REAL;
+    UPDATE incidents SET entry_time = json_extract(body, '$.entryTime')
+    WHERE json_valid(body) AND json_type(body, '$.entryTime') IN ('integer', 'real');
+    CREATE INDEX incidents_by_entry_time ON incidents(entry_time);
     """
 
   /// Indexes the bounding boxes of every incident already stored (upgrade to version 2).

@@ -61,3 +61,95 @@ extension SQLiteTrafficStore {
     }
   }
 }
+
+extension SQLiteTrafficStore: IndexedTrafficStore {
+  /// The number of incidents (`count(*)`) and the latest entry time (the largest
+  /// `entry_time`, from its index).
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read.
+  /// - Complexity: O(n) for the count (a scan of the smallest index), O(log n) otherwise.
+  package func summary() throws(TrafficStoreError) -> TrafficStoreSummary {
+    try withReader { connection throws(TrafficStoreError) in
+      var summary = TrafficStoreSummary(count: 0, latestEntry: nil)
+      try connection.query("SELECT count(*), max(entry_time) FROM incidents") {
+        row throws(TrafficStoreError) in
+        summary.count = Int(row.integer(0))
+        if !row.isNull(1) {
+          summary.latestEntry = Date(timeIntervalSinceReferenceDate: row.real(1))
+        }
+      }
+      return summary
+    }
+  }
+
+  /// The current incidents any of whose polylines' bounding boxes meets `box`, from the
+  /// file's R*Tree, decoded from their bodies; by original id.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read or a body
+  ///   is damaged.
+  /// - Complexity: O(log n + k) for k incidents met, plus decoding them.
+  package func candidates(
+    intersecting box: GeoBox
+  ) throws(TrafficStoreError) -> [TrafficIncident] {
+    try withReader { connection throws(TrafficStoreError) in
+      let coder = StoredIncidentCoder()
+      var keys = Set<Int64>()
+      var found: [TrafficIncident] = []
+      for part in RTreeBox.covering(box) {
+        try connection.query(
+          """
+          SELECT i.key, i.original_id, i.body
+          FROM incident_rtree r JOIN incidents i ON i.key = r.entry >> 4
+          WHERE r.min_lng <= ?3 AND r.max_lng >= ?1 AND r.min_lat <= ?4 AND r.max_lat >= ?2
+            AND r.west <= ?3 AND r.east >= ?1 AND r.south <= ?4 AND r.north >= ?2
+          """, [.real(part.minX), .real(part.minY), .real(part.maxX), .real(part.maxY)]
+        ) { row throws(TrafficStoreError) in
+          guard keys.insert(row.integer(0)).inserted else { return }
+          found.append(
+            try coder.decode(row.data(2), originalId: row.text(1), store: connection.path))
+        }
+      }
+      return found.sorted { $0.originalId < $1.originalId }
+    }
+  }
+
+  /// The current incident of this original id, decoded from its body.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read or the body
+  ///   is damaged.
+  /// - Complexity: O(log n).
+  package func incident(originalId: String) throws(TrafficStoreError) -> TrafficIncident? {
+    try withReader { connection throws(TrafficStoreError) in
+      let coder = StoredIncidentCoder()
+      var found: TrafficIncident?
+      try connection.query(
+        "SELECT body FROM incidents WHERE original_id = ?", [.text(originalId)]
+      ) { row throws(TrafficStoreError) in
+        found = try coder.decode(row.data(0), originalId: originalId, store: connection.path)
+      }
+      return found
+    }
+  }
+
+  /// Runs `body` on the store's second connection (opened read-only on first use), so that
+  /// it does not wait for a load holding the first; on the first connection for a database
+  /// only that connection sees (in memory).
+  func withReader<Result: Sendable>(
+    _ body: (SQLiteConnection) throws(TrafficStoreError) -> Result
+  ) throws(TrafficStoreError) -> Result {
+    if path.isEmpty || path == ":memory:" || path.hasPrefix("file:") {
+      return try withConnection(body)
+    }
+    return try readerConnection.withLock { reader throws(TrafficStoreError) in
+      let connection: SQLiteConnection
+      if let reader {
+        connection = reader
+      } else {
+        connection = try SQLiteConnection(path: path, readOnly: true)
+        connection.setBusyTimeout(milliseconds: Self.busyTimeoutInMilliseconds)
+        reader = connection
+      }
+      return try body(connection)
+    }
+  }
+}

@@ -131,7 +131,9 @@ extension SQLiteTrafficStore: FlowPersistence {
       typical: [FlowState.Persisted.Typical]
     )
     let path = self.path
-    let stored = try withConnection { connection throws(TrafficStoreError) -> Rows? in
+    // On the second connection: a start-up restores the flow while the incidents load on
+    // the first (`TrafficEngine.Loading.inBackground`).
+    let stored = try withReader { connection throws(TrafficStoreError) -> Rows? in
       var header: [UInt8]?
       try connection.query("SELECT header FROM flow_state WHERE id = 1") {
         row throws(TrafficStoreError) in header = row.bytes(0)

@@ -46,6 +46,9 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// How the file was opened.
   public let access: Access
   private let connection: Mutex<SQLiteConnection>
+  /// A second connection for the reads an engine makes while it loads its snapshot on
+  /// `connection` (`IndexedTrafficStore`); opened on first use.
+  let readerConnection = Mutex<SQLiteConnection?>(nil)
   /// Checkpoints the write-ahead log after writes, off the writing thread (`nil` when
   /// read-only).
   private let checkpointer: WALCheckpointer?
@@ -266,6 +269,7 @@ public final class SQLiteTrafficStore: TrafficStore {
       .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
       incident.startTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
       incident.endTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
+      incident.entryTime.map { .real($0.timeIntervalSinceReferenceDate) } ?? .null,
       .utf8(body),
     ]
     let key: Int64
@@ -273,7 +277,8 @@ public final class SQLiteTrafficStore: TrafficStore {
       key = stored.key
       try connection.run(
         """
-        UPDATE incidents SET id = ?, type = ?, impact = ?, start_time = ?, end_time = ?, body = ?
+        UPDATE incidents
+        SET id = ?, type = ?, impact = ?, start_time = ?, end_time = ?, entry_time = ?, body = ?
         WHERE key = ?
         """, columns + [.integer(key)])
       if stored.id == incident.id {
@@ -298,8 +303,9 @@ public final class SQLiteTrafficStore: TrafficStore {
     } else {
       try connection.run(
         """
-        INSERT INTO incidents (original_id, id, type, impact, start_time, end_time, body)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO incidents
+          (original_id, id, type, impact, start_time, end_time, entry_time, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """, [.text(incident.originalId)] + columns)
       key = connection.lastInsertedRowID
       try connection.run(

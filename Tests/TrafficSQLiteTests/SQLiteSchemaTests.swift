@@ -29,11 +29,13 @@ import Traffic
     """
 
   static func incident(
-    _ id: String, version: Int, latitude: Double, longitude: Double, end: Date? = nil
+    _ id: String, version: Int, latitude: Double, longitude: Double, end: Date? = nil,
+    entry: Date? = nil
   ) throws -> TrafficIncident {
     try TrafficIncident(
       id: "\(id)-v\(version)", originalId: id, type: .roadClosure, impact: .critical,
       description: LocalizedText(text: "\(id) closed", language: .enUS), endTime: end,
+      entryTime: entry,
       location: TrafficLocation(
         polyline: GeoPolyline(vertices: [
           GeoCoordinates(latitude: latitude, longitude: longitude),
@@ -51,8 +53,12 @@ import Traffic
     let encoder = JSONEncoder()
     let end = Date(timeIntervalSince1970: 1_900_000_000)
     let a1 = try Self.incident("a", version: 1, latitude: 52.5, longitude: 13.4)
-    let a2 = try Self.incident("a", version: 2, latitude: 52.6, longitude: 13.5, end: end)
-    let b1 = try Self.incident("b", version: 1, latitude: 48.1, longitude: 11.6)
+    let a2 = try Self.incident(
+      "a", version: 2, latitude: 52.6, longitude: 13.5, end: end,
+      entry: Date(timeIntervalSinceReferenceDate: 810_000_000))
+    let b1 = try Self.incident(
+      "b", version: 1, latitude: 48.1, longitude: 11.6,
+      entry: Date(timeIntervalSinceReferenceDate: 800_000_000.25))
     let (bodyA1, bodyA2, bodyB1) = (
       Self.sqlText(try encoder.encode(a1)), Self.sqlText(try encoder.encode(a2)),
       Self.sqlText(try encoder.encode(b1))
@@ -88,7 +94,16 @@ import Traffic
         "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'incidents'"
       )
       .contains("incidents_by_end_time"))
+    // Version 6 filled the entry times from the bodies.
+    #expect(
+      try store.summary()
+        == TrafficStoreSummary(
+          count: 2, latestEntry: Date(timeIntervalSinceReferenceDate: 810_000_000)))
     #expect(try store.purge(endedBefore: end + 1) == ["a"])
+    #expect(
+      try store.summary()
+        == TrafficStoreSummary(
+          count: 1, latestEntry: Date(timeIntervalSinceReferenceDate: 800_000_000.25)))
     try store.apply(
       IncidentBatch(upserts: [try Self.incident("c", version: 1, latitude: 1, longitude: 2)]))
     #expect(

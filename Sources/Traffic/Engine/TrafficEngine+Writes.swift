@@ -44,10 +44,11 @@ extension TrafficEngine {
   @discardableResult
   public func purgeExpired() throws(TrafficStoreError) -> [String] {
     try writer.withLock { _ throws(TrafficStoreError) -> [String] in
+      // The snapshot first: one still loading must not miss what is purged meanwhile.
+      let previous = currentSnapshot
       let cutoff = clock().addingTimeInterval(-retentionInSeconds)
       let purged = try store.purge(endedBefore: cutoff)
       guard !purged.isEmpty else { return [] }
-      let previous = currentSnapshot
       let gone = Set(purged)
       let changes = previous.incidents.filter { gone.contains($0.originalId) }
         .map { IncidentChange(kind: .removed, incident: $0) }

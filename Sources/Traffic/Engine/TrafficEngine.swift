@@ -23,7 +23,13 @@ public final class TrafficEngine: Sendable {
   let flowState: FlowState?
   /// The server a remote engine asks; `nil` for an embedded engine.
   let remote: RemoteTrafficClient?
-  let snapshot: Mutex<IncidentIndex>
+  let snapshot: SnapshotCell
+  /// While the snapshot loads in the background: what the store holds (its count and
+  /// latest entry), answered meanwhile; `nil` for an engine that loaded at start.
+  let storeSummary: TrafficStoreSummary?
+  /// The snapshot identity reported while the snapshot loads (the data cannot change
+  /// meanwhile: writes wait for the snapshot).
+  let loadingGeneration = IncidentIndex.Generation()
   /// Serialises writers; readers only take `snapshot`.
   let writer = Mutex(())
   let subscriptions = Mutex(Subscriptions())
@@ -63,9 +69,41 @@ public final class TrafficEngine: Sendable {
       network: network, remote: nil)
   }
 
+  /// How an engine gets its first snapshot.
+  package enum Loading: Sendable, Hashable {
+    /// Every incident is loaded and indexed before the initialiser returns.
+    case immediately
+    /// On an `IndexedTrafficStore`, the initialiser returns at once and the snapshot is
+    /// loaded on another thread; meanwhile area queries and lookups by original id are
+    /// answered from the store's own indexes (the same answers), and everything else —
+    /// writes, nearest searches, flow, publications — waits for the snapshot. Other stores
+    /// load immediately.
+    case inBackground
+  }
+
+  /// Creates an engine on a store, loading its incidents as `loading` says.
+  ///
+  /// - Parameters:
+  ///   - loading: Whether to return before the snapshot is loaded (`waitUntilLoaded()`
+  ///     then tells when it is, and whether the load failed).
+  ///   - Others: As `init(store:limits:retentionInSeconds:clock:network:)`.
+  /// - Throws: `TrafficEngineError.storeUnavailable` when the store cannot be read (for a
+  ///   background load: its summary), `.invalidConfiguration` for a negative retention.
+  package convenience init(
+    store: any TrafficStore, limits: TrafficQueryLimits = .here,
+    retentionInSeconds: TimeInterval = 86_400,
+    clock: @escaping @Sendable () -> Date = { Date() }, network: RoadNetwork? = nil,
+    loading: Loading
+  ) throws(TrafficEngineError) {
+    try self.init(
+      store: store, limits: limits, retentionInSeconds: retentionInSeconds, clock: clock,
+      network: network, remote: nil, loading: loading)
+  }
+
   init(
     store: any TrafficStore, limits: TrafficQueryLimits, retentionInSeconds: TimeInterval,
-    clock: @escaping @Sendable () -> Date, network: RoadNetwork?, remote: RemoteTrafficClient?
+    clock: @escaping @Sendable () -> Date, network: RoadNetwork?, remote: RemoteTrafficClient?,
+    loading: Loading = .immediately
   ) throws(TrafficEngineError) {
     guard retentionInSeconds.isFinite, retentionInSeconds >= 0 else {
       throw .invalidConfiguration("retention \(retentionInSeconds) s must be >= 0")
@@ -77,9 +115,45 @@ public final class TrafficEngine: Sendable {
     self.remote = remote
     journal = Mutex(ChangeJournal(horizon: clock()))
     flowState = network.map(FlowState.init(network:))
+    if loading == .inBackground, let indexed = store as? any IndexedTrafficStore {
+      let summary: TrafficStoreSummary
+      do { summary = try indexed.summary() } catch { throw .storeUnavailable(error) }
+      storeSummary = summary
+      let cell = SnapshotCell(loadingLater: ())
+      snapshot = cell
+      DispatchQueue.global(qos: .userInitiated).async {
+        cell.load(
+          Result { () throws(TrafficStoreError) in
+            IncidentIndex(try store.currentIncidents(), updatedAt: summary.latestEntry)
+          })
+      }
+      return
+    }
+    storeSummary = nil
     let incidents: [TrafficIncident]
     do { incidents = try store.currentIncidents() } catch { throw .storeUnavailable(error) }
-    snapshot = Mutex(IncidentIndex(incidents))
+    snapshot = SnapshotCell(IncidentIndex(incidents))
+  }
+
+  /// Waits until the snapshot is loaded (at once unless it loads in the background).
+  ///
+  /// - Throws: `TrafficEngineError.storeUnavailable` when the background load failed: the
+  ///   engine then holds no incidents and must not serve.
+  package func waitUntilLoaded() throws(TrafficEngineError) {
+    snapshot.waitUntilLoaded()
+    if let failure = snapshot.loadFailure { throw .storeUnavailable(failure) }
+  }
+
+  /// Whether the snapshot is loaded (always, unless it is still loading in the background).
+  package var isLoaded: Bool { snapshot.isLoaded }
+
+  /// While the snapshot loads in the background: the store's indexed reader and what it
+  /// holds; `nil` once the snapshot is there (or for an engine that loaded at start).
+  private var interimStore: (store: any IndexedTrafficStore, summary: TrafficStoreSummary)? {
+    guard !snapshot.isLoaded, let summary = storeSummary,
+      let indexed = store as? any IndexedTrafficStore
+    else { return nil }
+    return (indexed, summary)
   }
 
   /// The engine's current time (its clock; tests fix it).
@@ -92,15 +166,24 @@ public final class TrafficEngine: Sendable {
   /// copy retains and releases every one of its arrays and trees): for the server's
   /// response cache, on every request.
   package var snapshotStamp: (generation: IncidentIndex.Generation, updatedAt: Date?, count: Int) {
-    snapshot.withLock { ($0.generation, $0.updatedAt, $0.count) }
+    if let interim = interimStore {
+      return (loadingGeneration, interim.summary.latestEntry, interim.summary.count)
+    }
+    return snapshot.withLock { ($0.generation, $0.updatedAt, $0.count) }
   }
 
   /// When the incidents last changed (HERE v7's `sourceUpdated`): the time of the last
   /// write, or at start-up the latest entry time of a stored incident.
-  public var lastUpdate: Date? { currentSnapshot.updatedAt }
+  public var lastUpdate: Date? {
+    if let interim = interimStore { return interim.summary.latestEntry }
+    return snapshot.withLock { $0.updatedAt }
+  }
 
   /// The number of incidents held (ended ones included until purged).
-  public var incidentCount: Int { currentSnapshot.count }
+  public var incidentCount: Int {
+    if let interim = interimStore { return interim.summary.count }
+    return snapshot.withLock { $0.count }
+  }
 
   // MARK: Queries
 
@@ -221,7 +304,7 @@ public final class TrafficEngine: Sendable {
   ) throws(TrafficQueryError) -> (index: IncidentIndex, positions: [Int]) {
     try limits.check(area)
     try options.validate()
-    let index = currentSnapshot
+    let index = interimSnapshot(meeting: area.boundingBox) ?? currentSnapshot
     let now = clock()
     // Work on positions and the index's small query facts, not incidents: an incident is
     // a large value, and reading one out of the array or sorting them copied all of it.
@@ -258,6 +341,17 @@ public final class TrafficEngine: Sendable {
     return (index, matches)
   }
 
+  /// While the snapshot loads in the background: a snapshot of the store's candidates for
+  /// `box`, which the query then tests, filters and orders as on the whole snapshot; `nil`
+  /// once that is there, or when the store cannot be read (the query waits for the whole
+  /// snapshot then).
+  private func interimSnapshot(meeting box: GeoBox) -> IncidentIndex? {
+    guard let interim = interimStore,
+      let candidates = try? interim.store.candidates(intersecting: box)
+    else { return nil }
+    return IncidentIndex(candidates, updatedAt: interim.summary.latestEntry)
+  }
+
   /// The answer order without a sort origin: most severe first, then the latest start,
   /// then by original id (a total order, so results are stable).
   private struct SeverityKey {
@@ -288,6 +382,15 @@ public final class TrafficEngine: Sendable {
     // a lookup finds either form.
     let bare =
       originalId.hasPrefix(prefix) ? String(originalId.dropFirst(prefix.count)) : originalId
+    // While the snapshot loads, the store finds incidents by their own ids; a merged
+    // report's feed id, or an id not found, waits for the snapshot.
+    if let interim = interimStore {
+      for id in [originalId, bare, prefix + bare] {
+        if let found = (try? interim.store.incident(originalId: id)) ?? nil {
+          return texts.localized(found, to: options.languageCode)
+        }
+      }
+    }
     let snapshot = currentSnapshot
     guard
       let incident = snapshot.incident(originalId: originalId)

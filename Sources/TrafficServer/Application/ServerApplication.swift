@@ -103,6 +103,8 @@ public final class ServerApplication: Sendable {
   private let feedCount: Int
   private let demoRun: DemoRun?
   private let sync: PostgresSync?
+  /// Why the incidents loading in the background could not be loaded, once that happened.
+  private let loadFailure = Mutex<Failure?>(nil)
 
   /// The demo's pieces, when one runs.
   private struct DemoRun: Sendable {
@@ -194,9 +196,15 @@ public final class ServerApplication: Sendable {
         startup.begin(
           "loading and indexing the incidents" + (network == nil ? "" : ", building the flow state")
         )
-        engine = try TrafficEngine(store: store, clock: clock, network: network)
+        // The server answers while the incidents load: area queries and lookups from the
+        // store's own index, everything else once they are in memory (`run` reports it).
+        engine = try TrafficEngine(
+          store: store, clock: clock, network: network,
+          loading: run == nil ? .inBackground : .immediately)
         startup.end(
-          "\(engine.incidentCount) incidents loaded and indexed"
+          (engine.isLoaded
+            ? "\(engine.incidentCount) incidents loaded and indexed"
+            : "\(engine.incidentCount) incidents in the store, loading them meanwhile")
             + (network == nil ? "" : ", flow state built"))
         if run == nil, network != nil {
           startup.begin("restoring the saved flow")
@@ -211,7 +219,7 @@ public final class ServerApplication: Sendable {
     self.network = network
     // Loading freed its row chunks and decode buffers (either store); glibc keeps freed
     // heap pages resident unless asked to return them.
-    Self.returnFreedMemory()
+    if engine.isLoaded { Self.returnFreedMemory() }
     feedCount = feeds.count
     poller = FeedPoller(feeds: feeds, engine: engine)
     do {
@@ -287,6 +295,7 @@ public final class ServerApplication: Sendable {
     }
     let port = server.port ?? options.configuration.port
     reporter.output("listening on http://\(options.configuration.host):\(port)")
+    watchLoading()
     stopProbes = try startDemoProbes()
     if demoRun != nil { reporter.output(demoHints(port: port)) }
     started(port)
@@ -294,6 +303,31 @@ public final class ServerApplication: Sendable {
       try server.run()
     } catch {
       throw Failure("\(error)")
+    }
+    if let failure = loadFailure.withLock({ $0 }) { throw failure }
+  }
+
+  /// While the engine loads its incidents in the background: reports when they are loaded
+  /// (and hands the load's freed memory back), or, when the load fails, stops the server,
+  /// whose `run` then throws it.
+  private func watchLoading() {
+    guard !engine.isLoaded else { return }
+    let started = ContinuousClock.now
+    DispatchQueue.global(qos: .utility).async { [self] in
+      do {
+        try engine.waitUntilLoaded()
+        Self.returnFreedMemory()
+        let elapsed = ContinuousClock.now - started
+        let seconds =
+          Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        reporter.status(
+          "traffic serve: \(engine.incidentCount) incidents loaded and indexed "
+            + "\(String(format: "%.2f", seconds)) s after listening")
+      } catch {
+        loadFailure.withLock { $0 = Failure("\(storeName): \(error)") }
+        reporter.status("traffic serve: \(storeName): \(error); stopping")
+        stop()
+      }
     }
   }
 

@@ -1,0 +1,58 @@
+import Dispatch
+import Synchronization
+
+/// The engine's current snapshot, or, while the first one is loaded in the background, the
+/// promise of it: `withLock` waits until it is there, so that everything reading or
+/// replacing the snapshot sees the loaded one; `isLoaded` tells the few readers that can
+/// answer from the store meanwhile (`TrafficEngine.Loading.inBackground`) not to wait.
+final class SnapshotCell: Sendable {
+  private let value: Mutex<IncidentIndex>
+  private let loaded: Atomic<Bool>
+  /// Entered until the snapshot is loaded; waiters wait on it.
+  private let loading = DispatchGroup()
+  /// Why the load failed (the snapshot is empty then).
+  private let failure = Mutex<TrafficStoreError?>(nil)
+
+  /// A cell holding `index`.
+  init(_ index: IncidentIndex) {
+    value = Mutex(index)
+    loaded = Atomic(true)
+  }
+
+  /// A cell whose snapshot `load()` will give (call it once, on any thread).
+  init(loadingLater: Void) {
+    value = Mutex(.empty)
+    loaded = Atomic(false)
+    loading.enter()
+  }
+
+  /// Whether the snapshot is there (always, unless it is still being loaded).
+  var isLoaded: Bool { loaded.load(ordering: .acquiring) }
+
+  /// Puts the loaded snapshot in (an empty one when the load failed) and wakes everything
+  /// waiting for it.
+  func load(_ result: Result<IncidentIndex, TrafficStoreError>) {
+    switch result {
+    case .success(let index): value.withLock { $0 = index }
+    case .failure(let error): failure.withLock { $0 = error }
+    }
+    loaded.store(true, ordering: .releasing)
+    loading.leave()
+  }
+
+  /// Why the background load failed, once it did.
+  var loadFailure: TrafficStoreError? { failure.withLock { $0 } }
+
+  /// Waits until the snapshot is there.
+  func waitUntilLoaded() {
+    if !isLoaded { loading.wait() }
+  }
+
+  /// Runs `body` on the snapshot under its lock, once it is there.
+  func withLock<Result: Sendable, E: Error>(
+    _ body: (inout IncidentIndex) throws(E) -> Result
+  ) throws(E) -> Result {
+    waitUntilLoaded()
+    return try value.withLock { index throws(E) -> Result in try body(&index) }
+  }
+}
