@@ -19,7 +19,11 @@ import Traffic
 /// - Version 5: `typical_speeds`, each segment's typical week (`SQLiteTrafficStore+Flow`).
 /// - Version 6: `incidents.entry_time` (seconds since 2001, as the body holds it; filled from
 ///   the stored bodies on upgrade) and its index, so that the latest entry time is known
-///   without reading every body (`SQLiteTrafficStore+Area`'s `summary()`).
+///   without reading every body (`SQLiteTrafficStore+Area`'s `summary()`). From this
+///   version on, the `incident_versions` row of an incident's latest version holds an empty
+///   body, meaning the incident's own (`incidents.body`): each body is written once, and a
+///   row gets its body when a newer version supersedes it. The full bodies older files
+///   hold there stay valid.
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.

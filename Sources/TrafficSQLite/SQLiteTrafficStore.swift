@@ -273,29 +273,38 @@ public final class SQLiteTrafficStore: TrafficStore {
       .utf8(body),
     ]
     let key: Int64
+    // The latest version's history row holds no body of its own (`SQLiteSchema` v6): its
+    // body is the incident's, written once; the row gets it when a newer version comes.
     if let stored {
       key = stored.key
+      if stored.id == incident.id {
+        // Rewritten in place (a file from before v6 may still hold a copy there).
+        try connection.run(
+          """
+          UPDATE incident_versions SET body = ''
+          WHERE incident_key = ?1 AND body <> '' AND version = (
+            SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
+          """, [.integer(key)])
+      } else {
+        try connection.run(
+          """
+          UPDATE incident_versions SET body = (SELECT body FROM incidents WHERE key = ?1)
+          WHERE incident_key = ?1 AND body = '' AND version = (
+            SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
+          """, [.integer(key)])
+        try connection.run(
+          """
+          INSERT INTO incident_versions (incident_key, version, id, body)
+          SELECT ?1, coalesce(max(version), 0) + 1, ?2, '' FROM incident_versions
+          WHERE incident_key = ?1
+          """, [.integer(key), .text(incident.id)])
+      }
       try connection.run(
         """
         UPDATE incidents
         SET id = ?, type = ?, impact = ?, start_time = ?, end_time = ?, entry_time = ?, body = ?
         WHERE key = ?
         """, columns + [.integer(key)])
-      if stored.id == incident.id {
-        try connection.run(
-          """
-          UPDATE incident_versions SET body = ?1
-          WHERE incident_key = ?2 AND version = (
-            SELECT max(version) FROM incident_versions WHERE incident_key = ?2)
-          """, [.utf8(body), .integer(key)])
-      } else {
-        try connection.run(
-          """
-          INSERT INTO incident_versions (incident_key, version, id, body)
-          SELECT ?1, coalesce(max(version), 0) + 1, ?2, ?3 FROM incident_versions
-          WHERE incident_key = ?1
-          """, [.integer(key), .text(incident.id), .utf8(body)])
-      }
       try IncidentBoxes.replace(
         key: key, storedCount: stored.boxes, with: IncidentBoxes.boxes(of: incident),
         in: connection)
@@ -309,8 +318,8 @@ public final class SQLiteTrafficStore: TrafficStore {
         """, [.text(incident.originalId)] + columns)
       key = connection.lastInsertedRowID
       try connection.run(
-        "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, ?)",
-        [.integer(key), .text(incident.id), .utf8(body)])
+        "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, '')",
+        [.integer(key), .text(incident.id)])
     }
     try IncidentBoxes.insert(IncidentBoxes.boxes(of: incident), key: key, into: connection)
   }
@@ -327,7 +336,8 @@ public final class SQLiteTrafficStore: TrafficStore {
       var versions: [TrafficIncident] = []
       try connection.query(
         """
-        SELECT v.body FROM incident_versions v JOIN incidents i ON i.key = v.incident_key
+        SELECT CASE v.body WHEN '' THEN i.body ELSE v.body END
+        FROM incident_versions v JOIN incidents i ON i.key = v.incident_key
         WHERE i.original_id = ? ORDER BY v.version
         """, [.text(originalId)]
       ) { row throws(TrafficStoreError) in

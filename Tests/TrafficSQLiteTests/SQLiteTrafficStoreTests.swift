@@ -40,6 +40,29 @@ import TrafficStoreContract
     #expect(try full.texts("PRAGMA synchronous") == ["2"])  // FULL
   }
 
+  @Test func eachBodyIsStoredOnceHistoryIncluded() throws {
+    let directory = try TemporaryDirectory()
+    let store = try SQLiteTrafficStore(path: directory.path("once.sqlite"))
+    func incident(_ originalId: String, version: Int = 1) throws -> TrafficIncident {
+      try TrafficIncident(
+        id: "\(originalId)-v\(version)", originalId: originalId, type: .accident,
+        impact: .major,
+        description: LocalizedText(text: "\(originalId) version \(version)", language: .enUS),
+        location: TrafficLocation(point: GeoCoordinates(latitude: 52.5, longitude: 13.4)))
+    }
+    let versions = try (1...4).map { try incident("a", version: $0) }
+    try store.apply(IncidentBatch(upserts: [versions[0], try incident("b")]))
+    try store.apply(IncidentBatch(upserts: [versions[1]]))
+    try store.apply(IncidentBatch(upserts: [versions[2], versions[3]]))
+    var corrected = versions[3]
+    corrected.impact = .critical
+    try store.apply(IncidentBatch(upserts: [corrected]))
+    // The three superseded versions hold their bodies; the current ones are the incidents'.
+    #expect(try store.texts("SELECT count(*) FROM incident_versions WHERE body <> ''") == ["3"])
+    #expect(try store.history(ofOriginalId: "a") == Array(versions[0..<3]) + [corrected])
+    #expect(try store.history(ofOriginalId: "b") == [try incident("b")])
+  }
+
   @Test func theDefaultPathIsTheEnvironmentsOrTheCurrentDirectorys() {
     let variable = ProcessInfo.processInfo.environment["TRAFFIC_DB"] ?? ""
     #expect(SQLiteTrafficStore.defaultPath == (variable.isEmpty ? "./traffic.sqlite" : variable))
