@@ -284,6 +284,7 @@ import Traffic
     let health = try ServerFixtures.object(server.handle(ServerFixtures.get("/healthz")).body)
     #expect(health["status"] as? String == "ok")
     #expect(health["incidents"] as? Int == 4)
+    #expect(health["loaded"] as? Bool == true)
     let metrics = server.handle(ServerFixtures.get("/metrics"))
     #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
     #expect(

@@ -243,6 +243,9 @@ extension TrafficServer {
     writer.member("status", "ok")
     writer.member("incidents", engine.incidentCount)
     writer.member("sourceUpdated", engine.lastUpdate)
+    // False while the incidents load in the background: queries are answered meanwhile,
+    // writes wait until they are loaded.
+    writer.member("loaded", engine.isLoaded)
     writer.endObject()
     return .uncachedJSON(writer.bytes)
   }
