@@ -119,8 +119,10 @@ enum ImportCommand: Subcommand {
       let incidents = document.incidents
       let incidentCount = incidents.count
       document.incidents = []
+      // The snapshot after the write is built only should a later file of the command
+      // read it: this process ends after storing.
       let report = try engine.ingest(
-        incidents, from: source, isFullRefresh: document.isFullRefresh)
+        incidents, from: source, isFullRefresh: document.isFullRefresh, building: .onFirstRead)
       // Jams (Waze) also describe flow, on the store's road network when it has one.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)

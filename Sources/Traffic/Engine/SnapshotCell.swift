@@ -12,6 +12,10 @@ final class SnapshotCell: Sendable {
   private let loading = DispatchGroup()
   /// Why the load failed (the snapshot is empty then).
   private let failure = Mutex<TrafficStoreError?>(nil)
+  /// The next snapshot, to be built by the first reader (`buildOnFirstRead`); its lock is
+  /// held while it is built, so that other readers wait for it rather than build it again.
+  private let pending = Mutex<(@Sendable () -> IncidentIndex)?>(nil)
+  private let hasPending = Atomic<Bool>(false)
 
   /// A cell holding `index`.
   init(_ index: IncidentIndex) {
@@ -48,11 +52,27 @@ final class SnapshotCell: Sendable {
     if !isLoaded { loading.wait() }
   }
 
+  /// Makes `build` the next snapshot, built when it is first read (at once, by whoever
+  /// reads or writes it first), not now: a write whose snapshot may never be read (a
+  /// one-shot import) does not build it.
+  func buildOnFirstRead(_ build: @escaping @Sendable () -> IncidentIndex) {
+    pending.withLock { $0 = build }
+    hasPending.store(true, ordering: .releasing)
+  }
+
   /// Runs `body` on the snapshot under its lock, once it is there.
   func withLock<Result: Sendable, E: Error>(
     _ body: (inout IncidentIndex) throws(E) -> Result
   ) throws(E) -> Result {
     waitUntilLoaded()
+    if hasPending.load(ordering: .acquiring) {
+      pending.withLock { build in
+        guard let next = build?() else { return }
+        value.withLock { $0 = next }
+        build = nil
+        hasPending.store(false, ordering: .releasing)
+      }
+    }
     return try value.withLock { index throws(E) -> Result in try body(&index) }
   }
 }

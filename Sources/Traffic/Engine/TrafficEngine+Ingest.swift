@@ -55,6 +55,18 @@ extension TrafficEngine {
   )
     throws(TrafficStoreError) -> IngestReport
   {
+    try ingest(incidents, from: feed, isFullRefresh: isFullRefresh, building: .now)
+  }
+
+  /// `ingest(_:from:isFullRefresh:)`, building the next snapshot as `building` says:
+  /// `traffic import` stores a document and ends, so it leaves the snapshot to a reader
+  /// that never comes (a million incidents' index was a third of its peak memory).
+  package func ingest(
+    _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool,
+    building: SnapshotBuild
+  )
+    throws(TrafficStoreError) -> IngestReport
+  {
     var report = IngestReport()
     let now = clock()
     // Each report is moved out of the document as it is taken: a caller that hands over
@@ -62,7 +74,7 @@ extension TrafficEngine {
     // the document's copy beside the one the pass stages with its sources set.
     var pending = consume incidents
     pending.reverse()
-    _ = try write { snapshot in
+    _ = try write(building: building) { snapshot in
       var pass = IngestPass(feed: feed, now: now, snapshot: snapshot)
       while let incoming = pending.popLast() { pass.take(incoming) }
       if isFullRefresh { pass.endReportsNoLongerCarried() }

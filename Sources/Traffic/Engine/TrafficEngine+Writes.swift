@@ -4,6 +4,14 @@ import Roads
 import Synchronization
 
 extension TrafficEngine {
+  /// When a write builds the snapshot after it.
+  package enum SnapshotBuild: Sendable, Hashable {
+    /// Before the write returns (readers never wait).
+    case now
+    /// When it is first read: for a one-shot import, which never reads it.
+    case onFirstRead
+  }
+
   /// Stores a batch of incident changes atomically, then publishes the next snapshot and
   /// tells the change streams.
   ///
@@ -17,7 +25,13 @@ extension TrafficEngine {
 
   /// Runs one write under the writer lock: `plan` sees the current snapshot and returns the
   /// batch to store; the batch is stored, the next snapshot published and the changes told.
+  ///
+  /// With `.onFirstRead` the next snapshot is built when it is first read, and the changes
+  /// are neither returned nor told (no change stream or delta publication sees them): for a
+  /// one-shot import whose process ends after the write. An engine with change streams
+  /// builds it now.
   func write(
+    building: SnapshotBuild = .now,
     _ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch
   )
     throws(TrafficStoreError) -> [IncidentChange]
@@ -29,6 +43,14 @@ extension TrafficEngine {
       try batch.validate()
       try store.apply(batch)
       forgetRendered(batch.upserts.map(\.id))
+      if building == .onFirstRead, subscriptions.withLock({ $0.byKey.isEmpty }) {
+        let time = clock()
+        snapshot.buildOnFirstRead {
+          previous.applying(upserts: batch.upserts, deletions: batch.deletions, updatedAt: time)
+            .index
+        }
+        return []
+      }
       let (next, changes) = previous.applying(
         upserts: batch.upserts, deletions: batch.deletions, updatedAt: clock())
       publish(next, previous: previous, changes: changes)
