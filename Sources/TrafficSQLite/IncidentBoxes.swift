@@ -33,9 +33,10 @@ enum IncidentBoxes {
     }
   }
 
-  /// Writes the entries of the incident stored under `key`.
+  /// Writes the entries of the incident stored under `key`, and their number into its row
+  /// unless `countStored` (a new row written with it).
   static func insert(
-    _ boxes: [RTreeBox], key: Int64, into connection: SQLiteConnection
+    _ boxes: [RTreeBox], key: Int64, into connection: SQLiteConnection, countStored: Bool = false
   ) throws(TrafficStoreError) {
     for (slot, box) in boxes.enumerated() {
       try connection.run(
@@ -46,6 +47,7 @@ enum IncidentBoxes {
           .real(box.maxY),
         ])
     }
+    if countStored { return }
     try connection.run(
       "UPDATE incidents SET box_count = ? WHERE key = ?",
       [.integer(Int64(boxes.count)), .integer(key)])

@@ -310,18 +310,20 @@ public final class SQLiteTrafficStore: TrafficStore {
         in: connection)
       return
     } else {
+      // The row is written with its number of boxes (no second write of it).
+      let boxes = IncidentBoxes.boxes(of: incident)
       try connection.run(
         """
         INSERT INTO incidents
-          (original_id, id, type, impact, start_time, end_time, entry_time, body)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """, [.text(incident.originalId)] + columns)
+          (original_id, id, type, impact, start_time, end_time, entry_time, body, box_count)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """, [.text(incident.originalId)] + columns + [.integer(Int64(boxes.count))])
       key = connection.lastInsertedRowID
       try connection.run(
         "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, '')",
         [.integer(key), .text(incident.id)])
+      try IncidentBoxes.insert(boxes, key: key, into: connection, countStored: true)
     }
-    try IncidentBoxes.insert(IncidentBoxes.boxes(of: incident), key: key, into: connection)
   }
 
   /// Every stored version of the incident, oldest first (empty when unknown).
