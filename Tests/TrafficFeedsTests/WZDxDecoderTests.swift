@@ -185,6 +185,48 @@ private let options = FeedOptions(sourceName: "test")
       ])
   }
 
+  @Test func aLargeDocumentDecodesAsItsFeaturesOneByOne() throws {
+    // Past a chunk of features, they are decoded on a second thread while the next ones
+    // are parsed; the result must be each feature's own, in the document's order.
+    let features = (0..<1_100).map { number -> String in
+      if number % 29 == 5 { return "\"not an object\"" }
+      if number % 17 == 3 {
+        return """
+          {"id": "device-\(number)", "properties": {"core_details": {"device_type": "camera"}},
+           "geometry": {"type": "Point", "coordinates": [1, 2]}}
+          """
+      }
+      let start = number % 13 == 7 ? "tomorrow" : "2024-01-\(10 + number % 9)T00:00:00Z"
+      let impact = ["all-lanes-open", "some-lanes-closed", "all-lanes-closed"][number % 3]
+      return """
+        {"id": "zone-\(number)", "properties": {"core_details": {"event_type": "work-zone",
+          "description": "zone \(number)"}, "start_date": "\(start)",
+          "vehicle_impact": "\(impact)"}, "geometry": {"type": "LineString",
+          "coordinates": [[\(Double(number) / 100), 2], [\(Double(number) / 100 + 0.01), 2.5]]}}
+        """
+    }
+    func document(_ features: [String]) -> Data {
+      Data(
+        ("{\"feed_info\": {\"version\": \"4.2\"}, \"features\": [" + features.joined(separator: ",")
+          + "]}").utf8)
+    }
+    let whole = try WZDxDecoder.decode(document(features), options: options)
+    var incidents: [TrafficIncident] = []
+    var problems: [String] = []
+    for (index, feature) in features.enumerated() {
+      let alone = try WZDxDecoder.decode(document([feature]), options: options)
+      incidents += alone.incidents
+      problems += alone.problems.map {
+        ($0.location ?? "").replacingOccurrences(of: "features[0]", with: "features[\(index)]")
+          + " " + $0.reason
+      }
+    }
+    #expect(incidents.count > 900)
+    #expect(problems.count > 100)
+    #expect(whole.incidents == incidents)
+    #expect(whole.problems.map { ($0.location ?? "") + " " + $0.reason } == problems)
+  }
+
   // MARK: Shared real-world fixtures
 
   @Test(

@@ -89,16 +89,32 @@ public enum WZDxDecoder: FeedDecoder {
     let context = Context(
       language: options.defaultLanguage ?? .enUS,
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
-    let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
-      _, index, feature in
+    // Features become incidents on a second core, a chunk at a time, while the next ones
+    // are parsed; they are taken in the document's order.
+    var features = OrderedChunkMap<
+      (index: Int, feature: JSONValue), Result<TrafficIncident, FeedError>?
+    >(
+      chunkSize: 256
+    ) { index, feature in
       // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
-      if isDevice(feature) { return }
+      if isDevice(feature) { return nil }
       do throws(JSONFieldError) {
-        document.incidents.append(try decodeFeature(feature, at: "features[\(index)]", context))
+        return .success(try decodeFeature(feature, at: "features[\(index)]", context))
       } catch {
-        document.problems.append(JSONFeed.error(error, format: format))
+        return .failure(JSONFeed.error(error, format: format))
       }
     }
+    func take(_ decoded: Result<TrafficIncident, FeedError>?) {
+      switch decoded {
+      case .success(let incident)?: document.incidents.append(incident)
+      case .failure(let problem)?: document.problems.append(problem)
+      case nil: break
+      }
+    }
+    let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
+      _, index, feature in features.append((index, feature), into: take)
+    }
+    features.finish(into: take)
     guard root.object != nil else {
       throw FeedError(format: format, location: "$", reason: "expected a GeoJSON object")
     }
@@ -126,7 +142,7 @@ public enum WZDxDecoder: FeedDecoder {
     return core?["device_type"] != nil && core?["event_type"] == nil
   }
 
-  private struct Context {
+  private struct Context: Sendable {
     var language: LanguageCode
     var countryCode: String?
   }
