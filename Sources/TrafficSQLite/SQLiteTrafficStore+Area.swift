@@ -15,15 +15,9 @@ extension SQLiteTrafficStore {
   /// - Complexity: O(log n + k) for k entries met.
   package func incidentIds(intersecting box: GeoBox) throws(TrafficStoreError) -> [String] {
     try withConnection { connection throws(TrafficStoreError) in
-      var ids = Set<String>()
-      for part in RTreeBox.covering(box) {
-        try connection.query(
-          """
-          SELECT i.original_id FROM incident_rtree r JOIN incidents i ON i.key = r.entry >> 4
-          WHERE r.min_lng <= ?3 AND r.max_lng >= ?1 AND r.min_lat <= ?4 AND r.max_lat >= ?2
-            AND r.west <= ?3 AND r.east >= ?1 AND r.south <= ?4 AND r.north >= ?2
-          """, [.real(part.minX), .real(part.minY), .real(part.maxX), .real(part.maxY)]
-        ) { row throws(TrafficStoreError) in ids.insert(row.text(0)) }
+      var ids: [String] = []
+      try Self.rows(meeting: box, column: "i.original_id", in: connection) {
+        row throws(TrafficStoreError) in ids.append(row.text(1))
       }
       return ids.sorted()
     }
@@ -42,22 +36,29 @@ extension SQLiteTrafficStore {
   ) throws(TrafficStoreError)
     -> [TrafficIncident]
   {
-    let ids = try incidentIds(intersecting: area.boundingBox)
-    return try withConnection { connection throws(TrafficStoreError) in
-      let coder = StoredIncidentCoder()
-      var result: [TrafficIncident] = []
-      for originalId in ids {
-        try connection.query(
-          "SELECT body FROM incidents WHERE original_id = ?", [.text(originalId)]
-        ) { row throws(TrafficStoreError) in
-          let incident = try coder.decode(
-            row.data(0), originalId: originalId, store: connection.path)
-          if incident.location.allPolylines.contains(where: { area.intersects($0) }) {
-            result.append(incident)
-          }
-        }
+    try candidates(intersecting: area.boundingBox).filter { incident in
+      incident.location.allPolylines.contains { area.intersects($0) }
+    }
+  }
+
+  /// Calls `body` once per incident with an R*Tree entry meeting `box` (an incident of
+  /// several entries once), on rows of `i.key` and `column` of `incidents i`.
+  private static func rows(
+    meeting box: GeoBox, column: String, in connection: SQLiteConnection,
+    _ body: (SQLiteRow) throws(TrafficStoreError) -> Void
+  ) throws(TrafficStoreError) {
+    var keys = Set<Int64>()
+    for part in RTreeBox.covering(box) {
+      try connection.query(
+        """
+        SELECT i.key, \(column) FROM incident_rtree r JOIN incidents i ON i.key = r.entry >> 4
+        WHERE r.min_lng <= ?3 AND r.max_lng >= ?1 AND r.min_lat <= ?4 AND r.max_lat >= ?2
+          AND r.west <= ?3 AND r.east >= ?1 AND r.south <= ?4 AND r.north >= ?2
+        """, [.real(part.minX), .real(part.minY), .real(part.maxX), .real(part.maxY)]
+      ) { row throws(TrafficStoreError) in
+        guard keys.insert(row.integer(0)).inserted else { return }
+        try body(row)
       }
-      return result
     }
   }
 }
@@ -93,21 +94,11 @@ extension SQLiteTrafficStore: IndexedTrafficStore {
   ) throws(TrafficStoreError) -> [TrafficIncident] {
     try withReader { connection throws(TrafficStoreError) in
       let coder = StoredIncidentCoder()
-      var keys = Set<Int64>()
       var found: [TrafficIncident] = []
-      for part in RTreeBox.covering(box) {
-        try connection.query(
-          """
-          SELECT i.key, i.original_id, i.body
-          FROM incident_rtree r JOIN incidents i ON i.key = r.entry >> 4
-          WHERE r.min_lng <= ?3 AND r.max_lng >= ?1 AND r.min_lat <= ?4 AND r.max_lat >= ?2
-            AND r.west <= ?3 AND r.east >= ?1 AND r.south <= ?4 AND r.north >= ?2
-          """, [.real(part.minX), .real(part.minY), .real(part.maxX), .real(part.maxY)]
-        ) { row throws(TrafficStoreError) in
-          guard keys.insert(row.integer(0)).inserted else { return }
-          found.append(
-            try coder.decode(row.data(2), originalId: row.text(1), store: connection.path))
-        }
+      try Self.rows(meeting: box, column: "i.original_id, i.body", in: connection) {
+        row throws(TrafficStoreError) in
+        found.append(
+          try coder.decode(row.data(2), originalId: row.text(1), store: connection.path))
       }
       return found.sorted { $0.originalId < $1.originalId }
     }

@@ -211,11 +211,20 @@ import TrafficTestSupport
     let directory = try TemporaryDirectory()
     let base = try SQLiteTrafficStore(path: directory.path("store.sqlite"))
     var generator = SeededGenerator(seed: 0x10AD_0003)
-    try base.apply(IncidentBatch(upserts: try Self.incidents(count: 5, generator: &generator)))
+    let stored = try Self.incidents(count: 5, generator: &generator)
+    try base.apply(IncidentBatch(upserts: stored))
     let gated = GatedStore(base, failing: true)
-    let engine = try TrafficEngine(store: gated, loading: .inBackground)
+    let engine = try TrafficEngine(store: gated, clock: { Self.now }, loading: .inBackground)
     gated.gate.signal()
     #expect(throws: TrafficEngineError.self) { try engine.waitUntilLoaded() }
+    #expect(!engine.isLoaded)
+    // Nothing is written against the empty snapshot; the store still answers lookups.
+    #expect(throws: TrafficStoreError.self) {
+      try engine.apply(IncidentBatch(deletions: [stored[0].originalId]))
+    }
+    #expect(try base.currentIncidents().count == 5)
+    #expect(
+      try engine.incident(originalId: stored[1].originalId, options: .init()).id == stored[1].id)
   }
 
   @Test func otherStoresLoadBeforeTheEngineIsReturned() throws {

@@ -30,24 +30,28 @@ final class SnapshotCell: Sendable {
     loading.enter()
   }
 
-  /// Whether the snapshot is there (always, unless it is still being loaded).
+  /// Whether the snapshot is there (always, unless it is still being loaded or its load
+  /// failed).
   var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
-  /// Puts the loaded snapshot in (an empty one when the load failed) and wakes everything
-  /// waiting for it.
+  /// Puts the loaded snapshot in and wakes everything waiting for it. After a failed load
+  /// the snapshot stays empty and `isLoaded` false (the store keeps answering what it can
+  /// answer); the waiters wake and find `loadFailure`.
   func load(_ result: Result<IncidentIndex, TrafficStoreError>) {
     switch result {
-    case .success(let index): value.withLock { $0 = index }
-    case .failure(let error): failure.withLock { $0 = error }
+    case .success(let index):
+      value.withLock { $0 = index }
+      loaded.store(true, ordering: .releasing)
+    case .failure(let error):
+      failure.withLock { $0 = error }
     }
-    loaded.store(true, ordering: .releasing)
     loading.leave()
   }
 
   /// Why the background load failed, once it did.
   var loadFailure: TrafficStoreError? { failure.withLock { $0 } }
 
-  /// Waits until the snapshot is there.
+  /// Waits until the snapshot is there, or its load failed.
   func waitUntilLoaded() {
     if !isLoaded { loading.wait() }
   }

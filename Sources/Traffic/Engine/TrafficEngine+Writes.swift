@@ -38,6 +38,8 @@ extension TrafficEngine {
   {
     try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in
       let previous = currentSnapshot
+      // A snapshot that failed to load is empty: nothing is written against it.
+      if let failure = snapshot.loadFailure { throw failure }
       let batch = try plan(previous)
       guard !batch.isEmpty else { return [] }
       try batch.validate()
@@ -68,6 +70,7 @@ extension TrafficEngine {
     try writer.withLock { _ throws(TrafficStoreError) -> [String] in
       // The snapshot first: one still loading must not miss what is purged meanwhile.
       let previous = currentSnapshot
+      if let failure = snapshot.loadFailure { throw failure }
       let cutoff = clock().addingTimeInterval(-retentionInSeconds)
       let purged = try store.purge(endedBefore: cutoff)
       guard !purged.isEmpty else { return [] }
