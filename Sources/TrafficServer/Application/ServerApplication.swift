@@ -105,6 +105,9 @@ public final class ServerApplication: Sendable {
   private let sync: PostgresSync?
   /// Why the incidents loading in the background could not be loaded, once that happened.
   private let loadFailure = Mutex<Failure?>(nil)
+  /// Whether the engine loads its incidents after the server starts listening (`run`
+  /// reports when they are loaded).
+  private let loadsInBackground: Bool
 
   /// The demo's pieces, when one runs.
   private struct DemoRun: Sendable {
@@ -146,6 +149,7 @@ public final class ServerApplication: Sendable {
       }
       storeName = store.displayName
       startup.end("store opened (\(store.displayName))")
+      loadsInBackground = false
       do {
         startup.begin("loading and indexing the incidents")
         engine = try TrafficEngine(store: store, network: network)
@@ -198,13 +202,14 @@ public final class ServerApplication: Sendable {
         )
         // The server answers while the incidents load: area queries and lookups from the
         // store's own index, everything else once they are in memory (`run` reports it).
+        loadsInBackground = run == nil
         engine = try TrafficEngine(
           store: store, clock: clock, network: network,
-          loading: run == nil ? .inBackground : .immediately)
+          loading: loadsInBackground ? .inBackground : .immediately)
         startup.end(
-          (engine.isLoaded
-            ? "\(engine.incidentCount) incidents loaded and indexed"
-            : "\(engine.incidentCount) incidents in the store, loading them meanwhile")
+          (loadsInBackground
+            ? "\(engine.incidentCount) incidents in the store, loading them meanwhile"
+            : "\(engine.incidentCount) incidents loaded and indexed")
             + (network == nil ? "" : ", flow state built"))
         if run == nil, network != nil {
           startup.begin("restoring the saved flow")
@@ -219,7 +224,7 @@ public final class ServerApplication: Sendable {
     self.network = network
     // Loading freed its row chunks and decode buffers (either store); glibc keeps freed
     // heap pages resident unless asked to return them.
-    if engine.isLoaded { Self.returnFreedMemory() }
+    if !loadsInBackground { Self.returnFreedMemory() }
     feedCount = feeds.count
     poller = FeedPoller(feeds: feeds, engine: engine)
     do {
@@ -311,7 +316,8 @@ public final class ServerApplication: Sendable {
   /// (and hands the load's freed memory back), or, when the load fails, stops the server,
   /// whose `run` then throws it.
   private func watchLoading() {
-    guard !engine.isLoaded else { return }
+    // Also when the load already ended: the start-up line said it would be reported.
+    guard loadsInBackground else { return }
     let started = ContinuousClock.now
     DispatchQueue.global(qos: .utility).async { [self] in
       do {
