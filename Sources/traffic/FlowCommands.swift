@@ -114,6 +114,8 @@ enum ProbesCommand: Subcommand {
     guard engine.roadNetwork != nil else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }
+    // Saved once at the end (and each minute of a longer import), not after the first file.
+    engine.postponeFlowSave()
     let now = Date()
     let decoder = ProbeDecoder(now: now, simulationStart: simulationStart)
     var failures: [String] = []

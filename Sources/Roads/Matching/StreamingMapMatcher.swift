@@ -58,16 +58,43 @@ public struct StreamingMapMatcher: Sendable {
   /// - Returns: the positions decided by flushing, vehicle by vehicle in time order.
   /// - Complexity: O(v) for v vehicles held.
   public mutating func expire(now: Date) -> [MatchedPoint] {
-    let cutoff = now.addingTimeInterval(-matcher.options.vehicleTimeoutInSeconds)
     var output: [MatchedPoint] = []
-    let idle = tracks.filter { ($0.value.lastSeen ?? .distantPast) < cutoff }.keys.sorted()
-    for vehicleID in idle {
-      tracks[vehicleID]?.flush(
-        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
-        into: &output)
-      tracks[vehicleID] = nil
+    for vehicleID in idleVehicleIDs(now: now).sorted() {
+      flush(vehicleID, forget: true, into: &output)
     }
     return output
+  }
+
+  /// The vehicles whose latest probe is older than
+  /// ``MapMatchingOptions/vehicleTimeoutInSeconds`` before `now`, in no particular order.
+  ///
+  /// - Complexity: O(v) for v vehicles held.
+  package func idleVehicleIDs(now: Date) -> [String] {
+    let cutoff = now.addingTimeInterval(-matcher.options.vehicleTimeoutInSeconds)
+    return tracks.compactMap { ($0.value.lastSeen ?? .distantPast) < cutoff ? $0.key : nil }
+  }
+
+  /// The vehicles held, in no particular order.
+  package var vehicleIDs: [String] { Array(tracks.keys) }
+
+  /// Decides a vehicle's undecided positions into `output`, and forgets the vehicle when
+  /// `forget` is set (otherwise its next probe starts a new trace).
+  ///
+  /// - Complexity: O(w) for a window of w probes.
+  package mutating func flush(_ vehicleID: String, forget: Bool, into output: inout [MatchedPoint])
+  {
+    tracks[vehicleID]?.flush(
+      vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
+      into: &output)
+    if forget { tracks[vehicleID] = nil }
+  }
+
+  /// A vehicle's provisional positions (see ``undecidedPoints``), appended to `output`.
+  package func undecided(_ vehicleID: String, into output: inout [MatchedPoint]) {
+    if let track = tracks[vehicleID] {
+      output += track.undecided(
+        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
+    }
   }
 
   /// Decides every undecided position of every vehicle (the vehicles' states are kept, so
@@ -77,11 +104,7 @@ public struct StreamingMapMatcher: Sendable {
   /// - Complexity: O(v·w) for v vehicles and windows of w probes.
   public mutating func flushAll() -> [MatchedPoint] {
     var output: [MatchedPoint] = []
-    for vehicleID in tracks.keys.sorted() {
-      tracks[vehicleID]?.flush(
-        vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
-        into: &output)
-    }
+    for vehicleID in tracks.keys.sorted() { flush(vehicleID, forget: false, into: &output) }
     return output
   }
 
@@ -96,12 +119,7 @@ public struct StreamingMapMatcher: Sendable {
   /// - Complexity: O(v·w) for v vehicles and windows of w probes.
   public var undecidedPoints: [MatchedPoint] {
     var output: [MatchedPoint] = []
-    for vehicleID in tracks.keys.sorted() {
-      if let track = tracks[vehicleID] {
-        output += track.undecided(
-          vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters)
-      }
-    }
+    for vehicleID in tracks.keys.sorted() { undecided(vehicleID, into: &output) }
     return output
   }
 

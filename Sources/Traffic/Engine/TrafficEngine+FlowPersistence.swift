@@ -27,6 +27,14 @@ extension TrafficEngine {
     return true
   }
 
+  /// Counts the periodic saves of ``saveFlowIfDue(intervalInSeconds:)`` from now, as if the
+  /// state had just been saved: for a caller that saves at its end anyway (a file import),
+  /// so that its first batch is not followed by a save of the whole state at once.
+  package func postponeFlowSave() {
+    let now = clock()
+    flowState?.lastPersisted.withLock { $0 = now }
+  }
+
   /// Saves the flow state when the last save is at least `intervalInSeconds` old (by the
   /// engine's clock), else does nothing: cheap enough to call after every ingest.
   ///

@@ -229,7 +229,8 @@ struct FlowPipeline: Sendable {
   }
 
   let configuration: FlowConfiguration
-  var stream: StreamingMapMatcher
+  /// The vehicles' traces, matched on every core.
+  var stream: ShardedStreamingMatcher
   var aggregator: SpeedAggregator
   var observations: [Int: Observed] = [:]
   /// The time of the last feed observation each segment's typical week learned.
@@ -243,7 +244,7 @@ struct FlowPipeline: Sendable {
     timeZone: TimeZone
   ) {
     self.configuration = configuration
-    stream = StreamingMapMatcher(
+    stream = ShardedStreamingMatcher(
       matcher: MapMatcher(
         graph: graph, network: network, validatedOptions: configuration.matching))
     aggregator = SpeedAggregator(
@@ -254,37 +255,49 @@ struct FlowPipeline: Sendable {
     _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
     var report = ProbeIngestReport()
-    var decided: [MatchedPoint] = []
     // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
     let order = probes.indices.sorted { (probes[$0].time, $0) < (probes[$1].time, $1) }
-    var counted = 0
-    for i in order {
-      if let progress {
-        counted += 1
-        if counted & 0xFFF == 0 { progress.update(done: Int64(counted)) }
+    // In parts, so that decided positions go on to the aggregator as they come rather than
+    // piling up for the whole batch (an import of a million probes held all of them, and
+    // growing that array was a third of the import's time, in fresh pages).
+    let part = 8_192
+    var start = 0
+    while start < order.count {
+      let items = order[start..<min(order.count, start + part)].map {
+        ShardedStreamingMatcher.Item(point: probes[$0].point, vehicleID: probes[$0].vehicleID)
       }
-      let probe = probes[i]
-      switch stream.add(probe.point, vehicleID: probe.vehicleID, into: &decided) {
-      case .accepted: report.accepted += 1
-      case .skippedStationary: report.skippedStationary += 1
-      case .noCandidates: report.unmatched += 1
-      case .duplicate: report.duplicates += 1
-      case .outOfOrder: report.outOfOrder += 1
+      start += items.count
+      let result = stream.add(items)
+      for outcome in result.outcomes {
+        switch outcome {
+        case .accepted: report.accepted += 1
+        case .skippedStationary: report.skippedStationary += 1
+        case .noCandidates: report.unmatched += 1
+        case .duplicate: report.duplicates += 1
+        case .outOfOrder: report.outOfOrder += 1
+        }
       }
+      for point in result.decided { aggregator.add(point) }
+      report.decided += result.decided.count
+      progress?.update(done: Int64(start))
     }
-    decided += stream.expire(now: now)
-    for point in decided { aggregator.add(point) }
+    stream.expire(now: now) { expired in
+      for point in expired { aggregator.add(point) }
+      report.decided += expired.count
+    }
     aggregator.prune(now: now)
-    report.decided = decided.count
     report.vehicles = stream.vehicleCount
     return report
   }
 
   mutating func flush(now: Date) -> Int {
-    let decided = stream.flushAll()
-    for point in decided { aggregator.add(point) }
+    var decided = 0
+    stream.flushAll { points in
+      for point in points { aggregator.add(point) }
+      decided += points.count
+    }
     aggregator.prune(now: now)
-    return decided.count
+    return decided
   }
 
   mutating func snapshot(now: Date, incidents: IncidentIndex, index: FlowIndex) -> FlowSnapshot {

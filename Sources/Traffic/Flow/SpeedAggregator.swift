@@ -82,6 +82,14 @@ struct SpeedAggregator: Sendable {
   /// window or its earliest open bucket is final, whichever comes first; never at or before
   /// `now` (so that one prune cannot loop on a state it just handled).
   private mutating func schedule(_ segment: Int, _ state: SegmentState, after now: Double) {
+    schedule(segment, at: Self.dueTime(of: state, configuration), after: now)
+  }
+
+  /// When a state next has a contribution leaving the window or a bucket to close
+  /// (infinity: never).
+  private static func dueTime(
+    of state: SegmentState, _ configuration: FlowConfiguration
+  ) -> Double {
     var time = Double.infinity
     if let oldest = state.contributions.first {
       time = oldest.time.timeIntervalSince1970 + configuration.windowInSeconds
@@ -90,8 +98,12 @@ struct SpeedAggregator: Sendable {
       // Final once `bucketIndex(now - 120)` passes it (see `prune`).
       time = min(time, Double(first + 1) * configuration.historyBucketInSeconds + 120)
     }
-    guard time.isFinite else { return }
-    time = max(time, now.nextUp)
+    return time
+  }
+
+  private mutating func schedule(_ segment: Int, at dueTime: Double, after now: Double) {
+    guard dueTime.isFinite else { return }
+    let time = max(dueTime, now.nextUp)
     if let current = scheduled[segment], current <= time { return }
     scheduled[segment] = time
     due.insert(CostedItem(cost: time, item: segment))
@@ -190,16 +202,27 @@ struct SpeedAggregator: Sendable {
   }
 
   private mutating func record(_ segment: Int, _ contribution: Contribution) {
-    var state = segments.removeValue(forKey: segment) ?? SegmentState()
     // A bucket already closed opens again for late data: it then counts in the typical
     // week once more, but not in the history (see `closeBucket`).
     let bucket = bucketIndex(contribution.time)
+    // Changed in place: taking the state out and putting it back moved the neighbours of
+    // its slot in the table, and the table of a region's segments is large.
+    let dueTime = Self.add(
+      contribution, bucket: bucket, to: &segments[segment, default: SegmentState()],
+      configuration)
+    schedule(segment, at: dueTime, after: -.infinity)
+    if latestTime.map({ contribution.time > $0 }) ?? true { latestTime = contribution.time }
+  }
+
+  /// Adds a contribution to a state; returns the state's next due time.
+  private static func add(
+    _ contribution: Contribution, bucket: Int, to state: inout SegmentState,
+    _ configuration: FlowConfiguration
+  ) -> Double {
     state.openBuckets[bucket, default: (0, 0)].meters += contribution.meters
     state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
     state.contributions.append(contribution)
-    schedule(segment, state, after: -.infinity)
-    segments[segment] = state
-    if latestTime.map({ contribution.time > $0 }) ?? true { latestTime = contribution.time }
+    return dueTime(of: state, configuration)
   }
 
   private func bucketIndex(_ time: Date) -> Int {
