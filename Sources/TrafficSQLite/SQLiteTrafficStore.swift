@@ -52,6 +52,8 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// Checkpoints the write-ahead log after writes, off the writing thread (`nil` when
   /// read-only).
   private let checkpointer: WALCheckpointer?
+  /// The fewest upserts of a batch into an empty store written as a bulk load.
+  private let bulkLoadUpserts: Int
   /// What was last written of the flow state; only touched under `connection`'s lock.
   let flowWrites = Mutex(FlowWrites())
 
@@ -83,12 +85,23 @@ public final class SQLiteTrafficStore: TrafficStore {
   ///   `.incompatibleSchema` when the file was written by a newer version of this library
   ///   (or needs an upgrade but is opened read-only); `.operationFailed` when an upgrade
   ///   fails (the file keeps its previous version).
-  public init(
+  public convenience init(
     path: String = SQLiteTrafficStore.defaultPath, access: Access = .readWrite,
     durability: Durability = .processCrash
   ) throws(TrafficStoreError) {
+    try self.init(
+      path: path, access: access, durability: durability,
+      bulkLoadUpserts: SQLiteTrafficStore.defaultBulkLoadUpserts)
+  }
+
+  /// ``init(path:access:durability:)`` with the fewest upserts of a batch into an empty
+  /// store that are written as a bulk load (tests make it small).
+  package init(
+    path: String, access: Access, durability: Durability, bulkLoadUpserts: Int
+  ) throws(TrafficStoreError) {
     self.path = path
     self.access = access
+    self.bulkLoadUpserts = bulkLoadUpserts
     let connection = try SQLiteConnection(path: path, readOnly: access == .readOnly)
     connection.setBusyTimeout(milliseconds: SQLiteTrafficStore.busyTimeoutInMilliseconds)
     try SQLiteTrafficStore.prepare(connection, access: access, durability: durability)
@@ -197,6 +210,9 @@ public final class SQLiteTrafficStore: TrafficStore {
     try checkWritable()
     let upserts = batch.upserts
     try connection.withLock { connection throws(TrafficStoreError) in
+      let bulk = try Self.beginBulkLoad(
+        upserts.count, threshold: bulkLoadUpserts, in: connection)
+      defer { if bulk { Self.endBulkLoad(in: connection) } }
       try connection.transaction { () throws(TrafficStoreError) in
         for originalId in batch.deletions {
           try SQLiteTrafficStore.delete(originalId: originalId, in: connection)
@@ -227,6 +243,34 @@ public final class SQLiteTrafficStore: TrafficStore {
       }
     }
     checkpointer?.schedule()
+  }
+
+  /// The fewest upserts in one batch written as a bulk load by default (see
+  /// `beginBulkLoad`).
+  static let defaultBulkLoadUpserts = 100_000
+
+  /// Before a batch of at least `threshold` upserts into a store that holds no
+  /// incident, with no other connection to the file (another process, or this store's
+  /// reader): switches the file to a rollback journal for the batch, so that its pages are
+  /// written once, into the file, instead of into the write-ahead log and then again by the
+  /// checkpoint (a million incidents wrote 1.2 GB twice). Pages added past the end of the
+  /// file need no journal, and a crash during the batch rolls back to the empty store on
+  /// the next open, as in WAL mode. Returns whether it switched; when another connection
+  /// holds the file, the batch is written through the WAL as any other.
+  static func beginBulkLoad(
+    _ upserts: Int, threshold: Int, in connection: SQLiteConnection
+  ) throws(TrafficStoreError) -> Bool {
+    guard upserts >= threshold,
+      try connection.integer("SELECT EXISTS (SELECT 1 FROM incidents)") == 0
+    else { return false }
+    let mode = try? connection.texts("PRAGMA journal_mode = DELETE").first ?? nil
+    return mode == "delete"
+  }
+
+  /// Back to WAL after a bulk load; a failure leaves the rollback journal, which is safe,
+  /// and the next open switches to WAL again.
+  static func endBulkLoad(in connection: SQLiteConnection) {
+    _ = try? connection.texts("PRAGMA journal_mode = WAL")
   }
 
   /// Upserts whose bodies are encoded at a time, ahead of the writing.

@@ -66,6 +66,85 @@ import TrafficTestSupport
         """))
   }
 
+  /// Runs the writer with `arguments`, kills it with SIGKILL `killAfterMicroseconds` after
+  /// its first line, and returns everything it printed and how it ended.
+  static func runWriter(
+    _ writer: URL, arguments: [String], killAfterMicroseconds delay: UInt32
+  ) async throws -> (output: Data, reason: Process.TerminationReason) {
+    let process = Process()
+    process.executableURL = writer
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    // Waits suspend rather than block, so other suites keep the (two-thread) pool.
+    let exited = AsyncStream<Void>.makeStream()
+    process.terminationHandler = { _ in
+      exited.continuation.yield()
+      exited.continuation.finish()
+    }
+    // The moment counts from the child's first line ("begin N"), so a machine slow to start
+    // processes still gets its kills inside the writing.
+    let received = Mutex(Data())
+    let started = AsyncStream<Void>.makeStream()
+    output.fileHandleForReading.readabilityHandler = { handle in
+      let chunk = handle.availableData
+      let sawLine = received.withLock { data -> Bool in
+        data.append(chunk)
+        return data.contains(UInt8(ascii: "\n"))
+      }
+      if sawLine || chunk.isEmpty { started.continuation.finish() }
+    }
+    try process.run()
+    for await _ in started.stream {}
+    try await Task.sleep(for: .microseconds(delay))
+    kill(process.processIdentifier, SIGKILL)
+    for await _ in exited.stream {}
+    output.fileHandleForReading.readabilityHandler = nil
+    let rest = output.fileHandleForReading.readDataToEndOfFile()
+    return (received.withLock { $0 } + rest, process.terminationReason)
+  }
+
+  /// A first batch into an empty store is a bulk load (the writer sets the threshold below
+  /// its batch size): killed inside it, the store opens empty, sound and in WAL mode; killed
+  /// after it, the batch is whole.
+  @Test(.timeLimit(.minutes(2)))
+  func killingABulkLoadLeavesAnEmptyOrWholeStore() async throws {
+    let writer = try #require(
+      Self.writerURL(),
+      "traffic-store-crash-writer not found beside the tests; build with --build-tests")
+    var generator = SeededGenerator(seed: 0xB01C_10AD)
+    var killedInside = 0
+    for iteration in 0..<10 {
+      let directory = try TemporaryDirectory()
+      let path = directory.path("bulk.sqlite")
+      let delay = UInt32.random(in: 20_000...400_000, using: &generator)
+      let (everything, reason) = try await Self.runWriter(
+        writer, arguments: [path, "0", "\(Self.batchSize)"], killAfterMicroseconds: delay)
+      #expect(reason == .uncaughtSignal, "iteration \(iteration) ended early")
+      let lines = String(decoding: everything, as: UTF8.self).split(separator: "\n")
+      let committed = lines.contains("commit 0")
+      // A kill inside the bulk load leaves its rollback journal (the WAL would leave none).
+      if !committed, FileManager.default.fileExists(atPath: path + "-journal") {
+        killedInside += 1
+      }
+      let store = try SQLiteTrafficStore(path: path)
+      #expect(try store.integrityCheck() == ["ok"], "iteration \(iteration)")
+      #expect(try store.texts("PRAGMA journal_mode") == ["wal"])
+      #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+      let found = try Self.survivors(store)
+      if committed {
+        #expect(found.incidents[0] == Self.batchSize, "iteration \(iteration)")
+      } else {
+        #expect(found.incidents[0] ?? 0 == 0, "iteration \(iteration): a partial bulk load")
+        #expect(found.incidents.keys.allSatisfy { $0 == 0 })
+      }
+      #expect(
+        try store.texts("SELECT count(*) FROM incident_rtree")
+          == store.texts("SELECT sum(box_count) FROM incidents").map { $0 ?? "0" })
+    }
+    #expect(killedInside >= 2)
+  }
+
   @Test(.timeLimit(.minutes(2)))
   func killingTheWriterAtRandomMomentsLeavesWholeBatchesAndASoundFile() async throws {
     let writer = try #require(
@@ -78,39 +157,11 @@ import TrafficTestSupport
     var acknowledgedTotal = 0
     var killsInsideABatch = 0
     for iteration in 0..<Self.iterations {
-      let process = Process()
-      process.executableURL = writer
-      process.arguments = [path, "\(nextBatch)", "\(Self.batchSize)"]
-      let output = Pipe()
-      process.standardOutput = output
-      // Waits suspend rather than block, so other suites keep the (two-thread) pool.
-      let exited = AsyncStream<Void>.makeStream()
-      process.terminationHandler = { _ in
-        exited.continuation.yield()
-        exited.continuation.finish()
-      }
-      // The random moment counts from the child's first line ("begin N"), so a machine slow
-      // to start processes still gets its kills inside the writing.
-      let received = Mutex(Data())
-      let started = AsyncStream<Void>.makeStream()
-      output.fileHandleForReading.readabilityHandler = { handle in
-        let chunk = handle.availableData
-        let sawLine = received.withLock { data -> Bool in
-          data.append(chunk)
-          return data.contains(UInt8(ascii: "\n"))
-        }
-        if sawLine || chunk.isEmpty { started.continuation.finish() }
-      }
-      try process.run()
-      for await _ in started.stream {}
       let delay = UInt32.random(in: 50_000...1_200_000, using: &generator)
-      try await Task.sleep(for: .microseconds(delay))
-      kill(process.processIdentifier, SIGKILL)
-      for await _ in exited.stream {}
-      output.fileHandleForReading.readabilityHandler = nil
-      let rest = output.fileHandleForReading.readDataToEndOfFile()
-      let everything = received.withLock { $0 } + rest
-      #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration) ended early")
+      let (everything, reason) = try await Self.runWriter(
+        writer, arguments: [path, "\(nextBatch)", "\(Self.batchSize)"],
+        killAfterMicroseconds: delay)
+      #expect(reason == .uncaughtSignal, "iteration \(iteration) ended early")
       let lines = String(decoding: everything, as: UTF8.self).split(separator: "\n")
       let acknowledged = lines.compactMap { line -> Int? in
         line.hasPrefix("commit ") ? Int(line.dropFirst("commit ".count)) : nil

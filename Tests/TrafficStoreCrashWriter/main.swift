@@ -6,7 +6,7 @@
 // Batch n upserts `size` new incidents "b<n>-<k>", a second version of every incident of
 // batch n - 1 (which the parent guarantees is stored), and deletes batch n - 2, so one
 // transaction touches current rows, history and R*Tree entries of three batches while the
-// file stays small. Before each batch it prints "begin n",
+// file stays small. Batch 0 into an empty file is a bulk load. Before each batch it prints "begin n",
 // after its commit "commit n", and flushes, so the parent knows what was acknowledged.
 import Foundation
 import Traffic
@@ -36,7 +36,10 @@ func incident(batch: Int, number: Int, version: Int) throws -> TrafficIncident {
 }
 
 do {
-  let store = try SQLiteTrafficStore(path: arguments[1])
+  // Batch 0 into an empty file is a bulk load (a rollback journal instead of the WAL).
+  let store = try SQLiteTrafficStore(
+    path: arguments[1], access: .readWrite, durability: .processCrash,
+    bulkLoadUpserts: size / 2)
   var batch = first
   while true {
     var upserts = try (0..<size).map { try incident(batch: batch, number: $0, version: 1) }
