@@ -194,11 +194,24 @@ extension RoadNetwork {
       }
       decoded.withLock { $0[k] = result }
     }
+    let results = decoded.withLock { $0 }
+    // Room for all of them at once: growing the arrays chunk by chunk copied a region's two
+    // million segments several times over, into fresh pages (half of opening its store).
+    var nodeCount = 0
+    var segmentCount = 0
+    for case .success(let chunk)? in results {
+      switch chunk {
+      case .nodes(_, let values): nodeCount += values.count
+      case .segments(_, let values, _): segmentCount += values.count
+      }
+    }
     var nodes: [RoadNode] = []
+    nodes.reserveCapacity(nodeCount)
     var segments: [RoadSegment] = []
+    segments.reserveCapacity(segmentCount)
     var interior = SegmentNodeIDs()
     var segmentsWithIDs = 0
-    for (k, result) in decoded.withLock({ $0 }).enumerated() {
+    for (k, result) in results.enumerated() {
       guard let result else {
         throw .malformed(file: name, position: "chunk \(k)", reason: "the chunk was not decoded")
       }
