@@ -24,6 +24,7 @@ let package = Package(
     // C libraries from Debian packages, each imported by exactly one Swift module.
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CJemalloc", providers: [.apt(["libjemalloc-dev"])]),
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
     .systemLibrary(
       name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -60,7 +61,7 @@ let package = Package(
       name: "traffic",
       dependencies: [
         "Geo", "Codec", "Roads", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
-        "TrafficServer", "TrafficMap", "TrafficRouting",
+        "TrafficServer", "TrafficMap", "TrafficRouting", "CJemalloc",
       ]),
     .executableTarget(
       name: "traffic-bench",
