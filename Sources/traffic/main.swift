@@ -1,6 +1,6 @@
 // jemalloc replaces the C library's allocator in this process (linked by the import): the
-// probe import, pushes and the incident import spent a fifth of their time in glibc's
-// malloc and free; with jemalloc they are 10–15 % faster (docs/performance.md).
+// probe import's last phase spent a fifth of its time in glibc's malloc and free; with
+// jemalloc probe imports and pushes were 10–15 % faster (docs/performance.md).
 import CJemalloc
 import Foundation
 
