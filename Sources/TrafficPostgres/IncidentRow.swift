@@ -31,6 +31,11 @@ struct IncidentRow {
     incident.startTime.map { String(StoredIncidentCoder.milliseconds($0)) }
   }
 
+  /// The entry time column: seconds since 2001 UTC, as the body holds it.
+  var entrySeconds: String? {
+    incident.entryTime.map { String($0.timeIntervalSinceReferenceDate) }
+  }
+
   /// The end time column: milliseconds since 1970 UTC, rounded down.
   var endMilliseconds: String? {
     incident.endTime.map { String(StoredIncidentCoder.milliseconds($0)) }

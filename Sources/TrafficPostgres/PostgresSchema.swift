@@ -20,9 +20,13 @@ import Traffic
 ///   ingest too, announced on `PostgresTrafficStore.probeChannel`) and `flow_state` (the
 ///   flow state saved per road network, keyed by the network's fingerprint)
 ///   (`PostgresTrafficStore+Flow.swift`).
+/// - Version 4: `incidents.entry_time` (seconds since 2001, as the body holds it; filled
+///   from the stored bodies on upgrade) and its index, so that a node starting on a large
+///   database knows the latest entry time without reading every body
+///   (`PostgresTrafficStore+Area.swift`).
 enum PostgresSchema {
   /// The newest schema version this build knows.
-  static let latestVersion = 3
+  static let latestVersion = 4
 
   /// The advisory lock key that serialises migrations and batch writes: "TRAF" in ASCII.
   static let lockKey = "1414676806"
@@ -45,6 +49,7 @@ enum PostgresSchema {
     case 1: return version1
     case 2: return version2
     case 3: return version3
+    case 4: return version4
     default: return nil
     }
   }
@@ -106,6 +111,15 @@ enum PostgresSchema {
     """
 
   /// The probe log and the saved flow state.
+  /// Each incident's entry time beside its body, indexed (for the latest one).
+  static let version4 = """
+    ALTER TABLE incidents ADD COLUMN entry_time double precision;
+    UPDATE incidents SET entry_time = (body->>'entryTime')::double precision
+    WHERE jsonb_typeof(body->'entryTime') = 'number';
+    CREATE INDEX incidents_entry_time ON incidents (entry_time);
+    COMMENT ON COLUMN incidents.entry_time IS 'seconds since 2001-01-01 UTC, as in the body';
+    """
+
   static let version3 = """
     CREATE TABLE probe_log (
       sequence bigserial PRIMARY KEY,

@@ -24,6 +24,12 @@ final class PostgresSession {
     self.connection = connection
   }
 
+  /// A session that connects on first use.
+  init(target: PostgresTarget) {
+    self.target = target
+    connection = nil
+  }
+
   /// A live connection: the current one, or a new one when it was lost.
   ///
   /// - Throws: `TrafficStoreError.cannotOpen` from the last attempt when the server stays

@@ -24,7 +24,8 @@ import Traffic
 /// counts as this node's own and does not reach the engine's snapshot.
 public final class PostgresSync: Sendable {
   private struct State {
-    var sequence: Int64
+    /// `nil` until the engine's snapshot is loaded: then the sequence its load was current at.
+    var sequence: Int64?
     var lastError: TrafficStoreError?
   }
 
@@ -42,8 +43,9 @@ public final class PostgresSync: Sendable {
   /// probe batch the log holds. `nil` when it was loaded or there was none.
   public let flowRestoreError: TrafficEngineError?
 
-  /// The change-log sequence the engine is current with.
-  public var sequence: Int64 { state.withLock { $0.sequence } }
+  /// The change-log sequence the engine is current with (while its snapshot still loads in
+  /// the background: the one of the store's last load).
+  public var sequence: Int64 { state.withLock { $0.sequence } ?? store.loadedSequence }
 
   /// Why the last catch-up failed (the next notification or reconnection retries it);
   /// `nil` after a success.
@@ -51,6 +53,11 @@ public final class PostgresSync: Sendable {
 
   /// Starts listening for the engine's store and catches up with what was committed since
   /// the engine loaded: incidents, then (when the engine has a road network) probes.
+  ///
+  /// An engine still loading its snapshot in the background (`TrafficEngine.Loading`) is
+  /// followed from the sequence its load was current at, once the load is done: the first
+  /// catch-up of incidents then runs on another thread, and neither this initialiser nor
+  /// probes wait for the load.
   ///
   /// With a road network, the flow state saved for that network is loaded first (when
   /// `restoresFlow`), then the probe batches shared after it are replayed; without a saved
@@ -72,7 +79,7 @@ public final class PostgresSync: Sendable {
     }
     self.engine = engine
     self.store = store
-    state = Mutex(State(sequence: store.loadedSequence))
+    state = Mutex(State(sequence: engine.isLoaded ? store.loadedSequence : nil))
     var restoreError: TrafficEngineError?
     if let network = engine.roadNetwork {
       try store.saveNetwork(network)
@@ -90,7 +97,10 @@ public final class PostgresSync: Sendable {
       channels: [PostgresTrafficStore.notificationChannel, PostgresTrafficStore.probeChannel]
     ) { [weak self] sequences in
       guard let self else { return }
-      if sequences == nil || sequences?[PostgresTrafficStore.notificationChannel] != nil {
+      // While the snapshot loads, the catch-up after the load reads these changes.
+      if sequences == nil || sequences?[PostgresTrafficStore.notificationChannel] != nil,
+        self.engine.isLoaded
+      {
         _ = try? self.catchUp()
       }
       if sequences == nil || sequences?[PostgresTrafficStore.probeChannel] != nil {
@@ -99,7 +109,14 @@ public final class PostgresSync: Sendable {
     }
     self.listener.withLock { $0 = listener }
     do {
-      try catchUp()
+      if engine.isLoaded {
+        try catchUp()
+      } else {
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+          guard let engine = self?.engine, (try? engine.waitUntilLoaded()) != nil else { return }
+          _ = try? self?.catchUp()
+        }
+      }
       try catchUpProbes()
     } catch {
       listener.stop()
@@ -115,9 +132,10 @@ public final class PostgresSync: Sendable {
   public func catchUp() throws(TrafficStoreError) -> [IncidentChange] {
     do {
       let changes = try engine.applyExternalChanges { snapshot throws(TrafficStoreError) in
-        let since = state.withLock { $0.sequence }
+        // The snapshot is loaded here (reading it waits for that), and so is the sequence.
+        let since = state.withLock { $0.sequence } ?? store.loadedSequence
         let read = try store.changes(since: since)
-        state.withLock { $0.sequence = max($0.sequence, read.sequence) }
+        state.withLock { $0.sequence = max($0.sequence ?? since, read.sequence) }
         guard read.isFullReload else { return (read.upserts, read.deletions) }
         let kept = Set(read.upserts.map(\.originalId))
         return (read.upserts, snapshot.incidents.map(\.originalId).filter { !kept.contains($0) })

@@ -174,16 +174,19 @@ extension PostgresTrafficStore {
       let part = current[chunk..<min(current.count, chunk + rowsPerStatement)]
       try connection.query(
         """
-        INSERT INTO incidents (original_id, id, type, impact, start_time, end_time, geom, body)
-        SELECT u.original_id, u.id, u.type, u.impact, u.start_time, u.end_time,
+        INSERT INTO incidents
+          (original_id, id, type, impact, start_time, end_time, entry_time, geom, body)
+        SELECT u.original_id, u.id, u.type, u.impact, u.start_time, u.end_time, u.entry_time,
           u.geom::geometry, u.body::jsonb
         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
-          $7::text[], $8::text[])
-          WITH ORDINALITY AS u(original_id, id, type, impact, start_time, end_time, geom, body, n)
+          $7::float8[], $8::text[], $9::text[])
+          WITH ORDINALITY
+          AS u(original_id, id, type, impact, start_time, end_time, entry_time, geom, body, n)
         ORDER BY u.n
         ON CONFLICT (original_id) DO UPDATE SET id = excluded.id, type = excluded.type,
           impact = excluded.impact, start_time = excluded.start_time,
-          end_time = excluded.end_time, geom = excluded.geom, body = excluded.body
+          end_time = excluded.end_time, entry_time = excluded.entry_time, geom = excluded.geom,
+          body = excluded.body
         """,
         [
           PostgresText.array(part.map(\.incident.originalId)),
@@ -192,6 +195,7 @@ extension PostgresTrafficStore {
           PostgresText.array(part.map(\.incident.impact.rawValue)),
           PostgresText.array(part.map(\.startMilliseconds)),
           PostgresText.array(part.map(\.endMilliseconds)),
+          PostgresText.array(part.map(\.entrySeconds)),
           PostgresText.array(part.map(\.geometry)),
           PostgresText.array(utf8: part.map { Optional($0.body) }),
         ])

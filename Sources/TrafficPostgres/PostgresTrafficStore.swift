@@ -54,6 +54,9 @@ public final class PostgresTrafficStore: TrafficStore {
 
   let target: PostgresTarget
   let session: Mutex<PostgresSession>
+  /// A second session, connected on first use, for the reads an engine makes while its
+  /// snapshot loads (`IndexedTrafficStore`): they never wait behind the main session.
+  let readerSession: Mutex<PostgresSession>
   /// Where this node is in the probe log, and the road network its flow belongs to.
   let probeLog = Mutex(ProbeLogPosition())
 
@@ -72,6 +75,7 @@ public final class PostgresTrafficStore: TrafficStore {
     try PostgresSchema.migrate(connection)
     self.target = target
     session = Mutex(PostgresSession(target: target, connection: connection))
+    readerSession = Mutex(PostgresSession(target: target))
   }
 
   // MARK: TrafficStore
@@ -79,7 +83,8 @@ public final class PostgresTrafficStore: TrafficStore {
   /// The latest version of every incident, in the order they were first stored.
   ///
   /// Also notes the change-log sequence the read was current at, where `PostgresSync`
-  /// starts following other nodes' changes.
+  /// starts following other nodes' changes. Reads on a connection of its own, so that the
+  /// store's other work (flow, probes, feed state, reads while loading) goes on meanwhile.
   /// - Throws: `TrafficStoreError.operationFailed` when the database cannot be read or a
   ///   stored body is damaged; `.cannotOpen` when the server cannot be reached.
   /// - Complexity: O(n) rows transferred and decoded (decoding on every core).
@@ -92,29 +97,28 @@ public final class PostgresTrafficStore: TrafficStore {
     // One snapshot of the database, read in chunks of rows that are decoded on every core
     // and dropped: memory holds one chunk of bodies beside the incidents, not every body.
     let store = displayName
-    return try session.withLock { session throws(TrafficStoreError) in
-      let (sequence, incidents) = try session.retrying { connection throws(TrafficStoreError) in
-        try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-          () throws(TrafficStoreError) in
-          let sequence = try PostgresTrafficStore.latestSequence(connection, atLeast: 0)
-          var incidents: [TrafficIncident] = []
-          var lastKey = Int64.min
-          while true {
-            let rows = try connection.query(
-              "SELECT original_id, body, key FROM incidents WHERE key > $1 ORDER BY key LIMIT $2",
-              [String(lastKey), String(chunkRows)])
-            guard rows.count > 0 else { break }
-            lastKey = Int64(rows.text(rows.count - 1, 2) ?? "") ?? Int64.max
-            incidents += try StoredIncidentCoder.decodeConcurrently(
-              PostgresTrafficStore.bodies(rows), store: store)
-            if rows.count < chunkRows { break }
-          }
-          return (sequence, incidents)
+    let loader = PostgresSession(target: target, connection: try PostgresConnection(target: target))
+    let (sequence, incidents) = try loader.retrying { connection throws(TrafficStoreError) in
+      try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+        () throws(TrafficStoreError) in
+        let sequence = try PostgresTrafficStore.latestSequence(connection, atLeast: 0)
+        var incidents: [TrafficIncident] = []
+        var lastKey = Int64.min
+        while true {
+          let rows = try connection.query(
+            "SELECT original_id, body, key FROM incidents WHERE key > $1 ORDER BY key LIMIT $2",
+            [String(lastKey), String(chunkRows)])
+          guard rows.count > 0 else { break }
+          lastKey = Int64(rows.text(rows.count - 1, 2) ?? "") ?? Int64.max
+          incidents += try StoredIncidentCoder.decodeConcurrently(
+            PostgresTrafficStore.bodies(rows), store: store)
+          if rows.count < chunkRows { break }
         }
+        return (sequence, incidents)
       }
-      session.loadedSequence = sequence
-      return incidents
     }
+    session.withLock { $0.loadedSequence = sequence }
+    return incidents
   }
 
   /// Rows read at a time by `currentIncidents()`.
@@ -230,6 +234,14 @@ public final class PostgresTrafficStore: TrafficStore {
   }
 
   // MARK: Package API (the listener glue, tests, benchmarks)
+
+  /// Runs `body` on the reader session (connected on first use), retrying a read once
+  /// when its connection was lost.
+  func withReader<Result: Sendable>(
+    _ body: @Sendable (PostgresConnection) throws(TrafficStoreError) -> Result
+  ) throws(TrafficStoreError) -> Result {
+    try readerSession.withLock { reader throws(TrafficStoreError) in try reader.retrying(body) }
+  }
 
   /// Runs `body` on the store's session under its lock.
   func withSession<Result: Sendable>(

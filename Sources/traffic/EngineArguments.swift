@@ -1,16 +1,19 @@
 import Foundation
 import Roads
 import Traffic
+import TrafficPostgres
 import TrafficSQLite
 
 /// Where a command's engine reads from: `--db PATH` (SQLite, the default `./traffic.sqlite`
-/// or `TRAFFIC_DB`).
+/// or `TRAFFIC_DB`), `--postgres URL` (the shared store of several nodes) or `--server URL`.
 enum EngineArguments {
   static let options = [
     OptionDefinition("--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
     OptionDefinition(
       "--server", "URL", "ask a traffic server (traffic serve, or any HERE v7 service)"),
     OptionDefinition("--api-key", "KEY", "the server's API key"),
+    OptionDefinition(
+      "--postgres", "URL", "a PostgreSQL store (postgresql://user@host:port/db), as serve's"),
   ]
 
   /// `--db` alone, for the commands that write to the embedded store.
@@ -32,8 +35,10 @@ enum EngineArguments {
   {
     let key = try arguments.option("--api-key")
     if let server = try arguments.option("--server") {
-      if try arguments.option("--db") != nil {
-        throw UsageError("give --db or --server, not both")
+      let database = try arguments.option("--db")
+      let postgres = try arguments.option("--postgres")
+      if database != nil || postgres != nil {
+        throw UsageError("give one of --db, --postgres and --server")
       }
       guard let url = URL(string: server) else {
         throw UsageError("--server: '\(server)' is not a URL")
@@ -43,6 +48,16 @@ enum EngineArguments {
       }
     }
     guard key == nil else { throw UsageError("--api-key needs --server") }
+    if let url = try arguments.option("--postgres") {
+      if try arguments.option("--db") != nil {
+        throw UsageError("give --db or --postgres, not both")
+      }
+      do {
+        return try TrafficEngine(store: PostgresTrafficStore(url: url), network: network)
+      } catch {
+        throw UsageError("--postgres: \(error)")
+      }
+    }
     let path = try databasePath(from: &arguments)
     do {
       guard let network else { return try TrafficEngine(databasePath: path) }

@@ -39,7 +39,8 @@ extension TrafficEngine {
   /// engine's clock), else does nothing: cheap enough to call after every ingest.
   ///
   /// Concurrent callers do not save twice: the first claims the interval. A failed save is
-  /// retried after the next interval, not at once.
+  /// retried after the next interval, not at once. While the incidents still load in the
+  /// background it does not save (a save waits for them): probes then never wait.
   ///
   /// - Parameter intervalInSeconds: the least time between saves.
   /// - Returns: whether a state was saved.
@@ -48,7 +49,7 @@ extension TrafficEngine {
   package func saveFlowIfDue(
     intervalInSeconds: TimeInterval = FlowState.defaultPersistenceIntervalInSeconds
   ) throws(TrafficStoreError) -> Bool {
-    guard let flowState, store is any FlowPersistence else { return false }
+    guard let flowState, store is any FlowPersistence, isLoaded else { return false }
     let now = clock()
     let due = flowState.lastPersisted.withLock { last in
       if let last, abs(now.timeIntervalSince(last)) < intervalInSeconds { return false }

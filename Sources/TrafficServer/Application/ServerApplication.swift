@@ -149,11 +149,14 @@ public final class ServerApplication: Sendable {
       }
       storeName = store.displayName
       startup.end("store opened (\(store.displayName))")
-      loadsInBackground = false
+      // As on SQLite, the server answers while the incidents load: area queries and lookups
+      // from PostGIS, everything else once they are in memory; following the other nodes
+      // starts from where the load was current.
+      loadsInBackground = true
       do {
-        startup.begin("loading and indexing the incidents")
-        engine = try TrafficEngine(store: store, network: network)
-        startup.end("\(engine.incidentCount) incidents loaded and indexed")
+        startup.begin("reading what the store holds")
+        engine = try TrafficEngine(store: store, network: network, loading: .inBackground)
+        startup.end("\(engine.incidentCount) incidents in the store, loading them meanwhile")
         // Also loads the flow state saved for the network and replays the probes after it.
         startup.begin("loading the flow state, following the other nodes")
         let following = try PostgresSync(engine: engine)
