@@ -2,7 +2,8 @@
 # Builds traffic-bench in release mode, runs it and the same workload on Python rtree
 # (libspatialindex), and prints the figures side by side with flatbush's published ones.
 # `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark)
-# and bench/scale.sh (the region-size benchmark).
+# and bench/scale.sh, bench/scale_postgres.sh and bench/scale_flow.sh (the region-size
+# benchmarks).
 # Pass --quick for a fast smoke run (small sizes, no load benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,6 +80,8 @@ fi
 if [[ -z "$quick" ]]; then
   echo "== scale (bench/scale.sh)" >&2
   bench/scale.sh
+  echo "== scale postgres (bench/scale_postgres.sh)" >&2
+  bench/scale_postgres.sh
 fi
 
 # The region-size benchmark, flow side: 2.16M road segments tiled from the real OSM extract,

@@ -2,43 +2,53 @@
 #
 # `scale_setup NAME` sets $python, $tools, a scratch $work directory (removed on exit, with
 # any server still running) and $bin, the release `traffic` it builds.
-# `serve_ready LABEL` starts `traffic serve` on "$work/store.sqlite" at a free port as a user
-# starts it (default options), waits for the first answered v7 query (a 1 km circle in
-# Berlin) and then for the log line saying every incident is loaded and indexed, and prints
-# "LABEL: {"first_query_s": ..., "loaded_s": ..., "rss_kb": ...}" (seconds from the start,
-# RSS once loaded); it sets $port and $server.
+# `serve_ready LABEL [STORE...]` starts `traffic serve` on STORE (default: --db
+# "$work/store.sqlite") at a free port as a user starts it (default options), waits for the
+# first answered v7 query (a 1 km circle in Berlin) and then for the log line saying every
+# incident is loaded and indexed, and prints "LABEL: {"first_query_s": ..., "loaded_s": ...,
+# "rss_kb": ...}" (seconds from the start, RSS once loaded); it sets $port and $server (the
+# last one started; every server is stopped on exit).
 
 scale_setup() {
   python="${PYTHON:-/usr/bin/python3}"
   tools="$PWD/bench/scale_tools.py"
   work="$(mktemp -d "${TMPDIR:-/tmp}/traffic-$1.XXXXXX")"
   server=""
+  servers=()
   trap scale_cleanup EXIT
   swift build -c release --product traffic >&2
   bin="$(swift build -c release --product traffic --show-bin-path)/traffic"
 }
 
 scale_cleanup() {
-  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  local running
+  for running in "${servers[@]}"; do
+    kill "$running" 2>/dev/null || true
+    wait "$running" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 
 serve_ready() {
   port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  local start first loaded rss
+  local label="$1" start first loaded rss log
+  shift
+  if [[ $# -eq 0 ]]; then set -- --db "$work/store.sqlite"; fi
+  log="$work/serve-$port"
   start="$(date +%s.%N)"
-  "$bin" serve --db "$work/store.sqlite" --port "$port" >"$work/serve.out" 2>"$work/serve.err" &
+  "$bin" serve "$@" --port "$port" >"$log.out" 2>"$log.err" &
   server=$!
+  servers+=("$server")
   until curl -sf -o /dev/null "http://127.0.0.1:$port/v7/incidents?in=circle:52.52,13.405;r=1000"; do
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
+    kill -0 "$server" 2>/dev/null || { cat "$log.err" >&2; exit 1; }
     sleep 0.05
   done
   first="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
-  until grep -q "loaded and indexed" "$work/serve.err"; do
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.err" >&2; exit 1; }
+  until grep -q "loaded and indexed" "$log.err"; do
+    kill -0 "$server" 2>/dev/null || { cat "$log.err" >&2; exit 1; }
     sleep 0.05
   done
   loaded="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')"
   rss="$(awk '/VmRSS/ {print $2}' "/proc/$server/status")"
-  echo "$1: {\"first_query_s\": $first, \"loaded_s\": $loaded, \"rss_kb\": $rss}"
+  echo "$label: {\"first_query_s\": $first, \"loaded_s\": $loaded, \"rss_kb\": $rss}"
 }

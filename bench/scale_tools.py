@@ -7,6 +7,12 @@
       a later update_date, so that each push really changes SIZE incidents.
   scale_tools.py run COMMAND...
       Runs COMMAND and prints {"seconds": wall time, "peak_rss_kb": its peak resident set}.
+  scale_tools.py follow PORT_A PORT_B OUTDIR PREFIX COUNT
+      Pushes OUTDIR/PREFIX-0 ... PREFIX-(COUNT-1) (written by `docs`) to the server on
+      PORT_A, one every 0.5 s, and after each polls the server on PORT_B (another node on
+      the same database) until a query around the document's first work zone shows its
+      change; prints the p50, p90 and max seconds from sending until A answered and until
+      the change was visible on B.
   scale_tools.py latency PORT COUNT SEED
   scale_tools.py routes PORT COUNT SEED
       Sends COUNT distinct 300 m circle queries (/v7/incidents) at random over make_wzdx's
@@ -56,6 +62,37 @@ def run(command):
     print(json.dumps({"seconds": round(seconds, 2), "peak_rss_kb": usage.ru_maxrss,
                       "status": os.waitstatus_to_exitcode(status)}))
     return os.waitstatus_to_exitcode(status)
+
+
+def follow(port_a, port_b, outdir, prefix, count):
+    writer = http.client.HTTPConnection("127.0.0.1", port_a)
+    reader = http.client.HTTPConnection("127.0.0.1", port_b)
+    answered, visible = [], []
+    for k in range(count):
+        with open(os.path.join(outdir, f"{prefix}-{k}.geojson"), "rb") as source:
+            body = source.read()
+        document = json.loads(body)
+        lng, lat = document["features"][0]["geometry"]["coordinates"][0][:2]
+        marker = f"{prefix} {k})"
+        start = time.perf_counter()
+        writer.request("POST", "/v1/feeds/wzdx", body, {"Content-Type": "application/geo+json"})
+        response = writer.getresponse()
+        response.read()
+        if response.status != 200:
+            sys.exit(f"push {prefix}-{k}: HTTP {response.status}")
+        answered.append(time.perf_counter() - start)
+        while marker not in get(reader, f"/v7/incidents?in=circle:{lat},{lng};r=20").decode():
+            if time.perf_counter() - start > 60:
+                sys.exit(f"push {prefix}-{k} not visible on the other node after 60 s")
+            time.sleep(0.002)
+        visible.append(time.perf_counter() - start)
+        time.sleep(0.5)
+    def summary(times):
+        times = sorted(times)
+        return {"p50_s": round(times[len(times) // 2], 3),
+                "p90_s": round(times[int(len(times) * 0.9)], 3), "max_s": round(times[-1], 3)}
+    print(json.dumps({"pushes": count, "answered": summary(answered),
+                      "visible_on_other_node": summary(visible)}))
 
 
 def latency(port, count, seed):
@@ -144,6 +181,8 @@ def main():
         docs(args[0], args[1], int(args[2]), int(args[3]), args[4], int(args[5]))
     elif command == "run" and args:
         sys.exit(run(args))
+    elif command == "follow" and len(args) == 5:
+        follow(int(args[0]), int(args[1]), args[2], args[3], int(args[4]))
     elif command == "latency" and len(args) == 3:
         latency(int(args[0]), int(args[1]), int(args[2]))
     elif command == "routes" and len(args) == 3:
