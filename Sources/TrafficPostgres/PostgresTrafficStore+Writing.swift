@@ -118,17 +118,18 @@ extension PostgresTrafficStore {
 
   /// The deletions and upserts of a batch, inside the caller's transaction.
   static func write(
-    _ rows: [IncidentRow], deletions: [String], on connection: PostgresConnection
+    _ upserts: [TrafficIncident], deletions: [String], on connection: PostgresConnection
   ) throws(TrafficStoreError) {
+    let coder = StoredIncidentCoder()
     if !deletions.isEmpty {
       // Versions go with them: ON DELETE CASCADE.
       try connection.query(
         "DELETE FROM incidents WHERE original_id = ANY($1::text[])", [PostgresText.array(deletions)]
       )
     }
-    guard !rows.isEmpty else { return }
+    guard !upserts.isEmpty else { return }
     var seen = Set<String>()
-    let originalIds = rows.map(\.incident.originalId).filter { seen.insert($0).inserted }
+    let originalIds = upserts.map(\.originalId).filter { seen.insert($0).inserted }
 
     // The stored current id and latest version number of each incident in the batch.
     var state: [String: (id: String, version: Int)] = [:]
@@ -154,24 +155,28 @@ extension PostgresTrafficStore {
     var versions: [VersionKey] = []
     var writer: [VersionKey: Int] = [:]
     var last: [String: Int] = [:]
-    for (index, row) in rows.enumerated() {
-      let originalId = row.incident.originalId
+    for (index, row) in upserts.enumerated() {
+      let originalId = row.originalId
       let key: VersionKey
-      if let held = state[originalId], held.id == row.incident.id {
+      if let held = state[originalId], held.id == row.id {
         key = VersionKey(originalId: originalId, version: held.version)
       } else {
         let version = (state[originalId]?.version ?? 0) + 1
         key = VersionKey(originalId: originalId, version: version)
-        state[originalId] = (row.incident.id, version)
+        state[originalId] = (row.id, version)
       }
       if writer.updateValue(index, forKey: key) == nil { versions.append(key) }
       last[originalId] = index
     }
 
     // The current rows, in the order of first appearance (new incidents get keys in it).
-    let current = originalIds.compactMap { last[$0].map { rows[$0] } }
+    let current = originalIds.compactMap { last[$0].map { upserts[$0] } }
     for chunk in stride(from: 0, to: current.count, by: rowsPerStatement) {
-      let part = current[chunk..<min(current.count, chunk + rowsPerStatement)]
+      var part: [IncidentRow] = []
+      part.reserveCapacity(rowsPerStatement)
+      for incident in current[chunk..<min(current.count, chunk + rowsPerStatement)] {
+        part.append(try IncidentRow(incident, coder: coder))
+      }
       try connection.query(
         """
         INSERT INTO incidents
@@ -206,6 +211,13 @@ extension PostgresTrafficStore {
     for chunk in stride(from: 0, to: versions.count, by: rowsPerStatement) {
       let part = versions[chunk..<min(versions.count, chunk + rowsPerStatement)]
       let writers = part.map { key in writer[key] ?? 0 }
+      // Earlier versions within the batch (rare) are encoded here; the rest are current.
+      var bodies: [Data?] = []
+      bodies.reserveCapacity(part.count)
+      for (key, index) in zip(part, writers) {
+        bodies.append(
+          last[key.originalId] == index ? nil : try IncidentRow(upserts[index], coder: coder).body)
+      }
       try connection.query(
         """
         INSERT INTO incident_versions (original_id, version, id, body)
@@ -218,11 +230,8 @@ extension PostgresTrafficStore {
         [
           PostgresText.array(part.map(\.originalId)),
           PostgresText.array(part.map { String($0.version) }),
-          PostgresText.array(writers.map { rows[$0].incident.id }),
-          PostgresText.array(
-            utf8: zip(part, writers).map { key, index in
-              last[key.originalId] == index ? nil : rows[index].body
-            }),
+          PostgresText.array(writers.map { upserts[$0].id }),
+          PostgresText.array(utf8: bodies),
         ])
     }
   }

@@ -132,22 +132,19 @@ public final class PostgresTrafficStore: TrafficStore {
   /// - Throws: `TrafficStoreError.invalidBatch` for an inconsistent batch or a value
   ///   PostgreSQL cannot hold (a NUL character); `.operationFailed` when a write fails;
   ///   `.cannotOpen` when the server cannot be reached. Nothing of the batch is stored then.
-  /// - Complexity: O(b log n) for b changes, in a few round trips per 5,000 changes.
+  /// - Complexity: O(b log n) for b changes, in a few round trips per 5,000 changes; rows
+  ///   are encoded 5,000 at a time, so a large batch (an import) is never held encoded whole.
   public func apply(_ batch: IncidentBatch) throws(TrafficStoreError) {
     try batch.validate()
     guard !batch.isEmpty else { return }
-    let coder = StoredIncidentCoder()
-    var encoded: [IncidentRow] = []
-    encoded.reserveCapacity(batch.upserts.count)
-    for incident in batch.upserts { encoded.append(try IncidentRow(incident, coder: coder)) }
-    let rows = encoded
+    let upserts = batch.upserts
     if let bad = batch.deletions.first(where: { $0.utf8.contains(0) }) {
       throw .invalidBatch("the deleted id \(bad.debugDescription) holds a NUL character")
     }
     var seen = Set<String>()
     let upserted = batch.upserts.map(\.originalId).filter { seen.insert($0).inserted }
     _ = try writeBatch { connection throws(TrafficStoreError) in
-      try PostgresTrafficStore.write(rows, deletions: batch.deletions, on: connection)
+      try PostgresTrafficStore.write(upserts, deletions: batch.deletions, on: connection)
       return LoggedChange(upserted: upserted, deleted: batch.deletions)
     }
   }

@@ -1,0 +1,113 @@
+import Foundation
+import Roads
+
+extension FlowPipeline {
+  /// The turns closed by the active incidents whose junctions are not all open: each such
+  /// incident's geometry is matched to its stretch of segments (both directions of the
+  /// roads); of the stretch's junctions — the node it starts at, the nodes between its
+  /// segments, the node it ends at — those `junctionsTraversability` closes cannot be used to
+  /// enter or leave the stretch: every turn there between a stretch segment and another
+  /// segment is closed. Driving along the stretch through them stays possible (a closed road
+  /// is `closedSegments`' job).
+  ///
+  /// An incident's turns are computed once per incident version (its geometry is matched to
+  /// the network): `cache` keeps them by version id between rebuilds, and drops versions no
+  /// longer active.
+  static func closedTurns(
+    incidents: IncidentIndex, now: Date, index: FlowIndex, cache: inout [String: [UInt64]]
+  ) -> Set<UInt64> {
+    var turns: Set<UInt64> = []
+    var seen: [String: [UInt64]] = [:]
+    for incident in incidents.incidents
+    where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
+      let own = cache[incident.id] ?? turnsClosed(by: incident, index: index)
+      seen[incident.id] = own
+      turns.formUnion(own)
+    }
+    cache = seen
+    return turns
+  }
+
+  /// The turns one incident's closed junctions close (see `closedTurns`).
+  private static func turnsClosed(by incident: TrafficIncident, index: FlowIndex) -> [UInt64] {
+    var turns: Set<UInt64> = []
+    let network = index.network
+    let graph = index.polylineMatcher.graph
+    for polyline in incident.location.allPolylines where polyline.lengthInMeters >= 1 {
+      var stretch: [Int] = []
+      for piece in index.pieces(along: polyline) where stretch.last != piece.segmentID {
+        stretch.append(piece.segmentID)
+      }
+      guard let first = stretch.first else { continue }
+      var nodes: [Int] = [network.segments[first].fromNode]
+      nodes += stretch.map { network.segments[$0].toNode }
+      let closed: [Int]
+      switch incident.junctionsTraversability {
+      case .allOpen: closed = []
+      case .allClosed: closed = nodes
+      case .intermediateClosedEdgeOpen: closed = Array(nodes.dropFirst().dropLast())
+      case .startOpenOthersClosed: closed = Array(nodes.dropFirst())
+      case .endOpenOthersClosed: closed = Array(nodes.dropLast())
+      }
+      var members = Set(stretch)
+      for segment in stretch {
+        if let opposite = network.segments[segment].oppositeID { members.insert(opposite) }
+      }
+      // Every turn through a closed junction with exactly one side on the stretch; the
+      // segments entering a junction are those near it that end there.
+      for junction in Set(closed) {
+        let point = network.nodes[junction].coordinates
+        let near = GeoBox.enclosingSegment(point, point).expandedUnchecked(byMeters: 1)
+        for from in index.segments(inBox: near) where network.segments[from].toNode == junction {
+          let range =
+            Int(graph.successorOffsets[from])..<Int(graph.successorOffsets[from + 1])
+          for k in range {
+            let to = Int(graph.successors[k])
+            if members.contains(from) != members.contains(to) {
+              turns.insert(FlowSnapshot.turnKey(from: from, to: to))
+            }
+          }
+        }
+      }
+    }
+    return Array(turns)
+  }
+
+  /// The segments covered by active road-closure incidents: a segment's midpoint within
+  /// `distance` of the incident's geometry, running its way (within 60°; any way for an
+  /// incident at a point).
+  static func closedSegments(
+    incidents: IncidentIndex, now: Date, index: FlowIndex, distance: Double
+  ) -> Set<Int> {
+    var closed: Set<Int> = []
+    let network = index.network
+    for incident in incidents.incidents
+    where (incident.isRoadClosed || incident.type == .roadClosure) && incident.isActive(at: now) {
+      for polyline in incident.location.allPolylines {
+        let isPoint = polyline.lengthInMeters < 1
+        let box = polyline.boundingBox.expandedUnchecked(byMeters: distance)
+        for id in index.segments(inBox: box) {
+          let segment = network.segments[id]
+          let middle = segment.geometry.coordinates(atDistance: segment.lengthInMeters / 2)
+          let nearest = polyline.closestPoint(to: middle)
+          guard nearest.distanceInMeters <= distance else { continue }
+          if isPoint {
+            closed.insert(id)
+            continue
+          }
+          let i = min(nearest.segmentIndex, polyline.vertices.count - 2)
+          let incidentBearing = polyline.vertices[i].bearing(to: polyline.vertices[i + 1])
+          let onSegment = segment.geometry.closestPoint(to: middle)
+          let k = min(onSegment.segmentIndex, segment.geometry.vertices.count - 2)
+          let segmentBearing = segment.geometry.vertices[k].bearing(
+            to: segment.geometry.vertices[k + 1])
+          var difference = abs(incidentBearing - segmentBearing).truncatingRemainder(
+            dividingBy: 360)
+          if difference > 180 { difference = 360 - difference }
+          if difference <= 60 { closed.insert(id) }
+        }
+      }
+    }
+    return closed
+  }
+}
