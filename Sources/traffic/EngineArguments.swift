@@ -35,10 +35,11 @@ enum EngineArguments {
   {
     let key = try arguments.option("--api-key")
     if let server = try arguments.option("--server") {
-      let database = try arguments.option("--db")
-      let postgres = try arguments.option("--postgres")
-      if database != nil || postgres != nil {
-        throw UsageError("give one of --db, --postgres and --server")
+      if try arguments.option("--db") != nil {
+        throw UsageError("give --db or --server, not both")
+      }
+      if try arguments.option("--postgres") != nil {
+        throw UsageError("give --postgres or --server, not both")
       }
       guard let url = URL(string: server) else {
         throw UsageError("--server: '\(server)' is not a URL")

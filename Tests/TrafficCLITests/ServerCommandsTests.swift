@@ -43,6 +43,18 @@ import TrafficTestSupport
       "not both"
     ),
     (["incidents", "--api-key", "k", "--circle", "52,13,100"], "--api-key needs --server"),
+    (
+      ["incidents", "--server", "http://127.0.0.1:1", "--postgres", "x", "--circle", "52,13,100"],
+      "give --postgres or --server, not both"
+    ),
+    (
+      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", "--db", "x", "f.geojson"],
+      "give --db or --postgres, not both"
+    ),
+    (
+      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", "f.geojson"],
+      "--postgres: cannot open"
+    ),
     (["serve", "--port", "99999"], "--port expects"),
     (["serve", "--threads", "0"], "--threads expects"),
     (["serve", "--feed", "gtfs:http://x/y"], "unknown feed format 'gtfs'"),

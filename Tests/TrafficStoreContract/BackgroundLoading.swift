@@ -194,7 +194,8 @@ package enum BackgroundLoading {
       try store.summary()
         == TrafficStoreSummary(count: 50, latestEntry: incidents.compactMap(\.entryTime).max()))
     // The latest entry leaves with its incident.
-    let latest = incidents.max { ($0.entryTime ?? .distantPast) < ($1.entryTime ?? .distantPast) }!
+    let latest = try #require(
+      incidents.max { ($0.entryTime ?? .distantPast) < ($1.entryTime ?? .distantPast) })
     try store.apply(IncidentBatch(deletions: [latest.originalId]))
     incidents.removeAll { $0.originalId == latest.originalId }
     #expect(
