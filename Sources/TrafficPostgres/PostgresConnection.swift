@@ -76,13 +76,17 @@ final class PostgresConnection {
       }
       statements[sql] = name
     }
+    var buffers: [UnsafeMutablePointer<CChar>?] = []
+    buffers.reserveCapacity(parameters.count)
+    defer { for buffer in buffers { free(buffer) } }
     for value in parameters {
-      if let value, value.utf8.contains(0) {
+      let buffer = value.map { strdup($0) } ?? nil
+      buffers.append(buffer)
+      // The copy ends at the first NUL: a shorter copy means the text holds one.
+      if let value, let buffer, strlen(buffer) != value.utf8.count {
         throw .invalidBatch("a text value holds a NUL character, which PostgreSQL cannot store")
       }
     }
-    let buffers = parameters.map { $0.map { strdup($0) } ?? nil }
-    defer { for buffer in buffers { free(buffer) } }
     let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
     let result = PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
     return try rows(of: result, doing: "running \"\(sql)\"")
@@ -199,11 +203,25 @@ enum PostgresText {
         continue
       }
       literal.append(UInt8(ascii: "\""))
-      for byte in element {
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+      // On the element's contiguous bytes where it has them (Data, String's UTF-8): runs
+      // without a quote or backslash are copied whole.
+      let copied = element.withContiguousStorageIfAvailable { bytes in
+        var runStart = 0
+        for (offset, byte) in bytes.enumerated()
+        where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+          literal.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
           literal.append(UInt8(ascii: "\\"))
+          runStart = offset
         }
-        literal.append(byte)
+        literal.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+      }
+      if copied == nil {
+        for byte in element {
+          if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            literal.append(UInt8(ascii: "\\"))
+          }
+          literal.append(byte)
+        }
       }
       literal.append(UInt8(ascii: "\""))
     }
