@@ -123,7 +123,8 @@ let package = Package(
     .testTarget(
       name: "TrafficServerTests",
       dependencies: [
-        "Roads", "Codec", "TrafficServer", "TrafficMap", "Zlib", "TrafficTestSupport",
+        "Roads", "Codec", "TrafficServer", "TrafficMap", "TrafficSQLite", "Zlib",
+        "TrafficTestSupport", "TrafficStoreContract",
       ],
       exclude: ["Fuzz"]
     ),

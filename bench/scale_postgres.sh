@@ -17,7 +17,10 @@ cd "$(dirname "$0")/.."
 source bench/scale_common.sh
 
 count="${1:-1000000}"
-pg_bin=/usr/lib/postgresql/15/bin
+# Debian 12's PostgreSQL 15 (postgresql-15-postgis-3 in the Makefile ties the version).
+initdb=/usr/lib/postgresql/15/bin/initdb
+pg_ctl=/usr/lib/postgresql/15/bin/pg_ctl
+psql=/usr/lib/postgresql/15/bin/psql
 scale_setup scale-postgres
 
 # The cluster: initdb refuses to run as root, so root runs it as Debian's postgres user.
@@ -31,16 +34,16 @@ if [[ "$(id -u)" == 0 ]]; then
 fi
 pg_port="$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 stop_cluster() {
-  "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -m fast stop >/dev/null 2>&1 || true
+  "${as_owner[@]}" "$pg_ctl" -D "$cluster/data" -m fast stop >/dev/null 2>&1 || true
   scale_cleanup
 }
 trap stop_cluster EXIT
 echo "== scale postgres: a PostgreSQL cluster on port $pg_port" >&2
-"${as_owner[@]}" "$pg_bin/initdb" -D "$cluster/data" -U traffic -A trust -E UTF8 --locale=C \
+"${as_owner[@]}" "$initdb" -D "$cluster/data" -U traffic -A trust -E UTF8 --locale=C \
   >"$work/initdb.log"
-"${as_owner[@]}" "$pg_bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
+"${as_owner[@]}" "$pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
   -o "-p $pg_port -k $cluster -c listen_addresses=127.0.0.1" start >/dev/null
-"$pg_bin/psql" -q -h 127.0.0.1 -p "$pg_port" -U traffic -d postgres -c "CREATE DATABASE traffic"
+"$psql" -q -h 127.0.0.1 -p "$pg_port" -U traffic -d postgres -c "CREATE DATABASE traffic"
 url="postgresql://traffic@127.0.0.1:$pg_port/traffic"
 
 echo "== scale postgres: writing $count work zones and the push documents" >&2

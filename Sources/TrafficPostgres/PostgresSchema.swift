@@ -110,7 +110,6 @@ enum PostgresSchema {
       ADD COLUMN problem_count bigint NOT NULL DEFAULT 0;
     """
 
-  /// The probe log and the saved flow state.
   /// Each incident's entry time beside its body, indexed (for the latest one).
   static let version4 = """
     ALTER TABLE incidents ADD COLUMN entry_time double precision;
@@ -120,6 +119,7 @@ enum PostgresSchema {
     COMMENT ON COLUMN incidents.entry_time IS 'seconds since 2001-01-01 UTC, as in the body';
     """
 
+  /// The probe log and the saved flow state.
   static let version3 = """
     CREATE TABLE probe_log (
       sequence bigserial PRIMARY KEY,

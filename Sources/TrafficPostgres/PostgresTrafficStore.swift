@@ -97,7 +97,8 @@ public final class PostgresTrafficStore: TrafficStore {
     // One snapshot of the database, read in chunks of rows that are decoded on every core
     // and dropped: memory holds one chunk of bodies beside the incidents, not every body.
     let store = displayName
-    let loader = PostgresSession(target: target, connection: try PostgresConnection(target: target))
+    // Connected (with the session's retries) on first use, closed when the load ends.
+    let loader = PostgresSession(target: target)
     let (sequence, incidents) = try loader.retrying { connection throws(TrafficStoreError) in
       try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
         () throws(TrafficStoreError) in

@@ -142,7 +142,10 @@ import TrafficTestSupport
         #expect(newest == last || newest == last + 1, "acknowledged \(last), stored \(newest)")
         #expect(found.incidents[last] == Self.batchSize, "iteration \(iteration)")
       } else {
-        #expect(found.incidents[0] ?? 0 == 0, "iteration \(iteration): a partial bulk load")
+        // Killed before it said so, the writer may still have committed: then the whole
+        // batch is there, never a part of it.
+        let held = found.incidents[0] ?? 0
+        #expect(held == 0 || held == Self.batchSize, "iteration \(iteration): a partial bulk load")
         #expect(found.incidents.keys.allSatisfy { $0 == 0 })
       }
       #expect(

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Traffic
+import TrafficSQLite
+import TrafficStoreContract
 
 @testable import TrafficServer
 
@@ -45,6 +47,36 @@ import Traffic
     #expect(metrics.contains("traffic_response_cache_hits_total 2\n"))
     #expect(metrics.contains("traffic_response_cache_misses_total 4\n"))
     #expect(metrics.contains("traffic_response_cache_declined_total 2\n"))
+  }
+
+  /// While the snapshot loads, answers come from the store, which another writer (another
+  /// node on PostgreSQL) may change without the engine's stamp changing: they are never
+  /// kept, so the next answer shows the change.
+  @Test func answersWhileTheSnapshotLoadsAreNotCached() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("traffic-cache-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let base = try SQLiteTrafficStore(path: directory.appendingPathComponent("store.sqlite").path)
+    let incidents = try ServerFixtures.incidents()
+    try base.apply(IncidentBatch(upserts: incidents))
+    let gated = BackgroundLoading.GatedStore(base)
+    defer { gated.gate.signal() }
+    let engine = try TrafficEngine(
+      store: gated, clock: { ServerFixtures.now }, loading: .inBackground)
+    let server = try TrafficServer(engine: engine, configuration: ServerFixtures.quiet())
+    let before = (0..<3).map { _ in server.handle(ServerFixtures.get(Self.query)) }
+    // Another writer adds an incident inside the circle.
+    let added = try TrafficIncident(
+      id: "E-v1", originalId: "E", type: .accident, impact: .major,
+      location: TrafficLocation(point: try GeoCoordinates(latitude: 52.521, longitude: 13.401)))
+    try base.apply(IncidentBatch(upserts: [added]))
+    let after = server.handle(ServerFixtures.get(Self.query))
+    #expect(!engine.isLoaded)
+    #expect(before.allSatisfy { $0.status == 200 && $0.body == before[0].body })
+    #expect(try !ServerFixtures.resultIds(before[0]).contains("E"))
+    #expect(try ServerFixtures.resultIds(after).contains("E"))
+    #expect(server.responseCache.statistics.hits == 0)
   }
 
   /// One-off queries are not kept, so they cannot evict the answers that are asked again.

@@ -87,8 +87,10 @@ extension TrafficServer {
   private func cachedAnswer(
     _ request: HTTPRequest, route: Route, slot: inout CacheSlot?
   ) -> HTTPResponse? {
+    // While the snapshot loads, answers come from the store, which other writers (other
+    // nodes on PostgreSQL) change without changing the stamp: they are not cached then.
     guard route.isCacheable, request.method == "GET" || request.method == "HEAD",
-      responseCache.isEnabled
+      responseCache.isEnabled, engine.isLoaded
     else { return nil }
     let key = ResponseCache.Key(
       route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
