@@ -35,17 +35,7 @@ extension GeoCircle {
     /// - Complexity: O(n); segments whose bounding box misses the circle's are skipped
     ///   without geodesic work, and most others take a planar distance only.
     func meets<Path: RandomAccessCollection<GeoCoordinates>>(_ vertices: Path) -> Bool {
-      var index = vertices.startIndex
-      guard index != vertices.endIndex else { return false }
-      var a = vertices[index]
-      vertices.formIndex(after: &index)
-      while index != vertices.endIndex {
-        let b = vertices[index]
-        if meets(a, b) { return true }
-        a = b
-        vertices.formIndex(after: &index)
-      }
-      return false
+      vertices.containsSegment { a, b in meets(a, b) }
     }
 
     /// Whether the segment from `a` to `b` meets the circle.

@@ -58,16 +58,7 @@ extension GeoPolyline {
   ) -> Bool {
     for vertex in vertices where box.contains(vertex) { return true }
     let ranges = box.longitudeRanges
-    var index = vertices.startIndex
-    guard index != vertices.endIndex else { return false }
-    var a = vertices[index]
-    vertices.formIndex(after: &index)
-    while index != vertices.endIndex {
-      let b = vertices[index]
-      defer {
-        a = b
-        vertices.formIndex(after: &index)
-      }
+    return vertices.containsSegment { a, b in
       var bLng = b.longitude
       if bLng - a.longitude > 180 { bLng -= 360 } else if bLng - a.longitude < -180 { bLng += 360 }
       for shift in [-360.0, 0, 360] {
@@ -79,8 +70,8 @@ extension GeoPolyline {
           return true
         }
       }
+      return false
     }
-    return false
   }
 
   /// Whether any point of the path lies within the corridor's half width of its center
