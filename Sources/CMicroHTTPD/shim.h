@@ -89,31 +89,23 @@ traffic_mhd_start(const struct traffic_mhd_settings *settings,
                   traffic_mhd_accept_policy accept_policy,
                   traffic_mhd_connection_notifier notifier, void *guard_cls) {
   unsigned int pool = settings->thread_pool_size > 1 ? settings->thread_pool_size : 0;
-  if (settings->address != NULL) {
-    return MHD_start_daemon(
-        settings->flags, 0, accept_policy, guard_cls, handler, handler_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notifier, guard_cls,
-        MHD_OPTION_THREAD_POOL_SIZE, pool,
-        MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout_seconds,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, settings->listen_backlog,
-        MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_SOCK_ADDR, settings->address,
-        MHD_OPTION_END);
-  }
-  return MHD_start_daemon(
-      settings->flags, settings->port, accept_policy, guard_cls, handler, handler_cls,
-      MHD_OPTION_NOTIFY_CONNECTION, notifier, guard_cls,
-      MHD_OPTION_THREAD_POOL_SIZE, pool,
-      MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, settings->connection_memory_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout_seconds,
-      MHD_OPTION_LISTEN_BACKLOG_SIZE, settings->listen_backlog,
-      MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-      MHD_OPTION_END);
+  // One option list for both binds; the listening address, when given, replaces the port.
+  struct MHD_OptionItem options[] = {
+      {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notifier, guard_cls},
+      {MHD_OPTION_THREAD_POOL_SIZE, pool, NULL},
+      {MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit, NULL},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)settings->connection_memory_limit, NULL},
+      {MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout_seconds, NULL},
+      {MHD_OPTION_LISTEN_BACKLOG_SIZE, settings->listen_backlog, NULL},
+      {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_logger, uri_logger_cls},
+      {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls},
+      {settings->address != NULL ? MHD_OPTION_SOCK_ADDR : MHD_OPTION_END, 0,
+       (void *)settings->address},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  return MHD_start_daemon(settings->flags, settings->address != NULL ? 0 : settings->port,
+                          accept_policy, guard_cls, handler, handler_cls, MHD_OPTION_ARRAY,
+                          options, MHD_OPTION_END);
 }
 
 /// The port the daemon listens on (useful after binding port 0); 0 when unknown.

@@ -11,8 +11,10 @@ import TrafficTestSupport
 /// "now"; then, for every trip that departed in the 20 minutes before now, the routing
 /// engine's ETA from where the trip started to where it ended is compared with the trip's
 /// travel time between those two positions (SUMO writes every vehicle's position each
-/// second; the trips are taken from its `--tripinfo-output`), and so is the free-flow time
-/// of the same route (the router without traffic).
+/// second; the trips are taken from its `--tripinfo-output`), and so is what a router
+/// without traffic says (the free-flow time of the fastest route at free flow, the route
+/// SUMO's own router gives a trip). Trips whose vehicle SUMO teleported are left out: their
+/// time is that of a simulated deadlock, not of traffic.
 @Suite("Routing ETAs against SUMO", .serialized)
 struct SUMORoutingAccuracyTests {
   static let base = Date(timeIntervalSince1970: 1_750_000_000)
@@ -22,6 +24,9 @@ struct SUMORoutingAccuracyTests {
     var duration: Double
     var origin: GeoCoordinates
     var destination: GeoCoordinates
+    /// SUMO's time, with the time on each edge between the first and the last replaced by
+    /// the mean time of the other vehicles that entered the edge within 5 minutes of this one.
+    var oracleDuration: Double
   }
 
   /// FNV-1a of the id: a stable choice of the vehicles that report.
@@ -31,21 +36,19 @@ struct SUMORoutingAccuracyTests {
     return hash % 100 < 40
   }
 
-  /// What a scenario gave: the median relative errors of the live ETA and of the
-  /// free-flow time, over all trips and over the congested ones (free flow off by > 40 %).
+  /// What a scenario gave.
   struct Outcome: CustomStringConvertible {
-    var trips: Int
-    var live: Double
-    var free: Double
-    var congestedTrips: Int
-    var congestedLive: Double
-    var congestedFree: Double
+    var errors: Errors
+    /// Trips left out because SUMO teleported their vehicle.
+    var teleported: Int
+    /// The median relative error over the congested trips of ``Trip/oracleDuration``: what
+    /// knowing the other vehicles' times on a trip's own edges when it drove them gives.
+    var congestedOracle: Double
 
     var description: String {
-      "\(trips) trips, median ETA error "
-        + String(format: "%.1f %% (free flow %.1f %%)", live * 100, free * 100)
-        + "; \(congestedTrips) congested trips: "
-        + String(format: "%.1f %% (free flow %.1f %%)", congestedLive * 100, congestedFree * 100)
+      "\(errors)"
+        + String(format: " (clairvoyant edge means %.1f %%)", congestedOracle * 100)
+        + "; \(teleported) teleported trips left out"
     }
   }
 
@@ -59,8 +62,9 @@ struct SUMORoutingAccuracyTests {
     process.currentDirectoryURL = directory
     process.arguments = [
       "-n", networkFile.path, "-r", routes, "--begin", "0",
-      "--end", "3600", "--seed", "42", "--no-step-log", "--no-warnings", "--xml-validation",
+      "--end", "3600", "--seed", "42", "--no-step-log", "--xml-validation",
       "never", "--ignore-route-errors", "true",
+      "--error-log", directory.appendingPathComponent("warnings.txt").path,
       "--tripinfo-output", directory.appendingPathComponent("tripinfo.xml").path,
       "--fcd-output", directory.appendingPathComponent("fcd.xml").path, "--fcd-output.geo",
       "true", "--device.fcd.period", "1",
@@ -78,6 +82,7 @@ struct SUMORoutingAccuracyTests {
     var probes: [Probe] = []
     var first: [String: (GeoCoordinates, Double)] = [:]
     var last: [String: (GeoCoordinates, Double)] = [:]
+    var edgeRuns = EdgeRuns()
     var second = 0.0
     let fcd = try Data(contentsOf: directory.appendingPathComponent("fcd.xml"))
     try fcd.withUnsafeBytes { bytes in
@@ -92,6 +97,7 @@ struct SUMORoutingAccuracyTests {
           else { return }
           if first[id] == nil { first[id] = (point, second) }
           last[id] = (point, second)
+          edgeRuns.add(vehicle: id, lane: attributes["lane"] ?? "", at: second)
           guard second <= now, second.truncatingRemainder(dividingBy: 5) == 0, Self.reports(id)
           else { return }
           probes.append(
@@ -111,8 +117,14 @@ struct SUMORoutingAccuracyTests {
     engine.flushProbes()
     let router = RoutingEngine(trafficEngine: engine)
 
-    // The trips that departed in the 20 minutes before now.
+    // The trips that departed in the 20 minutes before now, but for those SUMO teleported:
+    // a vehicle stuck for `--time-to-teleport` (300 s) at a deadlocked junction or lane
+    // change is taken off the network and put down further on its route. Its time is then
+    // an artefact of the simulation, not traffic any router could foresee.
+    let teleported = try Self.teleportedVehicles(
+      in: directory.appendingPathComponent("warnings.txt"))
     var trips: [Trip] = []
+    var teleportedTrips = 0
     let tripinfo = try String(
       contentsOf: directory.appendingPathComponent("tripinfo.xml"), encoding: .utf8)
     for line in tripinfo.split(separator: "\n") where line.contains("<tripinfo ") {
@@ -121,36 +133,92 @@ struct SUMORoutingAccuracyTests {
         (now - 1_200...now).contains(depart), let origin = first[id],
         let destination = last[id], destination.1 > origin.1
       else { continue }
+      guard !teleported.contains(id) else {
+        teleportedTrips += 1
+        continue
+      }
+      let duration = destination.1 - origin.1
       trips.append(
-        Trip(duration: destination.1 - origin.1, origin: origin.0, destination: destination.0))
+        Trip(
+          duration: duration, origin: origin.0, destination: destination.0,
+          oracleDuration: duration + edgeRuns.oracleCorrection(of: id)))
     }
 
-    var liveErrors: [Double] = []
-    var freeErrors: [Double] = []
-    var congestedLive: [Double] = []
-    var congestedFree: [Double] = []
+    // Each trip's ETA with traffic, and what a router without traffic says (the free-flow
+    // time of its fastest route, about the route SUMO gave the vehicle).
+    var times: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
+    var congestedOracle: [Double] = []
     for trip in trips {
       guard
-        let route = try? await router.calculateRoute(from: trip.origin, to: trip.destination)
-          .first
+        let live = try? await router.calculateRoute(from: trip.origin, to: trip.destination)
+          .first,
+        let free = try? await router.calculateRoute(
+          from: trip.origin, to: trip.destination,
+          options: RouteOptions(trafficOptimization: .disabled)
+        ).first
       else { continue }
-      let live = abs(route.durationInSeconds - trip.duration) / trip.duration
-      let free = abs(route.baseDurationInSeconds - trip.duration) / trip.duration
-      liveErrors.append(live)
-      freeErrors.append(free)
-      if free > 0.4 {
-        congestedLive.append(live)
-        congestedFree.append(free)
+      times.append(
+        (live.durationInSeconds, trip.duration, free.baseDurationInSeconds, trip.duration))
+      if abs(free.baseDurationInSeconds - trip.duration) / trip.duration > 0.4 {
+        congestedOracle.append(abs(trip.oracleDuration - trip.duration) / trip.duration)
       }
     }
-    func median(_ values: [Double]) -> Double {
-      let sorted = values.sorted()
-      return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
+    let sorted = congestedOracle.sorted()
     return Outcome(
-      trips: liveErrors.count, live: median(liveErrors), free: median(freeErrors),
-      congestedTrips: congestedLive.count, congestedLive: median(congestedLive),
-      congestedFree: median(congestedFree))
+      errors: Errors(times), teleported: teleportedTrips,
+      congestedOracle: sorted.isEmpty ? .nan : sorted[sorted.count / 2])
+  }
+
+  /// Every vehicle's drive as runs of seconds on SUMO edges (from positions each second;
+  /// the seconds inside a junction count on the edge before it).
+  struct EdgeRuns {
+    struct Run {
+      var edge: Substring
+      var start: Double
+      var seconds: Double
+    }
+    var runs: [String: [Run]] = [:]
+    /// Lazily built: the (start, seconds) of every whole run by edge, sorted by start.
+    private var byEdge: [Substring: [(start: Double, seconds: Double)]]?
+
+    mutating func add(vehicle: String, lane: String, at second: Double) {
+      guard !lane.isEmpty else { return }
+      let edge = lane[..<(lane.lastIndex(of: "_") ?? lane.endIndex)]
+      var list = runs.removeValue(forKey: vehicle) ?? []
+      if lane.hasPrefix(":") || list.last?.edge == edge {
+        if !list.isEmpty { list[list.count - 1].seconds += 1 }
+      } else {
+        list.append(Run(edge: edge, start: second, seconds: 1))
+      }
+      runs[vehicle] = list
+    }
+
+    /// Σ (mean seconds of the other vehicles' runs on the edge that started within 300 s of
+    /// this one, else of all of them) − (the vehicle's own seconds) over a vehicle's whole
+    /// runs (all but its first and last; an edge no other vehicle drove counts its own).
+    mutating func oracleCorrection(of vehicle: String) -> Double {
+      if byEdge == nil {
+        var table: [Substring: [(start: Double, seconds: Double)]] = [:]
+        for list in runs.values where list.count > 2 {
+          for run in list[1..<(list.count - 1)] {
+            table[run.edge, default: []].append((run.start, run.seconds))
+          }
+        }
+        byEdge = table
+      }
+      guard let list = runs[vehicle], list.count > 2, let table = byEdge else { return 0 }
+      var correction = 0.0
+      for run in list[1..<(list.count - 1)] {
+        // The others' runs (this one is in the table once), near in time when there are any.
+        let all = table[run.edge] ?? []
+        var near = all.filter { abs($0.start - run.start) <= 300 }
+        if near.count < 2 { near = all }
+        guard near.count >= 2 else { continue }
+        let others = near.reduce(0) { $0 + $1.seconds } - run.seconds
+        correction += others / Double(near.count - 1) - run.seconds
+      }
+      return correction
+    }
   }
 
   static func temporaryDirectory() throws -> URL {
@@ -173,43 +241,86 @@ struct SUMORoutingAccuracyTests {
     // Measured 2026-12-02: 2.9 % (free flow 26.9 %) over 667 trips. No trip's free-flow time
     // is off by more than 40 % here once SUMO's times are taken between the very positions
     // routed between (see `evaluate`); the merge slows traffic, it does not jam it.
-    #expect(outcome.trips > 300)
-    #expect(outcome.live <= 0.05)
-    #expect(outcome.free >= 0.2)
-    #expect(outcome.live < outcome.free / 4)
+    #expect(outcome.errors.trips > 300)
+    #expect(outcome.errors.live <= 0.05)
+    #expect(outcome.errors.free >= 0.2)
+    #expect(outcome.errors.live < outcome.errors.free / 4)
   }
 
-  @Test(
-    "in Braunschweig's streets with random trips, live ETAs beat free flow on congested trips",
-    .timeLimit(.minutes(5)))
-  func braunschweigRandomTrips() async throws {
-    try DebianFile.require(.sumo, .braunschweigNetwork, .randomTrips, .python)
-    let directory = try Self.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    // randomTrips.py: a passenger car every 4 s for 30 minutes, trips of 500 m or more.
+  /// Writes `randomTrips.py`'s passenger trips of 500 m or more on `network`, one every
+  /// `period` seconds for 30 minutes; returns the trip file's path.
+  static func randomTrips(
+    on network: DebianFile, period: String, in directory: URL
+  ) throws
+    -> String
+  {
     let trips = directory.appendingPathComponent("trips.xml").path
     let generator = Process()
     generator.executableURL = DebianFile.python.url
     generator.currentDirectoryURL = directory
     generator.arguments = [
-      DebianFile.randomTrips.path, "-n", DebianFile.braunschweigNetwork.path, "-e", "1800",
-      "-p", "4", "--seed", "42", "--min-distance", "500", "--vehicle-class", "passenger",
-      "-o", trips,
+      DebianFile.randomTrips.path, "-n", network.path, "-e", "1800", "-p", period, "--seed",
+      "42", "--min-distance", "500", "--vehicle-class", "passenger", "-o", trips,
     ]
     generator.standardOutput = FileHandle.nullDevice
     generator.standardError = FileHandle.nullDevice
     try generator.run()
     generator.waitUntilExit()
     try #require(generator.terminationStatus == 0)
-    let outcome = try await Self.evaluate(
-      network: .braunschweigNetwork, routes: trips, in: directory)
+    return trips
+  }
+
+  /// ``evaluate(network:routes:in:)`` of `randomTrips(on:period:in:)` in a scratch folder.
+  static func randomTripsOutcome(
+    on network: DebianFile, period: String
+  ) async throws
+    -> Outcome
+  {
+    try DebianFile.require(.sumo, network, .randomTrips, .python)
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let trips = try Self.randomTrips(on: network, period: period, in: directory)
+    return try await Self.evaluate(network: network, routes: trips, in: directory)
+  }
+
+  /// Checks a city scenario: more trips than `trips`, more congested ones than
+  /// `congestedTrips`, median errors at most `live` and `congestedLive`, and well below
+  /// free flow's.
+  static func expect(
+    _ outcome: Outcome, trips: Int, congestedTrips: Int, live: Double, congestedLive: Double
+  ) {
+    let errors = outcome.errors
+    #expect(errors.trips > trips)
+    #expect(errors.congestedTrips > congestedTrips)
+    #expect(errors.live <= live)
+    #expect(errors.live < errors.free * 0.6)
+    #expect(errors.congestedLive <= congestedLive)
+    #expect(errors.congestedLive < errors.congestedFree * 0.8)
+  }
+
+  @Test(
+    "in Braunschweig's streets with random trips, live ETAs beat free flow on congested trips",
+    .timeLimit(.minutes(5)))
+  func braunschweigRandomTrips() async throws {
+    // A passenger car every 4 s: with more, this network's priority junctions deadlock.
+    let outcome = try await Self.randomTripsOutcome(on: .braunschweigNetwork, period: "4")
     print("Braunschweig random trips: \(outcome)")
-    // Measured 2026-12-02: 14.8 % (free flow 35.2 %) over 284 trips; 44.5 % (64.3 %) over the
-    // 110 congested ones. Issue 17 asks for 15 % on those; this guards what holds.
-    #expect(outcome.trips > 200)
-    #expect(outcome.congestedTrips >= 40)
-    #expect(outcome.live <= 0.2)
-    #expect(outcome.live < outcome.free / 2)
-    #expect(outcome.congestedLive < outcome.congestedFree * 0.8)
+    // Measured 2026-12-03: 12.3 % (free flow 48.5 %) over 258 trips; 16.0 % (56.9 %) over
+    // the 170 congested ones, where knowing the other vehicles' times gives 9.4 %.
+    Self.expect(outcome, trips: 200, congestedTrips: 100, live: 0.2, congestedLive: 0.2)
+  }
+
+  @Test(
+    "in Berlin's streets with a car every 1.2 s, live ETAs stay close to SUMO's times",
+    .timeLimit(.minutes(8)))
+  func berlinRandomTrips() async throws {
+    // Issue 17's scenario: a departure every 1.2 s for 30 minutes.
+    let outcome = try await Self.randomTripsOutcome(on: .drtNetwork, period: "1.2")
+    print("Berlin random trips: \(outcome)")
+    // Measured 2026-12-03: 33.2 % (free flow 62.0 %) over 919 trips; 35.0 % (67.4 %) over
+    // the 785 congested ones, where knowing the other vehicles' times gives 22.5 %. Issue 17
+    // asks for 15 %; this guards what holds.
+    #expect(outcome.errors.free > 0.4)
+    Self.expect(outcome, trips: 500, congestedTrips: 300, live: 0.4, congestedLive: 0.4)
   }
 }
