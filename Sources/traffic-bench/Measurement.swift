@@ -71,19 +71,10 @@ func measureLatencies(
   _ name: String, count: Int, unit: String = "queries/s", report: (Measurement) -> Void,
   _ body: (Int) throws -> Int
 ) rethrows -> Int {
-  let clock = ContinuousClock()
-  var sink = 0
-  var latencies: [Double] = []
-  latencies.reserveCapacity(count)
-  let started = clock.now
-  for i in 0..<count {
-    let start = clock.now
-    sink &+= try body(i)
-    latencies.append(microseconds(clock.now - start))
-  }
-  reportLatencies(
-    name, latencies, total: clock.now - started, unit: unit, report: report)
-  return sink
+  var series = LatencySeries(count: count)
+  for i in 0..<count { try series.time { try body(i) } }
+  series.report(name, unit: unit, report)
+  return series.sink
 }
 
 /// `measureLatencies` of an asynchronous call; runs on the caller's actor, so that `body`
@@ -92,42 +83,59 @@ nonisolated(nonsending) func measureLatencies(
   _ name: String, count: Int, unit: String = "queries/s", report: (Measurement) -> Void,
   _ body: (Int) async throws -> Int
 ) async rethrows -> Int {
-  let clock = ContinuousClock()
-  var sink = 0
-  var latencies: [Double] = []
-  latencies.reserveCapacity(count)
-  let started = clock.now
+  var series = LatencySeries(count: count)
   for i in 0..<count {
-    let start = clock.now
-    sink &+= try await body(i)
-    latencies.append(microseconds(clock.now - start))
+    let start = series.clock.now
+    series.add(try await body(i), since: start)
   }
-  reportLatencies(
-    name, latencies, total: clock.now - started, unit: unit, report: report)
-  return sink
+  series.report(name, unit: unit, report)
+  return series.sink
 }
 
-/// Reports the throughput and the median and 99th percentile of `latencies`
-/// (microseconds), which took `total` together.
-private func reportLatencies(
-  _ name: String, _ latencies: [Double], total: Duration, unit: String,
-  report: (Measurement) -> Void
-) {
-  guard !latencies.isEmpty else { return }
-  let count = latencies.count
-  let sorted = latencies.sorted()
-  report(
-    Measurement(
-      name: "\(name).per-second", value: Double(count) / (milliseconds(total) / 1000), unit: unit,
-      n: count, flatbushMilliseconds: nil))
-  report(
-    Measurement(
-      name: "\(name).p50", value: sorted[count / 2], unit: "us", n: count,
-      flatbushMilliseconds: nil))
-  report(
-    Measurement(
-      name: "\(name).p99", value: sorted[min(count - 1, count * 99 / 100)], unit: "us", n: count,
-      flatbushMilliseconds: nil))
+/// The latencies of a run of calls and the sum of what they returned.
+private struct LatencySeries {
+  let clock = ContinuousClock()
+  let started: ContinuousClock.Instant
+  /// Microseconds per call.
+  var latencies: [Double] = []
+  var sink = 0
+
+  init(count: Int) {
+    started = clock.now
+    latencies.reserveCapacity(count)
+  }
+
+  /// Times one call.
+  mutating func time(_ body: () throws -> Int) rethrows {
+    let start = clock.now
+    add(try body(), since: start)
+  }
+
+  /// Records a call that started at `start` and returned `value`.
+  mutating func add(_ value: Int, since start: ContinuousClock.Instant) {
+    latencies.append(microseconds(clock.now - start))
+    sink &+= value
+  }
+
+  /// Reports the throughput and the median and 99th percentile latencies.
+  func report(_ name: String, unit: String, _ report: (Measurement) -> Void) {
+    guard !latencies.isEmpty else { return }
+    let count = latencies.count
+    let total = clock.now - started
+    let sorted = latencies.sorted()
+    report(
+      Measurement(
+        name: "\(name).per-second", value: Double(count) / (milliseconds(total) / 1000),
+        unit: unit, n: count, flatbushMilliseconds: nil))
+    report(
+      Measurement(
+        name: "\(name).p50", value: sorted[count / 2], unit: "us", n: count,
+        flatbushMilliseconds: nil))
+    report(
+      Measurement(
+        name: "\(name).p99", value: sorted[min(count - 1, count * 99 / 100)], unit: "us",
+        n: count, flatbushMilliseconds: nil))
+  }
 }
 
 /// A benchmark whose workload did not come out as generated: the figures would be wrong.

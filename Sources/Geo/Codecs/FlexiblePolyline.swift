@@ -169,7 +169,7 @@ public struct FlexiblePolyline: Hashable, Sendable {
   ) throws(GeoError) -> (
     Header, [Int64], [Int]
   ) {
-    var reader = VarintReader(bytes: bytes)
+    var reader = FiveBitVarintReader(bytes: bytes, chunkValues: chunkValues, format: format)
     guard !reader.isAtEnd else { throw failure(0, "empty input: missing header version") }
     let version = try reader.readUnsigned()
     guard version == 1 else {
@@ -194,11 +194,8 @@ public struct FlexiblePolyline: Hashable, Sendable {
     var last: (Int64, Int64, Int64) = (0, 0, 0)
     while !reader.isAtEnd {
       let start = reader.position
-      let delta = try reader.readSigned()
       let field = values.count % stride
-      let previous = field == 0 ? last.0 : field == 1 ? last.1 : last.2
-      let (value, overflow) = previous.addingReportingOverflow(delta)
-      guard !overflow else { throw failure(start, "accumulated value overflows 64 bits") }
+      let value = try reader.accumulate(field == 0 ? last.0 : field == 1 ? last.1 : last.2)
       switch field {
       case 0: last.0 = value
       case 1: last.1 = value
@@ -358,44 +355,6 @@ public struct FlexiblePolyline: Hashable, Sendable {
     // Zig-zag: the sign goes to bit 0 so small magnitudes stay short.
     let shifted = UInt64(bitPattern: value) << 1
     appendUnsigned(value < 0 ? ~shifted : shifted, to: &output)
-  }
-
-  /// Reads varints from the bytes of an encoded string.
-  private struct VarintReader {
-    let bytes: [UInt8]
-    var position = 0
-
-    var isAtEnd: Bool { position == bytes.count }
-
-    mutating func readUnsigned() throws(GeoError) -> UInt64 {
-      let start = position
-      var result: UInt64 = 0
-      var shift: UInt64 = 0
-      while true {
-        guard position < bytes.count else {
-          throw failure(start, "value cut off: the input ends inside it")
-        }
-        let chunk = chunkValues[Int(bytes[position])]
-        guard chunk >= 0 else {
-          throw failure(position, "invalid character \(describeByte(bytes[position]))")
-        }
-        position += 1
-        let bits = UInt64(chunk & 0x1F)
-        // Chunk 13 starts at bit 60 and may only carry 4 bits; anything beyond is lost.
-        guard shift < 64, shift < 60 || bits >> (64 - shift) == 0 else {
-          throw failure(start, "value does not fit in 64 bits")
-        }
-        result |= bits << shift
-        if chunk & 0x20 == 0 { return result }
-        shift += 5
-      }
-    }
-
-    mutating func readSigned() throws(GeoError) -> Int64 {
-      let unsigned = try readUnsigned()
-      let magnitude = Int64(bitPattern: unsigned >> 1)
-      return unsigned & 1 == 0 ? magnitude : ~magnitude
-    }
   }
 }
 

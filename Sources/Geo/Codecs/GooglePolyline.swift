@@ -78,20 +78,20 @@ public enum GooglePolyline {
   {
     try checkPrecision(precision)
     let factor = FlexiblePolyline.powersOfTen[precision]
-    let bytes = Array(encoded.utf8)
-    var position = 0
+    var reader = FiveBitVarintReader(
+      bytes: Array(encoded.utf8), chunkValues: chunkValues, format: format)
     var latitude: Int64 = 0
     var longitude: Int64 = 0
     var coordinates: [GeoCoordinates] = []
-    coordinates.reserveCapacity(bytes.count / 4)
-    while position < bytes.count {
-      let latitudeStart = position
-      latitude = try accumulate(latitude, reading: bytes, at: &position)
-      guard position < bytes.count else {
+    coordinates.reserveCapacity(reader.bytes.count / 4)
+    while !reader.isAtEnd {
+      let latitudeStart = reader.position
+      latitude = try reader.accumulate(latitude)
+      guard !reader.isAtEnd else {
         throw failure(latitudeStart, "a latitude without its longitude")
       }
-      let longitudeStart = position
-      longitude = try accumulate(longitude, reading: bytes, at: &position)
+      let longitudeStart = reader.position
+      longitude = try reader.accumulate(longitude)
       do {
         coordinates.append(
           try GeoCoordinates(
@@ -104,36 +104,9 @@ public enum GooglePolyline {
     return coordinates
   }
 
-  /// Reads one signed varint at `position` and adds it to `previous`.
-  private static func accumulate(
-    _ previous: Int64, reading bytes: [UInt8], at position: inout Int
-  ) throws(GeoError) -> Int64 {
-    let start = position
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      guard position < bytes.count else {
-        throw failure(start, "value cut off: the input ends inside it")
-      }
-      let byte = bytes[position]
-      guard (63...126).contains(byte) else {
-        throw failure(position, "invalid character \(describeByte(byte))")
-      }
-      position += 1
-      let chunk = UInt64(byte - 63)
-      let bits = chunk & 0x1F
-      guard shift < 64, shift < 60 || bits >> (64 - shift) == 0 else {
-        throw failure(start, "value does not fit in 64 bits")
-      }
-      result |= bits << shift
-      if chunk & 0x20 == 0 { break }
-      shift += 5
-    }
-    let magnitude = Int64(bitPattern: result >> 1)
-    let delta = result & 1 == 0 ? magnitude : ~magnitude
-    let (sum, overflow) = previous.addingReportingOverflow(delta)
-    guard !overflow else { throw failure(start, "accumulated value overflows 64 bits") }
-    return sum
+  /// Character → chunk value: `?`...`~` are 0...63.
+  private static let chunkValues: [Int8] = (0...255).map {
+    (63...126).contains($0) ? Int8($0 - 63) : -1
   }
 
   private static func appendSigned(_ value: Int64, to output: inout [UInt8]) {
