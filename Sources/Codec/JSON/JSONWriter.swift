@@ -427,4 +427,22 @@ extension JSONWriter {
     key(name)
     date(value)
   }
+
+  /// Writes a member only when it has a value (nothing for `nil`).
+  @inlinable
+  package mutating func memberIfPresent(_ name: StaticString, _ value: String?) {
+    if let value { member(name, value) }
+  }
+
+  /// Writes an integer member only when it has a value.
+  @inlinable
+  package mutating func memberIfPresent(_ name: StaticString, _ value: Int?) {
+    if let value { member(name, value) }
+  }
+
+  /// Writes a number member only when it has a value.
+  @inlinable
+  package mutating func memberIfPresent(_ name: StaticString, _ value: Double?) {
+    if let value { member(name, value) }
+  }
 }

@@ -112,54 +112,25 @@ enum StoredIncidentWriter {
 
   private static func write(_ details: TrafficIncidentDetails, to writer: inout JSONWriter) {
     writer.beginObject()
-    var first = true
-    func key(_ name: StaticString) {
-      if first { writer.key(name) } else { writer.key(name) }
-      first = false
-    }
-    let strings: [(StaticString, String?)] = [
-      ("countryCode", details.countryCode), ("area", details.area),
-      ("roadName", details.roadName), ("roadNumber", details.roadNumber),
-      ("towards", details.towards), ("fromJunction", details.fromJunction),
-      ("toJunction", details.toJunction), ("atJunction", details.atJunction),
-    ]
-    for (name, value) in strings {
-      guard let value else { continue }
-      key(name)
-      writer.string(value)
-    }
-    if let lanesClosed = details.lanesClosed {
-      key("lanesClosed")
-      writer.integer(lanesClosed)
-    }
-    if let totalLanes = details.totalLanes {
-      key("totalLanes")
-      writer.integer(totalLanes)
-    }
-    if details.queueRisk {
-      key("queueRisk")
-      writer.bool(true)
-    }
-    if let queueLength = details.queueLengthInMeters {
-      key("queueLengthInMeters")
-      writer.number(queueLength)
-    }
-    if let delay = details.delayInSeconds {
-      key("delayInSeconds")
-      writer.number(delay)
-    }
-    if let eventKind = details.eventKind {
-      key("eventKind")
-      writer.string(eventKind.rawValue)
-    }
+    writer.memberIfPresent("countryCode", details.countryCode)
+    writer.memberIfPresent("area", details.area)
+    writer.memberIfPresent("roadName", details.roadName)
+    writer.memberIfPresent("roadNumber", details.roadNumber)
+    writer.memberIfPresent("towards", details.towards)
+    writer.memberIfPresent("fromJunction", details.fromJunction)
+    writer.memberIfPresent("toJunction", details.toJunction)
+    writer.memberIfPresent("atJunction", details.atJunction)
+    writer.memberIfPresent("lanesClosed", details.lanesClosed)
+    writer.memberIfPresent("totalLanes", details.totalLanes)
+    if details.queueRisk { writer.member("queueRisk", true) }
+    writer.memberIfPresent("queueLengthInMeters", details.queueLengthInMeters)
+    writer.memberIfPresent("delayInSeconds", details.delayInSeconds)
+    writer.memberIfPresent("eventKind", details.eventKind?.rawValue)
     if let cause = details.cause {
-      key("cause")
+      writer.key("cause")
       write(cause, to: &writer)
     }
-    if let timeZone = details.timeZone {
-      key("timeZone")
-      writer.string(timeZone.identifier)
-    }
+    writer.memberIfPresent("timeZone", details.timeZone?.identifier)
     writer.endObject()
   }
 
