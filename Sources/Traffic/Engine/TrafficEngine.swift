@@ -325,12 +325,14 @@ public final class TrafficEngine: Sendable {
       matches = matches.indices.sorted { keys[$0] < keys[$1] }.map { matches[$0] }
     } else {
       // The keys are sorted in place (their fields compared where they lie, not copied
-      // out per comparison); plain numbers first, the original ids only break ties.
+      // out per comparison); plain numbers first, the original ids, read from the facts
+      // only then, break ties (a key without a string is neither retained nor released).
       var keys = matches.map { SeverityKey(facts[$0], position: $0) }
       keys.sort { a, b in
         if a.rank != b.rank { return a.rank < b.rank }
         if a.start != b.start { return a.start > b.start }
-        if a.originalId != b.originalId { return a.originalId < b.originalId }
+        let first = facts[a.position].originalId, second = facts[b.position].originalId
+        if first != second { return first < second }
         return a.position < b.position
       }
       matches = keys.map(\.position)
@@ -357,13 +359,11 @@ public final class TrafficEngine: Sendable {
   private struct SeverityKey {
     var rank: Int
     var start: Double
-    var originalId: String
     var position: Int
 
     init(_ facts: IncidentIndex.QueryFacts, position: Int) {
       rank = TrafficEngine.severityRank(facts.impact)
       start = (facts.startTime ?? .distantPast).timeIntervalSinceReferenceDate
-      originalId = facts.originalId
       self.position = position
     }
   }
