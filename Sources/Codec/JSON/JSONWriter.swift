@@ -48,36 +48,31 @@ package struct JSONWriter {
   // MARK: Structure
 
   /// Opens an object (as a value: after a key, in an array, or at the top).
-  @inline(__always)
-  @inlinable
-  package mutating func beginObject() {
-    separate()
-    bytes.append(UInt8(ascii: "{"))
-    needsSeparator = false
-  }
+  @inline(__always) @inlinable package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
   /// Closes the innermost open object.
-  @inline(__always)
-  @inlinable
-  package mutating func endObject() {
-    bytes.append(UInt8(ascii: "}"))
-    needsSeparator = true
-  }
+  @inline(__always) @inlinable package mutating func endObject() { close(UInt8(ascii: "}")) }
 
   /// Opens an array (as a value).
+  @inline(__always) @inlinable package mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+  /// Closes the innermost open array.
+  @inline(__always) @inlinable package mutating func endArray() { close(UInt8(ascii: "]")) }
+
+  /// Opens an object or array: the comma before it when it follows a value, then `bracket`.
   @inline(__always)
-  @inlinable
-  package mutating func beginArray() {
+  @usableFromInline
+  mutating func open(_ bracket: UInt8) {
     separate()
-    bytes.append(UInt8(ascii: "["))
+    bytes.append(bracket)
     needsSeparator = false
   }
 
-  /// Closes the innermost open array.
+  /// Closes an object or array with `bracket`; what follows is separated from it.
   @inline(__always)
-  @inlinable
-  package mutating func endArray() {
-    bytes.append(UInt8(ascii: "]"))
+  @usableFromInline
+  mutating func close(_ bracket: UInt8) {
+    bytes.append(bracket)
     needsSeparator = true
   }
 
