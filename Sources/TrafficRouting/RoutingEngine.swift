@@ -158,8 +158,8 @@ public final class RoutingEngine: Sendable {
 
   // MARK: Pieces
 
-  /// The road positions near a waypoint: the nearest segment and the others within
-  /// `meters` of it (15 m: the other direction of a two-way road), at most 12.
+  /// The road positions near a waypoint: the nearest segment open to cars and the others
+  /// within `meters` of it (15 m: the other direction of a two-way road), at most 12.
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
   ) throws(RoutingError) -> [Snap] {
@@ -168,7 +168,8 @@ public final class RoutingEngine: Sendable {
     // as far as the nearest road and the margin need, finds the same candidates.
     var radius = min(50, snappingRadiusInMeters)
     while true {
-      let candidates = (try? view.network.segments(near: point, withinMeters: radius)) ?? []
+      let candidates = ((try? view.network.segments(near: point, withinMeters: radius)) ?? [])
+        .filter { view.network.segments[$0.segmentID].isOpenToCars }
       if let nearest = candidates.first {
         let needed = nearest.distanceInMeters + meters
         if needed > radius, radius < snappingRadiusInMeters {

@@ -305,7 +305,7 @@ struct SUMORoutingAccuracyTests {
     // A passenger car every 4 s: with more, this network's priority junctions deadlock.
     let outcome = try await Self.randomTripsOutcome(on: .braunschweigNetwork, period: "4")
     print("Braunschweig random trips: \(outcome)")
-    // Measured 2026-12-03: 12.3 % (free flow 48.5 %) over 258 trips; 16.0 % (56.9 %) over
+    // Measured 2026-12-03: 12.4 % (free flow 48.5 %) over 258 trips; 16.0 % (56.9 %) over
     // the 170 congested ones, where knowing the other vehicles' times gives 9.4 %.
     Self.expect(outcome, trips: 200, congestedTrips: 100, live: 0.2, congestedLive: 0.2)
   }
@@ -317,8 +317,8 @@ struct SUMORoutingAccuracyTests {
     // Issue 17's scenario: a departure every 1.2 s for 30 minutes.
     let outcome = try await Self.randomTripsOutcome(on: .drtNetwork, period: "1.2")
     print("Berlin random trips: \(outcome)")
-    // Measured 2026-12-03: 33.2 % (free flow 62.0 %) over 919 trips; 35.0 % (67.4 %) over
-    // the 785 congested ones, where knowing the other vehicles' times gives 22.5 %. Issue 17
+    // Measured 2026-12-03: 34.0 % (free flow 61.7 %) over 919 trips; 34.8 % (67.3 %) over
+    // the 781 congested ones, where knowing the other vehicles' times gives 22.5 %. Issue 17
     // asks for 15 %; this guards what holds.
     #expect(outcome.errors.free > 0.4)
     Self.expect(outcome, trips: 500, congestedTrips: 300, live: 0.4, congestedLive: 0.4)

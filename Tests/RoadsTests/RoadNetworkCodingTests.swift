@@ -32,7 +32,7 @@ import TrafficTestSupport
     var segments: [RoadSegment] = []
     func add(
       _ a: Int, _ b: Int, geometry: GeoPolyline, name: String?, ref: String?, lanes: Int?,
-      reversed: Bool = false, opposite: Int? = nil
+      reversed: Bool = false, opposite: Int? = nil, cars: Bool = true
     ) {
       let id = segments.count
       segments.append(
@@ -42,7 +42,7 @@ import TrafficTestSupport
           speedLimit: SpeedLimit(
             metersPerSecond: 13.888888888888889 + Double(id) / 7,
             source: sources[id % sources.count]),
-          laneCount: lanes, isReversed: reversed, oppositeID: opposite))
+          laneCount: lanes, isReversed: reversed, oppositeID: opposite, isOpenToCars: cars))
     }
     let curve = try line(0, 1, via: [(47.101, 9.503, 440), (47.105, 9.507, nil)])
     add(0, 1, geometry: curve, name: "Landstrasse", ref: "11", lanes: 2, opposite: 1)
@@ -54,7 +54,7 @@ import TrafficTestSupport
     add(
       2, 1, geometry: try line(2, 1, via: [(47.115, 9.4999, nil)]), name: nil, ref: "A 13",
       lanes: 3, reversed: true, opposite: 2)
-    add(2, 3, geometry: try line(2, 3), name: "Ein Weg", ref: nil, lanes: nil)
+    add(2, 3, geometry: try line(2, 3), name: "Ein Weg", ref: nil, lanes: nil, cars: false)
     add(3, 5, geometry: try line(3, 5), name: "", ref: nil, lanes: 0, reversed: true)
     add(
       4, 4, geometry: try line(4, 4, via: [(-33.91, 151.21, 3)]), name: "Loop", ref: nil, lanes: 4)

@@ -34,6 +34,23 @@ import Zlib
     #expect(abs(e2.lengthInMeters - 200) < 0.2)
   }
 
+  @Test(
+    "an edge whose lanes admit buses or delivery vans but no passenger car is kept, closed to cars")
+  func edgesClosedToCars() throws {
+    #expect(
+      try SUMONetworkImporter.importNetwork(from: RoadsFixtures.url("small.net.xml")).segments
+        .allSatisfy(\.isOpenToCars))
+    let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
+      .replacingOccurrences(of: "disallow=\"pedestrian bicycle\"", with: "allow=\"bus delivery\"")
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("delivery-\(UUID().uuidString).net.xml")
+    try text.write(to: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let network = try SUMONetworkImporter.importNetwork(from: file)
+    #expect(network.segments.map(\.sourceID) == ["e1", "-e1", "e2"])
+    #expect(network.segments.map(\.isOpenToCars) == [true, true, false])
+  }
+
   @Test("A network that is not geo-referenced is refused")
   func notGeoReferenced() throws {
     let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
@@ -87,14 +104,16 @@ import Zlib
 
   @Test("A gzip'd .net.xml.gz imports as the plain file does")
   func gzip() throws {
-    let plain = try SUMONetworkImporter.importNetwork(from: Self.small)
-    let url = try temporaryFile("small.net.xml.gz", Gzip.compress(try Data(contentsOf: Self.small)))
+    let plain = try SUMONetworkImporter.importNetwork(from: RoadsFixtures.url("small.net.xml"))
+    let url = try temporaryFile(
+      "small.net.xml.gz", Gzip.compress(try Data(contentsOf: RoadsFixtures.url("small.net.xml"))))
     defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     let packed = try SUMONetworkImporter.importNetwork(from: url)
     #expect(packed.segments.map(\.sourceID) == plain.segments.map(\.sourceID))
     #expect(packed.nodes.map(\.coordinates) == plain.nodes.map(\.coordinates))
     let cut = try temporaryFile(
-      "cut.net.xml.gz", Gzip.compress(try Data(contentsOf: Self.small)).prefix(300))
+      "cut.net.xml.gz",
+      Gzip.compress(try Data(contentsOf: RoadsFixtures.url("small.net.xml"))).prefix(300))
     defer { try? FileManager.default.removeItem(at: cut.deletingLastPathComponent()) }
     #expect(
       throws: RoadsError.malformed(
@@ -104,7 +123,7 @@ import Zlib
 
   @Test("A truncated file names where it ends; a rail-only network has no road")
   func truncatedAndRailOnly() throws {
-    let text = try String(contentsOf: Self.small, encoding: .utf8)
+    let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
     let cut = String(text[..<(try #require(text.range(of: "<junction"))).lowerBound])
     #expect {
       try SUMONetworkImporter.importNetwork(xml: Data(cut.utf8), name: "cut.net.xml")

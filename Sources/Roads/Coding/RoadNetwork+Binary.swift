@@ -49,8 +49,10 @@ extension RoadNetwork {
     static let reverseOfOpposite: UInt64 = 32
     static let altitudeShift: UInt64 = 6
     static let interiorIDs: UInt64 = 256
+    /// Closed to passenger cars (``RoadSegment/isOpenToCars`` is false).
+    static let closedToCars: UInt64 = 512
     /// Every flag this version knows.
-    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs
+    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs | closedToCars
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -138,6 +140,7 @@ extension RoadNetwork {
       if segment.oppositeID != nil { flags |= SegmentFlag.opposite }
       if reverseOfOpposite { flags |= SegmentFlag.reverseOfOpposite }
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
+      if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       records.varint(flags)
       records.count(table.index(segment.sourceID))
       records.count(segment.fromNode)
@@ -385,7 +388,8 @@ extension RoadNetwork {
             id: id, sourceID: sourceID, fromNode: fromNode, toNode: toNode, geometry: geometry,
             lengthInMeters: length, name: name, ref: ref, roadClass: roadClass,
             speedLimitInMetersPerSecond: speed, speedLimitSource: speedSource, laneCount: lanes,
-            isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite))
+            isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite,
+            isOpenToCars: flags & SegmentFlag.closedToCars == 0))
       }
       guard reader.isAtEnd else { throw reader.failure("data after the last segment") }
       guard withIDs == 0 || withIDs == count else {
@@ -403,7 +407,7 @@ extension RoadSegment {
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     lengthInMeters: Double, name: String?, ref: String?, roadClass: RoadClass,
     speedLimitInMetersPerSecond: Double, speedLimitSource: SpeedLimitSource, laneCount: Int?,
-    isReversed: Bool, oppositeID: Int?
+    isReversed: Bool, oppositeID: Int?, isOpenToCars: Bool
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -419,5 +423,6 @@ extension RoadSegment {
     self.laneCount = laneCount
     self.isReversed = isReversed
     self.oppositeID = oppositeID
+    self.isOpenToCars = isOpenToCars
   }
 }

@@ -19,8 +19,9 @@ import Zlib
 ///   motorcycles) becomes one directed segment keeping the SUMO edge id as
 ///   ``RoadSegment/sourceID``. The geometry is the edge's `shape`, else the centre line of
 ///   its lanes (their point-wise mean when all lanes have as many points, else lane 0).
-///   The speed limit is the fastest lane's `speed`, the lane count `numLanes`, the road
-///   class the `type` (`highway.motorway` -> ``RoadClass/motorway``; unknown types read as
+///   The speed limit is the fastest lane's `speed`, the lane count `numLanes`,
+///   ``RoadSegment/isOpenToCars`` whether a lane admits `passenger` (SUMO's converted
+///   `highway.service` roads, for one, admit only `delivery`), the road class the `type` (`highway.motorway` -> ``RoadClass/motorway``; unknown types read as
 ///   ``RoadClass/road``).
 /// - Nodes: the edges' `from` and `to` junctions, at the junction's `x`,`y`.
 /// - Opposite directions: an edge and one joining the same junctions the other way (SUMO
@@ -174,6 +175,7 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     var speed: Double
     var shape: [(x: Double, y: Double)]
     var allowsMotorVehicles: Bool
+    var allowsCars: Bool
   }
 
   private struct Edge {
@@ -258,14 +260,15 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     return points
   }
 
-  private func allowsMotorVehicles(_ attributes: [String: String]) -> Bool {
+  /// Whether a lane's `allow` / `disallow` lets any of `vehicleClasses` use it.
+  private func allows(_ vehicleClasses: Set<String>, _ attributes: [String: String]) -> Bool {
     if let allow = attributes["allow"] {
       let classes = allow.split(separator: " ").map(String.init)
-      return classes.contains("all") || classes.contains { Self.motorClasses.contains($0) }
+      return classes.contains("all") || classes.contains { vehicleClasses.contains($0) }
     }
     if let disallow = attributes["disallow"] {
       let classes = Set(disallow.split(separator: " ").map(String.init))
-      return !classes.contains("all") && !Self.motorClasses.isSubset(of: classes)
+      return !classes.contains("all") && !vehicleClasses.isSubset(of: classes)
     }
     return true
   }
@@ -318,7 +321,10 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
         return fail(parser, "lane \(attributes["id"] ?? "?") lacks a valid speed or shape")
       }
       current?.lanes.append(
-        Lane(speed: speed, shape: points, allowsMotorVehicles: allowsMotorVehicles(attributes)))
+        Lane(
+          speed: speed, shape: points,
+          allowsMotorVehicles: allows(Self.motorClasses, attributes),
+          allowsCars: allows(["passenger"], attributes)))
     case "junction":
       guard let id = attributes["id"], let x = attributes["x"].flatMap(Double.init),
         let y = attributes["y"].flatMap(Double.init)
@@ -399,7 +405,7 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
           roadClass: Self.roadClass(edge.type),
           speedLimit: SpeedLimit(metersPerSecond: speed, source: .posted),
           laneCount: edge.lanes.count, isReversed: edge.id.hasPrefix("-"),
-          oppositeID: opposite[i]))
+          oppositeID: opposite[i], isOpenToCars: edge.lanes.contains(where: \.allowsCars)))
     }
     return RoadNetwork(uncheckedNodes: nodes, segments: segments)
   }

@@ -35,13 +35,17 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
   public let isReversed: Bool
   /// The segment covering the same road in the other direction, if the road is two-way.
   public let oppositeID: Int?
+  /// Whether passenger cars may drive it: `false` for a road open only to other motor
+  /// vehicles (a SUMO edge whose lanes allow buses or delivery vans but no `passenger`).
+  /// Map matching uses every segment; car routes only these.
+  public let isOpenToCars: Bool
 
   /// Creates a segment. ``lengthInMeters`` is computed from the geometry.
   public init(
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     name: String? = nil, ref: String? = nil, roadClass: RoadClass,
     speedLimit: SpeedLimit, laneCount: Int? = nil, isReversed: Bool = false,
-    oppositeID: Int? = nil
+    oppositeID: Int? = nil, isOpenToCars: Bool = true
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -57,6 +61,7 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
     self.laneCount = laneCount
     self.isReversed = isReversed
     self.oppositeID = oppositeID
+    self.isOpenToCars = isOpenToCars
   }
 
   /// The functional road class 1...5 (see ``RoadClass/functionalClass``).

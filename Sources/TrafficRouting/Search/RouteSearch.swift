@@ -80,13 +80,16 @@ struct TravelTimes {
   }
 
   /// The speed a segment entered `elapsed` seconds after the leg's start is driven at, m/s;
-  /// `nil` when closed (and closures are avoided).
+  /// `nil` when closed (and closures are avoided) or not open to cars.
   ///
   /// Read straight from the snapshot's tables (a search asks for thousands of segments);
   /// at the snapshot's own time the same values as its `TrafficFlow`.
   func speed(_ segmentID: Int, after elapsed: Double = 0) -> Double? {
     let flow = view.flow
-    let limit = view.network.segments[segmentID].speedLimitInMetersPerSecond
+    let segment = view.network.segments[segmentID]
+    // A car route never takes a road closed to cars (a bus or delivery road).
+    guard segment.isOpenToCars else { return nil }
+    let limit = segment.speedLimitInMetersPerSecond
     let free = flow.freeFlow[segmentID] ?? limit
     let fallback = free > 0 ? free : (limit > 0 ? limit : nil)
     let closedByIncident = flow.closed.contains(segmentID)
