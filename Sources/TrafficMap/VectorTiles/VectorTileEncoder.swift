@@ -176,27 +176,23 @@ struct LayerBuilder {
 
   var isEmpty: Bool { features.isEmpty }
 
+  /// The position of `item` in a layer's key or value table, added at the end when new.
+  private static func intern<Item: Hashable>(
+    _ item: Item, in table: inout [Item], _ positions: inout [Item: Int]
+  ) -> Int {
+    if let position = positions[item] { return position }
+    table.append(item)
+    positions[item] = table.count - 1
+    return table.count - 1
+  }
+
   mutating func addFeature(
     id: UInt64, type: UInt64, geometry: [UInt32], attributes: [(String, Value)]
   ) {
     var tags: [UInt32] = []
     for (key, value) in attributes {
-      let k =
-        keyIndex[key]
-        ?? {
-          keys.append(key)
-          keyIndex[key] = keys.count - 1
-          return keys.count - 1
-        }()
-      let v =
-        valueIndex[value]
-        ?? {
-          values.append(value)
-          valueIndex[value] = values.count - 1
-          return values.count - 1
-        }()
-      tags.append(UInt32(k))
-      tags.append(UInt32(v))
+      tags.append(UInt32(Self.intern(key, in: &keys, &keyIndex)))
+      tags.append(UInt32(Self.intern(value, in: &values, &valueIndex)))
     }
     var feature = ProtobufWriter()
     feature.uint(1, id)
