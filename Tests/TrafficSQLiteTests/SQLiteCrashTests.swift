@@ -96,8 +96,13 @@ import TrafficTestSupport
     }
     try process.run()
     for await _ in started.stream {}
-    try await Task.sleep(for: .microseconds(delay))
-    kill(process.processIdentifier, SIGKILL)
+    // The kill is timed by a dispatch timer, not by `Task.sleep`: on a busy two-thread
+    // cooperative pool a sleeping task resumes late, and the kills then landed after the
+    // writer's commits rather than inside them.
+    let pid = process.processIdentifier
+    DispatchQueue.global(qos: .userInteractive).asyncAfter(
+      deadline: .now() + .microseconds(Int(delay))
+    ) { kill(pid, SIGKILL) }
     for await _ in exited.stream {}
     output.fileHandleForReading.readabilityHandler = nil
     let rest = output.fileHandleForReading.readDataToEndOfFile()
@@ -114,10 +119,16 @@ import TrafficTestSupport
       "traffic-store-crash-writer not found beside the tests; build with --build-tests")
     var generator = SeededGenerator(seed: 0xB01C_10AD)
     var killedInside = 0
-    for iteration in 0..<10 {
+    // Kills at random moments of the load: the range starts at 400 ms and halves after
+    // every kill that came after the commit, so that a machine that loads fast still gets
+    // kills inside (ten runs at least, more until two landed inside).
+    var maximumDelay: UInt32 = 400_000
+    var iteration = 0
+    while iteration < 10 || (killedInside < 2 && iteration < 40) {
+      defer { iteration += 1 }
       let directory = try TemporaryDirectory()
       let path = directory.path("bulk.sqlite")
-      let delay = UInt32.random(in: 20_000...400_000, using: &generator)
+      let delay = UInt32.random(in: (maximumDelay / 20)...maximumDelay, using: &generator)
       let (everything, reason) = try await Self.runWriter(
         writer, arguments: [path, "0", "\(Self.batchSize)"], killAfterMicroseconds: delay)
       #expect(reason == .uncaughtSignal, "iteration \(iteration) ended early")
@@ -126,6 +137,7 @@ import TrafficTestSupport
         line.hasPrefix("commit ") ? Int(line.dropFirst("commit ".count)) : nil
       }
       let committed = !acknowledged.isEmpty
+      if committed { maximumDelay = max(2_000, maximumDelay / 2) }
       // A kill inside the bulk load leaves its rollback journal (the WAL would leave none).
       if !committed, FileManager.default.fileExists(atPath: path + "-journal") {
         killedInside += 1
