@@ -21,7 +21,8 @@ import Zlib
 ///   its lanes (their point-wise mean when all lanes have as many points, else lane 0).
 ///   The speed limit is the fastest lane's `speed`, the lane count `numLanes`,
 ///   ``RoadSegment/isOpenToCars`` whether a lane admits `passenger` (SUMO's converted
-///   `highway.service` roads, for one, admit only `delivery`), the road class the `type` (`highway.motorway` -> ``RoadClass/motorway``; unknown types read as
+///   `highway.service` roads, for one, admit only `delivery`), the road class the `type`
+///   (`highway.motorway` -> ``RoadClass/motorway``; unknown types read as
 ///   ``RoadClass/road``).
 /// - Nodes: the edges' `from` and `to` junctions, at the junction's `x`,`y`.
 /// - Opposite directions: an edge and one joining the same junctions the other way (SUMO
