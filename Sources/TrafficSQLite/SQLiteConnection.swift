@@ -3,7 +3,7 @@ import Foundation
 import Traffic
 
 /// A value bound to a statement parameter.
-enum SQLiteValue {
+enum SQLiteValue: Equatable {
   case null
   case integer(Int64)
   case real(Double)

@@ -305,55 +305,23 @@ public final class SQLiteTrafficStore: TrafficStore {
   private static func upsert(
     _ incident: TrafficIncident, body: Data, in connection: SQLiteConnection
   ) throws(TrafficStoreError) {
-    var stored: (key: Int64, id: String, boxes: Int64)?
+    let startTime = incident.startTime.map {
+      SQLiteValue.integer(StoredIncidentCoder.milliseconds($0))
+    }
+    let endTime = incident.endTime.map { SQLiteValue.integer(StoredIncidentCoder.milliseconds($0)) }
+    let entryTime = incident.entryTime.map { SQLiteValue.real($0.timeIntervalSinceReferenceDate) }
+    var stored: StoredRow?
     try connection.query(
-      "SELECT key, id, box_count FROM incidents WHERE original_id = ?", [.text(incident.originalId)]
-    ) { row throws(TrafficStoreError) in stored = (row.integer(0), row.text(1), row.integer(2)) }
-    let columns: [SQLiteValue] = [
-      .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
-      incident.startTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
-      incident.endTime.map { .integer(StoredIncidentCoder.milliseconds($0)) } ?? .null,
-      incident.entryTime.map { .real($0.timeIntervalSinceReferenceDate) } ?? .null,
-      .utf8(body),
-    ]
-    let key: Int64
-    // The latest version's history row holds no body of its own (`SQLiteSchema` v6): its
-    // body is the incident's, written once; the row gets it when a newer version comes.
-    if let stored {
-      key = stored.key
-      if stored.id == incident.id {
-        // Rewritten in place (a file from before v6 may still hold a copy there).
-        try connection.run(
-          """
-          UPDATE incident_versions SET body = ''
-          WHERE incident_key = ?1 AND body <> '' AND version = (
-            SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
-          """, [.integer(key)])
-      } else {
-        try connection.run(
-          """
-          UPDATE incident_versions SET body = (SELECT body FROM incidents WHERE key = ?1)
-          WHERE incident_key = ?1 AND body = '' AND version = (
-            SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
-          """, [.integer(key)])
-        try connection.run(
-          """
-          INSERT INTO incident_versions (incident_key, version, id, body)
-          SELECT ?1, coalesce(max(version), 0) + 1, ?2, '' FROM incident_versions
-          WHERE incident_key = ?1
-          """, [.integer(key), .text(incident.id)])
-      }
-      try connection.run(
-        """
-        UPDATE incidents
-        SET id = ?, type = ?, impact = ?, start_time = ?, end_time = ?, entry_time = ?, body = ?
-        WHERE key = ?
-        """, columns + [.integer(key)])
-      try IncidentBoxes.replace(
-        key: key, storedCount: stored.boxes, with: IncidentBoxes.boxes(of: incident),
-        in: connection)
-      return
-    } else {
+      """
+      SELECT key, id, box_count, end_time, entry_time FROM incidents WHERE original_id = ?
+      """, [.text(incident.originalId)]
+    ) { row throws(TrafficStoreError) in
+      stored = StoredRow(
+        key: row.integer(0), id: row.text(1), boxes: row.integer(2),
+        endTime: row.isNull(3) ? nil : .integer(row.integer(3)),
+        entryTime: row.isNull(4) ? nil : .real(row.real(4)))
+    }
+    guard let stored else {
       // The row is written with its number of boxes (no second write of it).
       let boxes = IncidentBoxes.boxes(of: incident)
       try connection.run(
@@ -361,13 +329,88 @@ public final class SQLiteTrafficStore: TrafficStore {
         INSERT INTO incidents
           (original_id, id, type, impact, start_time, end_time, entry_time, body, box_count)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """, [.text(incident.originalId)] + columns + [.integer(Int64(boxes.count))])
-      key = connection.lastInsertedRowID
+        """,
+        [
+          .text(incident.originalId), .text(incident.id), .text(incident.type.rawValue),
+          .text(incident.impact.rawValue), startTime ?? .null, endTime ?? .null,
+          entryTime ?? .null, .utf8(body), .integer(Int64(boxes.count)),
+        ])
+      let key = connection.lastInsertedRowID
+      // The latest version's history row holds no body of its own (`SQLiteSchema` v6): its
+      // body is the incident's, written once; the row gets one when a newer version comes.
       try connection.run(
         "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, '')",
         [.integer(key), .text(incident.id)])
       try IncidentBoxes.insert(boxes, key: key, into: connection, countStored: true)
+      return
     }
+    if stored.id == incident.id {
+      // Rewritten in place (a file from before v6 may still hold a copy there).
+      try connection.run(
+        """
+        UPDATE incident_versions SET body = ''
+        WHERE incident_key = ?1 AND body <> '' AND version = (
+          SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
+        """, [.integer(stored.key)])
+    } else {
+      try addVersion(incident.id, toIncidentStoredAt: stored.key, in: connection)
+    }
+    // An index whose column keeps its value is left alone: naming the column in the SET
+    // clause rewrites its index entry, a page of the index for every update.
+    var assignments = "id = ?, type = ?, impact = ?, start_time = ?, body = ?"
+    var values: [SQLiteValue] = [
+      .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
+      startTime ?? .null, .utf8(body),
+    ]
+    if endTime != stored.endTime {
+      assignments += ", end_time = ?"
+      values.append(endTime ?? .null)
+    }
+    if entryTime != stored.entryTime {
+      assignments += ", entry_time = ?"
+      values.append(entryTime ?? .null)
+    }
+    try connection.run(
+      "UPDATE incidents SET \(assignments) WHERE key = ?", values + [.integer(stored.key)])
+    try IncidentBoxes.replace(
+      key: stored.key, storedCount: stored.boxes, with: IncidentBoxes.boxes(of: incident),
+      in: connection)
+  }
+
+  /// What `upsert` reads of a stored incident's row.
+  private struct StoredRow {
+    var key: Int64
+    var id: String
+    var boxes: Int64
+    var endTime: SQLiteValue?
+    var entryTime: SQLiteValue?
+  }
+
+  /// Adds version `id` to the history of the incident stored under `key`: the latest
+  /// version's row gets the incident's current body (appended to `incident_bodies`,
+  /// `SQLiteSchema` v7) unless it holds one already (a file from before v6), and the new
+  /// version's row follows it with none.
+  private static func addVersion(
+    _ id: String, toIncidentStoredAt key: Int64, in connection: SQLiteConnection
+  ) throws(TrafficStoreError) {
+    var latest: (version: Int64, needsBody: Bool)?
+    try connection.query(
+      """
+      SELECT version, body = '' AND body_ref IS NULL FROM incident_versions
+      WHERE incident_key = ? ORDER BY version DESC LIMIT 1
+      """, [.integer(key)]
+    ) { row throws(TrafficStoreError) in latest = (row.integer(0), row.integer(1) != 0) }
+    if let latest, latest.needsBody {
+      try connection.run(
+        "INSERT INTO incident_bodies (body) SELECT body FROM incidents WHERE key = ?",
+        [.integer(key)])
+      try connection.run(
+        "UPDATE incident_versions SET body_ref = ? WHERE incident_key = ? AND version = ?",
+        [.integer(connection.lastInsertedRowID), .integer(key), .integer(latest.version)])
+    }
+    try connection.run(
+      "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, ?, ?, '')",
+      [.integer(key), .integer((latest?.version ?? 0) + 1), .text(id)])
   }
 
   /// Every stored version of the incident, oldest first (empty when unknown).
@@ -382,7 +425,9 @@ public final class SQLiteTrafficStore: TrafficStore {
       var versions: [TrafficIncident] = []
       try connection.query(
         """
-        SELECT CASE v.body WHEN '' THEN i.body ELSE v.body END
+        SELECT CASE
+          WHEN v.body_ref IS NOT NULL THEN (SELECT b.body FROM incident_bodies b WHERE b.ref = v.body_ref)
+          WHEN v.body = '' THEN i.body ELSE v.body END
         FROM incident_versions v JOIN incidents i ON i.key = v.incident_key
         WHERE i.original_id = ? ORDER BY v.version
         """, [.text(originalId)]

@@ -172,5 +172,11 @@ import Traffic
     try store.saveNetwork(network)
     #expect(try SQLiteTrafficStore(path: path).loadNetwork()?.segments == network.segments)
     #expect(try store.currentIncidents() == [a2])
+    // A new version after the upgrade: the old rows keep their bodies in place, the new
+    // history continues after them.
+    let a3 = try Self.incident("a", version: 3, latitude: 47.2, longitude: 9.5)
+    try store.apply(IncidentBatch(upserts: [a3]))
+    #expect(try store.history(ofOriginalId: "a") == [a1, a2, a3])
+    #expect(try store.integrityCheck() == ["ok"])
   }
 }

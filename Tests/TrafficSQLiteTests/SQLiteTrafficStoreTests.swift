@@ -57,10 +57,21 @@ import TrafficStoreContract
     var corrected = versions[3]
     corrected.impact = .critical
     try store.apply(IncidentBatch(upserts: [corrected]))
-    // The three superseded versions hold their bodies; the current ones are the incidents'.
-    #expect(try store.texts("SELECT count(*) FROM incident_versions WHERE body <> ''") == ["3"])
+    // The three superseded versions' bodies are in `incident_bodies`, in the order they were
+    // superseded; the current ones are the incidents' own.
+    #expect(try store.texts("SELECT count(*) FROM incident_versions WHERE body <> ''") == ["0"])
+    #expect(
+      try store.texts("SELECT group_concat(version) FROM incident_versions WHERE body_ref > 0")
+        == ["1,2,3"])
+    #expect(try store.texts("SELECT count(*) FROM incident_bodies") == ["3"])
     #expect(try store.history(ofOriginalId: "a") == Array(versions[0..<3]) + [corrected])
     #expect(try store.history(ofOriginalId: "b") == [try incident("b")])
+    // Deleting the incident deletes its history's bodies with it; the other's stay.
+    try store.apply(IncidentBatch(deletions: ["a"]))
+    #expect(try store.history(ofOriginalId: "a") == [])
+    #expect(try store.texts("SELECT count(*) FROM incident_bodies") == ["0"])
+    #expect(try store.history(ofOriginalId: "b") == [try incident("b")])
+    #expect(try store.integrityCheck() == ["ok"])
   }
 
   @Test func theDefaultPathIsTheEnvironmentsOrTheCurrentDirectorys() {
