@@ -292,14 +292,32 @@ public final class SQLiteTrafficStore: TrafficStore {
   )
     throws(TrafficStoreError)
   {
-    var found: (key: Int64, boxes: Int64)?
+    var found: (key: Int64, boxes: Int64, history: Int64?)?
     try connection.query(
-      "SELECT key, box_count FROM incidents WHERE original_id = ?", [.text(originalId)]
-    ) { row throws(TrafficStoreError) in found = (row.integer(0), row.integer(1)) }
+      "SELECT key, box_count, history FROM incidents WHERE original_id = ?", [.text(originalId)]
+    ) { row throws(TrafficStoreError) in
+      found = (row.integer(0), row.integer(1), row.isNull(2) ? nil : row.integer(2))
+    }
     guard let found else { return }
     try IncidentBoxes.delete(key: found.key, count: found.boxes, from: connection)
-    // Versions go with it: ON DELETE CASCADE.
+    try deleteHistory(from: found.history, in: connection)
     try connection.run("DELETE FROM incidents WHERE key = ?", [.integer(found.key)])
+  }
+
+  /// Deletes the chain of superseded versions whose latest is `head` (`SQLiteSchema` v7).
+  static func deleteHistory(
+    from head: Int64?, in connection: SQLiteConnection
+  ) throws(TrafficStoreError) {
+    guard let head else { return }
+    try connection.run(
+      """
+      WITH RECURSIVE chain(ref) AS (
+        SELECT ?1
+        UNION ALL
+        SELECT h.previous FROM incident_history h JOIN chain c ON h.ref = c.ref
+        WHERE h.previous IS NOT NULL)
+      DELETE FROM incident_history WHERE ref IN (SELECT ref FROM chain)
+      """, [.integer(head)])
   }
 
   private static func upsert(
@@ -335,33 +353,26 @@ public final class SQLiteTrafficStore: TrafficStore {
           .text(incident.impact.rawValue), startTime ?? .null, endTime ?? .null,
           entryTime ?? .null, .utf8(body), .integer(Int64(boxes.count)),
         ])
-      let key = connection.lastInsertedRowID
-      // The latest version's history row holds no body of its own (`SQLiteSchema` v6): its
-      // body is the incident's, written once; the row gets one when a newer version comes.
-      try connection.run(
-        "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, 1, ?, '')",
-        [.integer(key), .text(incident.id)])
-      try IncidentBoxes.insert(boxes, key: key, into: connection, countStored: true)
+      try IncidentBoxes.insert(
+        boxes, key: connection.lastInsertedRowID, into: connection, countStored: true)
       return
     }
-    if stored.id == incident.id {
-      // Rewritten in place (a file from before v6 may still hold a copy there).
-      try connection.run(
-        """
-        UPDATE incident_versions SET body = ''
-        WHERE incident_key = ?1 AND body <> '' AND version = (
-          SELECT max(version) FROM incident_versions WHERE incident_key = ?1)
-        """, [.integer(stored.key)])
-    } else {
-      try addVersion(incident.id, toIncidentStoredAt: stored.key, in: connection)
-    }
-    // An index whose column keeps its value is left alone: naming the column in the SET
-    // clause rewrites its index entry, a page of the index for every update.
     var assignments = "id = ?, type = ?, impact = ?, start_time = ?, body = ?"
     var values: [SQLiteValue] = [
       .text(incident.id), .text(incident.type.rawValue), .text(incident.impact.rawValue),
       startTime ?? .null, .utf8(body),
     ]
+    // A new version id supersedes the stored version: its body goes to the end of the
+    // history chain (`SQLiteSchema` v7). The same id again is that version, rewritten.
+    if stored.id != incident.id {
+      try connection.run(
+        "INSERT INTO incident_history (previous, body) SELECT history, body FROM incidents WHERE key = ?",
+        [.integer(stored.key)])
+      assignments += ", history = ?"
+      values.append(.integer(connection.lastInsertedRowID))
+    }
+    // An index whose column keeps its value is left alone: naming the column in the SET
+    // clause rewrites its index entry, a page of the index for every update.
     if endTime != stored.endTime {
       assignments += ", end_time = ?"
       values.append(endTime ?? .null)
@@ -386,33 +397,6 @@ public final class SQLiteTrafficStore: TrafficStore {
     var entryTime: SQLiteValue?
   }
 
-  /// Adds version `id` to the history of the incident stored under `key`: the latest
-  /// version's row gets the incident's current body (appended to `incident_bodies`,
-  /// `SQLiteSchema` v7) unless it holds one already (a file from before v6), and the new
-  /// version's row follows it with none.
-  private static func addVersion(
-    _ id: String, toIncidentStoredAt key: Int64, in connection: SQLiteConnection
-  ) throws(TrafficStoreError) {
-    var latest: (version: Int64, needsBody: Bool)?
-    try connection.query(
-      """
-      SELECT version, body = '' AND body_ref IS NULL FROM incident_versions
-      WHERE incident_key = ? ORDER BY version DESC LIMIT 1
-      """, [.integer(key)]
-    ) { row throws(TrafficStoreError) in latest = (row.integer(0), row.integer(1) != 0) }
-    if let latest, latest.needsBody {
-      try connection.run(
-        "INSERT INTO incident_bodies (body) SELECT body FROM incidents WHERE key = ?",
-        [.integer(key)])
-      try connection.run(
-        "UPDATE incident_versions SET body_ref = ? WHERE incident_key = ? AND version = ?",
-        [.integer(connection.lastInsertedRowID), .integer(key), .integer(latest.version)])
-    }
-    try connection.run(
-      "INSERT INTO incident_versions (incident_key, version, id, body) VALUES (?, ?, ?, '')",
-      [.integer(key), .integer((latest?.version ?? 0) + 1), .text(id)])
-  }
-
   /// Every stored version of the incident, oldest first (empty when unknown).
   ///
   /// - Throws: `TrafficStoreError.operationFailed` when the file cannot be read.
@@ -425,11 +409,12 @@ public final class SQLiteTrafficStore: TrafficStore {
       var versions: [TrafficIncident] = []
       try connection.query(
         """
-        SELECT CASE
-          WHEN v.body_ref IS NOT NULL THEN (SELECT b.body FROM incident_bodies b WHERE b.ref = v.body_ref)
-          WHEN v.body = '' THEN i.body ELSE v.body END
-        FROM incident_versions v JOIN incidents i ON i.key = v.incident_key
-        WHERE i.original_id = ? ORDER BY v.version
+        WITH RECURSIVE chain(depth, older, body) AS (
+          SELECT 0, history, body FROM incidents WHERE original_id = ?
+          UNION ALL
+          SELECT c.depth + 1, h.previous, h.body FROM incident_history h
+          JOIN chain c ON h.ref = c.older)
+        SELECT body FROM chain ORDER BY depth DESC
         """, [.text(originalId)]
       ) { row throws(TrafficStoreError) in
         versions.append(
@@ -451,9 +436,12 @@ public final class SQLiteTrafficStore: TrafficStore {
     let purged = try connection.withLock { connection throws(TrafficStoreError) in
       try connection.transaction { () throws(TrafficStoreError) -> [String] in
         let coder = StoredIncidentCoder()
-        var ended: [(key: Int64, originalId: String, boxes: Int64)] = []
+        var ended: [(key: Int64, originalId: String, boxes: Int64, history: Int64?)] = []
         try connection.query(
-          "SELECT key, original_id, box_count, end_time, body FROM incidents WHERE end_time <= ?",
+          """
+          SELECT key, original_id, box_count, end_time, body, history FROM incidents
+          WHERE end_time <= ?
+          """,
           [.integer(bound)]
         ) { row throws(TrafficStoreError) in
           let originalId = row.text(1)
@@ -463,10 +451,12 @@ public final class SQLiteTrafficStore: TrafficStore {
               row.data(4), originalId: originalId, store: connection.path)
             guard let end = incident.endTime, end < cutoff else { return }
           }
-          ended.append((row.integer(0), originalId, row.integer(2)))
+          ended.append(
+            (row.integer(0), originalId, row.integer(2), row.isNull(5) ? nil : row.integer(5)))
         }
         for incident in ended {
           try IncidentBoxes.delete(key: incident.key, count: incident.boxes, from: connection)
+          try Self.deleteHistory(from: incident.history, in: connection)
           try connection.run("DELETE FROM incidents WHERE key = ?", [.integer(incident.key)])
         }
         return ended.map(\.originalId).sorted()

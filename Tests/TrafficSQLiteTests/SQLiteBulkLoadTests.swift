@@ -48,7 +48,7 @@ import Traffic
       #expect(try store.texts("PRAGMA journal_mode") == ["wal"])
       #expect(try store.integrityCheck() == ["ok"])
       #expect(try store.currentIncidents() == first)
-      #expect(try store.texts("SELECT count(*) FROM incident_versions") == ["600"])
+      #expect(try store.texts("SELECT count(*) FROM incident_history") == ["0"])
       #expect(
         try store.texts("SELECT count(*) FROM incident_rtree")
           == store.texts("SELECT sum(box_count) FROM incidents"))
@@ -59,7 +59,7 @@ import Traffic
     try bulk.apply(IncidentBatch(upserts: second, deletions: []))
     #expect(walBytes(bulkPath) > before + 600 * 100)
     #expect(try bulk.currentIncidents() == second)
-    #expect(try bulk.texts("SELECT count(*) FROM incident_versions") == ["1200"])
+    #expect(try bulk.texts("SELECT count(*) FROM incident_history") == ["600"])
     #expect(try bulk.history(ofOriginalId: "z7").map(\.id) == ["z7-v1", "z7-v2"])
   }
 

@@ -41,8 +41,10 @@ import TrafficTestSupport
   struct Survivors {
     /// Incidents per batch number.
     var incidents: [Int: Int] = [:]
-    /// History rows per batch number.
+    /// Versions per batch number (the incidents and the superseded versions chained to them).
     var versions: [Int: Int] = [:]
+    /// Superseded versions stored, chained to an incident or not.
+    var superseded = 0
   }
 
   static func survivors(_ store: SQLiteTrafficStore) throws -> Survivors {
@@ -61,9 +63,14 @@ import TrafficTestSupport
         "SELECT \(batchOf) || ':' || count(*) FROM incidents GROUP BY \(batchOf)"),
       versions: try counts(
         """
-        SELECT \(batchOf) || ':' || count(*) FROM incident_versions v
-        JOIN incidents i ON i.key = v.incident_key GROUP BY \(batchOf)
-        """))
+        WITH RECURSIVE chain(batch, older) AS (
+          SELECT \(batchOf), history FROM incidents
+          UNION ALL
+          SELECT c.batch, h.previous FROM incident_history h JOIN chain c ON h.ref = c.older)
+        SELECT batch || ':' || count(*) FROM chain GROUP BY batch
+        """),
+      superseded: Int(
+        try store.texts("SELECT count(*) FROM incident_history").first?.flatMap { Int($0) } ?? -1))
   }
 
   /// Runs the writer with `arguments`, kills it with SIGKILL `killAfterMicroseconds` after
@@ -211,6 +218,10 @@ import TrafficTestSupport
         let expectedVersions = batch == newest ? Self.batchSize : 2 * Self.batchSize
         #expect(found.versions[batch] == expectedVersions, "batch \(batch) history")
       }
+      // No superseded version outlives its incident.
+      #expect(
+        found.superseded == found.versions.values.reduce(0, +) - found.incidents.values.reduce(0, +)
+      )
       #expect(
         try store.texts("SELECT count(*) FROM incident_rtree")
           == store.texts("SELECT sum(box_count) FROM incidents").map { $0 ?? "0" })

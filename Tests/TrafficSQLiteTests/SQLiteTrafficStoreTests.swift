@@ -57,19 +57,23 @@ import TrafficStoreContract
     var corrected = versions[3]
     corrected.impact = .critical
     try store.apply(IncidentBatch(upserts: [corrected]))
-    // The three superseded versions' bodies are in `incident_bodies`, in the order they were
-    // superseded; the current ones are the incidents' own.
-    #expect(try store.texts("SELECT count(*) FROM incident_versions WHERE body <> ''") == ["0"])
+    // The three superseded versions' bodies are in `incident_history`, each once, chained
+    // from the incident; the current ones are the incidents' own.
     #expect(
-      try store.texts("SELECT group_concat(version) FROM incident_versions WHERE body_ref > 0")
-        == ["1,2,3"])
-    #expect(try store.texts("SELECT count(*) FROM incident_bodies") == ["3"])
+      try store.texts(
+        """
+        SELECT count(*) FROM incident_history h JOIN incidents i ON i.history = h.ref
+          JOIN incident_history h2 ON h2.ref = h.previous
+          JOIN incident_history h3 ON h3.ref = h2.previous
+        WHERE i.original_id = 'a' AND h3.previous IS NULL
+        """) == ["1"])
+    #expect(try store.texts("SELECT count(*) FROM incident_history") == ["3"])
     #expect(try store.history(ofOriginalId: "a") == Array(versions[0..<3]) + [corrected])
     #expect(try store.history(ofOriginalId: "b") == [try incident("b")])
-    // Deleting the incident deletes its history's bodies with it; the other's stay.
+    // Deleting the incident deletes its history with it; the other's stays.
     try store.apply(IncidentBatch(deletions: ["a"]))
     #expect(try store.history(ofOriginalId: "a") == [])
-    #expect(try store.texts("SELECT count(*) FROM incident_bodies") == ["0"])
+    #expect(try store.texts("SELECT count(*) FROM incident_history") == ["0"])
     #expect(try store.history(ofOriginalId: "b") == [try incident("b")])
     #expect(try store.integrityCheck() == ["ok"])
   }
