@@ -142,7 +142,8 @@ extension TrafficEngine {
   /// to their batch while the changes since the last whole build pile up, and readers
   /// always see whole batches.
   private func merge(_ taken: IncidentIndex) {
-    DispatchQueue.global(qos: .utility).async { [weak self] in
+    // At a lower priority: pushes and queries go first (`LowPriorityThread`).
+    LowPriorityThread.start("traffic.index.merge") { [weak self] in
       // Positions are kept unless many incidents were added (then sorted again).
       let rebuilt =
         taken.needsSorting
