@@ -220,6 +220,8 @@ public final class SQLiteTrafficStore: TrafficStore {
         // Bodies are encoded a chunk ahead, on another thread, while the previous chunk is
         // written: a large batch never holds all of them (a million bodies were 1.2 GB). One
         // that cannot be encoded rolls the whole transaction back.
+        // A bulk load writes the R*Tree packed, at its end (`PackedRTreeLoad`).
+        var tree: PackedRTreeLoad? = bulk ? PackedRTreeLoad() : nil
         var start = 0
         var bodies = try Self.encode(upserts[0..<min(upserts.count, Self.bodyChunk)])
         while start < upserts.count {
@@ -234,12 +236,13 @@ public final class SQLiteTrafficStore: TrafficStore {
             }
           }
           for (incident, body) in zip(upserts[start..<end], bodies) {
-            try SQLiteTrafficStore.upsert(incident, body: body, in: connection)
+            try SQLiteTrafficStore.upsert(incident, body: body, tree: &tree, in: connection)
           }
           group.wait()
           start = end
           bodies = try ahead.withLock { $0 }?.get() ?? []
         }
+        try tree?.write(into: connection)
       }
     }
     checkpointer?.schedule()
@@ -320,8 +323,10 @@ public final class SQLiteTrafficStore: TrafficStore {
       """, [.integer(head)])
   }
 
+  /// Writes one upsert; its R*Tree entries go to `tree` when the batch is a bulk load.
   private static func upsert(
-    _ incident: TrafficIncident, body: Data, in connection: SQLiteConnection
+    _ incident: TrafficIncident, body: Data, tree: inout PackedRTreeLoad?,
+    in connection: SQLiteConnection
   ) throws(TrafficStoreError) {
     let startTime = incident.startTime.map {
       SQLiteValue.integer(StoredIncidentCoder.milliseconds($0))
@@ -353,8 +358,12 @@ public final class SQLiteTrafficStore: TrafficStore {
           .text(incident.impact.rawValue), startTime ?? .null, endTime ?? .null,
           entryTime ?? .null, .utf8(body), .integer(Int64(boxes.count)),
         ])
-      try IncidentBoxes.insert(
-        boxes, key: connection.lastInsertedRowID, into: connection, countStored: true)
+      if tree != nil {
+        tree?.add(boxes, key: connection.lastInsertedRowID)
+      } else {
+        try IncidentBoxes.insert(
+          boxes, key: connection.lastInsertedRowID, into: connection, countStored: true)
+      }
       return
     }
     var assignments = "id = ?, type = ?, impact = ?, start_time = ?, body = ?"
@@ -383,9 +392,19 @@ public final class SQLiteTrafficStore: TrafficStore {
     }
     try connection.run(
       "UPDATE incidents SET \(assignments) WHERE key = ?", values + [.integer(stored.key)])
-    try IncidentBoxes.replace(
-      key: stored.key, storedCount: stored.boxes, with: IncidentBoxes.boxes(of: incident),
-      in: connection)
+    let boxes = IncidentBoxes.boxes(of: incident)
+    guard tree != nil else {
+      try IncidentBoxes.replace(
+        key: stored.key, storedCount: stored.boxes, with: boxes, in: connection)
+      return
+    }
+    // Upserted earlier in the same bulk load: its entries are not written yet.
+    tree?.replace(boxes, key: stored.key)
+    if stored.boxes != Int64(boxes.count) {
+      try connection.run(
+        "UPDATE incidents SET box_count = ? WHERE key = ?",
+        [.integer(Int64(boxes.count)), .integer(stored.key)])
+    }
   }
 
   /// What `upsert` reads of a stored incident's row.
