@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Testing
 import Traffic
@@ -225,6 +226,64 @@ private let options = FeedOptions(sourceName: "test")
     #expect(problems.count > 100)
     #expect(whole.incidents == incidents)
     #expect(whole.problems.map { ($0.location ?? "") + " " + $0.reason } == problems)
+  }
+
+  @Test(
+    "a syntax error deep in a large document is the one a whole-text parse finds, however many chunks are in flight"
+  )
+  func aSyntaxErrorInALargeDocumentIsTheEarliest() throws {
+    let features = (0..<1_500).map { number in
+      """
+      {"id": "zone-\(number)",
+        "properties": {"core_details": {"event_type": "work-zone", "description": "zone \(number)"},
+          "vehicle_impact": "all-lanes-open"},
+        "geometry": {"type": "LineString", "coordinates": [[\(Double(number) / 100), 2], [\(Double(number) / 100 + 0.01), 2.5]]}}
+      """
+    }
+    func document(_ features: [String]) -> String {
+      "{\"feed_info\": {\"version\": \"4.2\"},\n\"features\": [\n"
+        + features.joined(separator: ",\n")
+        + "\n]}\n"
+    }
+    func broken(_ feature: String) -> String {
+      feature.replacingOccurrences(of: "\"all-lanes-open\"", with: "\"all-lanes-open\" tru")
+    }
+    func unpaired(_ feature: String) -> String {
+      feature.replacingOccurrences(of: "[[", with: "[{[")
+    }
+    var corruptions: [[String]] = []
+    for spot in [3, 600, 1_100, 1_499] {
+      var one = features
+      one[spot] = broken(one[spot])
+      corruptions.append(one)
+    }
+    // An element that is not JSON before a later bracket that does not pair up: the first.
+    var two = features
+    two[700] = broken(two[700])
+    two[1_200] = unpaired(two[1_200])
+    corruptions.append(two)
+    var late = features
+    late[1_300] = unpaired(late[1_300])
+    corruptions.append(late)
+    for corrupted in corruptions {
+      let text = document(corrupted)
+      let reference: JSONSyntaxError
+      do {
+        _ = try JSONParser.parse(bytes: Array(text.utf8))
+        Issue.record("the reference parse accepted the corrupted document")
+        continue
+      } catch {
+        reference = error
+      }
+      #expect {
+        try WZDxDecoder.decode(Data(text.utf8), options: options)
+      } throws: { error in
+        (error as? FeedError)?.location == reference.place
+      }
+    }
+    #expect(
+      try WZDxDecoder.decode(Data(document(features).utf8), options: options).incidents.count
+        == 1_500)
   }
 
   // MARK: Shared real-world fixtures

@@ -61,6 +61,9 @@ package struct JSONStreamReader {
   private var lastDroppedLineFeed = -1
   /// Absolute offset from which bytes must be kept (the value being delimited).
   private var keepFrom: Int?
+  /// Line feeds counted before absolute offset `offset` (`lineFeeds(before:)`), the last
+  /// one's offset.
+  private var lineCursor = (offset: 0, count: 0, last: -1)
   private var exhausted = false
   /// Whether the value being delimited outgrew `maximumValueBytes`.
   private var exceededLimit = false
@@ -105,6 +108,21 @@ package struct JSONStreamReader {
   package mutating func read(
     streaming members: Set<String>,
     element: (_ member: String, _ index: Int, _ value: JSONValue) -> Void
+  ) throws(JSONStreamError) -> JSONValue {
+    try read(delimiting: members) { member, index, raw throws(JSONStreamError) in
+      element(member, index, try raw.parse())
+    }
+  }
+
+  /// `read(streaming:element:)`, handing each streamed element over delimited but not
+  /// parsed (`JSONRawElement.parse()` parses it, on any thread, with the errors the
+  /// whole-text parse gives): so that elements can be parsed on other cores while the
+  /// reader delimits the next ones. An element that is not valid JSON is found only when it
+  /// is parsed; brackets that do not pair up are found here.
+  package mutating func read(
+    delimiting members: Set<String>,
+    element: (_ member: String, _ index: Int, _ element: JSONRawElement)
+      throws(JSONStreamError) -> Void
   ) throws(JSONStreamError) -> JSONValue {
     try skipPreamble()
     if members.contains(""), try peek() == UInt8(ascii: "[") {
@@ -160,7 +178,7 @@ package struct JSONStreamReader {
   }
 
   private mutating func streamElements(
-    of name: String, _ element: (String, Int, JSONValue) -> Void
+    of name: String, _ element: (String, Int, JSONRawElement) throws(JSONStreamError) -> Void
   ) throws(JSONStreamError) {
     try skipWhitespace()
     if try peek() == UInt8(ascii: "]") {
@@ -170,7 +188,13 @@ package struct JSONStreamReader {
     var index = 0
     while true {
       try skipWhitespace()
-      element(name, index, try readValue())
+      let (bytes, start) = try delimitValue()
+      let before = lineFeeds(before: start)
+      try element(
+        name, index,
+        JSONRawElement(
+          bytes: bytes, offset: start, lineFeedsBefore: before.count,
+          lastLineFeedBefore: before.last))
       index += 1
       try skipWhitespace()
       switch try peek() {
@@ -187,6 +211,16 @@ package struct JSONStreamReader {
 
   /// Delimits the value starting here and parses it.
   private mutating func readValue() throws(JSONStreamError) -> JSONValue {
+    let (bytes, start) = try delimitValue()
+    do {
+      return try JSONParser.parse(bytes: bytes, isFragment: true)
+    } catch {
+      throw failure(error.reason, atAbsolute: start + error.offset)
+    }
+  }
+
+  /// The bytes of the value starting here, and its absolute offset.
+  private mutating func delimitValue() throws(JSONStreamError) -> (bytes: [UInt8], start: Int) {
     let start = base + position
     keepFrom = start
     defer { keepFrom = nil }
@@ -213,12 +247,26 @@ package struct JSONStreamReader {
         "a value is larger than \(maximumValueBytes) bytes, the limit of one record",
         atAbsolute: start)
     }
-    let bytes = Array(buffer[(start - base)..<position])
-    do {
-      return try JSONParser.parse(bytes: bytes, isFragment: true)
-    } catch {
-      throw failure(error.reason, atAbsolute: start + error.offset)
+    return (Array(buffer[(start - base)..<position]), start)
+  }
+
+  /// The line feeds before absolute offset `offset` (at or after the last one asked for),
+  /// and the offset of the last of them (-1 when none): counted once, as offsets grow.
+  private mutating func lineFeeds(before offset: Int) -> (count: Int, last: Int) {
+    if lineCursor.offset < base {
+      lineCursor = (base, droppedLines, lastDroppedLineFeed)
     }
+    var index = lineCursor.offset - base
+    let end = min(offset - base, buffer.count)
+    while index < end {
+      if buffer[index] == 0x0A {
+        lineCursor.count += 1
+        lineCursor.last = base + index
+      }
+      index += 1
+    }
+    lineCursor.offset = max(lineCursor.offset, base + end)
+    return (lineCursor.count, lineCursor.last)
   }
 
   /// The error to report when delimiting a value failed (unpaired bracket, end of input,
@@ -390,5 +438,38 @@ package struct JSONStreamReader {
     }
     return .syntax(
       JSONSyntaxError(line: line, column: offset - lastLineFeed, offset: offset, reason: reason))
+  }
+}
+
+/// One element of a streamed array, delimited (its brackets pair up) but not yet parsed.
+package struct JSONRawElement: Sendable {
+  /// The element's text.
+  package let bytes: [UInt8]
+  /// The absolute offset of its first byte in the document.
+  package let offset: Int
+  /// Line feeds in the document before it, and the offset of the last (-1 when none).
+  let lineFeedsBefore: Int
+  let lastLineFeedBefore: Int
+
+  /// The element parsed.
+  ///
+  /// - Throws: `JSONStreamError.syntax` with the line, column and byte in the whole
+  ///   document, as `JSONStreamReader.read(streaming:element:)` reports them.
+  /// - Complexity: O(n) in the element's size.
+  package func parse() throws(JSONStreamError) -> JSONValue {
+    do {
+      return try JSONParser.parse(bytes: bytes, isFragment: true)
+    } catch {
+      let inside = min(error.offset, bytes.count)
+      var line = lineFeedsBefore + 1
+      var lastLineFeed = lastLineFeedBefore
+      for index in 0..<inside where bytes[index] == 0x0A {
+        line += 1
+        lastLineFeed = offset + index
+      }
+      let at = offset + inside
+      throw .syntax(
+        JSONSyntaxError(line: line, column: at - lastLineFeed, offset: at, reason: error.reason))
+    }
   }
 }

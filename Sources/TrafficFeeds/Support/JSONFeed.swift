@@ -18,24 +18,74 @@ enum JSONFeed {
     _ input: FeedInput, format: FeedFormat, streaming members: Set<String>,
     element: (_ member: String, _ index: Int, _ value: JSONValue) -> Void
   ) throws(FeedError) -> JSONValue {
+    var reader = try streamReader(input, format: format)
+    do throws(JSONStreamError) {
+      return try reader.read(streaming: members, element: element)
+    } catch {
+      throw feedError(error, format: format)
+    }
+  }
+
+  /// `read(_:format:streaming:element:)` with each streamed element parsed and turned into
+  /// an `Output` by `transform` on the other cores, a chunk at a time, while the reader
+  /// delimits the next ones (the parse was the serial half of decoding a large document);
+  /// the outputs go to `take` in the document's order. A document with a syntax error
+  /// fails with the error the serial read reports (the earliest), and `take` sees none of
+  /// the outputs after it.
+  static func readInParallel<Output: Sendable>(
+    _ input: FeedInput, format: FeedFormat, streaming members: Set<String>,
+    transform: @escaping @Sendable (_ member: String, _ index: Int, _ value: JSONValue) -> Output,
+    take: (Output) -> Void
+  ) throws(FeedError) -> JSONValue {
+    var reader = try streamReader(input, format: format)
+    var elements = OrderedChunkMap<(String, Int, JSONRawElement), Result<Output, JSONStreamError>>(
+      chunkSize: 256
+    ) { member, index, raw in
+      Result { () throws(JSONStreamError) in transform(member, index, try raw.parse()) }
+    }
+    // An element that is not JSON comes before any error the reader finds later.
+    var elementError: JSONStreamError?
+    func sink(_ output: Result<Output, JSONStreamError>) {
+      guard elementError == nil else { return }
+      switch output {
+      case .success(let value): take(value)
+      case .failure(let error): elementError = error
+      }
+    }
+    let root = Result { () throws(JSONStreamError) in
+      try reader.read(delimiting: members) { member, index, raw in
+        elements.append((member, index, raw), into: sink)
+      }
+    }
+    elements.finish(into: sink)
+    if let elementError { throw feedError(elementError, format: format) }
+    do throws(JSONStreamError) { return try root.get() } catch {
+      throw feedError(error, format: format)
+    }
+  }
+
+  /// A stream reader over the input's chunks.
+  private static func streamReader(
+    _ input: FeedInput, format: FeedFormat
+  ) throws(FeedError) -> JSONStreamReader {
     let chunks: FeedChunks
     do { chunks = try FeedChunks(input) } catch {
       throw FeedError(format: format, reason: error.description)
     }
-    var reader = JSONStreamReader { () throws(JSONStreamError) -> Data? in
+    return JSONStreamReader { () throws(JSONStreamError) -> Data? in
       do throws(FeedReadError) { return try chunks.next() } catch {
         throw .input(error.description)
       }
     }
-    do throws(JSONStreamError) {
-      return try reader.read(streaming: members, element: element)
-    } catch {
-      switch error {
-      case .syntax(let syntax):
-        throw FeedError(
-          format: format, location: syntax.place, reason: "not valid JSON: \(syntax.reason)")
-      case .input(let reason): throw FeedError(format: format, reason: reason)
-      }
+  }
+
+  /// A reader's error as the feed error naming its place.
+  private static func feedError(_ error: JSONStreamError, format: FeedFormat) -> FeedError {
+    switch error {
+    case .syntax(let syntax):
+      return FeedError(
+        format: format, location: syntax.place, reason: "not valid JSON: \(syntax.reason)")
+    case .input(let reason): return FeedError(format: format, reason: reason)
     }
   }
 

@@ -89,32 +89,26 @@ public enum WZDxDecoder: FeedDecoder {
     let context = Context(
       language: options.defaultLanguage ?? .enUS,
       countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
-    // Features become incidents on a second core, a chunk at a time, while the next ones
-    // are parsed; they are taken in the document's order.
-    var features = OrderedChunkMap<
-      (index: Int, feature: JSONValue), Result<TrafficIncident, FeedError>?
-    >(
-      chunkSize: 256
-    ) { index, feature in
-      // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
-      if isDevice(feature) { return nil }
-      do throws(JSONFieldError) {
-        return .success(try decodeFeature(feature, at: "features[\(index)]", context))
-      } catch {
-        return .failure(JSONFeed.error(error, format: format))
-      }
-    }
-    func take(_ decoded: Result<TrafficIncident, FeedError>?) {
-      switch decoded {
-      case .success(let incident)?: document.incidents.append(incident)
-      case .failure(let problem)?: document.problems.append(problem)
-      case nil: break
-      }
-    }
-    let root = try JSONFeed.read(input, format: format, streaming: ["features"]) {
-      _, index, feature in features.append((index, feature), into: take)
-    }
-    features.finish(into: take)
+    // Features are parsed and become incidents on the other cores, a chunk at a time,
+    // while the next ones are delimited; they are taken in the document's order.
+    let root = try JSONFeed.readInParallel(
+      input, format: format, streaming: ["features"],
+      transform: { _, index, feature -> Result<TrafficIncident, FeedError>? in
+        // Devices (arrow boards, cameras, ... of a WZDx DeviceFeed) are not road events.
+        if isDevice(feature) { return nil }
+        do throws(JSONFieldError) {
+          return .success(try decodeFeature(feature, at: "features[\(index)]", context))
+        } catch {
+          return .failure(JSONFeed.error(error, format: format))
+        }
+      },
+      take: { decoded in
+        switch decoded {
+        case .success(let incident)?: document.incidents.append(incident)
+        case .failure(let problem)?: document.problems.append(problem)
+        case nil: break
+        }
+      })
     guard root.object != nil else {
       throw FeedError(format: format, location: "$", reason: "expected a GeoJSON object")
     }
