@@ -47,6 +47,47 @@ import Traffic
     "'" + String(decoding: data, as: UTF8.self).replacingOccurrences(of: "'", with: "''") + "'"
   }
 
+  @Test("a version-6 file's history becomes a chain: every version kept, in order")
+  func aVersion6FilesHistoryBecomesAChain() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("v6.sqlite")
+    let encoder = JSONEncoder()
+    let a = try (1...3).map { try Self.incident("a", version: $0, latitude: 47.1, longitude: 9.5) }
+    let b1 = try Self.incident("b", version: 1, latitude: 48.1, longitude: 11.6)
+    let body = { (incident: TrafficIncident) throws -> String in
+      Self.sqlText(try encoder.encode(incident))
+    }
+    // Version 6's layout: the latest version's history row holds no body (the incident's).
+    try SQLiteScript.run(
+      Self.version1.replacingOccurrences(of: "PRAGMA user_version = 1;", with: "")
+        + SQLiteSchema.version2 + SQLiteSchema.version3 + SQLiteSchema.version4
+        + SQLiteSchema.version5 + SQLiteSchema.version6 + """
+          INSERT INTO incidents (key, original_id, id, type, impact, body) VALUES
+            (1, 'a', 'a-v3', 'roadClosure', 'critical', \(try body(a[2]))),
+            (2, 'b', 'b-v1', 'roadClosure', 'critical', \(try body(b1)));
+          INSERT INTO incident_versions VALUES
+            (1, 1, 'a-v1', \(try body(a[0]))), (1, 2, 'a-v2', \(try body(a[1]))), (1, 3, 'a-v3', ''),
+            (2, 1, 'b-v1', '');
+          PRAGMA user_version = 6;
+          """, inFileAt: path)
+    let store = try SQLiteTrafficStore(path: path)
+    #expect(try store.schemaVersion() == SQLiteTrafficStore.latestSchemaVersion)
+    #expect(try store.integrityCheck() == ["ok"])
+    #expect(try store.history(ofOriginalId: "a") == a)
+    #expect(try store.history(ofOriginalId: "b") == [b1])
+    #expect(try store.texts("SELECT count(*) FROM incident_history") == ["2"])
+    #expect(
+      try store.texts("SELECT count(*) FROM sqlite_schema WHERE name = 'incident_versions'")
+        == ["0"])
+    // The chain goes on after the upgrade, and goes with its incident.
+    let a4 = try Self.incident("a", version: 4, latitude: 47.1, longitude: 9.5)
+    try store.apply(IncidentBatch(upserts: [a4]))
+    #expect(try store.history(ofOriginalId: "a") == a + [a4])
+    try store.apply(IncidentBatch(deletions: ["a"]))
+    #expect(try store.texts("SELECT count(*) FROM incident_history") == ["0"])
+    #expect(try store.history(ofOriginalId: "b") == [b1])
+  }
+
   @Test func aVersion1FileIsUpgradedInPlaceKeepingItsData() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("v1.sqlite")
