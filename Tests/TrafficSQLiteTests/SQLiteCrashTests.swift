@@ -126,9 +126,10 @@ import TrafficTestSupport
       "traffic-store-crash-writer not found beside the tests; build with --build-tests")
     var generator = SeededGenerator(seed: 0xB01C_10AD)
     var killedInside = 0
-    // Kills at random moments of the load: the range starts at 400 ms and halves after
-    // every kill that came after the commit, so that a machine that loads fast still gets
-    // kills inside (ten runs at least, more until two landed inside).
+    // Kills at random moments of the load: the range starts at 400 ms, halves after every
+    // kill that came after the commit and grows by half after one that came before the
+    // load began, so that kills land inside on machines that load fast or slowly (ten
+    // runs at least, more until two landed inside).
     var maximumDelay: UInt32 = 400_000
     var iteration = 0
     while iteration < 10 || (killedInside < 2 && iteration < 40) {
@@ -144,11 +145,9 @@ import TrafficTestSupport
         line.hasPrefix("commit ") ? Int(line.dropFirst("commit ".count)) : nil
       }
       let committed = !acknowledged.isEmpty
-      if committed { maximumDelay = max(2_000, maximumDelay / 2) }
       // A kill inside the bulk load leaves its rollback journal (the WAL would leave none).
-      if !committed, FileManager.default.fileExists(atPath: path + "-journal") {
-        killedInside += 1
-      }
+      let journalLeft = FileManager.default.fileExists(atPath: path + "-journal")
+      if !committed, journalLeft { killedInside += 1 }
       let store = try SQLiteTrafficStore(path: path)
       #expect(try store.integrityCheck() == ["ok"], "iteration \(iteration)")
       #expect(try store.texts("PRAGMA journal_mode") == ["wal"])
@@ -161,6 +160,11 @@ import TrafficTestSupport
         !journal.starts(with: [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]),
         "iteration \(iteration): a hot journal left (\(journal.count) bytes)")
       let found = try Self.survivors(store)
+      if committed || !found.incidents.isEmpty {
+        maximumDelay = max(2_000, maximumDelay / 2)
+      } else if !journalLeft {
+        maximumDelay = min(4_000_000, maximumDelay + maximumDelay / 2)
+      }
       if let last = acknowledged.last {
         // The writer may have gone on past the bulk load (batch n deletes batch n - 2):
         // the last batch it acknowledged is whole, at most the next one more.
