@@ -68,7 +68,10 @@ extension TrafficEngine {
       group.wait()
       try stored.get()
       forgetRendered(batch.upserts.map(\.id))
-      guard let next = built.withLock({ $0.take() }) else { return [] }
+      // The worker always leaves its result; built here should it not have.
+      let next =
+        built.withLock({ $0.take() })
+        ?? previous.applying(upserts: batch.upserts, deletions: batch.deletions, updatedAt: time)
       publish(next.index, previous: previous, changes: next.changes)
       Self.retire(consume previous)
       return next.changes
