@@ -60,6 +60,10 @@ public final class PostgresTrafficStore: TrafficStore {
   /// Where this node is in the probe log, and the road network its flow belongs to.
   let probeLog = Mutex(ProbeLogPosition())
 
+  /// Tests only: called when `currentIncidents()` has read the database and before it
+  /// returns, so that a test can commit writes that the load did not see.
+  let afterLoadingRead = Mutex<(@Sendable () -> Void)?>(nil)
+
   /// Connects and brings the database's schema to the latest version.
   ///
   /// - Parameter url: A libpq connection string: a `postgresql://user:password@host:port/db`
@@ -119,6 +123,7 @@ public final class PostgresTrafficStore: TrafficStore {
       }
     }
     session.withLock { $0.loadedSequence = sequence }
+    afterLoadingRead.withLock { $0 }?()
     return incidents
   }
 

@@ -22,28 +22,37 @@ import TrafficTestSupport
   @Test func aNodeLoadingInTheBackgroundFollowsWhatOthersWroteMeanwhile() throws {
     let url = try PostgresTestDatabase.freshURL()
     var generator = SeededGenerator(seed: 0x10AD_0010)
-    // Enough incidents that B's load outlasts A's few writes below by far.
     let stored = try BackgroundLoading.incidents(count: 20_000, generator: &generator)
     let nodeA = try TrafficEngine(store: PostgresTrafficStore(url: url))
     try nodeA.apply(IncidentBatch(upserts: stored))
     let syncA = try PostgresSync(engine: nodeA)
     defer { syncA.stop() }
 
-    // Node B starts; A writes while B loads, and nothing after: what A committed after B's
-    // load read the database reaches B only through the catch-up that follows the load
-    // (notifications during the load are left to it).
-    let nodeB = try TrafficEngine(store: PostgresTrafficStore(url: url), loading: .inBackground)
+    // Node B starts; A writes after B's load has read the database and before the load ends
+    // (B's store holds the load there), and nothing after: what A committed reaches B only
+    // through the catch-up that follows the load (notifications during the load are left
+    // to it).
+    let storeB = try PostgresTrafficStore(url: url)
+    let loadRead = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    storeB.afterLoadingRead.withLock {
+      $0 = {
+        loadRead.signal()
+        _ = release.wait(timeout: .now() + 60)
+      }
+    }
+    let nodeB = try TrafficEngine(store: storeB, loading: .inBackground)
     let syncB = try PostgresSync(engine: nodeB)
     defer { syncB.stop() }
     let written = try (0..<5).map { round in
       try stored[round].updated(
         id: "\(stored[round].originalId)-r\(round)", startTime: nil, endTime: nil)
     }
-    let started = Date()
+    #expect(loadRead.wait(timeout: .now() + 60) == .success, "B's load never read the store")
     try nodeA.apply(
       IncidentBatch(upserts: written, deletions: stored[100..<105].map(\.originalId)))
-    let writing = Date().timeIntervalSince(started)
-    #expect(!nodeB.isLoaded, "B's load must still run when A's write ends (\(writing) s)")
+    #expect(!nodeB.isLoaded, "B's load is held until A's write has committed")
+    release.signal()
     try nodeB.waitUntilLoaded()
     let expected = try nodeA.store.currentIncidents().sorted { $0.originalId < $1.originalId }
     #expect(expected.count == 20_000 - 5)
