@@ -369,9 +369,14 @@ package struct JSONStreamReader {
     if exhausted { return false }
     let keep = min(keepFrom ?? (base + position), base + position) - base
     if keep > 0, keep >= buffer.count / 2 {
-      for index in 0..<keep where buffer[index] == 0x0A {
-        droppedLines += 1
-        lastDroppedLineFeed = base + index
+      if lineCursor.offset <= base + keep {
+        // The cursor's count carries on: each byte is scanned for line feeds once.
+        (droppedLines, lastDroppedLineFeed) = lineFeeds(before: base + keep)
+      } else {
+        for index in 0..<keep where buffer[index] == 0x0A {
+          droppedLines += 1
+          lastDroppedLineFeed = base + index
+        }
       }
       buffer.removeSubrange(0..<keep)
       base += keep
