@@ -5,8 +5,12 @@ the region-size benchmark of issue 15.
 A real OpenStreetMap extract (Liechtenstein: 5,391 directed road segments) is far from a
 region's size, and a synthetic grid has none of a real network's shape. So the highway ways
 of the extract and the nodes they use are tiled COPIES times in a near-square grid, each copy
-shifted by the extract's extent plus a 0.01 degree gap (copies never touch) and its node and
-way ids offset by k * (largest id + 1). 400 copies give ~2.2 million directed segments.
+shifted by the extract's extent plus a 0.01 degree gap and its node and way ids offset by
+k * (largest id + 1). Neighbouring copies are joined by two-way connector roads
+(`highway=primary`, CONNECTORS_PER_SIDE per side): from the motor-road nodes of the extract's
+largest connected road network nearest to its east (north) edge in one copy to those nearest
+to its west (south) edge in the next copy, so that the region is one network a route can
+cross from end to end. 400 copies give ~2.2 million directed segments.
 The PBF follows the OSM PBF format (https://wiki.openstreetmap.org/wiki/PBF_Format): an
 OSMHeader blob, then OSMData blobs of dense nodes, then of ways, all zlib-compressed; the
 protobuf is encoded by hand. Each copy's blocks differ from the first copy's only in their
@@ -42,6 +46,8 @@ COORDINATE_SCALE = 10_000_000  # coordinates are kept as integers of 1e-7 degree
 GRANULARITY = 100  # nanodegrees per coordinate unit in the PBF (the format's default)
 GAP = COORDINATE_SCALE // 100  # 0.01 degree between copies
 ENTITIES_PER_BLOCK = 8000
+CONNECTORS_PER_SIDE = 2  # roads joining two neighbouring copies
+CONNECTOR_TAGS = [("highway", "primary"), ("name", "Verbindungsstrasse")]
 WRITING_PROGRAM = "swift-traffic bench/make_region.py"
 
 EARTH_RADIUS_M = 6371008.8
@@ -121,6 +127,48 @@ def read_extract(path):
     return Extract(nodes, ways)
 
 
+def ports(extract):
+    """The connector ends of a copy: per side (east, west, north, south) the
+    CONNECTORS_PER_SIDE nodes nearest to that edge of the extract's largest connected motor
+    road network (ways taken both ways), as node ids, the nearest first."""
+    parent = {}
+
+    def find(node):
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for _, refs, tags in extract.ways:
+        if is_motor_road(tags) and tags_allow_both_ways(tags):
+            known = [ref for ref in refs if ref in extract.coordinates]
+            for a, b in zip(known, known[1:]):
+                parent[find(a)] = find(b)
+    if not parent:
+        raise UsageError("the extract holds no two-way motor road to join its copies by")
+    sizes = {}
+    for node in parent:
+        root = find(node)
+        sizes[root] = sizes.get(root, 0) + 1
+    largest = max(sizes, key=lambda root: (sizes[root], -root))
+    members = sorted(node for node in parent if find(node) == largest)
+    lat = lambda node: extract.coordinates[node][0]
+    lon = lambda node: extract.coordinates[node][1]
+    return {
+        "east": sorted(members, key=lambda n: (-lon(n), n))[:CONNECTORS_PER_SIDE],
+        "west": sorted(members, key=lambda n: (lon(n), n))[:CONNECTORS_PER_SIDE],
+        "north": sorted(members, key=lambda n: (-lat(n), n))[:CONNECTORS_PER_SIDE],
+        "south": sorted(members, key=lambda n: (lat(n), n))[:CONNECTORS_PER_SIDE],
+    }
+
+
+def tags_allow_both_ways(tags):
+    tags = dict(tags)
+    return (tags.get("oneway") in (None, "no", "false", "0")
+            and tags.get("highway") != "motorway"
+            and tags.get("junction") not in ("roundabout", "circular"))
+
+
 # MARK: The grid of copies
 
 
@@ -148,6 +196,25 @@ class Grid:
         """(latitude shift, longitude shift, id offset) of copy k."""
         row, col = divmod(k, self.cols)
         return row * self.dlat, col * self.dlon, k * self.id_stride
+
+    def connectors(self, ends):
+        """The ways joining neighbouring copies: (way id, (node id, node id), tags), ids
+        after every copy's."""
+        ways = []
+        next_id = self.copies * self.id_stride
+        for k in range(self.copies):
+            row, col = divmod(k, self.cols)
+            neighbours = []
+            if col + 1 < self.cols and k + 1 < self.copies:
+                neighbours.append((k + 1, "east", "west"))
+            if k + self.cols < self.copies:
+                neighbours.append((k + self.cols, "north", "south"))
+            for other, leaving, arriving in neighbours:
+                for a, b in zip(ends[leaving], ends[arriving]):
+                    refs = (a + k * self.id_stride, b + other * self.id_stride)
+                    ways.append((next_id, refs, CONNECTOR_TAGS))
+                    next_id += 1
+        return ways
 
 
 # MARK: Protobuf encoding
@@ -290,7 +357,8 @@ def header_block(grid):
 
 
 def write_pbf(path, extract, grid):
-    """Writes all copies' nodes, then all copies' ways; returns the file's size in bytes."""
+    """Writes all copies' nodes, then all copies' ways, then the connectors; returns the
+    file's size in bytes and the number of connectors."""
     node_blocks = [NodeBlock(part) for part in chunks(extract.nodes, ENTITIES_PER_BLOCK)]
     way_blocks = [WayBlock(part) for part in chunks(extract.ways, ENTITIES_PER_BLOCK)]
     size = 0
@@ -304,7 +372,10 @@ def write_pbf(path, extract, grid):
             _, _, id_offset = grid.shift(k)
             for block in way_blocks:
                 size += write_blob(out, "OSMData", block.encode(id_offset))
-    return size
+        connectors = grid.connectors(ports(extract)) if grid.copies > 1 else []
+        for part in chunks(connectors, ENTITIES_PER_BLOCK) if connectors else []:
+            size += write_blob(out, "OSMData", WayBlock(part).encode(0))
+    return size, len(connectors)
 
 
 # MARK: Probes
@@ -457,18 +528,22 @@ def main(argv):
     except UsageError as error:
         print(f"make_region.py: {error}", file=sys.stderr)
         return EX_USAGE
-    nodes = ways = size = probes = 0
+    nodes = ways = size = probes = connectors = 0
     try:
         if not args.probes_only:
-            size = write_pbf(args.pbf, extract, grid)
+            size, connectors = write_pbf(args.pbf, extract, grid)
             nodes, ways = len(extract.nodes) * grid.copies, len(extract.ways) * grid.copies
         if args.probes:
             probes = write_probes(args.probes, args.probe_count, routes, grid, args.seed,
                                   args.now)
+    except UsageError as error:
+        print(f"make_region.py: {error}", file=sys.stderr)
+        return EX_USAGE
     except OSError as error:
         print(f"make_region.py: cannot write: {error}", file=sys.stderr)
         return EX_CANTCREAT
-    print(f"make_region.py: {grid.copies} copies, {nodes} nodes, {ways} ways, "
+    print(f"make_region.py: {grid.copies} copies, {nodes} nodes, {ways} ways "
+          f"(and {connectors} connectors), "
           f"{size} bytes of PBF, {probes} probes, {time.monotonic() - started:.1f} s",
           file=sys.stderr)
     return 0

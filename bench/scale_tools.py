@@ -14,10 +14,14 @@
       change; prints the p50, p90 and max seconds from sending until A answered and until
       the change was visible on B.
   scale_tools.py latency PORT COUNT SEED
-  scale_tools.py routes PORT COUNT SEED
       Sends COUNT distinct 300 m circle queries (/v7/incidents) at random over make_wzdx's
       box, one after another on one keep-alive connection, and prints the latencies' p50,
       p90, p99 and max in milliseconds.
+  scale_tools.py routes PORT COUNT SEED [local|region]
+      Sends COUNT GET /v8/routes between road points of the server's network, 5 to 15 km
+      apart (local, the default) or anywhere in its bounds (region), one after another on
+      one keep-alive connection; prints how many were routed, their latencies' p50, p90 and
+      max in milliseconds and the median route length.
 """
 import http.client
 import json
@@ -115,10 +119,11 @@ def latency(port, count, seed):
                       "p99_ms": pick(0.99), "max_ms": round(times[-1], 1)}))
 
 
-def routes(port, count, seed):
-    """`count` GET /v8/routes between random pairs of the region's road points 5 to 15 km
-    apart (taken from the answers of /v7/flow in 1 km circles), one connection; latencies
-    of the routes found, and how many pairs had none."""
+def routes(port, count, seed, spread="local"):
+    """`count` GET /v8/routes between random pairs of the region's road points (taken from
+    the answers of /v7/flow in 1 km circles), one connection; latencies of the routes found,
+    and how many pairs had none. `spread` "local": pairs 5 to 15 km apart; "region": both
+    ends anywhere in the network's bounds."""
     rng = random.Random(seed)
     connection = http.client.HTTPConnection("127.0.0.1", port)
     info = json.loads(get(connection, "/v1/info"))
@@ -130,16 +135,19 @@ def routes(port, count, seed):
         point = flows["results"][0]["location"]["shape"]["links"][0]["points"][0]
         return point["lat"], point["lng"]
 
-    # Pairs 5 to 15 km apart (the region's copies of the extract are not joined by roads).
     pairs = []
     while len(pairs) < count:
         origin = road_point(rng.uniform(south, north), rng.uniform(west, east))
         if origin is None:
             continue
-        distance, bearing = rng.uniform(5_000, 15_000), rng.uniform(0, 2 * math.pi)
-        destination = road_point(
-            origin[0] + distance * math.cos(bearing) / 111_200,
-            origin[1] + distance * math.sin(bearing) / (111_200 * math.cos(math.radians(origin[0]))))
+        if spread == "region":
+            destination = road_point(rng.uniform(south, north), rng.uniform(west, east))
+        else:
+            distance, bearing = rng.uniform(5_000, 15_000), rng.uniform(0, 2 * math.pi)
+            destination = road_point(
+                origin[0] + distance * math.cos(bearing) / 111_200,
+                origin[1] + distance * math.sin(bearing)
+                / (111_200 * math.cos(math.radians(origin[0]))))
         if destination is not None:
             pairs.append((origin, destination))
     times, lengths, failed = [], [], 0
@@ -159,7 +167,8 @@ def routes(port, count, seed):
         lengths.append(json.loads(body)["routes"][0]["sections"][0]["summary"]["length"])
     times.sort()
     pick = lambda q: round(times[min(len(times) - 1, int(len(times) * q))], 1)
-    print(json.dumps({"queries": count, "routes": len(times), "no_route": failed,
+    print(json.dumps({"spread": spread, "queries": count, "routes": len(times),
+                      "no_route": failed,
                       "p50_ms": pick(0.5), "p90_ms": pick(0.9), "max_ms": round(times[-1], 1),
                       "median_km": round(sorted(lengths)[len(lengths) // 2] / 1000, 1)}))
 
@@ -185,8 +194,8 @@ def main():
         follow(int(args[0]), int(args[1]), args[2], args[3], int(args[4]))
     elif command == "latency" and len(args) == 3:
         latency(int(args[0]), int(args[1]), int(args[2]))
-    elif command == "routes" and len(args) == 3:
-        routes(int(args[0]), int(args[1]), int(args[2]))
+    elif command == "routes" and len(args) in (3, 4) and args[3:] in ([], ["local"], ["region"]):
+        routes(int(args[0]), int(args[1]), int(args[2]), *args[3:])
     else:
         sys.exit(__doc__)
 

@@ -1,4 +1,5 @@
 import Codec
+import Dispatch
 import Foundation
 import Geo
 import Roads
@@ -19,6 +20,22 @@ public final class RoutingEngine: Sendable {
   public let snappingRadiusInMeters: Double
   private let scratches = Mutex<[SearchScratch]>([])
   private let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
+  private let landmarkState = Mutex<LandmarkState>(LandmarkState())
+  private let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
+
+  /// The network's landmarks and whether a build is under way.
+  private struct LandmarkState {
+    var current: Landmarks?
+    var building = false
+  }
+
+  /// Networks of up to this many segments get their landmarks on the query that first needs
+  /// them (a few milliseconds); larger ones in the background, routing without them until
+  /// they are ready.
+  static let synchronousLandmarkLimit = 200_000
+  /// Landmarks whose bounds predate new free-flow or typical speeds are rebuilt (in the
+  /// background) once they are this old, seconds.
+  static let landmarkRefreshInterval = 600.0
 
   private struct SpeedBoundKey: Equatable {
     var segments: Int
@@ -100,8 +117,11 @@ public final class RoutingEngine: Sendable {
     }
     let traffic = options.trafficOptimization == .timeDependent
     let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
+    let landmarks = landmarks(for: view)
+    let segmentTable = landmarks?.segments ?? plainSegments(view)
     var times = TravelTimes(
-      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids)
+      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids,
+      segments: segmentTable)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(point, index: index, view: view, within: 15)
     }
@@ -115,7 +135,7 @@ public final class RoutingEngine: Sendable {
       wide[index] = snaps
       return snaps
     }
-    let fastest = fastestSpeed(view)
+    let fastest = landmarks?.fastest ?? fastestSpeed(view)
     let scratch = takeScratch(segmentCount: view.network.segments.count)
     defer { returnScratch(scratch) }
 
@@ -127,10 +147,10 @@ public final class RoutingEngine: Sendable {
         guard
           let leg = RouteSearch.fastest(
             from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
-            scratch: scratch)
+            landmarks: landmarks, scratch: scratch)
             ?? RouteSearch.fastest(
               from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
-              scratch: scratch)
+              landmarks: landmarks, scratch: scratch)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
           legs = []
@@ -149,7 +169,8 @@ public final class RoutingEngine: Sendable {
       }
     }
     let exact = TravelTimes(
-      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids)
+      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids,
+      segments: segmentTable)
     let routes = legSets.map { legs in
       route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
     }
@@ -188,6 +209,93 @@ public final class RoutingEngine: Sendable {
         throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
       }
       radius = min(radius * 4, snappingRadiusInMeters)
+    }
+  }
+
+  // MARK: Landmarks
+
+  /// Builds the landmarks of the engine's network now, on the caller's thread (a server
+  /// starting, a test), unless landmarks that fit are there; `false` without a network.
+  @discardableResult
+  package func prepareLandmarks() -> Bool {
+    guard let view = trafficEngine.routingView() else { return false }
+    if let current = landmarkState.withLock({ $0.current }), current.fits(view),
+      !current.isStale(for: view)
+    {
+      return true
+    }
+    let built = Landmarks(view: view)
+    landmarkState.withLock { $0.current = built }
+    return true
+  }
+
+  /// Starts building the landmarks of the engine's network in the background (a server
+  /// starting), unless they are there or on the way; routes are answered meanwhile.
+  package func prepareLandmarksInBackground() {
+    guard let view = trafficEngine.routingView(),
+      landmarkState.withLock({ $0.current?.fits(view) != true })
+    else { return }
+    buildInBackground(view)
+  }
+
+  /// Whether landmarks of the engine's current network are ready.
+  package var hasLandmarks: Bool {
+    guard let view = trafficEngine.routingView() else { return false }
+    return landmarkState.withLock { $0.current?.fits(view) == true }
+  }
+
+  /// The landmarks in use (0 while none are ready) and how long their build took, seconds.
+  package var landmarkStatistics: (count: Int, buildSeconds: Double) {
+    landmarkState.withLock { ($0.current?.count ?? 0, $0.current?.buildSeconds ?? 0) }
+  }
+
+  /// The landmarks a query on `view` uses: those of its network when built (a rebuild
+  /// started in the background when they are stale), else built now on a small network or
+  /// started in the background on a large one (`nil` meanwhile).
+  private func landmarks(for view: RoutingView) -> Landmarks? {
+    let (current, building) = landmarkState.withLock { ($0.current, $0.building) }
+    if let current, current.fits(view) {
+      if !building, current.isStale(for: view),
+        ProcessInfo.processInfo.systemUptime - current.finishedUptime
+          > Self.landmarkRefreshInterval
+      {
+        buildInBackground(view)
+      }
+      return current
+    }
+    guard view.network.segments.count <= Self.synchronousLandmarkLimit else {
+      buildInBackground(view)
+      return nil
+    }
+    let built = Landmarks(view: view)
+    landmarkState.withLock { state in
+      if state.current?.fits(view) != true { state.current = built }
+    }
+    return built
+  }
+
+  /// The segment table of `view`'s network without caps (for searches before its
+  /// landmarks are ready), built once per network.
+  private func plainSegments(_ view: RoutingView) -> SegmentTable {
+    if let known = plainTable.withLock({ $0 }), known.graph === view.graph { return known.table }
+    let table = SegmentTable(network: view.network)
+    plainTable.withLock { $0 = (view.graph, table) }
+    return table
+  }
+
+  private func buildInBackground(_ view: RoutingView) {
+    let starts = landmarkState.withLock { state -> Bool in
+      guard !state.building else { return false }
+      state.building = true
+      return true
+    }
+    guard starts else { return }
+    DispatchQueue.global(qos: .utility).async {
+      let built = Landmarks(view: view)
+      self.landmarkState.withLock { state in
+        state.current = built
+        state.building = false
+      }
     }
   }
 

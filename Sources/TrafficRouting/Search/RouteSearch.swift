@@ -40,9 +40,16 @@ struct TravelTimes {
   var penalties: [Int: Double] = [:]
   /// Seconds from the departure to the start of the leg being searched.
   var legStart = 0.0
+  /// The segments' lengths, limits and caps (with ``Landmarks``, their bound speeds, which
+  /// must never be exceeded for the bounds to hold).
+  let segments: SegmentTable
 
-  init(view: RoutingView, departure: Date, usesTraffic: Bool, avoidsClosures: Bool) {
+  init(
+    view: RoutingView, departure: Date, usesTraffic: Bool, avoidsClosures: Bool,
+    segments: SegmentTable? = nil
+  ) {
     self.view = view
+    self.segments = segments ?? SegmentTable(network: view.network)
     self.usesTraffic = usesTraffic
     self.avoidsClosures = avoidsClosures
     departureOffset = departure.timeIntervalSince(view.now)
@@ -61,6 +68,7 @@ struct TravelTimes {
   /// start, `nil` when it is closed and closures are avoided.
   func seconds(_ segmentID: Int, meters: Double, after elapsed: Double = 0) -> Double? {
     guard let speed = speed(segmentID, after: elapsed) else { return nil }
+    if penalties.isEmpty { return meters / speed }
     return meters / speed * (penalties[segmentID] ?? 1)
   }
 
@@ -83,18 +91,26 @@ struct TravelTimes {
   /// `nil` when closed (and closures are avoided) or not open to cars.
   ///
   /// Read straight from the snapshot's tables (a search asks for thousands of segments);
-  /// at the snapshot's own time the same values as its `TrafficFlow`.
+  /// at the snapshot's own time the same values as its `TrafficFlow`, up to the segment's
+  /// cap.
   func speed(_ segmentID: Int, after elapsed: Double = 0) -> Double? {
+    let record = segments.records[segmentID]
+    // A car route never takes a road closed to cars (a bus or delivery road): cap 0.
+    guard record.cap > 0, let speed = uncappedSpeed(segmentID, limit: record.limit, after: elapsed)
+    else { return nil }
+    return min(speed, Double(record.cap))
+  }
+
+  private func uncappedSpeed(_ segmentID: Int, limit: Double, after elapsed: Double) -> Double? {
     let flow = view.flow
-    let segment = view.network.segments[segmentID]
-    // A car route never takes a road closed to cars (a bus or delivery road).
-    guard segment.isOpenToCars else { return nil }
-    let limit = segment.speedLimitInMetersPerSecond
-    let free = flow.freeFlow[segmentID] ?? limit
+    // The tables are looked up only when they hold anything (most are empty most of the
+    // time, and a lookup hashes even then).
+    let free = flow.freeFlow.isEmpty ? limit : flow.freeFlow[segmentID] ?? limit
     let fallback = free > 0 ? free : (limit > 0 ? limit : nil)
-    let closedByIncident = flow.closed.contains(segmentID)
+    let closedByIncident = !flow.closed.isEmpty && flow.closed.contains(segmentID)
+    let live = flow.live.isEmpty ? nil : flow.live[segmentID]
     guard usesTraffic else {
-      if closedByIncident || flow.live[segmentID]?.blocked == true, avoidsClosures { return nil }
+      if closedByIncident || live?.blocked == true, avoidsClosures { return nil }
       return fallback
     }
     let since = legStart + elapsed
@@ -108,7 +124,7 @@ struct TravelTimes {
     }
     var speed = typical
     var closed = closedByIncident
-    if let live = flow.live[segmentID], weight > 0 {
+    if let live, weight > 0 {
       if live.blocked || live.speedUncapped <= 0 {
         // A standstill or blockage counts while live data decides (the first half hour).
         if weight >= 0.5 { closed = true }
@@ -151,6 +167,8 @@ final class SearchScratch: @unchecked Sendable {
   var cost: [Double]
   var parent: [Int32]
   var touched: [Int32] = []
+  /// Segments the last search reached (its work, for tests and measurements).
+  var lastReachedCount = 0
 
   init(segmentCount: Int) {
     cost = [Double](repeating: .infinity, count: segmentCount)
@@ -169,15 +187,24 @@ final class SearchScratch: @unchecked Sendable {
 /// A* over the segments of a network (an edge-based graph, so turns follow the network's
 /// turn rules: no U-turn except at a dead end), minimising seconds.
 ///
-/// The heuristic is the straight-line distance from a segment's end to the target divided
-/// by the fastest speed any segment may be driven at, scaled down by 2 % for the error of the
-/// local distance approximation, so it never overestimates and the route found is the
-/// fastest.
+/// The heuristic is a lower bound of the seconds left: when the network's ``Landmarks`` are
+/// built, their triangle-inequality bound; where that tells nothing (or without landmarks),
+/// the straight-line distance from a segment's end to the target divided by the fastest
+/// speed any segment may be driven at (scaled down by 2 % for the error of the local
+/// distance approximation). Neither overestimates, so the route found is the fastest.
 enum RouteSearch {
+  /// One queue entry: the segment, the seconds it was reached in and those plus the bound.
+  struct Entry: Comparable {
+    var key: Double
+    var reached: Double
+    var segment: Int32
+    static func < (a: Entry, b: Entry) -> Bool { a.key < b.key }
+  }
+
   /// The fastest leg from one of `sources` to one of `targets`, or `nil` when none exists.
   static func fastest(
     from sources: [Snap], to targets: [Snap], times: TravelTimes, fastestSpeed: Double,
-    scratch: SearchScratch
+    landmarks: Landmarks? = nil, scratch: SearchScratch
   ) -> Leg? {
     let network = times.view.network
     let graph = times.view.graph
@@ -193,23 +220,41 @@ enum RouteSearch {
     swap(&parent, &scratch.parent)
     swap(&touched, &scratch.touched)
     defer {
+      scratch.lastReachedCount = touched.count
       swap(&cost, &scratch.cost)
       swap(&parent, &scratch.parent)
       swap(&touched, &scratch.touched)
       scratch.reset()
     }
-    var heap = Heap<CostedItem>()
+    var heap = Heap<Entry>()
     var best: Leg?
 
-    func heuristic(_ segmentID: Int) -> Double {
-      let end = network.nodes[network.segments[segmentID].toNode].coordinates
-      return end.fastDistance(to: targetPoint) * inverseSpeed
-    }
     // Targets by segment, with the meters from the segment's start to the target (open
     // ones only when closures are avoided).
     var targetsBySegment: [Int: [Double]] = [:]
     for target in targets where times.speed(target.segmentID) != nil {
       targetsBySegment[target.segmentID, default: []].append(target.offsetInMeters)
+    }
+    // Looked up on every relaxation: a scan of a few entries, not a hash.
+    let targetSegments = Array(targetsBySegment.keys)
+    let targetNodes = Array(Set(targetsBySegment.keys.map { network.segments[$0].fromNode }))
+      .sorted()
+    let bound = landmarks.flatMap { landmarks -> Landmarks.Bound? in
+      guard !targetNodes.isEmpty, let first = sources.first else { return nil }
+      return landmarks.bound(
+        from: network.segments[first.segmentID].toNode, toward: targetNodes)
+    }
+    // The landmark bound, when there is one, is almost always the larger by far (the
+    // straight line is at the fastest speed of all): the straight line counts only where
+    // the landmarks tell nothing (a part of the network none of them reaches).
+    let records = times.segments.records
+    func heuristic(_ segmentID: Int) -> Double {
+      let end = Int(records[segmentID].toNode)
+      if let bound {
+        let seconds = bound.seconds(from: end)
+        if seconds > 0 { return seconds }
+      }
+      return network.nodes[end].coordinates.fastDistance(to: targetPoint) * inverseSpeed
     }
     for source in sources {
       let length = network.segments[source.segmentID].lengthInMeters
@@ -233,23 +278,25 @@ enum RouteSearch {
       }
       cost[source.segmentID] = seconds
       parent[source.segmentID] = -1
-      heap.insert(CostedItem(cost: seconds + heuristic(source.segmentID), item: source.segmentID))
+      let rest = heuristic(source.segmentID)
+      guard rest.isFinite else { continue }
+      heap.insert(Entry(key: seconds + rest, reached: seconds, segment: Int32(source.segmentID)))
     }
     var starts: [Int: Double] = [:]
     for source in sources { starts[source.segmentID] = source.offsetInMeters }
 
     while let entry = heap.popFirst() {
-      if let best, entry.cost >= best.seconds { break }
-      let segment = entry.item
+      if let best, entry.key >= best.seconds { break }
+      let segment = Int(entry.segment)
       let reached = cost[segment]
       // A stale entry: the segment was reached more cheaply since.
-      guard entry.cost <= reached + heuristic(segment) + 1e-9 else { continue }
+      guard entry.reached <= reached else { continue }
       let range =
         Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
       for k in range {
         let next = Int(graph.successors[k])
         if times.isTurnClosed(from: segment, to: next) { continue }
-        if let waiting = targetsBySegment[next] {
+        if targetSegments.contains(next), let waiting = targetsBySegment[next] {
           for target in waiting {
             guard let seconds = times.seconds(next, meters: target, after: reached),
               reached + seconds < best?.seconds ?? .infinity
@@ -262,14 +309,16 @@ enum RouteSearch {
         }
         guard
           let seconds = times.seconds(
-            next, meters: network.segments[next].lengthInMeters, after: reached)
+            next, meters: records[next].length, after: reached)
         else { continue }
         let total = reached + seconds
         guard total < cost[next] else { continue }
+        let rest = heuristic(next)
+        guard rest.isFinite else { continue }
         if cost[next] == .infinity { touched.append(Int32(next)) }
         cost[next] = total
         parent[next] = Int32(segment)
-        heap.insert(CostedItem(cost: total + heuristic(next), item: next))
+        heap.insert(Entry(key: total + rest, reached: total, segment: Int32(next)))
       }
     }
     return best
