@@ -214,21 +214,6 @@ public final class RoutingEngine: Sendable {
 
   // MARK: Landmarks
 
-  /// Builds the landmarks of the engine's network now, on the caller's thread (a server
-  /// starting, a test), unless landmarks that fit are there; `false` without a network.
-  @discardableResult
-  package func prepareLandmarks() -> Bool {
-    guard let view = trafficEngine.routingView() else { return false }
-    if let current = landmarkState.withLock({ $0.current }), current.fits(view),
-      !current.isStale(for: view)
-    {
-      return true
-    }
-    let built = Landmarks(view: view)
-    landmarkState.withLock { $0.current = built }
-    return true
-  }
-
   /// Starts building the landmarks of the engine's network in the background (a server
   /// starting), unless they are there or on the way; routes are answered meanwhile.
   package func prepareLandmarksInBackground() {
