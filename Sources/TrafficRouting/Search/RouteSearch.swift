@@ -169,6 +169,15 @@ final class SearchScratch: @unchecked Sendable {
   var touched: [Int32] = []
   /// Segments the last search reached (its work, for tests and measurements).
   var lastReachedCount = 0
+  /// The hierarchy potentials' arrays, made on first use.
+  private var hierarchyScratch: BoundHierarchy.Scratch?
+
+  func hierarchy(nodeCount: Int) -> BoundHierarchy.Scratch {
+    if let made = hierarchyScratch, made.potential.count == nodeCount { return made }
+    let made = BoundHierarchy.Scratch(nodeCount: nodeCount)
+    hierarchyScratch = made
+    return made
+  }
 
   init(segmentCount: Int) {
     cost = [Double](repeating: .infinity, count: segmentCount)
@@ -242,7 +251,8 @@ enum RouteSearch {
     let bound = landmarks.flatMap { landmarks -> Landmarks.Bound? in
       guard !targetNodes.isEmpty, let first = sources.first else { return nil }
       return landmarks.bound(
-        from: network.segments[first.segmentID].toNode, toward: targetNodes)
+        from: network.segments[first.segmentID].toNode, toward: targetNodes,
+        scratch: scratch.hierarchy(nodeCount: network.nodes.count))
     }
     // The landmark bound, when there is one, is almost always the larger by far (the
     // straight line is at the fastest speed of all): the straight line counts only where
