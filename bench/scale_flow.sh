@@ -13,7 +13,7 @@
 #   refresh     ROUNDS times: a batch of 2,000 fresh probes POSTed to /v1/probes?flush=true,
 #               then the time of the next /v7/flow query (2 km circle), which rebuilds the
 #               flow view on the new aggregates
-#   routes      the routing landmarks' build time, then ROUTES (100) GET /v8/routes between
+#   routes      the routing hierarchy's build time, then ROUTES (100) GET /v8/routes between
 #               road points 5 to 15 km apart and as many between points anywhere in the
 #               region (the copies are joined by connector roads)
 # Usage: bench/scale_flow.sh [COPIES]   Environment: PROBES (default 1,350,000), ROUNDS (10),
@@ -106,15 +106,15 @@ done | sort -n | awk '{a[NR] = $1} END {
     NR, a[1], a[int(NR / 2) + 1], a[NR] }'
 
 echo "== scale flow: routes on the live traffic (GET /v8/routes)" >&2
-# The server builds its routing landmarks in the background from its start; routes are
-# measured once they are in use (at most 10 minutes' wait).
+# The server builds its routing bounds (a contraction hierarchy) in the background from its
+# start; routes are measured once they are in use (at most 10 minutes' wait).
 for _ in $(seq 1 600); do
-  landmarks="$(curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "traffic_routing_landmarks" {print $2}')"
-  [[ "${landmarks:-0}" -gt 0 ]] && break
+  edges="$(curl -sf "http://127.0.0.1:$port/metrics" | awk '$1 == "traffic_routing_hierarchy_edges" {print $2}')"
+  [[ "${edges:-0}" -gt 0 ]] && break
   sleep 1
 done
-echo "scale routing landmarks: $(curl -sf "http://127.0.0.1:$port/metrics" | awk \
-  '$1 == "traffic_routing_landmarks" {n = $2} $1 == "traffic_routing_landmarks_build_seconds" {s = $2}
-   END {printf "{\"landmarks\": %s, \"build_s\": %.1f}", n, s}')"
+echo "scale routing hierarchy: $(curl -sf "http://127.0.0.1:$port/metrics" | awk \
+  '$1 == "traffic_routing_hierarchy_edges" {n = $2} $1 == "traffic_routing_hierarchy_build_seconds" {s = $2}
+   END {printf "{\"edges\": %s, \"build_s\": %.1f}", n, s}')"
 echo "scale routes: $("$python" "$tools" routes "$port" "${ROUTES:-100}" 7 local)"
 echo "scale routes: $("$python" "$tools" routes "$port" "${ROUTES:-100}" 7 region)"

@@ -20,22 +20,22 @@ public final class RoutingEngine: Sendable {
   public let snappingRadiusInMeters: Double
   private let scratches = Mutex<[SearchScratch]>([])
   private let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
-  private let landmarkState = Mutex<LandmarkState>(LandmarkState())
+  private let boundsState = Mutex<BoundsState>(BoundsState())
   private let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
 
-  /// The network's landmarks and whether a build is under way.
-  private struct LandmarkState {
-    var current: Landmarks?
+  /// The network's routing bounds and whether a build is under way.
+  private struct BoundsState {
+    var current: RoutingBounds?
     var building = false
   }
 
-  /// Networks of up to this many segments get their landmarks on the query that first needs
-  /// them (a few milliseconds); larger ones in the background, routing without them until
-  /// they are ready.
-  static let synchronousLandmarkLimit = 200_000
-  /// Landmarks whose bounds predate new free-flow or typical speeds are rebuilt (in the
-  /// background) once they are this old, seconds.
-  static let landmarkRefreshInterval = 600.0
+  /// Networks of up to this many segments get their routing bounds on the query that first
+  /// needs them (well under a second); larger ones in the background, routing with the
+  /// straight-line bound until they are ready.
+  static let synchronousBoundsLimit = 200_000
+  /// Bounds that predate new free-flow or typical speeds are rebuilt (in the background)
+  /// once they are this old, seconds.
+  static let boundsRefreshInterval = 600.0
 
   private struct SpeedBoundKey: Equatable {
     var segments: Int
@@ -117,8 +117,8 @@ public final class RoutingEngine: Sendable {
     }
     let traffic = options.trafficOptimization == .timeDependent
     let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
-    let landmarks = landmarks(for: view)
-    let segmentTable = landmarks?.segments ?? plainSegments(view)
+    let bounds = bounds(for: view)
+    let segmentTable = bounds?.segments ?? plainSegments(view)
     var times = TravelTimes(
       view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids,
       segments: segmentTable)
@@ -135,7 +135,7 @@ public final class RoutingEngine: Sendable {
       wide[index] = snaps
       return snaps
     }
-    let fastest = landmarks?.fastest ?? fastestSpeed(view)
+    let fastest = bounds?.fastest ?? fastestSpeed(view)
     let scratch = takeScratch(segmentCount: view.network.segments.count)
     defer { returnScratch(scratch) }
 
@@ -147,10 +147,10 @@ public final class RoutingEngine: Sendable {
         guard
           let leg = RouteSearch.fastest(
             from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
-            landmarks: landmarks, scratch: scratch)
+            bounds: bounds, scratch: scratch)
             ?? RouteSearch.fastest(
               from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
-              landmarks: landmarks, scratch: scratch)
+              bounds: bounds, scratch: scratch)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
           legs = []
@@ -212,55 +212,59 @@ public final class RoutingEngine: Sendable {
     }
   }
 
-  // MARK: Landmarks
+  // MARK: Bounds
 
-  /// Starts building the landmarks of the engine's network in the background (a server
+  /// Starts building the routing bounds of the engine's network in the background (a server
   /// starting), unless they are there or on the way; routes are answered meanwhile.
-  package func prepareLandmarksInBackground() {
+  package func prepareBoundsInBackground() {
     guard let view = trafficEngine.routingView(),
-      landmarkState.withLock({ $0.current?.fits(view) != true })
+      boundsState.withLock({ $0.current?.fits(view) != true })
     else { return }
     buildInBackground(view)
   }
 
-  /// Whether landmarks of the engine's current network are ready.
-  package var hasLandmarks: Bool {
+  /// Whether the routing bounds of the engine's current network are ready.
+  package var hasBounds: Bool {
     guard let view = trafficEngine.routingView() else { return false }
-    return landmarkState.withLock { $0.current?.fits(view) == true }
+    return boundsState.withLock { $0.current?.fits(view) == true }
   }
 
-  /// The landmarks in use (0 while none are ready) and how long their build took, seconds.
-  package var landmarkStatistics: (count: Int, buildSeconds: Double) {
-    landmarkState.withLock { ($0.current?.count ?? 0, $0.current?.buildSeconds ?? 0) }
+  /// The routing bounds in use: their hierarchy's nodes and edges (0 while none are ready)
+  /// and how long their build took, seconds.
+  package var boundsStatistics: (nodes: Int, edges: Int, buildSeconds: Double) {
+    boundsState.withLock { state in
+      guard let current = state.current else { return (0, 0, 0) }
+      return (current.hierarchy.nodeCount, current.hierarchy.edgeCount, current.buildSeconds)
+    }
   }
 
-  /// The landmarks a query on `view` uses: those of its network when built (a rebuild
-  /// started in the background when they are stale), else built now on a small network or
-  /// started in the background on a large one (`nil` meanwhile).
-  private func landmarks(for view: RoutingView) -> Landmarks? {
-    let (current, building) = landmarkState.withLock { ($0.current, $0.building) }
+  /// The bounds a query on `view` uses: those of its network when built (a rebuild started
+  /// in the background when they are stale), else built now on a small network or started
+  /// in the background on a large one (`nil` meanwhile).
+  private func bounds(for view: RoutingView) -> RoutingBounds? {
+    let (current, building) = boundsState.withLock { ($0.current, $0.building) }
     if let current, current.fits(view) {
       if !building, current.isStale(for: view),
         ProcessInfo.processInfo.systemUptime - current.finishedUptime
-          > Self.landmarkRefreshInterval
+          > Self.boundsRefreshInterval
       {
         buildInBackground(view)
       }
       return current
     }
-    guard view.network.segments.count <= Self.synchronousLandmarkLimit else {
+    guard view.network.segments.count <= Self.synchronousBoundsLimit else {
       buildInBackground(view)
       return nil
     }
-    let built = Landmarks(view: view)
-    landmarkState.withLock { state in
+    let built = RoutingBounds(view: view)
+    boundsState.withLock { state in
       if state.current?.fits(view) != true { state.current = built }
     }
     return built
   }
 
-  /// The segment table of `view`'s network without caps (for searches before its
-  /// landmarks are ready), built once per network.
+  /// The segment table of `view`'s network without caps (for searches before its bounds
+  /// are ready), built once per network.
   private func plainSegments(_ view: RoutingView) -> SegmentTable {
     if let known = plainTable.withLock({ $0 }), known.graph === view.graph { return known.table }
     let table = SegmentTable(network: view.network)
@@ -269,15 +273,15 @@ public final class RoutingEngine: Sendable {
   }
 
   private func buildInBackground(_ view: RoutingView) {
-    let starts = landmarkState.withLock { state -> Bool in
+    let starts = boundsState.withLock { state -> Bool in
       guard !state.building else { return false }
       state.building = true
       return true
     }
     guard starts else { return }
     DispatchQueue.global(qos: .utility).async {
-      let built = Landmarks(view: view)
-      self.landmarkState.withLock { state in
+      let built = RoutingBounds(view: view)
+      self.boundsState.withLock { state in
         state.current = built
         state.building = false
       }

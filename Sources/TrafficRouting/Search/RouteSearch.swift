@@ -40,7 +40,7 @@ struct TravelTimes {
   var penalties: [Int: Double] = [:]
   /// Seconds from the departure to the start of the leg being searched.
   var legStart = 0.0
-  /// The segments' lengths, limits and caps (with ``Landmarks``, their bound speeds, which
+  /// The segments' lengths, limits and caps (with ``RoutingBounds``, their bound speeds, which
   /// must never be exceeded for the bounds to hold).
   let segments: SegmentTable
 
@@ -196,11 +196,12 @@ final class SearchScratch: @unchecked Sendable {
 /// A* over the segments of a network (an edge-based graph, so turns follow the network's
 /// turn rules: no U-turn except at a dead end), minimising seconds.
 ///
-/// The heuristic is a lower bound of the seconds left: when the network's ``Landmarks`` are
-/// built, their triangle-inequality bound; where that tells nothing (or without landmarks),
-/// the straight-line distance from a segment's end to the target divided by the fastest
-/// speed any segment may be driven at (scaled down by 2 % for the error of the local
-/// distance approximation). Neither overestimates, so the route found is the fastest.
+/// The heuristic is a lower bound of the seconds left: when the network's ``RoutingBounds``
+/// are built, the least seconds from a segment's end to the target at bound speeds, from
+/// their contraction hierarchy (∞ proves the target out of reach); before, the straight-line
+/// distance to the target divided by the fastest speed any segment may be driven at (scaled
+/// down by 2 % for the error of the local distance approximation). Neither overestimates,
+/// so the route found is the fastest.
 enum RouteSearch {
   /// One queue entry: the segment, the seconds it was reached in and those plus the bound.
   struct Entry: Comparable {
@@ -213,7 +214,7 @@ enum RouteSearch {
   /// The fastest leg from one of `sources` to one of `targets`, or `nil` when none exists.
   static func fastest(
     from sources: [Snap], to targets: [Snap], times: TravelTimes, fastestSpeed: Double,
-    landmarks: Landmarks? = nil, scratch: SearchScratch
+    bounds: RoutingBounds? = nil, scratch: SearchScratch
   ) -> Leg? {
     let network = times.view.network
     let graph = times.view.graph
@@ -248,21 +249,18 @@ enum RouteSearch {
     let targetSegments = Array(targetsBySegment.keys)
     let targetNodes = Array(Set(targetsBySegment.keys.map { network.segments[$0].fromNode }))
       .sorted()
-    let bound = landmarks.flatMap { landmarks -> Landmarks.Bound? in
-      guard !targetNodes.isEmpty, let first = sources.first else { return nil }
-      return landmarks.bound(
-        from: network.segments[first.segmentID].toNode, toward: targetNodes,
-        scratch: scratch.hierarchy(nodeCount: network.nodes.count))
+    let potential = bounds.flatMap { bounds -> BoundHierarchy.Query? in
+      guard !targetNodes.isEmpty else { return nil }
+      return bounds.potential(
+        toward: targetNodes, scratch: scratch.hierarchy(nodeCount: network.nodes.count))
     }
-    // The landmark bound, when there is one, is almost always the larger by far (the
-    // straight line is at the fastest speed of all): the straight line counts only where
-    // the landmarks tell nothing (a part of the network none of them reaches).
     let records = times.segments.records
     func heuristic(_ segmentID: Int) -> Double {
       let end = Int(records[segmentID].toNode)
-      if let bound {
-        let seconds = bound.seconds(from: end)
-        if seconds > 0 { return seconds }
+      if let potential {
+        // The hierarchy sums the same seconds in another order: a billionth is given up
+        // for the rounding.
+        return potential.seconds(from: end) * (1 - 1e-9)
       }
       return network.nodes[end].coordinates.fastDistance(to: targetPoint) * inverseSpeed
     }

@@ -296,14 +296,17 @@ extension TrafficServer {
       text += "# TYPE traffic_tile_renders_total counter\n"
       text += "traffic_tile_renders_total \(tileCache.renders)\n"
     }
-    let landmarks = router.landmarkStatistics
-    text += "# HELP traffic_routing_landmarks Landmarks routing searches use (0: none ready).\n"
-    text += "# TYPE traffic_routing_landmarks gauge\ntraffic_routing_landmarks \(landmarks.count)\n"
+    let bounds = router.boundsStatistics
     text +=
-      "# HELP traffic_routing_landmarks_build_seconds How long the landmarks in use took to "
-      + "build.\n"
-    text += "# TYPE traffic_routing_landmarks_build_seconds gauge\n"
-    text += "traffic_routing_landmarks_build_seconds \(landmarks.buildSeconds)\n"
+      "# HELP traffic_routing_hierarchy_edges Edges of the contraction hierarchy routing "
+      + "searches are guided by (0: none ready yet).\n"
+    text += "# TYPE traffic_routing_hierarchy_edges gauge\n"
+    text += "traffic_routing_hierarchy_edges \(bounds.edges)\n"
+    text +=
+      "# HELP traffic_routing_hierarchy_build_seconds How long the routing bounds in use "
+      + "took to build.\n"
+    text += "# TYPE traffic_routing_hierarchy_build_seconds gauge\n"
+    text += "traffic_routing_hierarchy_build_seconds \(bounds.buildSeconds)\n"
     text += "# HELP traffic_event_streams Open incident event streams.\n"
     text += "# TYPE traffic_event_streams gauge\ntraffic_event_streams \(openEventStreams)\n"
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"

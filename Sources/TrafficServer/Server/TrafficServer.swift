@@ -97,9 +97,9 @@ public final class TrafficServer: Sendable {
       guard frontEnd == nil else { throw .cannotListen("the server is already running") }
       frontEnd = try HTTPFrontEnd(server: self)
     }
-    // Routes are answered from the start; on a large network the landmarks that speed them
-    // up are ready some seconds later.
-    router.prepareLandmarksInBackground()
+    // Routes are answered from the start; on a large network the routing bounds that speed
+    // them up are ready some seconds later.
+    router.prepareBoundsInBackground()
   }
 
   /// Stops gracefully: ends event streams, waits up to `shutdownGracePeriodSeconds` for
