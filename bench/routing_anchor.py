@@ -4,10 +4,11 @@
 prints per engine the latency (p50, p90), the share of pairs answered and route lengths
 against OSRM's.
 
-usage: routing_anchor.py OURS_PORT OSRM_CH_PORT OSRM_MLD_PORT VALHALLA_PORT PAIRS SEED WEST,SOUTH,EAST,NORTH
+usage: routing_anchor.py OURS_PORT OSRM_CH_PORT OSRM_MLD_PORT VALHALLA_PORT PAIRS SEED WEST,SOUTH,EAST,NORTH|region
 Pairs are points on roads (vertices of the segments swift-traffic's /v7/flow lists in the
-box, drawn at random), at least 2 km apart in a straight line; a pair counts for the length
-comparison when every engine found a route.
+box, drawn at random), at least 2 km apart in a straight line; with `region`, the first
+vertex /v7/flow lists within 1 km of random points anywhere in the network's bounds. A pair
+counts for the length comparison when every engine found a route.
 """
 import http.client
 import json
@@ -72,20 +73,35 @@ def main():
     args = sys.argv[1:]
     ports = [int(p) for p in args[:-3]]
     count, seed = int(args[-3]), int(args[-2])
-    west, south, east, north = (float(v) for v in args[-1].split(","))
     rng = random.Random(seed)
     probe = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=60)
-    probe.request("GET", f"/v7/flow?in=bbox:{west},{south},{east},{north}&locationReferencing=shape")
-    flows = json.loads(probe.getresponse().read())["results"]
-    points = [(p["lat"], p["lng"]) for flow in flows
-              for link in flow["location"]["shape"]["links"] for p in link["points"]]
-    if not points:
-        sys.exit("no road points from /v7/flow")
+    def flow(query):
+        probe.request("GET", f"/v7/flow?in={query}&locationReferencing=shape")
+        results = json.loads(probe.getresponse().read())["results"]
+        return [(p["lat"], p["lng"]) for item in results
+                for link in item["location"]["shape"]["links"] for p in link["points"]]
     pairs = []
-    while len(pairs) < count:
-        a, b = rng.choice(points), rng.choice(points)
-        if distance_km(a, b) >= 2:
-            pairs.append((a, b))
+    if args[-1] == "region":
+        probe.request("GET", "/v1/info")
+        bounds = json.loads(probe.getresponse().read())["networkBounds"]
+        def road_point():
+            while True:
+                lat = rng.uniform(bounds["south"], bounds["north"])
+                lng = rng.uniform(bounds["west"], bounds["east"])
+                points = flow(f"circle:{lat:.5f},{lng:.5f};r=1000")
+                if points:
+                    return points[0]
+        while len(pairs) < count:
+            pairs.append((road_point(), road_point()))
+    else:
+        west, south, east, north = (float(v) for v in args[-1].split(","))
+        points = flow(f"bbox:{west},{south},{east},{north}")
+        if not points:
+            sys.exit("no road points from /v7/flow")
+        while len(pairs) < count:
+            a, b = rng.choice(points), rng.choice(points)
+            if distance_km(a, b) >= 2:
+                pairs.append((a, b))
     names = ["swift-traffic /v8/routes", "OSRM CH", "OSRM MLD", "Valhalla"]
     if len(ports) != len(names):
         sys.exit(__doc__)

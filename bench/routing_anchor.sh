@@ -8,6 +8,9 @@
 # their car profiles' speeds, so durations differ by profile and lengths show whether the
 # same roads are taken. OSRM and Valhalla are the official builds `make routing-tools` fetches.
 # Usage: bench/routing_anchor.sh [PAIRS]   (default 500; the Liechtenstein extract)
+# With COPIES=N in the environment the engines load the region bench/make_region.py tiles
+# from N copies of the extract instead (400: ~2.2M directed segments, the scale region of
+# issues 15 and 17) and the pairs are drawn anywhere in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-500}"
@@ -26,8 +29,13 @@ trap cleanup EXIT
 free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() { until curl -s -o /dev/null "$1"; do sleep 0.1; done; }
 
-echo "== anchor: preparing the three engines on $(basename "$pbf")" >&2
-cp "$pbf" "$work/li.osm.pbf"
+echo "== anchor: preparing the three engines on $(basename "$pbf")${COPIES:+, $COPIES copies}" >&2
+if [[ -n "${COPIES:-}" ]]; then
+  "$python" bench/make_region.py "${pbf%.pbf}.bz2" --copies "$COPIES" --pbf "$work/li.osm.pbf" >&2
+  box="region"
+else
+  cp "$pbf" "$work/li.osm.pbf"
+fi
 "$bin" network import --db "$work/store.sqlite" "$work/li.osm.pbf" >&2
 (cd "$work" && "$tools/osrm/bin/osrm-extract" -p "$tools/osrm/share/profiles/car.lua" li.osm.pbf \
   >/dev/null 2>&1 && mkdir ch mld && cp li.osrm* ch/ && mv li.osrm* mld/ \
@@ -55,6 +63,11 @@ wait_for "http://127.0.0.1:$ours/healthz"
 wait_for "http://127.0.0.1:$ch/"
 wait_for "http://127.0.0.1:$mld/"
 wait_for "http://127.0.0.1:$valhalla/status"
+# Ours builds its routing hierarchy in the background on a large network: measured once it
+# is in use.
+until [[ "$(curl -s "http://127.0.0.1:$ours/metrics" | awk '$1 == "traffic_routing_hierarchy_edges" {print $2}')" -gt 0 ]]; do
+  sleep 1
+done
 
 echo "== anchor: $pairs pairs" >&2
 taskset -c 1 "$python" bench/routing_anchor.py "$ours" "$ch" "$mld" "$valhalla" "$pairs" 7 "$box" \
