@@ -11,8 +11,9 @@ import Traffic
 /// closures the options take into account, and up to three alternatives.
 ///
 /// Every query reads one consistent picture of the engine (its network, flow and
-/// incidents), so live speed changes reach routing with the next flow refresh, without any
-/// preprocessing of the graph.
+/// incidents), so live speed changes reach routing with the next flow refresh: the
+/// hierarchy that guides the searches is built once per network (at bound speeds that no
+/// live speed can beat), never per refresh.
 public final class RoutingEngine: Sendable {
   /// The traffic engine routed on.
   public let trafficEngine: TrafficEngine

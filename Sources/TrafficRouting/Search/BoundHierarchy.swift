@@ -343,8 +343,8 @@ final class BoundHierarchy: Sendable {
       ancestors.removeAll(keepingCapacity: true)
       for target in targets where target >= 0 && target < hierarchy.nodeCount {
         var r = hierarchy.rank[target]
+        // Zero also where an earlier target's walk marked it an ancestor (∞).
         scratch.toTarget[Int(r)] = 0
-        // The target itself may be another's ancestor, already marked.
         if scratch.targetStamp[Int(r)] == stamp { continue }
         while scratch.targetStamp[Int(r)] != stamp {
           scratch.targetStamp[Int(r)] = stamp
@@ -354,10 +354,6 @@ final class BoundHierarchy: Sendable {
           guard first < Int(hierarchy.firstEdge[Int(r) + 1]) else { break }
           r = hierarchy.heads[first]
         }
-      }
-      // Zero for every target (an ancestor met above before it was marked a target keeps 0).
-      for target in targets where target >= 0 && target < hierarchy.nodeCount {
-        scratch.toTarget[Int(hierarchy.rank[target])] = 0
       }
       ancestors.sort()
       for r in ancestors {
