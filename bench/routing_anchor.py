@@ -31,6 +31,7 @@ class Engine:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         self.latencies = []
         self.lengths = {}
+        self.reported = False
 
     def request(self, method, path, body=None):
         headers = {"Content-Type": "application/json"} if body else {}
@@ -67,6 +68,9 @@ def valhalla(engine, k, a, b):
     status, data = engine.request("POST", "/route", body)
     if status == 200:
         engine.lengths[k] = json.loads(data)["trip"]["summary"]["length"] * 1000
+    elif not engine.reported:  # say once why Valhalla declined a pair
+        engine.reported = True
+        print(f"routing_anchor: Valhalla answered {status}: {data[:300]!r}", file=sys.stderr)
 
 
 def main():

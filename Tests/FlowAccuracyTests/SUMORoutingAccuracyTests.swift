@@ -9,9 +9,11 @@ import TrafficTestSupport
 /// Routing ETAs against SUMO's own travel times (issue 17's accuracy method): SUMO drives a
 /// scenario for an hour; 40 % of its vehicles report as probes until minute 30, which is
 /// "now"; then, for every trip that departed in the 20 minutes before now, the routing
-/// engine's ETA from where the trip started to where it ended is compared with the trip's
-/// travel time between those two positions (SUMO writes every vehicle's position each
-/// second; the trips are taken from its `--tripinfo-output`), and so is what a router
+/// engine's ETA from where the trip started to where it ended, asked when the trip departed
+/// from the probes sent until then, is compared with the trip's travel time between those
+/// two positions (SUMO writes every vehicle's position each second; the trips are taken
+/// from its `--tripinfo-output`); so are the ETA asked at now for the same trips (from
+/// probes that include the trips' own drives, so not a prediction) and what a router
 /// without traffic says (the free-flow time of the fastest route at free flow, the route
 /// SUMO's own router gives a trip). Trips whose vehicle SUMO teleported are left out: their
 /// time is that of a simulated deadlock, not of traffic.
@@ -27,6 +29,8 @@ struct SUMORoutingAccuracyTests {
     /// SUMO's time, with the time on each edge between the first and the last replaced by
     /// the mean time of the other vehicles that entered the edge within 5 minutes of this one.
     var oracleDuration: Double
+    /// When SUMO put the vehicle on the road, seconds into the scenario.
+    var start: Double
   }
 
   /// FNV-1a of the id: a stable choice of the vehicles that report.
@@ -38,7 +42,10 @@ struct SUMORoutingAccuracyTests {
 
   /// What a scenario gave.
   struct Outcome: CustomStringConvertible {
+    /// The ETAs asked when each trip departed, from the probes sent until then.
     var errors: Errors
+    /// The ETAs asked at "now" (minute 30) for the same trips, from all the probes.
+    var asOfNow: Errors
     /// Trips left out because SUMO teleported their vehicle.
     var teleported: Int
     /// The median relative error over the congested trips of ``Trip/oracleDuration``: what
@@ -46,9 +53,9 @@ struct SUMORoutingAccuracyTests {
     var congestedOracle: Double
 
     var description: String {
-      "\(errors)"
+      "at departure \(errors)"
         + String(format: " (clairvoyant edge means %.1f %%)", congestedOracle * 100)
-        + "; \(teleported) teleported trips left out"
+        + "; \(teleported) teleported trips left out; as of now \(asOfNow)"
     }
   }
 
@@ -110,13 +117,6 @@ struct SUMORoutingAccuracyTests {
     }
     #expect(probes.count > 5_000)
 
-    let network = try SUMONetworkImporter.importNetwork(from: networkFile.url)
-    let engine = try TrafficEngine(
-      store: InMemoryTrafficStore(), clock: { Self.base + now }, network: network)
-    engine.ingest(probes: probes)
-    engine.flushProbes()
-    let router = RoutingEngine(trafficEngine: engine)
-
     // The trips that departed in the 20 minutes before now, but for those SUMO teleported:
     // a vehicle stuck for `--time-to-teleport` (300 s) at a deadlocked junction or lane
     // change is taken off the network and put down further on its route. Its time is then
@@ -141,15 +141,47 @@ struct SUMORoutingAccuracyTests {
       trips.append(
         Trip(
           duration: duration, origin: origin.0, destination: destination.0,
-          oracleDuration: duration + edgeRuns.oracleCorrection(of: id)))
+          oracleDuration: duration + edgeRuns.oracleCorrection(of: id), start: origin.1))
     }
 
-    // Each trip's ETA with traffic, and what a router without traffic says (the free-flow
-    // time of its fastest route, about the route SUMO gave the vehicle).
-    var times: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
-    var congestedOracle: [Double] = []
+    // The probes are replayed in time order with the engine's clock. Each trip is routed
+    // when it departs, from the probes sent until then (what a driver asking at the start
+    // gets); then, with every probe until now, each is routed again as of now ("now"'s
+    // picture applied to trips driven before it), and at free flow: what a router without
+    // traffic says (the free-flow time of its fastest route, about the route SUMO gave the
+    // vehicle).
+    let network = try SUMONetworkImporter.importNetwork(from: networkFile.url)
+    let clock = Mutex(Self.base)
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
+    let router = RoutingEngine(trafficEngine: engine)
+    probes.sort { $0.time < $1.time }
+    var fed = 0
+    func replay(until second: Double) {
+      clock.withLock { $0 = Self.base + second }
+      let end = probes[fed...].firstIndex { $0.time > Self.base + second } ?? probes.count
+      guard end > fed else { return }
+      // As a live feed arrives: the positions map matching has not decided yet count
+      // provisionally (no `flushProbes`, which ends every trace as a file import does).
+      engine.ingest(probes: Array(probes[fed..<end]))
+      fed = end
+    }
+    trips.sort { $0.start < $1.start }
+    var atDeparture: [Double?] = []
     for trip in trips {
-      guard
+      replay(until: trip.start)
+      atDeparture.append(
+        try? await router.calculateRoute(from: trip.origin, to: trip.destination).first?
+          .durationInSeconds)
+    }
+    replay(until: now)
+    engine.flushProbes()
+
+    var times: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
+    var nowTimes: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
+    var congestedOracle: [Double] = []
+    for (trip, departing) in zip(trips, atDeparture) {
+      guard let departing,
         let live = try? await router.calculateRoute(from: trip.origin, to: trip.destination)
           .first,
         let free = try? await router.calculateRoute(
@@ -157,7 +189,8 @@ struct SUMORoutingAccuracyTests {
           options: RouteOptions(trafficOptimization: .disabled)
         ).first
       else { continue }
-      times.append(
+      times.append((departing, trip.duration, free.baseDurationInSeconds, trip.duration))
+      nowTimes.append(
         (live.durationInSeconds, trip.duration, free.baseDurationInSeconds, trip.duration))
       if abs(free.baseDurationInSeconds - trip.duration) / trip.duration > 0.4 {
         congestedOracle.append(abs(trip.oracleDuration - trip.duration) / trip.duration)
@@ -165,7 +198,7 @@ struct SUMORoutingAccuracyTests {
     }
     let sorted = congestedOracle.sorted()
     return Outcome(
-      errors: Errors(times), teleported: teleportedTrips,
+      errors: Errors(times), asOfNow: Errors(nowTimes), teleported: teleportedTrips,
       congestedOracle: sorted.isEmpty ? .nan : sorted[sorted.count / 2])
   }
 
@@ -305,9 +338,10 @@ struct SUMORoutingAccuracyTests {
     // A passenger car every 4 s: with more, this network's priority junctions deadlock.
     let outcome = try await Self.randomTripsOutcome(on: .braunschweigNetwork, period: "4")
     print("Braunschweig random trips: \(outcome)")
-    // Measured 2026-12-03: 12.4 % (free flow 48.5 %) over 258 trips; 16.0 % (56.9 %) over
-    // the 170 congested ones, where knowing the other vehicles' times gives 9.4 %.
-    Self.expect(outcome, trips: 200, congestedTrips: 100, live: 0.2, congestedLive: 0.2)
+    // Measured 2026-12-04, asked at departure: 16.4 % (free flow 48.2 %) over 256 trips;
+    // 20.7 % (56.8 %, signed -4.0 %) over the 168 congested ones, where knowing the other
+    // vehicles' times gives 9.4 %. Asked at now: 12.3 % and 15.8 %.
+    Self.expect(outcome, trips: 200, congestedTrips: 100, live: 0.2, congestedLive: 0.25)
   }
 
   @Test(
@@ -317,9 +351,10 @@ struct SUMORoutingAccuracyTests {
     // Issue 17's scenario: a departure every 1.2 s for 30 minutes.
     let outcome = try await Self.randomTripsOutcome(on: .drtNetwork, period: "1.2")
     print("Berlin random trips: \(outcome)")
-    // Measured 2026-12-03: 34.0 % (free flow 61.7 %) over 919 trips; 34.8 % (67.3 %) over
-    // the 781 congested ones, where knowing the other vehicles' times gives 22.5 %. Issue 17
-    // asks for 15 %; this guards what holds.
+    // Measured 2026-12-04, asked at departure: 32.9 % (free flow 61.7 %) over 919 trips;
+    // 36.7 % (67.3 %, signed -32.1 %) over the 781 congested ones, where knowing the other
+    // vehicles' times gives 22.5 %. Asked at now: 33.9 % and 34.4 %. Issue 17 asks for 15 %;
+    // this guards what holds.
     #expect(outcome.errors.free > 0.4)
     Self.expect(outcome, trips: 500, congestedTrips: 300, live: 0.4, congestedLive: 0.4)
   }
