@@ -120,9 +120,10 @@ def main():
     for k, (a, b) in enumerate(pairs):
         for engine in engines:
             calls[engine.name](engine, k, a, b)
-    common = set.intersection(*(set(e.lengths) for e in engines))
     reference = engines[1]
     for engine in engines:
+        # Lengths are compared with OSRM CH's on the pairs both routed.
+        common = set(engine.lengths) & set(reference.lengths)
         latencies = sorted(engine.latencies)
         ratios = sorted(engine.lengths[k] / reference.lengths[k] for k in common
                         if reference.lengths[k] > 0)

@@ -13,8 +13,8 @@
       the same database) until a query around the document's first work zone shows its
       change; prints the p50, p90 and max seconds from sending until A answered and until
       the change was visible on B.
-  scale_tools.py latency PORT COUNT SEED
-      Sends COUNT distinct 300 m circle queries (/v7/incidents) at random over make_wzdx's
+  scale_tools.py latency PORT COUNT SEED [RADIUS]
+      Sends COUNT distinct circle queries of RADIUS meters (default 1000, issue 15's) (/v7/incidents) at random over make_wzdx's
       box, one after another on one keep-alive connection, and prints the latencies' p50,
       p90, p99 and max in milliseconds.
   scale_tools.py routes PORT COUNT SEED [local|region]
@@ -99,13 +99,13 @@ def follow(port_a, port_b, outdir, prefix, count):
                       "visible_on_other_node": summary(visible)}))
 
 
-def latency(port, count, seed):
+def latency(port, count, seed, radius=1000):
     rng = random.Random(seed)
     connection = http.client.HTTPConnection("127.0.0.1", port)
     times = []
     for _ in range(count):
         lat, lng = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
-        path = f"/v7/incidents?in=circle:{lat:.5f},{lng:.5f};r=300"
+        path = f"/v7/incidents?in=circle:{lat:.5f},{lng:.5f};r={radius}"
         start = time.perf_counter()
         connection.request("GET", path)
         response = connection.getresponse()
@@ -192,8 +192,8 @@ def main():
         sys.exit(run(args))
     elif command == "follow" and len(args) == 5:
         follow(int(args[0]), int(args[1]), args[2], args[3], int(args[4]))
-    elif command == "latency" and len(args) == 3:
-        latency(int(args[0]), int(args[1]), int(args[2]))
+    elif command == "latency" and len(args) in (3, 4):
+        latency(int(args[0]), int(args[1]), int(args[2]), *(int(a) for a in args[3:]))
     elif command == "routes" and len(args) in (3, 4) and args[3:] in ([], ["local"], ["region"]):
         routes(int(args[0]), int(args[1]), int(args[2]), *args[3:])
     else:

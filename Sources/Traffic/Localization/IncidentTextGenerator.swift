@@ -246,27 +246,44 @@ private struct Wording {
     guard seconds.isFinite, abs(seconds) < 1e13 else { return "" }
     let (year, month, day) = Wording.civilDate(
       daysSinceEpoch: Int((seconds / 86_400).rounded(.down)))
-    func padded(_ value: Int, _ width: Int) -> String {
-      let digits = String(value)
-      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    // Byte-wise over the pattern (its letters are ASCII; other bytes pass through), each
+    // field written as zero-padded digits: this runs once per incident a query words.
+    var result: [UInt8] = []
+    result.reserveCapacity(16)
+    func put(_ value: Int, width: Int) {
+      var digits: [UInt8] = []
+      var rest = abs(value)
+      repeat {
+        digits.append(UInt8(ascii: "0") &+ UInt8(rest % 10))
+        rest /= 10
+      } while rest > 0
+      if value < 0 { result.append(UInt8(ascii: "-")) }
+      for _ in digits.count..<max(width, digits.count) { result.append(UInt8(ascii: "0")) }
+      result.append(contentsOf: digits.reversed())
     }
-    var result = ""
-    var rest = Substring(catalog.datePattern)
-    while !rest.isEmpty {
-      if rest.hasPrefix("yyyy") {
-        result += padded(year, 4)
-        rest = rest.dropFirst(4)
-      } else if rest.hasPrefix("MM") {
-        result += padded(month, 2)
-        rest = rest.dropFirst(2)
-      } else if rest.hasPrefix("dd") {
-        result += padded(day, 2)
-        rest = rest.dropFirst(2)
-      } else {
-        result.append(rest.removeFirst())
+    var pattern = catalog.datePattern
+    pattern.withUTF8 { bytes in
+      func matches(_ letter: UInt8, _ count: Int, at index: Int) -> Bool {
+        index + count <= bytes.count && bytes[index..<(index + count)].allSatisfy { $0 == letter }
+      }
+      var index = 0
+      while index < bytes.count {
+        if matches(UInt8(ascii: "y"), 4, at: index) {
+          put(year, width: 4)
+          index += 4
+        } else if matches(UInt8(ascii: "M"), 2, at: index) {
+          put(month, width: 2)
+          index += 2
+        } else if matches(UInt8(ascii: "d"), 2, at: index) {
+          put(day, width: 2)
+          index += 2
+        } else {
+          result.append(bytes[index])
+          index += 1
+        }
       }
     }
-    return result
+    return String(decoding: result, as: UTF8.self)
   }
 
   /// Year, month, day of the proleptic Gregorian calendar for days since 1970-01-01
@@ -284,7 +301,7 @@ private struct Wording {
   }
 
   /// The template `key` with its placeholders replaced; empty when the file lacks the key.
-  func fill(_ key: String, _ values: [String: String]) -> String {
+  func fill(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
     fill(template: catalog.text(key) ?? "", values)
   }
 
@@ -292,7 +309,9 @@ private struct Wording {
   /// named "{area}" stays as it is), then drops the spaces an empty value leaves.
   ///
   /// Byte-wise: braces and spaces are ASCII, so UTF-8 text passes through unchanged.
-  func fill(template: String, _ values: [String: String]) -> String {
+  /// The values are pairs, not a dictionary: a template has a few placeholders, and a
+  /// dictionary built per phrase was a tenth of the wording.
+  func fill(template: String, _ values: KeyValuePairs<String, String>) -> String {
     var result: [UInt8] = []
     result.reserveCapacity(template.utf8.count + 64)
     var template = template
@@ -307,8 +326,10 @@ private struct Wording {
           index += 1
           continue
         }
-        let name = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
-        if let value = values[name] { result.append(contentsOf: value.utf8) }
+        let name = bytes[(index + 1)..<close]
+        if let value = values.first(where: { $0.key.utf8.elementsEqual(name) })?.value {
+          result.append(contentsOf: value.utf8)
+        }
         index = close + 1
       }
     }
