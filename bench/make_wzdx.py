@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes a WZDx 4.2 WorkZoneFeed of COUNT work zones for the load benchmark.
+"""Writes a WZDx 4.2 WorkZoneFeed of COUNT work zones for the load and scale benchmarks.
 
-The work zones are spread uniformly (seeded) over a box of 1 x 1 degree around Berlin
-(52.0-53.0 N, 12.9-13.9 E): about 13 per square kilometre, so that a 1 km circle holds some
-40 of them, as a city's feed does. Each is a 150-300 m line of three points, active from a day
-ago for a year, with a road name, a description and a vehicle impact.
+The work zones are spread uniformly (seeded) over a box, BOX:
+  berlin   (default) 1 x 1 degree around Berlin (52.0-53.0 N, 12.9-13.9 E); 100,000 of them
+           are about 13 per square kilometre, some 40 in a 1 km circle, as a city's feed.
+  germany  Germany's bounding box (47.3-55.0 N, 5.9-15.0 E), issue 15's region: 1,000,000
+           of them are about 1.8 per square kilometre, some 7 in a 1 km circle.
+Each is a 150-300 m line of three points, active from a day ago for a year, with a road name,
+a description and a vehicle impact.
 
-Usage: make_wzdx.py COUNT OUTPUT.geojson [SEED]
+Usage: make_wzdx.py COUNT OUTPUT.geojson [SEED [BOX]]
 """
 import json
 import math
@@ -14,16 +17,18 @@ import random
 import sys
 from datetime import datetime, timedelta, timezone
 
-SOUTH, NORTH, WEST, EAST = 52.0, 53.0, 12.9, 13.9
+# south, north, west, east
+BOXES = {"berlin": (52.0, 53.0, 12.9, 13.9), "germany": (47.3, 55.0, 5.9, 15.0)}
 IMPACTS = ["some-lanes-closed", "all-lanes-open", "alternating-one-way", "all-lanes-closed"]
 DIRECTIONS = ["northbound", "southbound", "eastbound", "westbound"]
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) not in (3, 4, 5) or (len(sys.argv) == 5 and sys.argv[4] not in BOXES):
         sys.exit(__doc__)
     count, output = int(sys.argv[1]), sys.argv[2]
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) == 4 else 42)
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) >= 4 else 42)
+    south, north, west, east = BOXES[sys.argv[4] if len(sys.argv) == 5 else "berlin"]
     now = datetime.now(timezone.utc).replace(microsecond=0)
     stamp = lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")
     source = "bench-wzdx"
@@ -39,8 +44,8 @@ def main():
         })[:-1])
         out.write(', "features": [\n')
         for i in range(count):
-            lat = rng.uniform(SOUTH, NORTH)
-            lng = rng.uniform(WEST, EAST)
+            lat = rng.uniform(south, north)
+            lng = rng.uniform(west, east)
             bearing = rng.uniform(0, 2 * math.pi)
             step = rng.uniform(75, 150)  # metres per leg, two legs
             dlat = step * math.cos(bearing) / 111_200

@@ -2,8 +2,8 @@
 # Builds traffic-bench in release mode, runs it and the same workload on Python rtree
 # (libspatialindex), and prints the figures side by side with flatbush's published ones.
 # `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark)
-# and bench/scale.sh, bench/scale_postgres.sh and bench/scale_flow.sh (the region-size
-# benchmarks).
+# and `traffic-bench --scale` (bench/scale.sh, bench/scale_postgres.sh and
+# bench/scale_flow.sh: the region-size benchmarks).
 # Pass --quick for a fast smoke run (small sizes, no load benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,17 +76,11 @@ if [[ -z "$quick" ]]; then
   bench/publish.sh
 fi
 
-# The region-size benchmark: a million work zones imported, served, pushed to and queried.
+# The region-size benchmarks (`traffic-bench --scale`): a million work zones imported,
+# served, pushed to and queried, on SQLite (bench/scale.sh) and on two PostgreSQL nodes
+# (bench/scale_postgres.sh); then 2.16M road segments tiled from the real OSM extract, 1.35M
+# probes imported, served, flow queried after new probes and routes (bench/scale_flow.sh).
 if [[ -z "$quick" ]]; then
-  echo "== scale (bench/scale.sh)" >&2
-  bench/scale.sh
-  echo "== scale postgres (bench/scale_postgres.sh)" >&2
-  bench/scale_postgres.sh
-fi
-
-# The region-size benchmark, flow side: 2.16M road segments tiled from the real OSM extract,
-# 1.35M probes imported, served, and flow queried after new probes.
-if [[ -z "$quick" ]]; then
-  echo "== scale flow (bench/scale_flow.sh)" >&2
-  bench/scale_flow.sh
+  echo "== scale (traffic-bench --scale)" >&2
+  "$bin" --scale
 fi

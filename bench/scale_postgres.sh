@@ -47,7 +47,7 @@ echo "== scale postgres: a PostgreSQL cluster on port $pg_port" >&2
 url="postgresql://traffic@127.0.0.1:$pg_port/traffic"
 
 echo "== scale postgres: writing $count work zones and the push documents" >&2
-"$python" bench/make_wzdx.py "$count" "$work/zones.geojson"
+"$python" bench/make_wzdx.py "$count" "$work/zones.geojson" 42 germany
 "$python" "$tools" docs "$work/zones.geojson" "$work" 30 1000 push1000 1
 
 echo "== scale postgres: traffic import --postgres" >&2

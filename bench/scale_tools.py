@@ -9,14 +9,15 @@
       Runs COMMAND and prints {"seconds": wall time, "peak_rss_kb": its peak resident set}.
   scale_tools.py follow PORT_A PORT_B OUTDIR PREFIX COUNT
       Pushes OUTDIR/PREFIX-0 ... PREFIX-(COUNT-1) (written by `docs`) to the server on
-      PORT_A, one every 0.5 s, and after each polls the server on PORT_B (another node on
-      the same database) until a query around the document's first work zone shows its
-      change; prints the p50, p90 and max seconds from sending until A answered and until
-      the change was visible on B.
-  scale_tools.py latency PORT COUNT SEED [RADIUS]
-      Sends COUNT distinct circle queries of RADIUS meters (default 1000, issue 15's) (/v7/incidents) at random over make_wzdx's
-      box, one after another on one keep-alive connection, and prints the latencies' p50,
-      p90, p99 and max in milliseconds.
+      PORT_A, one every 0.5 s, and after each polls the server on PORT_B (the same server,
+      or another node on the same database) until a query around the document's first
+      work zone shows its change; prints the p50, p90 and max seconds from sending until A
+      answered and until the change was visible on B.
+  scale_tools.py latency PORT COUNT SEED [RADIUS [BOX]]
+      Sends COUNT distinct circle queries (/v7/incidents) of RADIUS meters (default 1000,
+      issue 15's 1 km) at random over one of make_wzdx's boxes (default berlin), one after
+      another on one keep-alive connection, and prints the latencies' p50, p90, p99 and max
+      in milliseconds and the mean number of incidents answered.
   scale_tools.py routes PORT COUNT SEED [local|region]
       Sends COUNT GET /v8/routes between road points of the server's network, 5 to 15 km
       apart (local, the default) or anywhere in its bounds (region), one after another on
@@ -33,7 +34,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 
-SOUTH, NORTH, WEST, EAST = 52.0, 53.0, 12.9, 13.9  # as bench/make_wzdx.py
+from make_wzdx import BOXES
 
 
 def docs(zones, outdir, count, size, prefix, seed):
@@ -96,27 +97,31 @@ def follow(port_a, port_b, outdir, prefix, count):
         return {"p50_s": round(times[len(times) // 2], 3),
                 "p90_s": round(times[int(len(times) * 0.9)], 3), "max_s": round(times[-1], 3)}
     print(json.dumps({"pushes": count, "answered": summary(answered),
-                      "visible_on_other_node": summary(visible)}))
+                      "visible": summary(visible)}))
 
 
-def latency(port, count, seed, radius=1000):
+def latency(port, count, seed, radius=1000, box="berlin"):
     rng = random.Random(seed)
+    south, north, west, east = BOXES[box]
     connection = http.client.HTTPConnection("127.0.0.1", port)
-    times = []
+    times, answered = [], 0
     for _ in range(count):
-        lat, lng = rng.uniform(SOUTH, NORTH), rng.uniform(WEST, EAST)
+        lat, lng = rng.uniform(south, north), rng.uniform(west, east)
         path = f"/v7/incidents?in=circle:{lat:.5f},{lng:.5f};r={radius}"
         start = time.perf_counter()
         connection.request("GET", path)
         response = connection.getresponse()
-        response.read()
+        body = response.read()
         times.append((time.perf_counter() - start) * 1000)
         if response.status != 200:
             sys.exit(f"{path}: HTTP {response.status}")
+        answered += len(json.loads(body)["results"])
     times.sort()
     pick = lambda q: round(times[min(len(times) - 1, int(len(times) * q))], 2)
-    print(json.dumps({"queries": count, "p50_ms": pick(0.5), "p90_ms": pick(0.9),
-                      "p99_ms": pick(0.99), "max_ms": round(times[-1], 1)}))
+    print(json.dumps({"box": box, "radius_m": radius, "queries": count,
+                      "mean_results": round(answered / count, 1), "p50_ms": pick(0.5),
+                      "p90_ms": pick(0.9), "p99_ms": pick(0.99),
+                      "max_ms": round(times[-1], 1)}))
 
 
 def routes(port, count, seed, spread="local"):
@@ -192,8 +197,8 @@ def main():
         sys.exit(run(args))
     elif command == "follow" and len(args) == 5:
         follow(int(args[0]), int(args[1]), args[2], args[3], int(args[4]))
-    elif command == "latency" and len(args) in (3, 4):
-        latency(int(args[0]), int(args[1]), int(args[2]), *(int(a) for a in args[3:]))
+    elif command == "latency" and len(args) in (3, 4, 5) and args[4:5] in ([], ["berlin"], ["germany"]):
+        latency(int(args[0]), int(args[1]), int(args[2]), *(int(a) for a in args[3:4]), *args[4:])
     elif command == "routes" and len(args) in (3, 4) and args[3:] in ([], ["local"], ["region"]):
         routes(int(args[0]), int(args[1]), int(args[2]), *args[3:])
     else:

@@ -1,18 +1,42 @@
 // traffic-bench: R-tree, geodesy, incident engine, feed, store, flow and map benchmarks.
 // Prints one JSON line per measurement, then an aligned table (unless --json-only); notes
 // and failures go to standard error. --quick runs small sizes for smoke tests; --only=GROUP
-// runs one group (geo, incidents, feeds, stores, flow, typical, map).
+// runs one group (geo, incidents, feeds, stores, flow, typical, map); --scale runs the
+// region-size benchmarks instead (bench/scale*.sh on the release `traffic`, from the
+// project's root; see RegionBenchmarks.swift).
 import Codec
 import Foundation
 
 let groups = ["geo", "incidents", "feeds", "stores", "flow", "typical", "map"]
 let arguments = Set(CommandLine.arguments.dropFirst())
-let known = Set(["--quick", "--json-only", "--help"] + groups.map { "--only=\($0)" })
+let known = Set(
+  ["--quick", "--json-only", "--help", "--scale"] + groups.map { "--only=\($0)" })
 if !arguments.isSubset(of: known) || arguments.contains("--help") {
   let unknown = arguments.subtracting(known).sorted().joined(separator: " ")
   if !unknown.isEmpty { FileHandle.standardError.write(Data("unknown option: \(unknown)\n".utf8)) }
-  print("usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]")
-  exit(arguments.contains("--help") ? 0 : 2)
+  print(
+    "usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]\n"
+      + "       traffic-bench --scale   (the region-size benchmarks, from the project's root)")
+  exit(arguments.contains("--help") ? 0 : 64)
+}
+if arguments.contains("--scale") {
+  if arguments.count > 1 {
+    FileHandle.standardError.write(Data("--scale takes no other option\n".utf8))
+    exit(64)
+  }
+  do {
+    let failed = try RegionBenchmarks.run { note in
+      FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+    }
+    if !failed.isEmpty {
+      FileHandle.standardError.write(Data((failed.joined(separator: "\n") + "\n").utf8))
+      exit(1)
+    }
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(64)
+  }
 }
 let only = Set(arguments.compactMap { $0.hasPrefix("--only=") ? String($0.dropFirst(7)) : nil })
 /// Whether the group runs (all do unless --only names some).
