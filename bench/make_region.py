@@ -17,15 +17,19 @@ protobuf is encoded by hand. Each copy's blocks differ from the first copy's onl
 first id and coordinates and in way ids, so they are encoded from precomputed templates.
 
 Probes are vehicles driving along randomly chosen motor roads of random copies, one
-position every ~10 s at a speed of 5-30 m/s, up to 20 per vehicle, all within the 10
-minutes before --now. A later batch of fresh probes can be written with --probes-only,
+position every ~10 s, up to 20 per vehicle, all within the 10 minutes before --now. A
+vehicle drives at 50-100 % of its road's speed limit (the way's numeric `maxspeed`, else the
+road class's general limit, as the importer's defaults), drawn per vehicle: traffic from
+congested to free-flowing, as real roads have it. `--probe-speeds uniform` draws 5-30 m/s
+whatever the road instead (the benchmark's probes until 2026-12-04). A later batch of fresh probes can be written with --probes-only,
 another --seed and --now (vehicle ids include the seed, so batches never share vehicles).
 
 Usage:
   make_region.py OSM.osm.bz2 [--copies N] --pbf OUT.osm.pbf
-                 [--probes OUT.csv [--probe-count M] [--seed S] [--now UNIX_SECONDS]]
+                 [--probes OUT.csv [--probe-count M] [--seed S] [--now UNIX_SECONDS]
+                 [--probe-speeds road|uniform]]
   make_region.py OSM.osm.bz2 [--copies N] --probes-only --probes OUT.csv
-                 [--probe-count M] [--seed S] [--now UNIX_SECONDS]
+                 [--probe-count M] [--seed S] [--now UNIX_SECONDS] [--probe-speeds road|uniform]
 
 Prints one summary line on stderr. Exit status 64 for bad arguments or an unreadable input.
 """
@@ -54,7 +58,15 @@ EARTH_RADIUS_M = 6371008.8
 PROBE_INTERVAL_S = (8, 12)  # seconds of travel between a vehicle's probes
 PROBES_PER_VEHICLE = 20
 PROBE_WINDOW_S = 600  # every probe lies in the 10 minutes before --now
-SPEED_RANGE_MS = (5.0, 30.0)
+SPEED_RANGE_MS = (5.0, 30.0)  # --probe-speeds uniform
+SHARE_OF_LIMIT = (0.5, 1.0)  # --probe-speeds road: a vehicle's speed over its road's limit
+# The general limits (km/h) of the importer's road classes, for ways without `maxspeed`.
+CLASS_LIMIT_KMH = {
+    "motorway": 120, "trunk": 100, "primary": 80, "secondary": 80, "tertiary": 80,
+    "motorway_link": 80, "trunk_link": 80, "primary_link": 80, "secondary_link": 80,
+    "tertiary_link": 80, "unclassified": 50, "residential": 50, "road": 50,
+    "living_street": 20,
+}
 # Ways a car drives on (the importer's road classes, less service roads, tracks and the like).
 MOTOR_ROADS = {
     "motorway", "motorway_link", "trunk", "trunk_link", "primary", "primary_link",
@@ -446,7 +458,20 @@ def drive(points, speed, intervals):
         yield lat0 + f * (lat1 - lat0), lon0 + f * (lon1 - lon0), heading
 
 
-def vehicle_rows(vehicle, routes, grid, rng, now):
+def road_limit_ms(tags):
+    """The speed limit of a way, m/s: its numeric `maxspeed` (km/h, or "NN mph"), else its
+    class's general limit."""
+    tags = dict(tags)
+    text = tags.get("maxspeed", "").strip()
+    try:
+        if text.endswith("mph"):
+            return float(text[:-3]) * 1.609344 / 3.6
+        return float(text) / 3.6
+    except ValueError:
+        return CLASS_LIMIT_KMH.get(tags.get("highway"), 50) / 3.6
+
+
+def vehicle_rows(vehicle, routes, grid, rng, now, speeds="road"):
     """The CSV rows of one vehicle on a random motor road of a random copy."""
     points, tags = rng.choice(routes)
     if driving_direction(tags, rng) < 0:
@@ -454,7 +479,10 @@ def vehicle_rows(vehicle, routes, grid, rng, now):
     dlat, dlon, _ = grid.shift(rng.randrange(grid.copies))
     dlat, dlon = dlat / COORDINATE_SCALE, dlon / COORDINATE_SCALE
     points = [(lat + dlat, lon + dlon) for lat, lon in points]
-    speed = rng.uniform(*SPEED_RANGE_MS)
+    if speeds == "uniform":
+        speed = rng.uniform(*SPEED_RANGE_MS)
+    else:
+        speed = road_limit_ms(tags) * rng.uniform(*SHARE_OF_LIMIT)
     intervals = [rng.randint(*PROBE_INTERVAL_S) for _ in range(PROBES_PER_VEHICLE - 1)]
     longest = (PROBES_PER_VEHICLE - 1) * PROBE_INTERVAL_S[1]
     t = now - (PROBE_WINDOW_S - 1) + rng.randint(0, PROBE_WINDOW_S - 1 - longest)
@@ -465,7 +493,7 @@ def vehicle_rows(vehicle, routes, grid, rng, now):
         yield f"{vehicle},{when},{lat:.6f},{lon:.6f},{speed:.2f},{heading:.1f}\n"
 
 
-def write_probes(path, count, routes, grid, seed, now):
+def write_probes(path, count, routes, grid, seed, now, speeds="road"):
     """Writes exactly count probe rows; returns count."""
     rng = random.Random(seed)
     written = vehicle = 0
@@ -473,7 +501,7 @@ def write_probes(path, count, routes, grid, seed, now):
         out.write("id,time,lat,lng,speed,heading\n")
         while written < count:
             vehicle += 1
-            rows = list(vehicle_rows(f"v{seed}-{vehicle}", routes, grid, rng, now))
+            rows = list(vehicle_rows(f"v{seed}-{vehicle}", routes, grid, rng, now, speeds))
             rows = rows[:count - written]
             out.writelines(rows)
             written += len(rows)
@@ -502,6 +530,8 @@ def parse_arguments(argv):
     parser.add_argument("--seed", type=int, default=1, help="random seed of the probes (1)")
     parser.add_argument("--now", type=int, default=None,
                         help="Unix seconds the probes end by (default: the current time)")
+    parser.add_argument("--probe-speeds", choices=("road", "uniform"), default="road",
+                        help="road: 50-100 %% of the road's limit (default); uniform: 5-30 m/s")
     parser.add_argument("--probes-only", action="store_true",
                         help="write only the probes, not the PBF")
     args = parser.parse_args(argv)
@@ -535,7 +565,7 @@ def main(argv):
             nodes, ways = len(extract.nodes) * grid.copies, len(extract.ways) * grid.copies
         if args.probes:
             probes = write_probes(args.probes, args.probe_count, routes, grid, args.seed,
-                                  args.now)
+                                  args.now, args.probe_speeds)
     except UsageError as error:
         print(f"make_region.py: {error}", file=sys.stderr)
         return EX_USAGE
