@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 /// Words an incident's `description` and `summary` in a language, from its structured
@@ -244,8 +245,7 @@ private struct Wording {
     let offset = details.timeZone?.secondsFromGMT(for: date) ?? 0
     let seconds = (date.timeIntervalSince1970 + Double(offset)).rounded(.down)
     guard seconds.isFinite, abs(seconds) < 1e13 else { return "" }
-    let (year, month, day) = Wording.civilDate(
-      daysSinceEpoch: Int((seconds / 86_400).rounded(.down)))
+    let (year, month, day) = RFC3339.civil(fromDays: Int((seconds / 86_400).rounded(.down)))
     // Byte-wise over the pattern (its letters are ASCII; other bytes pass through), each
     // field written as zero-padded digits: this runs once per incident a query words.
     var result: [UInt8] = []
@@ -284,20 +284,6 @@ private struct Wording {
       }
     }
     return String(decoding: result, as: UTF8.self)
-  }
-
-  /// Year, month, day of the proleptic Gregorian calendar for days since 1970-01-01
-  /// (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", civil_from_days).
-  static func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
-    let z = daysSinceEpoch + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let shiftedMonth = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-    let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 
   /// The template `key` with its placeholders replaced; empty when the file lacks the key.
