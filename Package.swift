@@ -72,7 +72,7 @@ let package = Package(
       ]),
     .executableTarget(
       name: "traffic-fuzz",
-      dependencies: ["Geo", "Codec", "Traffic", "TrafficFeeds", "TrafficServer"]),
+      dependencies: ["Geo", "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficServer"]),
     .executableTarget(
       name: "find-traffic", dependencies: ["Traffic"], path: "Examples/FindTraffic"),
     .executableTarget(

@@ -6,6 +6,7 @@ import Codec
 // as arguments) through the same entry point; `make test` replays every seed that way.
 import Foundation
 import Geo
+import Roads
 import Traffic
 import TrafficFeeds
 import TrafficServer
@@ -43,7 +44,62 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
       if status >= 500 { fatalError("\(path)\(query) answered \(status)") }
     }
   }
+  // HERE Routing v8 queries on a small grid of streets: any query must get a 2xx or 4xx.
+  // Each input is tried alone and after a valid origin and destination, so that the
+  // options (`via`, `departureTime`, `alternatives`, `return`, `spans`...) reach a search.
+  targets["v8-query"] = { data in
+    guard let server = fuzzRoutingServer else { return }
+    let query = String(decoding: data, as: UTF8.self)
+    for prefix in [
+      "/v8/routes?",
+      "/v8/routes?transportMode=car&origin=52.5201,13.4002&destination=52.5238,13.4037&",
+    ] {
+      let status = server.handle(HTTPRequest(target: prefix + query)).status
+      if status >= 500 { fatalError("\(prefix)\(query) answered \(status)") }
+    }
+  }
+  // Bodies of the POST forms of the queries (v7's JSON parameters, traffic along a route):
+  // any body must get a 2xx or 4xx.
+  targets["post-body"] = { data in
+    guard let server = fuzzRoutingServer else { return }
+    for path in ["/v7/incidents", "/v7/flow", "/v1/route/traffic"] {
+      let request = HTTPRequest(
+        method: "POST", target: path, headers: ["Content-Type": "application/json"], body: data)
+      let status = server.handle(request).status
+      if status >= 500 { fatalError("POST \(path) answered \(status)") }
+    }
+  }
   return targets
+}()
+
+/// A server on a 5 × 5 grid of streets about 110 m apart in Berlin (one of them one-way), so
+/// that route and flow requests reach the search and the flow tables.
+let fuzzRoutingServer: TrafficServer? = {
+  var xml = "<osm version=\"0.6\">"
+  for row in 0..<5 {
+    for column in 0..<5 {
+      let id = row * 5 + column + 1
+      xml += "<node id=\"\(id)\" lat=\"\(52.52 + Double(row) * 0.001)\" "
+      xml += "lon=\"\(13.40 + Double(column) * 0.001)\"/>"
+    }
+  }
+  var way = 100
+  func street(_ nodes: [Int], oneway: Bool) {
+    way += 1
+    xml += "<way id=\"\(way)\">" + nodes.map { "<nd ref=\"\($0)\"/>" }.joined()
+    xml += "<tag k=\"highway\" v=\"residential\"/><tag k=\"maxspeed\" v=\"50\"/>"
+    if oneway { xml += "<tag k=\"oneway\" v=\"yes\"/>" }
+    xml += "</way>"
+  }
+  for line in 0..<5 {
+    street((0..<5).map { line * 5 + $0 + 1 }, oneway: line == 2)
+    street((0..<5).map { $0 * 5 + line + 1 }, oneway: false)
+  }
+  xml += "</osm>"
+  guard let network = try? OSMImporter.importNetwork(xml: Data(xml.utf8)),
+    let engine = try? TrafficEngine(store: InMemoryTrafficStore(), network: network)
+  else { return nil }
+  return try? TrafficServer(engine: engine, configuration: ServerConfiguration(accessLog: .none))
 }()
 
 /// Whatever a decoder made of the input is published as DATEX II and WZDx, and each
