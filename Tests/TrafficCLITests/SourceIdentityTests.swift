@@ -136,6 +136,33 @@ import TrafficTestSupport
     #expect(named["source"]?.string == "viz-push")
   }
 
+  @Test func aSecondSourcesNewerClosureShowsAtOnce() async throws {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    _ = try Self.push(
+      server,
+      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
+    // B reports the same work zone an hour later, closed: a road closure where A said lane
+    // restriction, and the newer report.
+    let second = try Self.push(
+      server,
+      Self.document(
+        publisher: "B", id: "b-7", impact: "all-lanes-closed", updated: "2026-11-01T09:00:00Z"))
+    #expect(second["merged"]?.int == 1)
+    #expect(engine.incidentCount == 1)
+    let incident = try await engine.lookupIncident(with: "b-7")
+    #expect(incident.originalId == "wz-1")
+    #expect(incident.isRoadClosed)
+    #expect(incident.sources.map(\.feed) == ["wzdx:A", "wzdx:B"])
+    // A repeating its older report leaves the closure standing.
+    let again = try Self.push(
+      server,
+      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
+    #expect(again["unchanged"]?.int == 1)
+    #expect(try await engine.lookupIncident(with: "wz-1").isRoadClosed)
+  }
+
   @Test func theCommandLineNamesSources() throws {
     let feed = try FeedPoller.Feed.parse("viz=wzdx:https://example.org/wzdx.geojson@30")
     #expect(feed.name == "viz" && feed.isNamed)

@@ -181,11 +181,14 @@ struct IngestPass {
     report.updated += 1
   }
 
-  /// A report joining an incident another feed reported: the incident keeps its content
-  /// (the report confirms it) and gains the feed in its sources, each entry with its digest.
+  /// A report joining an incident another feed reported: the incident gains the feed in its
+  /// sources, each entry with its digest. A report newer than the content (by entry time,
+  /// both known) becomes the content — the newest report decides the closure, impact and
+  /// end time users act on —; otherwise the incident keeps its content (the report confirms
+  /// it, or is older).
   private mutating func merge(_ incoming: TrafficIncident, into host: TrafficIncident) {
-    var next = host.reidentified(
-      id: nextVersionId(of: host.originalId), originalId: host.originalId)
+    let id = nextVersionId(of: host.originalId)
+    var next = host.reidentified(id: id, originalId: host.originalId)
     // A lone report is the content: record it before another joins (unless the incident
     // waits for that feed's next report, after the feed that supplied the content left).
     if next.sources.count == 1, next.sources[0].reportDigest == nil,
@@ -198,6 +201,13 @@ struct IngestPass {
       TrafficIncidentSource(
         feed: feed, id: incoming.originalId, reportDigest: incoming.contentDigest,
         reportEntryTime: incoming.entryTime))
+    if let incomingTime = incoming.entryTime, let contentTime = host.entryTime,
+      incomingTime > contentTime
+    {
+      let sources = next.sources
+      next = incoming.reidentified(id: id, originalId: host.originalId)
+      next.sources = sources
+    }
     seen.insert(host.originalId)
     mergedHere[incoming.originalId] = host.originalId
     stage(next)

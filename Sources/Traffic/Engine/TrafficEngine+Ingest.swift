@@ -20,7 +20,7 @@ public struct IngestReport: Hashable, Sendable {
 }
 
 extension TrafficEngine {
-  /// Distance within which reports of the same type and time from different feeds are taken
+  /// Distance within which reports of the same kind (``isSameKind(_:_:)``) and time from different feeds are taken
   /// to be the same event, meters.
   static let duplicateDistanceInMeters = 50.0
 
@@ -29,10 +29,14 @@ extension TrafficEngine {
   /// - An incident whose `originalId` is known gets a new version (a new `id`) when its
   ///   content changed, and nothing when it did not: importing the same document twice
   ///   changes nothing. A version whose entry time is older than the held one's is ignored.
-  /// - An incident of a new id that matches one reported by another feed (same type, time
-  ///   intervals overlapping, geometry within 50 m, not ended) is merged into it: the
-  ///   existing incident gains this feed in `sources`, keeps its `originalId` and content,
-  ///   and each source entry records a digest of its feed's report.
+  /// - An incident of a new id that matches one reported by another feed (the same kind of
+  ///   event, time intervals overlapping, geometry within 50 m, not ended) is merged into it:
+  ///   the existing incident gains this feed in `sources` and keeps its `originalId`, each
+  ///   source entry records a digest of its feed's report, and the content is the newer of
+  ///   the two reports by entry time (the held one when either time is unknown). The same
+  ///   kind: the same type, or both roadworks (`construction`, `laneRestriction`,
+  ///   `roadClosure`: feeds such as WZDx and DATEX II type a work zone by its impact, so a
+  ///   source that reports it closed says `roadClosure` where another said `construction`).
   /// - A later report of a merged incident is compared with what its own feed said last:
   ///   unchanged, it writes nothing; changed, it is `updated`: the feed's source entry
   ///   records it and, unless the incident's content is more recent by entry time, it
@@ -111,7 +115,7 @@ extension TrafficEngine {
     else { return nil }
     for position in snapshot.positions(meeting: reach) {
       let candidate = snapshot.incidents[position]
-      guard candidate.type == incoming.type,
+      guard isSameKind(candidate.type, incoming.type),
         !candidate.sources.isEmpty,
         !candidate.sources.contains(where: { $0.feed == feed }),
         isInEffect(candidate, at: now) || !isInEffect(incoming, at: now),
@@ -120,6 +124,17 @@ extension TrafficEngine {
       return candidate
     }
     return nil
+  }
+
+  /// The types a work zone is reported as, by its impact.
+  static let roadworkTypes: Set<TrafficIncidentType> = [
+    .construction, .laneRestriction, .roadClosure,
+  ]
+
+  /// Whether reports of types `a` and `b` can be of the same event: the same type, or both
+  /// roadworks.
+  static func isSameKind(_ a: TrafficIncidentType, _ b: TrafficIncidentType) -> Bool {
+    a == b || (roadworkTypes.contains(a) && roadworkTypes.contains(b))
   }
 
   /// Whether the incident has not ended by `now` (it may not have begun).

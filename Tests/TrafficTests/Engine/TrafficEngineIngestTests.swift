@@ -199,6 +199,61 @@ import Testing
     #expect(try await engine.lookupIncident(with: "a1").id == merged.id)
   }
 
+  @Test func aNewerReportDecidesWhenItJoins() async throws {
+    // B reports A's accident later, and worse and longer: its report is the content at once.
+    var later = try b7(impact: .critical, entryTime: F.now - 60)
+    later = try later.updated(
+      id: later.id, startTime: later.startTime, endTime: F.now + 48 * F.hour)
+    let engine = try mergedEngine(a: a1(entryTime: F.now - 600), b: later)
+    let merged = try await engine.lookupIncident(with: "a1")
+    #expect(merged.originalId == "a1")
+    #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
+    #expect(merged.impact == .critical)
+    #expect(merged.endTime == F.now + 48 * F.hour)
+    #expect(merged.entryTime == F.now - 60)
+    #expect(merged.location == later.location)
+    // A repeating its older, unchanged report does not take the content back.
+    #expect(
+      try engine.ingest([a1(entryTime: F.now - 600)], from: "feed-a", isFullRefresh: true)
+        == counts(unchanged: 1))
+    #expect(try await engine.lookupIncident(with: "a1").impact == .critical)
+  }
+
+  @Test func anOlderOrUntimedReportJoinsWithoutChangingTheContent() async throws {
+    for (a, b) in [
+      (try a1(entryTime: F.now - 60), try b7(impact: .critical, entryTime: F.now - 600)),
+      (try a1(entryTime: F.now - 60), try b7(impact: .critical)),
+      (try a1(), try b7(impact: .critical, entryTime: F.now - 60)),
+    ] {
+      let engine = try mergedEngine(a: a, b: b)
+      let merged = try await engine.lookupIncident(with: "a1")
+      #expect(merged.impact == .major)
+      #expect(merged.location == a.location)
+      #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
+    }
+  }
+
+  @Test func aWorkZoneClosedByASecondSourceIsOneClosedIncident() async throws {
+    let engine = try F.engine([])
+    var works = try F.incident("wz-a", [(52.5, 13.4), (52.501, 13.4)], type: .construction)
+    works.entryTime = F.now - 3_600
+    #expect(try engine.ingest([works], from: "feed-a", isFullRefresh: true) == counts(added: 1))
+    var closure = try F.incident(
+      "wz-b", [(52.5, 13.4), (52.501, 13.4)], type: .roadClosure, impact: .critical)
+    closure.isRoadClosed = true
+    closure.entryTime = F.now - 60
+    #expect(try engine.ingest([closure], from: "feed-b", isFullRefresh: true) == counts(merged: 1))
+    #expect(engine.incidentCount == 1)
+    let merged = try await engine.lookupIncident(with: "wz-b")
+    #expect(merged.originalId == "wz-a")
+    #expect(merged.isRoadClosed)
+    #expect(merged.type == .roadClosure)
+    #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
+    // An accident at the same place stays an incident of its own.
+    let accident = try F.incident("acc", [(52.5, 13.4), (52.501, 13.4)])
+    #expect(try engine.ingest([accident], from: "feed-c", isFullRefresh: true) == counts(added: 1))
+  }
+
   @Test func eachFeedsLatestChangeWinsWithoutFlipFlopping() async throws {
     let engine = try mergedEngine()
     #expect(
