@@ -20,8 +20,8 @@ public struct IngestReport: Hashable, Sendable {
 }
 
 extension TrafficEngine {
-  /// Distance within which reports of the same kind (``isSameKind(_:_:)``) and time from different feeds are taken
-  /// to be the same event, meters.
+  /// Distance within which reports of the same kind (``isSameKind(_:_:)``) and time from
+  /// different feeds are taken to be the same event, meters.
   static let duplicateDistanceInMeters = 50.0
 
   /// Ingests the incidents of one feed document as one atomic batch.
