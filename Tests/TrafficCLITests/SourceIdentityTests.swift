@@ -163,6 +163,41 @@ import TrafficTestSupport
     #expect(try await engine.lookupIncident(with: "wz-1").isRoadClosed)
   }
 
+  @Test func aPushListsEachRecordWhenAsked() throws {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    let server = try TrafficServer(
+      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    _ = try Self.push(
+      server,
+      Self.document(
+        publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z",
+        alsoOpen: ["wz-2"]))
+    let answer = try Self.push(
+      server,
+      Self.document(
+        publisher: "B", id: "b-7", impact: "all-lanes-closed", updated: "2026-11-01T09:00:00Z",
+        alsoOpen: ["b-8"]),
+      query: "?records=true")
+    let records = try #require(answer["records"]?.array)
+    #expect(
+      records.map { [$0["id"]?.string, $0["outcome"]?.string, $0["incident"]?.string] } == [
+        ["b-7", "merged", "wz-1"], ["b-8", "merged", "wz-2"],
+      ])
+    // Without the parameter no list; a bad value is named.
+    let plain = try Self.push(
+      server,
+      Self.document(publisher: "C", impact: "all-lanes-open", updated: "2026-11-01T09:00:00Z"))
+    #expect(plain["records"]?.array == nil)
+    #expect(plain["merged"]?.int == 1)
+    let bad = server.handle(
+      HTTPRequest(
+        method: "POST", target: "/v1/feeds/wzdx?records=yes",
+        body: Self.document(
+          publisher: "C", impact: "all-lanes-open", updated: "2026-11-01T09:00:00Z")))
+    #expect(bad.status == 400)
+    #expect(bad.bodyText.contains("records"))
+  }
+
   @Test func theCommandLineNamesSources() throws {
     let feed = try FeedPoller.Feed.parse("viz=wzdx:https://example.org/wzdx.geojson@30")
     #expect(feed.name == "viz" && feed.isNamed)

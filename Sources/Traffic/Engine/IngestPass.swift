@@ -17,8 +17,10 @@ struct IngestPass {
   let now: Date
   /// The incidents held before the document.
   let snapshot: IncidentIndex
-  /// The counts so far.
+  /// The counts so far (and, when `recordsEach`, the outcome of each record).
   private(set) var report = IngestReport()
+  /// Whether `report.records` lists each record's outcome.
+  let recordsEach: Bool
 
   /// The new versions by original id, and the order they were first staged in.
   private var upserts: [String: TrafficIncident] = [:]
@@ -31,10 +33,11 @@ struct IngestPass {
   /// The stamp of this pass's version ids, taken when the first one is made.
   private var passStamp: Int?
 
-  init(feed: String, now: Date, snapshot: IncidentIndex) {
+  init(feed: String, now: Date, snapshot: IncidentIndex, recordsEach: Bool = false) {
     self.feed = feed
     self.now = now
     self.snapshot = snapshot
+    self.recordsEach = recordsEach
   }
 
   /// The writes, each incident's last staged version once.
@@ -57,8 +60,8 @@ struct IngestPass {
         var added = consume incoming
         added.sources = [reference]
         seen.insert(added.originalId)
+        count(.added, reference.id, added.originalId)
         stage(added)
-        report.added += 1
       }
       return
     }
@@ -97,7 +100,8 @@ struct IngestPass {
         }
         // The ended version keeps its sources, so that the report finds it if it comes back.
         next = ended
-        report.ended += 1
+        let own = incident.sources.first { $0.feed == feed }?.id ?? incident.originalId
+        count(.ended, own, incident.originalId)
       } else {
         Self.settleSources(of: &next)
       }
@@ -130,7 +134,7 @@ struct IngestPass {
     var next = incoming.reidentified(id: held.id, originalId: held.originalId)
     next.sources = [TrafficIncidentSource(feed: feed, id: incoming.originalId)]
     if TrafficEngine.sameContent(next, held) {
-      report.unchanged += 1
+      count(.unchanged, incoming.originalId, held.originalId)
       return
     }
     // An older version than the one held (re-reading an archive, a late duplicate
@@ -138,7 +142,7 @@ struct IngestPass {
     if let incomingTime = incoming.entryTime, let heldTime = lastEntryTime ?? held.entryTime,
       incomingTime < heldTime
     {
-      report.stale += 1
+      count(.stale, incoming.originalId, held.originalId)
       return
     }
     let isOwnVersionId =
@@ -146,7 +150,7 @@ struct IngestPass {
       && incoming.id != incoming.originalId
     let id = isOwnVersionId ? incoming.id : nextVersionId(of: held.originalId)
     stage(next.reidentified(id: id, originalId: held.originalId))
-    report.updated += 1
+    count(.updated, incoming.originalId, held.originalId)
   }
 
   /// A report of a merged incident: compared with what this feed said last. A change is
@@ -158,13 +162,13 @@ struct IngestPass {
     let entry = held.sources[position]
     let digest = incoming.contentDigest
     if entry.reportDigest == digest {
-      report.unchanged += 1
+      count(.unchanged, incoming.originalId, held.originalId)
       return
     }
     if let incomingTime = incoming.entryTime, let lastTime = entry.reportEntryTime,
       incomingTime < lastTime
     {
-      report.stale += 1
+      count(.stale, incoming.originalId, held.originalId)
       return
     }
     let id = nextVersionId(of: held.originalId)
@@ -178,7 +182,7 @@ struct IngestPass {
     next.sources[position].reportDigest = digest
     next.sources[position].reportEntryTime = incoming.entryTime
     stage(next)
-    report.updated += 1
+    count(.updated, incoming.originalId, held.originalId)
   }
 
   /// A report joining an incident another feed reported: the incident gains the feed in its
@@ -211,10 +215,25 @@ struct IngestPass {
     seen.insert(host.originalId)
     mergedHere[incoming.originalId] = host.originalId
     stage(next)
-    report.merged += 1
+    count(.merged, incoming.originalId, host.originalId)
   }
 
   // MARK: Helpers
+
+  /// Counts a record's outcome, and lists it when each record is recorded.
+  private mutating func count(_ outcome: IngestRecord.Outcome, _ id: String, _ incident: String) {
+    switch outcome {
+    case .added: report.added += 1
+    case .updated: report.updated += 1
+    case .unchanged: report.unchanged += 1
+    case .stale: report.stale += 1
+    case .merged: report.merged += 1
+    case .ended: report.ended += 1
+    }
+    if recordsEach {
+      report.records.append(IngestRecord(id: id, outcome: outcome, incident: incident))
+    }
+  }
 
   /// After feeds left a merged incident: when the content was the report of a feed that
   /// left, the remaining feed that reported last supplies the next content (its digest is

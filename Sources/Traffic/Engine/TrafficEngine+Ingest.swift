@@ -15,8 +15,35 @@ public struct IngestReport: Hashable, Sendable {
   /// Incidents of this feed that a full-refresh document no longer carries, now ended.
   public var ended = 0
 
+  /// What happened to each record of the document and to each incident a full refresh
+  /// ended, in that order; empty unless asked for (`recordingEach`).
+  public var records: [IngestRecord] = []
+
   /// Creates an empty report.
   public init() {}
+}
+
+/// What one ingest did with one record of a feed document (or with an incident a full
+/// refresh ended).
+public struct IngestRecord: Hashable, Sendable {
+  /// The outcomes, one for each count of ``IngestReport``.
+  public enum Outcome: String, Hashable, Sendable, CaseIterable {
+    case added, updated, unchanged, stale, merged, ended
+  }
+
+  /// The record's id in its feed.
+  public var id: String
+  public var outcome: Outcome
+  /// The `originalId` of the incident the record went into: its own, or for `merged` (and
+  /// for a later report of a merged incident) the incident another feed reported first.
+  public var incident: String
+
+  /// Creates a record's outcome.
+  public init(id: String, outcome: Outcome, incident: String) {
+    self.id = id
+    self.outcome = outcome
+    self.incident = incident
+  }
 }
 
 extension TrafficEngine {
@@ -49,17 +76,22 @@ extension TrafficEngine {
   ///   - incidents: The decoded incidents, `originalId` = the feed's own id.
   ///   - feed: The feed's name.
   ///   - isFullRefresh: Whether the document is the feed's complete current picture.
+  ///   - recordingEach: Whether the report lists what happened to each record
+  ///     (``IngestReport/records``), beside the counts.
   /// - Returns: Counts of what happened.
   /// - Throws: `TrafficStoreError`; nothing is stored then.
   /// - Complexity: O(n log m) for n incoming and m held incidents, plus rebuilding the
   ///   snapshot and a digest of each report that concerns a merged incident.
   @discardableResult
   public func ingest(
-    _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool
+    _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool,
+    recordingEach: Bool = false
   )
     throws(TrafficStoreError) -> IngestReport
   {
-    try ingest(incidents, from: feed, isFullRefresh: isFullRefresh, building: .now)
+    try ingest(
+      incidents, from: feed, isFullRefresh: isFullRefresh, building: .now,
+      recordingEach: recordingEach)
   }
 
   /// `ingest(_:from:isFullRefresh:)`, building the next snapshot as `building` says:
@@ -67,7 +99,7 @@ extension TrafficEngine {
   /// that never comes (a million incidents' index was a third of its peak memory).
   package func ingest(
     _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool,
-    building: SnapshotBuild
+    building: SnapshotBuild, recordingEach: Bool = false
   )
     throws(TrafficStoreError) -> IngestReport
   {
@@ -79,7 +111,8 @@ extension TrafficEngine {
     var pending = consume incidents
     pending.reverse()
     _ = try write(building: building) { snapshot in
-      var pass = IngestPass(feed: feed, now: now, snapshot: snapshot)
+      var pass = IngestPass(
+        feed: feed, now: now, snapshot: snapshot, recordsEach: recordingEach)
       while let incoming = pending.popLast() { pass.take(incoming) }
       if isFullRefresh { pass.endReportsNoLongerCarried() }
       report = pass.report

@@ -48,9 +48,10 @@ final class FeedIngest: Sendable {
   ///     the document no longer carries end); a push is a set of changes unless the client
   ///     says so (`?fullRefresh=true`), since the same source's polls and imports carry the
   ///     whole picture and a push of a few changes must not end the rest.
+  ///   - recordingEach: Whether the report lists each record's outcome (`?records=true`).
   func push(
     _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?,
-    isFullRefresh: Bool, now: Date
+    isFullRefresh: Bool, recordingEach: Bool = false, now: Date
   ) throws(TrafficQueryError) -> Outcome {
     var document: FeedDocument
     do {
@@ -65,7 +66,8 @@ final class FeedIngest: Sendable {
     var outcome = Outcome(document: document, source: source)
     do {
       outcome.report = try engine.ingest(
-        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
+        document.incidents, from: source, isFullRefresh: document.isFullRefresh,
+        recordingEach: recordingEach)
       // Jams (Waze) also describe flow, when the engine has a road network.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)

@@ -112,7 +112,8 @@ extension TrafficServer {
   ///
   /// Query parameters: `source` (the source's name, the format's name by default),
   /// `lang` and `country` (defaults for documents that do not say), `axisOrder`
-  /// (`latLon` or `lonLat`, for DATEX II position lists).
+  /// (`latLon` or `lonLat`, for DATEX II position lists), `fullRefresh`, `records` (list
+  /// each record's outcome).
   func feedPush(
     rawFormat: Substring, query: QueryParameters, request: HTTPRequest
   ) throws(TrafficQueryError) -> HTTPResponse {
@@ -156,9 +157,16 @@ extension TrafficServer {
       }
       isFullRefresh = value
     }
+    var recordsEach = false
+    if let text = try query.single("records", error: TrafficQueryError.invalidParameter) {
+      guard let value = Bool(text) else {
+        throw .invalidParameter("records \"\(AreaParameter.excerpt(text))\" must be true or false")
+      }
+      recordsEach = value
+    }
     let outcome = try feeds.push(
       request.body, format: format, options: options, givenSource: givenSource,
-      isFullRefresh: isFullRefresh, now: Date())
+      isFullRefresh: isFullRefresh, recordingEach: recordsEach, now: Date())
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
     writer.member("format", format.rawValue)
@@ -184,6 +192,18 @@ extension TrafficServer {
       writer.endObject()
     }
     writer.endArray()
+    if recordsEach {
+      writer.key("records")
+      writer.beginArray()
+      for record in outcome.report.records {
+        writer.beginObject()
+        writer.member("id", record.id)
+        writer.member("outcome", record.outcome.rawValue)
+        writer.member("incident", record.incident)
+        writer.endObject()
+      }
+      writer.endArray()
+    }
     writer.endObject()
     return .uncachedJSON(writer.bytes)
   }

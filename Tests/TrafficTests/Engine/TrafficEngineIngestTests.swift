@@ -41,6 +41,56 @@ import Testing
     #expect(try await engine.lookupIncident(with: "a").impact == .critical)
   }
 
+  @Test func theReportSaysWhatHappenedToEachRecord() throws {
+    func report(
+      _ id: String, at latitude: Double, impact: TrafficIncidentImpact = .major,
+      entry: Double? = nil
+    ) throws
+      -> TrafficIncident
+    {
+      var incident = try F.incident(id, [(latitude, 13.4)], impact: impact)
+      incident.entryTime = entry.map { F.now + $0 }
+      return incident
+    }
+    let engine = try F.engine([])
+    try engine.ingest(
+      [
+        try report("a1", at: 52.50, entry: -300), try report("a2", at: 52.51),
+        try report("a3", at: 52.52), try report("a6", at: 52.53),
+      ], from: "feed-a", isFullRefresh: true)
+    try engine.ingest([try report("b1", at: 52.60)], from: "feed-b", isFullRefresh: true)
+    let second = try engine.ingest(
+      [
+        try report("a1", at: 52.50, impact: .critical, entry: -600),  // older than held
+        try report("a2", at: 52.51, impact: .critical),  // changed
+        try report("a4", at: 52.54),  // new
+        try report("a5", at: 52.60018),  // ~20 m from feed B's b1
+        try report("a6", at: 52.53),  // the same again
+      ], from: "feed-a", isFullRefresh: true, recordingEach: true)  // a3 no longer carried
+    #expect(
+      second.records == [
+        IngestRecord(id: "a1", outcome: .stale, incident: "a1"),
+        IngestRecord(id: "a2", outcome: .updated, incident: "a2"),
+        IngestRecord(id: "a4", outcome: .added, incident: "a4"),
+        IngestRecord(id: "a5", outcome: .merged, incident: "b1"),
+        IngestRecord(id: "a6", outcome: .unchanged, incident: "a6"),
+        IngestRecord(id: "a3", outcome: .ended, incident: "a3"),
+      ])
+    #expect(
+      [second.stale, second.updated, second.added, second.merged, second.unchanged, second.ended]
+        as [Int]
+        == [1, 1, 1, 1, 1, 1])
+    // A later report of the merged record names the incident it went into; without
+    // `recordingEach`, only the counts.
+    let third = try engine.ingest(
+      [try report("a5", at: 52.60018, impact: .critical)], from: "feed-a", isFullRefresh: false,
+      recordingEach: true)
+    #expect(third.records == [IngestRecord(id: "a5", outcome: .updated, incident: "b1")])
+    let quiet = try engine.ingest(
+      [try report("a5", at: 52.60018, impact: .minor)], from: "feed-a", isFullRefresh: false)
+    #expect(quiet.updated == 1 && quiet.records.isEmpty)
+  }
+
   @Test func reportsOfTheSameEventFromTwoFeedsAreMerged() async throws {
     let engine = try F.engine([])
     try engine.ingest([try F.incident("a1", [(52.5, 13.4)])], from: "feed-a", isFullRefresh: false)
