@@ -165,3 +165,9 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Every Swift target spells existential types `any P` (Swift 6's upcoming `ExistentialAny`),
+// so that a protocol used as a type is visible as such in every signature.
+for target in package.targets where target.type != .system {
+  target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
+}

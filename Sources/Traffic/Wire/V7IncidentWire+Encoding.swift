@@ -223,38 +223,40 @@ extension V7IncidentWire {
     w.endObject()
   }
 
-  static let restrictionFlags: [(String, WritableKeyPath<VehicleRestriction, Bool> & Sendable)] = [
-    ("isRestrictedAlways", \.isRestrictedAlways),
-    ("isDieselFuelRestricted", \.isDieselFuelRestricted),
-    ("isPetrolFuelRestricted", \.isPetrolFuelRestricted),
-    ("isLpgFuelRestricted", \.isLpgFuelRestricted),
-    ("isCaravanRestricted", \.isCaravanRestricted),
-    ("isTrailerRestricted", \.isTrailerRestricted),
-    ("isDrivingWithoutSnowChainsRestricted", \.isDrivingWithoutSnowChainsRestricted),
-    ("isDrivingWithoutWinterTyresRestricted", \.isDrivingWithoutWinterTyresRestricted),
-    ("isEvenNumberPlateRestricted", \.isEvenNumberPlateRestricted),
-    ("isOddNumberPlateRestricted", \.isOddNumberPlateRestricted),
-    ("isThroughTrafficRestricted", \.isThroughTrafficRestricted),
-    ("isResidentsTrafficRestricted", \.isResidentsTrafficRestricted),
-    ("isDestinationInIncidentAreaRestricted", \.isDestinationInIncidentAreaRestricted),
-    ("isEuro3EmissionStandardRestricted", \.isEuro3EmissionStandardRestricted),
-    ("isEuro4EmissionStandardRestricted", \.isEuro4EmissionStandardRestricted),
-    ("isEuro5EmissionStandardRestricted", \.isEuro5EmissionStandardRestricted),
-  ]
+  static let restrictionFlags:
+    [(String, any WritableKeyPath<VehicleRestriction, Bool> & Sendable)] = [
+      ("isRestrictedAlways", \.isRestrictedAlways),
+      ("isDieselFuelRestricted", \.isDieselFuelRestricted),
+      ("isPetrolFuelRestricted", \.isPetrolFuelRestricted),
+      ("isLpgFuelRestricted", \.isLpgFuelRestricted),
+      ("isCaravanRestricted", \.isCaravanRestricted),
+      ("isTrailerRestricted", \.isTrailerRestricted),
+      ("isDrivingWithoutSnowChainsRestricted", \.isDrivingWithoutSnowChainsRestricted),
+      ("isDrivingWithoutWinterTyresRestricted", \.isDrivingWithoutWinterTyresRestricted),
+      ("isEvenNumberPlateRestricted", \.isEvenNumberPlateRestricted),
+      ("isOddNumberPlateRestricted", \.isOddNumberPlateRestricted),
+      ("isThroughTrafficRestricted", \.isThroughTrafficRestricted),
+      ("isResidentsTrafficRestricted", \.isResidentsTrafficRestricted),
+      ("isDestinationInIncidentAreaRestricted", \.isDestinationInIncidentAreaRestricted),
+      ("isEuro3EmissionStandardRestricted", \.isEuro3EmissionStandardRestricted),
+      ("isEuro4EmissionStandardRestricted", \.isEuro4EmissionStandardRestricted),
+      ("isEuro5EmissionStandardRestricted", \.isEuro5EmissionStandardRestricted),
+    ]
 
-  static let restrictionBounds: [(String, WritableKeyPath<VehicleRestriction, Int?> & Sendable)] = [
-    ("restrictedIfGrossWeightMoreThanInKilograms", \.restrictedIfGrossWeightMoreThanInKilograms),
-    ("restrictedIfGrossWeightLessThanInKilograms", \.restrictedIfGrossWeightLessThanInKilograms),
-    ("restrictedIfAxleWeightMoreThanInKilograms", \.restrictedIfAxleWeightMoreThanInKilograms),
-    ("restrictedIfAxleWeightLessThanInKilograms", \.restrictedIfAxleWeightLessThanInKilograms),
-    ("restrictedIfLongerThanInCentimeters", \.restrictedIfLongerThanInCentimeters),
-    ("restrictedIfShorterThanInCentimeters", \.restrictedIfShorterThanInCentimeters),
-    ("restrictedIfHigherThanInCentimeters", \.restrictedIfHigherThanInCentimeters),
-    ("restrictedIfLowerThanInCentimeters", \.restrictedIfLowerThanInCentimeters),
-    ("restrictedIfWiderThanInCentimeters", \.restrictedIfWiderThanInCentimeters),
-    ("restrictedIfNarrowerThanInCentimeters", \.restrictedIfNarrowerThanInCentimeters),
-    ("restrictedIfOccupantsMoreThan", \.restrictedIfOccupantsMoreThan),
-    ("restrictedIfOccupantsFewerThan", \.restrictedIfOccupantsFewerThan),
-    ("restrictedIfAxleCountMoreThan", \.restrictedIfAxleCountMoreThan),
-  ]
+  static let restrictionBounds:
+    [(String, any WritableKeyPath<VehicleRestriction, Int?> & Sendable)] = [
+      ("restrictedIfGrossWeightMoreThanInKilograms", \.restrictedIfGrossWeightMoreThanInKilograms),
+      ("restrictedIfGrossWeightLessThanInKilograms", \.restrictedIfGrossWeightLessThanInKilograms),
+      ("restrictedIfAxleWeightMoreThanInKilograms", \.restrictedIfAxleWeightMoreThanInKilograms),
+      ("restrictedIfAxleWeightLessThanInKilograms", \.restrictedIfAxleWeightLessThanInKilograms),
+      ("restrictedIfLongerThanInCentimeters", \.restrictedIfLongerThanInCentimeters),
+      ("restrictedIfShorterThanInCentimeters", \.restrictedIfShorterThanInCentimeters),
+      ("restrictedIfHigherThanInCentimeters", \.restrictedIfHigherThanInCentimeters),
+      ("restrictedIfLowerThanInCentimeters", \.restrictedIfLowerThanInCentimeters),
+      ("restrictedIfWiderThanInCentimeters", \.restrictedIfWiderThanInCentimeters),
+      ("restrictedIfNarrowerThanInCentimeters", \.restrictedIfNarrowerThanInCentimeters),
+      ("restrictedIfOccupantsMoreThan", \.restrictedIfOccupantsMoreThan),
+      ("restrictedIfOccupantsFewerThan", \.restrictedIfOccupantsFewerThan),
+      ("restrictedIfAxleCountMoreThan", \.restrictedIfAxleCountMoreThan),
+    ]
 }

@@ -128,7 +128,7 @@ public final class TrafficServer: Sendable {
     if port == nil { try start() }
     let done = runEnds
     let queue = DispatchQueue(label: "traffic.server.signals")
-    var sources: [DispatchSourceSignal] = []
+    var sources: [any DispatchSourceSignal] = []
     // The signals are taken from their default action while the server runs, and given back
     // after: child processes started later (SUMO, PostgreSQL in tests) inherit ignored
     // signals across exec and would no longer stop on SIGTERM or SIGINT.
