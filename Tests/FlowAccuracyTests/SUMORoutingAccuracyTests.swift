@@ -29,8 +29,23 @@ struct SUMORoutingAccuracyTests {
     /// SUMO's time, with the time on each edge between the first and the last replaced by
     /// the mean time of the other vehicles that entered the edge within 5 minutes of this one.
     var oracleDuration: Double
+    /// SUMO's time, with the time on each edge between the first and the last replaced by
+    /// the mean time of the last three runs of any vehicle on it that ended before this trip
+    /// departed (its own time where none did): what a router that knew every vehicle's
+    /// latest drives (not 40 % of them) and the trip's own route could know at departure.
+    var recentDuration: Double
+    /// The same from the runs of the vehicles that report as probes only.
+    var reportedRecentDuration: Double
     /// When SUMO put the vehicle on the road, seconds into the scenario.
     var start: Double
+    /// The vehicle.
+    var vehicle: String
+  }
+
+  /// The median of `values` (NaN for none).
+  static func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
   }
 
   /// FNV-1a of the id: a stable choice of the vehicles that report.
@@ -51,10 +66,21 @@ struct SUMORoutingAccuracyTests {
     /// The median relative error over the congested trips of ``Trip/oracleDuration``: what
     /// knowing the other vehicles' times on a trip's own edges when it drove them gives.
     var congestedOracle: Double
+    /// The same for ``Trip/recentDuration``.
+    var congestedRecent: Double
+    var congestedReportedRecent: Double
+    /// The same for our live picture at departure applied to the edges the trip drove.
+    var congestedOnOwnRoute: Double
 
     var description: String {
       "at departure \(errors)"
-        + String(format: " (clairvoyant edge means %.1f %%)", congestedOracle * 100)
+        + String(
+          format:
+            " (clairvoyant edge means %.1f %%, every vehicle's last 3 runs %.1f %%,"
+            + " the probe vehicles' last 3 runs %.1f %%, our live speeds on the trip's own"
+            + " route %.1f %%)",
+          congestedOracle * 100, congestedRecent * 100, congestedReportedRecent * 100,
+          congestedOnOwnRoute * 100)
         + "; \(teleported) teleported trips left out; as of now \(asOfNow)"
     }
   }
@@ -141,7 +167,11 @@ struct SUMORoutingAccuracyTests {
       trips.append(
         Trip(
           duration: duration, origin: origin.0, destination: destination.0,
-          oracleDuration: duration + edgeRuns.oracleCorrection(of: id), start: origin.1))
+          oracleDuration: duration + edgeRuns.oracleCorrection(of: id),
+          recentDuration: duration + edgeRuns.recentCorrection(of: id, before: origin.1),
+          reportedRecentDuration: duration
+            + edgeRuns.recentCorrection(of: id, before: origin.1, reportedOnly: true),
+          start: origin.1, vehicle: id))
     }
 
     // The probes are replayed in time order with the engine's clock. Each trip is routed
@@ -168,8 +198,26 @@ struct SUMORoutingAccuracyTests {
     }
     trips.sort { $0.start < $1.start }
     var atDeparture: [Double?] = []
+    let segmentOfEdge = Dictionary(
+      network.segments.map { ($0.sourceID, $0.id) }, uniquingKeysWith: { a, _ in a })
+    var liveOnOwnRoute: [String: Double] = [:]
+    var congestedOnOwnRoute: [Double] = []
     for trip in trips {
       replay(until: trip.start)
+      // Our live picture at departure applied to the edges SUMO drove (the first and last
+      // at SUMO's own time): the estimate's error without our route choice.
+      if let view = engine.routingView(), let list = edgeRuns.runs[trip.vehicle], list.count > 2 {
+        var correction = 0.0
+        for run in list[1..<(list.count - 1)] {
+          guard let segment = segmentOfEdge[String(run.edge)] else { continue }
+          let record = network.segments[segment]
+          let speed =
+            view.flow.live[segment].map { max($0.speedUncapped, 0.5) }
+            ?? view.flow.freeFlow[segment] ?? record.speedLimitInMetersPerSecond
+          correction += record.lengthInMeters / speed - run.seconds
+        }
+        liveOnOwnRoute[trip.vehicle] = trip.duration + correction
+      }
       atDeparture.append(
         try? await router.calculateRoute(from: trip.origin, to: trip.destination).first?
           .durationInSeconds)
@@ -180,6 +228,8 @@ struct SUMORoutingAccuracyTests {
     var times: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
     var nowTimes: [(live: Double, liveTime: Double, free: Double, freeTime: Double)] = []
     var congestedOracle: [Double] = []
+    var congestedRecent: [Double] = []
+    var congestedReportedRecent: [Double] = []
     for (trip, departing) in zip(trips, atDeparture) {
       guard let departing,
         let live = try? await router.calculateRoute(from: trip.origin, to: trip.destination)
@@ -194,12 +244,21 @@ struct SUMORoutingAccuracyTests {
         (live.durationInSeconds, trip.duration, free.baseDurationInSeconds, trip.duration))
       if abs(free.baseDurationInSeconds - trip.duration) / trip.duration > 0.4 {
         congestedOracle.append(abs(trip.oracleDuration - trip.duration) / trip.duration)
+        if let onRoute = liveOnOwnRoute[trip.vehicle] {
+          congestedOnOwnRoute.append(abs(onRoute - trip.duration) / trip.duration)
+        }
+        congestedRecent.append(abs(trip.recentDuration - trip.duration) / trip.duration)
+        congestedReportedRecent.append(
+          abs(trip.reportedRecentDuration - trip.duration) / trip.duration)
       }
     }
     let sorted = congestedOracle.sorted()
     return Outcome(
       errors: Errors(times), asOfNow: Errors(nowTimes), teleported: teleportedTrips,
-      congestedOracle: sorted.isEmpty ? .nan : sorted[sorted.count / 2])
+      congestedOracle: sorted.isEmpty ? .nan : sorted[sorted.count / 2],
+      congestedRecent: Self.median(congestedRecent),
+      congestedReportedRecent: Self.median(congestedReportedRecent),
+      congestedOnOwnRoute: Self.median(congestedOnOwnRoute))
   }
 
   /// Every vehicle's drive as runs of seconds on SUMO edges (from positions each second;
@@ -213,6 +272,8 @@ struct SUMORoutingAccuracyTests {
     var runs: [String: [Run]] = [:]
     /// Lazily built: the (start, seconds) of every whole run by edge, sorted by start.
     private var byEdge: [Substring: [(start: Double, seconds: Double)]]?
+    /// The same for the runs of the vehicles that report as probes.
+    private var reportedByEdge: [Substring: [(start: Double, seconds: Double)]] = [:]
 
     mutating func add(vehicle: String, lane: String, at second: Double) {
       guard !lane.isEmpty else { return }
@@ -226,15 +287,38 @@ struct SUMORoutingAccuracyTests {
       runs[vehicle] = list
     }
 
+    /// Σ (mean seconds of the last three whole runs of any vehicle on the edge that ended
+    /// before `departure`) − (the vehicle's own seconds) over a vehicle's whole runs (all but
+    /// its first and last; an edge no run ended on before counts its own).
+    /// With `reportedOnly`, only the runs of the vehicles that report as probes count.
+    mutating func recentCorrection(
+      of vehicle: String, before departure: Double, reportedOnly: Bool = false
+    ) -> Double {
+      _ = oracleCorrection(of: "")
+      guard let list = runs[vehicle], list.count > 2, let all = byEdge else { return 0 }
+      let table = reportedOnly ? reportedByEdge : all
+      var correction = 0.0
+      for run in list[1..<(list.count - 1)] {
+        let ended = (table[run.edge] ?? []).filter { $0.start + $0.seconds <= departure }
+          .sorted { ($0.start + $0.seconds, $0.seconds) < ($1.start + $1.seconds, $1.seconds) }
+        let recent = ended.suffix(3)
+        guard !recent.isEmpty else { continue }
+        correction += recent.reduce(0) { $0 + $1.seconds } / Double(recent.count) - run.seconds
+      }
+      return correction
+    }
+
     /// Σ (mean seconds of the other vehicles' runs on the edge that started within 300 s of
     /// this one, else of all of them) − (the vehicle's own seconds) over a vehicle's whole
     /// runs (all but its first and last; an edge no other vehicle drove counts its own).
     mutating func oracleCorrection(of vehicle: String) -> Double {
       if byEdge == nil {
         var table: [Substring: [(start: Double, seconds: Double)]] = [:]
-        for list in runs.values where list.count > 2 {
+        for (vehicle, list) in runs where list.count > 2 {
+          let reports = SUMORoutingAccuracyTests.reports(vehicle)
           for run in list[1..<(list.count - 1)] {
             table[run.edge, default: []].append((run.start, run.seconds))
+            if reports { reportedByEdge[run.edge, default: []].append((run.start, run.seconds)) }
           }
         }
         byEdge = table
