@@ -9,7 +9,7 @@ enum ImportCommand: Subcommand {
   static let summary = "Import feed documents (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
   static let synopsis = """
     Usage: traffic import [--db PATH] [--format auto|\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))]
-                          [--source NAME] [--axis-order lat-lon|lon-lat] FILE...
+                          [--source NAME] [--axis-order lat-lon|lon-lat] [--records] FILE...
 
     Decodes each file and stores its incidents: a new incident is added, a changed one gets
     a new version, an unchanged one is left alone (importing twice changes nothing), and an
@@ -33,6 +33,13 @@ enum ImportCommand: Subcommand {
       OptionDefinition("--feed", "NAME", "the same as --source"),
       OptionDefinition(
         "--axis-order", "O", "coordinate order of DATEX II posList (default lat-lon)"),
+      OptionDefinition(
+        flag: "--records",
+        """
+        also print what happened to each record, one line each:
+        ID OUTCOME [-> INCIDENT] (added, updated, unchanged, stale,
+        merged into another feed's INCIDENT, or ended)
+        """),
       ProgressOption.definition,
     ] + EngineArguments.options
   static let notes = """
@@ -72,6 +79,7 @@ enum ImportCommand: Subcommand {
       default: throw UsageError("--axis-order expects lat-lon or lon-lat, got '\(order)'")
       }
     }
+    let listsRecords = arguments.flag("--records")
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
     let engine = try EngineArguments.open(&arguments)
@@ -122,7 +130,8 @@ enum ImportCommand: Subcommand {
       // The snapshot after the write is built only should a later file of the command
       // read it: this process ends after storing.
       let report = try engine.ingest(
-        incidents, from: source, isFullRefresh: document.isFullRefresh, building: .onFirstRead)
+        incidents, from: source, isFullRefresh: document.isFullRefresh, building: .onFirstRead,
+        recordingEach: listsRecords)
       // Jams (Waze) also describe flow, on the store's road network when it has one.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)
@@ -132,6 +141,10 @@ enum ImportCommand: Subcommand {
         "\(fileFormat.rawValue) \(url.lastPathComponent): \(incidentCount) incidents "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "
           + "\(report.merged) merged, \(report.ended) ended), \(document.problems.count) skipped")
+      for record in report.records {
+        let into = record.incident == record.id ? "" : " -> \(record.incident)"
+        console.print("  \(record.id) \(record.outcome.rawValue)\(into)")
+      }
       for problem in document.problems.prefix(20) {
         console.error("  skipped: \(problem)")
       }

@@ -198,6 +198,29 @@ import TrafficTestSupport
     #expect(bad.bodyText.contains("records"))
   }
 
+  @Test func importListsEachRecordWhenAsked() async throws {
+    let folder = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let first = folder.appendingPathComponent("a.geojson")
+    let second = folder.appendingPathComponent("b.geojson")
+    try Self.document(
+      publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z",
+      alsoOpen: ["wz-2"]
+    ).write(to: first)
+    try Self.document(
+      publisher: "B", id: "b-7", impact: "all-lanes-closed", updated: "2026-11-01T09:00:00Z"
+    ).write(to: second)
+    let database = folder.appendingPathComponent("store.sqlite").path
+    let plain = await runTraffic(["import", "--db", database, first.path])
+    #expect(plain.status == .success, "\(plain.errors)")
+    #expect(!plain.output.contains(" added\n"))
+    let listed = await runTraffic(
+      ["import", "--db", database, "--records", second.path, first.path])
+    #expect(listed.status == .success, "\(listed.errors)")
+    let lines = listed.output.split(separator: "\n").filter { $0.hasPrefix("  ") }
+    #expect(lines == ["  b-7 merged -> wz-1", "  wz-1 unchanged", "  wz-2 unchanged"])
+  }
+
   @Test func theCommandLineNamesSources() throws {
     let feed = try FeedPoller.Feed.parse("viz=wzdx:https://example.org/wzdx.geojson@30")
     #expect(feed.name == "viz" && feed.isNamed)
