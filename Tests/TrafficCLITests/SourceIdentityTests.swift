@@ -49,6 +49,26 @@ import TrafficTestSupport
     return url
   }
 
+  /// A server on an in-memory engine, without an access log.
+  static func inMemoryServer() throws -> (TrafficEngine, TrafficServer) {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore())
+    return (
+      engine,
+      try TrafficServer(engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    )
+  }
+
+  /// Publisher A's report of work zone wz-1 (lanes closed, 08:00), then publisher B's of
+  /// the same zone as b-7 an hour later with `impactOfB`; B's push answer.
+  static func pushFromAThenB(_ server: TrafficServer, impactOfB: String) throws -> JSONValue {
+    _ = try push(
+      server,
+      document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
+    return try push(
+      server,
+      document(publisher: "B", id: "b-7", impact: impactOfB, updated: "2026-11-01T09:00:00Z"))
+  }
+
   static func push(_ server: TrafficServer, _ body: Data, query: String = "") throws -> JSONValue {
     let response = server.handle(
       HTTPRequest(method: "POST", target: "/v1/feeds/wzdx" + query, body: body))
@@ -92,9 +112,7 @@ import TrafficTestSupport
   @Test func aPollUpdatesWhatWasPushed() async throws {
     let folder = try Self.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let engine = try TrafficEngine(store: InMemoryTrafficStore())
-    let server = try TrafficServer(
-      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    let (engine, server) = try Self.inMemoryServer()
     _ = try Self.push(
       server,
       Self.document(publisher: "CDOT", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z")
@@ -115,17 +133,9 @@ import TrafficTestSupport
   }
 
   @Test func aGivenNameWinsAndTwoSourcesStayTwo() throws {
-    let engine = try TrafficEngine(store: InMemoryTrafficStore())
-    let server = try TrafficServer(
-      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    let (_, server) = try Self.inMemoryServer()
     // Two publishers report the same work zone: one incident, two sources.
-    _ = try Self.push(
-      server,
-      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
-    let second = try Self.push(
-      server,
-      Self.document(
-        publisher: "B", id: "b-7", impact: "some-lanes-closed", updated: "2026-11-01T09:00:00Z"))
+    let second = try Self.pushFromAThenB(server, impactOfB: "some-lanes-closed")
     #expect(second["source"]?.string == "wzdx:B")
     #expect(second["merged"]?.int == 1)
     // A name given by the client wins over the document's.
@@ -137,18 +147,10 @@ import TrafficTestSupport
   }
 
   @Test func aSecondSourcesNewerClosureShowsAtOnce() async throws {
-    let engine = try TrafficEngine(store: InMemoryTrafficStore())
-    let server = try TrafficServer(
-      engine: engine, configuration: ServerConfiguration(accessLog: .none))
-    _ = try Self.push(
-      server,
-      Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
+    let (engine, server) = try Self.inMemoryServer()
     // B reports the same work zone an hour later, closed: a road closure where A said lane
     // restriction, and the newer report.
-    let second = try Self.push(
-      server,
-      Self.document(
-        publisher: "B", id: "b-7", impact: "all-lanes-closed", updated: "2026-11-01T09:00:00Z"))
+    let second = try Self.pushFromAThenB(server, impactOfB: "all-lanes-closed")
     #expect(second["merged"]?.int == 1)
     #expect(engine.incidentCount == 1)
     let incident = try await engine.lookupIncident(with: "b-7")
@@ -164,9 +166,7 @@ import TrafficTestSupport
   }
 
   @Test func aPushListsEachRecordWhenAsked() throws {
-    let engine = try TrafficEngine(store: InMemoryTrafficStore())
-    let server = try TrafficServer(
-      engine: engine, configuration: ServerConfiguration(accessLog: .none))
+    let (_, server) = try Self.inMemoryServer()
     _ = try Self.push(
       server,
       Self.document(

@@ -33,6 +33,7 @@ public struct IngestRecord: Hashable, Sendable {
 
   /// The record's id in its feed.
   public var id: String
+  /// What the ingest did with it.
   public var outcome: Outcome
   /// The `originalId` of the incident the record went into: its own, or for `merged` (and
   /// for a later report of a merged incident) the incident another feed reported first.
