@@ -120,6 +120,39 @@ import TrafficTestSupport
     #expect(abs((ignoring.first?.lengthInMeters ?? 0) - 1000) < 2)
   }
 
+  @Test("a queue whose probes stand still for the whole window is driven at a crawl, not closed")
+  func aStandingQueueIsSlowNotClosed() async throws {
+    // Three vehicles drive from W onto B→E and stop 200 m into it, where they stand for
+    // ten minutes: the only way from W to E is through their queue.
+    let network = try CrossingNetwork.network()
+    let start = Self.now.addingTimeInterval(-600)
+    let clock = Mutex(start)
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
+    var probes: [Probe] = []
+    for vehicle in 0..<3 {
+      for second in stride(from: 0.0, through: 600, by: 5) {
+        let east = min(10 * second, 700 - 8 * Double(vehicle))
+        probes.append(
+          Probe(
+            vehicleID: "v\(vehicle)", time: start.addingTimeInterval(second),
+            coordinates: CrossingNetwork.coordinates(east: east)))
+      }
+    }
+    clock.withLock { $0 = Self.now }
+    engine.ingest(probes: probes)
+    let view = try #require(engine.routingView())
+    #expect(view.flow.live[2]?.speedUncapped == 0)
+    #expect(view.flow.live[2]?.blocked == false)
+    let routes = try await RoutingEngine(trafficEngine: engine).calculateRoute(
+      from: CrossingNetwork.coordinates(east: 0), to: CrossingNetwork.coordinates(east: 1000))
+    let route = try #require(routes.first)
+    #expect(abs(route.lengthInMeters - 1000) < 2)
+    // B→E at the crawl of 0.5 m/s, W→B at the limit.
+    let expected = 500 / 0.5 + 500 / CrossingNetwork.speedLimitInMetersPerSecond
+    #expect(abs(route.durationInSeconds - expected) < 0.02 * expected)
+  }
+
   @Test("bad waypoints and options are refused by name")
   func refusesBadInput() async throws {
     let network = try CrossingNetwork.network()

@@ -25,6 +25,8 @@ struct TravelTimes {
   static let liveHorizon = 900.0
   /// Live speeds no longer count this long after now, seconds.
   static let typicalHorizon = 3_600.0
+  /// The speed a segment whose probes stood still is driven at, m/s.
+  static let crawlSpeed = 0.5
 
   let view: RoutingView
   /// Whether live and typical speeds count (else free-flow speeds).
@@ -125,13 +127,16 @@ struct TravelTimes {
     var speed = typical
     var closed = closedByIncident
     if let live, weight > 0 {
-      if live.blocked || live.speedUncapped <= 0 {
-        // A standstill or blockage counts while live data decides (the first half hour).
+      // A standstill of the probes is a queue that has not moved within the window, not a
+      // closure: it is driven at a crawl (a blocked road, jam factor 10, is closed).
+      let moving = max(live.speedUncapped, TravelTimes.crawlSpeed)
+      if live.blocked {
+        // A blockage counts while live data decides (the first half hour).
         if weight >= 0.5 { closed = true }
       } else if weight >= 1 || typical <= 0 {
-        speed = live.speedUncapped
+        speed = moving
       } else {
-        speed = 1 / (weight / live.speedUncapped + (1 - weight) / typical)
+        speed = 1 / (weight / moving + (1 - weight) / typical)
       }
     }
     if closed {
