@@ -151,6 +151,13 @@ import TrafficTestSupport
     // B→E at the crawl of 0.5 m/s, W→B at the limit.
     let expected = 500 / 0.5 + 500 / CrossingNetwork.speedLimitInMetersPerSecond
     #expect(abs(route.durationInSeconds - expected) < 0.02 * expected)
+    // The spans say the same: open, at the crawl, and their times add up to the route's.
+    let traffic = try #require(route.sections.first?.traffic)
+    #expect(!traffic.isBlocked)
+    let queue = try #require(traffic.spans.first { $0.segmentID == 2 })
+    #expect(queue.traversability == .open)
+    #expect(queue.trafficSpeedInMetersPerSecond == 0.5)
+    #expect(abs(traffic.trafficDurationInSeconds - route.durationInSeconds) < 1)
   }
 
   @Test("bad waypoints and options are refused by name")

@@ -250,13 +250,16 @@ extension TrafficEngine {
       let length = piece.lengthInMeters
       let free = flow.freeFlowSpeedInMetersPerSecond
       let speed = flow.speedUncappedInMetersPerSecond
-      let closed = flow.traversability == .closed || flow.jamFactor >= 10 || speed <= 0
+      // Closed by an incident or blocked (jam factor 10); a standstill of the probes is a
+      // queue, driven at a crawl.
+      let closed = flow.traversability == .closed || flow.jamFactor >= 10
+      let driven = max(speed, FlowSnapshot.crawlSpeedInMetersPerSecond)
       let baseTime = free > 0 ? length / free : 0
       var spanDelay: Double?
       if closed {
         blocked = true
       } else {
-        let time = length / speed
+        let time = length / driven
         spanDelay = time - baseTime
         traffic += time
         delay += time - baseTime
@@ -266,7 +269,7 @@ extension TrafficEngine {
         TrafficOnRoute.Span(
           offsetInMeters: offset, lengthInMeters: length, segmentID: segment.id,
           roadName: flow.roadName, baseSpeedInMetersPerSecond: free,
-          trafficSpeedInMetersPerSecond: closed ? 0 : speed, jamFactor: flow.jamFactor,
+          trafficSpeedInMetersPerSecond: closed ? 0 : driven, jamFactor: flow.jamFactor,
           confidence: flow.confidence, traversability: closed ? .closed : flow.traversability,
           delayInSeconds: spanDelay))
       offset += length

@@ -71,6 +71,10 @@ package struct FlowSnapshot: Sendable {
     return min(max(value, 0), 9.9)
   }
 
+  /// The speed a road whose probes stood still for the whole window is driven at, m/s:
+  /// a queue that has not moved yet, not a closure (routes and traffic along a route).
+  package static let crawlSpeedInMetersPerSecond = 0.5
+
   /// The confidence of a real-time value from `vehicles` probe vehicles: 0.73...1.
   package static func realTimeConfidence(vehicles: Int) -> Double {
     0.7 + 0.3 * min(1, Double(max(vehicles, 1)) / 10)

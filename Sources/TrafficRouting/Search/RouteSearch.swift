@@ -25,8 +25,6 @@ struct TravelTimes {
   static let liveHorizon = 900.0
   /// Live speeds no longer count this long after now, seconds.
   static let typicalHorizon = 3_600.0
-  /// The speed a segment whose probes stood still is driven at, m/s.
-  static let crawlSpeed = 0.5
 
   let view: RoutingView
   /// Whether live and typical speeds count (else free-flow speeds).
@@ -129,7 +127,7 @@ struct TravelTimes {
     if let live, weight > 0 {
       // A standstill of the probes is a queue that has not moved within the window, not a
       // closure: it is driven at a crawl (a blocked road, jam factor 10, is closed).
-      let moving = max(live.speedUncapped, TravelTimes.crawlSpeed)
+      let moving = max(live.speedUncapped, FlowSnapshot.crawlSpeedInMetersPerSecond)
       if live.blocked {
         // A blockage counts while live data decides (the first half hour).
         if weight >= 0.5 { closed = true }
