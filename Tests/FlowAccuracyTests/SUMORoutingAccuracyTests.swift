@@ -305,7 +305,7 @@ struct SUMORoutingAccuracyTests {
     mutating func recentCorrection(
       of vehicle: String, before departure: Double, reportedOnly: Bool = false
     ) -> Double {
-      _ = oracleCorrection(of: "")
+      buildTables()
       guard let list = runs[vehicle], list.count > 2, let all = byEdge else { return 0 }
       let table = reportedOnly ? reportedByEdge : all
       var correction = 0.0
@@ -326,7 +326,7 @@ struct SUMORoutingAccuracyTests {
     mutating func drivenDuration(
       of route: Route, departing departure: Double, on network: RoadNetwork
     ) -> Double {
-      _ = oracleCorrection(of: "")
+      buildTables()
       let spans = route.sections.flatMap(\.traffic.spans)
       var time = departure
       for (k, span) in spans.enumerated() {
@@ -341,21 +341,25 @@ struct SUMORoutingAccuracyTests {
       return time - departure
     }
 
+    /// Makes `byEdge` and `reportedByEdge` from the runs, once (after the last `add`).
+    private mutating func buildTables() {
+      guard byEdge == nil else { return }
+      var table: [Substring: [(start: Double, seconds: Double)]] = [:]
+      for (vehicle, list) in runs where list.count > 2 {
+        let reports = SUMORoutingAccuracyTests.reports(vehicle)
+        for run in list[1..<(list.count - 1)] {
+          table[run.edge, default: []].append((run.start, run.seconds))
+          if reports { reportedByEdge[run.edge, default: []].append((run.start, run.seconds)) }
+        }
+      }
+      byEdge = table
+    }
+
     /// Σ (mean seconds of the other vehicles' runs on the edge that started within 300 s of
     /// this one, else of all of them) − (the vehicle's own seconds) over a vehicle's whole
     /// runs (all but its first and last; an edge no other vehicle drove counts its own).
     mutating func oracleCorrection(of vehicle: String) -> Double {
-      if byEdge == nil {
-        var table: [Substring: [(start: Double, seconds: Double)]] = [:]
-        for (vehicle, list) in runs where list.count > 2 {
-          let reports = SUMORoutingAccuracyTests.reports(vehicle)
-          for run in list[1..<(list.count - 1)] {
-            table[run.edge, default: []].append((run.start, run.seconds))
-            if reports { reportedByEdge[run.edge, default: []].append((run.start, run.seconds)) }
-          }
-        }
-        byEdge = table
-      }
+      buildTables()
       guard let list = runs[vehicle], list.count > 2, let table = byEdge else { return 0 }
       var correction = 0.0
       for run in list[1..<(list.count - 1)] {

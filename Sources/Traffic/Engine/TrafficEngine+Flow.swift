@@ -250,9 +250,9 @@ extension TrafficEngine {
       let length = piece.lengthInMeters
       let free = flow.freeFlowSpeedInMetersPerSecond
       let speed = flow.speedUncappedInMetersPerSecond
-      // Closed by an incident or blocked (jam factor 10); a standstill of the probes is a
-      // queue, driven at a crawl.
-      let closed = flow.traversability == .closed || flow.jamFactor >= 10
+      // Closed by an incident or blocked (jam factor 10, which `flow(of:)` gives only with
+      // `.closed`); a standstill of the probes is a queue, driven at a crawl.
+      let closed = flow.traversability == .closed
       let driven = max(speed, FlowSnapshot.crawlSpeedInMetersPerSecond)
       let baseTime = free > 0 ? length / free : 0
       var spanDelay: Double?
