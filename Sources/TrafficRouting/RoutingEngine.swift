@@ -53,7 +53,8 @@ public final class RoutingEngine: Sendable {
   /// `options.alternatives` others.
   ///
   /// - Throws: ``RoutingError`` naming the waypoint off the network, the leg without a
-  ///   route, or the option out of range.
+  ///   route, or the option out of range; on a remote engine also an option HERE Routing v8
+  ///   cannot say (a departure time in planning mode, closures avoided without traffic).
   public func calculateRoute(
     from origin: GeoCoordinates, to destination: GeoCoordinates, via: [GeoCoordinates] = [],
     options: RouteOptions = RouteOptions()
@@ -76,8 +77,30 @@ public final class RoutingEngine: Sendable {
       ("alternatives", String(options.alternatives)),
     ]
     for point in waypoints.dropFirst().dropLast() { parameters.append(("via", place(point))) }
-    if let departure = options.departureTime {
-      parameters.append(("departureTime", RFC3339.format(departure)))
+    // The traffic modes as v8 says them: planning mode is `departureTime=any`, no traffic
+    // at all `traffic[mode]=disabled`; v8 has no time for the one nor closures for the other.
+    switch options.trafficOptimization {
+    case .timeDependent:
+      if let departure = options.departureTime {
+        parameters.append(("departureTime", RFC3339.format(departure)))
+      }
+    case .longTermClosuresOnly:
+      guard options.departureTime == nil else {
+        throw .invalidOption(
+          "a routing server takes longTermClosuresOnly as departureTime=any, without a departure time"
+        )
+      }
+      parameters.append(("departureTime", "any"))
+    case .disabled:
+      guard !options.avoidsClosures else {
+        throw .invalidOption(
+          "a routing server takes disabled as traffic[mode]=disabled, which ignores closures:"
+            + " set avoidsClosures to false, or use longTermClosuresOnly")
+      }
+      if let departure = options.departureTime {
+        parameters.append(("departureTime", RFC3339.format(departure)))
+      }
+      parameters.append(("traffic[mode]", "disabled"))
     }
     let answer: (status: Int, body: Data)?
     do {
@@ -117,11 +140,11 @@ public final class RoutingEngine: Sendable {
       view = later
     }
     let traffic = options.trafficOptimization == .timeDependent
-    let avoids = options.avoidsClosures || options.trafficOptimization != .disabled
+    let closures = Self.closures(options)
     let bounds = bounds(for: view)
     let segmentTable = bounds?.segments ?? plainSegments(view)
     var times = TravelTimes(
-      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids,
+      view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(point, index: index, view: view, within: 15)
@@ -170,7 +193,7 @@ public final class RoutingEngine: Sendable {
       }
     }
     let exact = TravelTimes(
-      view: view, departure: departure, usesTraffic: traffic, avoidsClosures: avoids,
+      view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
     let routes = legSets.map { legs in
       route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
@@ -179,6 +202,17 @@ public final class RoutingEngine: Sendable {
   }
 
   // MARK: Pieces
+
+  /// The closures a route under `options` leaves out: all of them with live traffic, the
+  /// long-term ones with `longTermClosuresOnly`, and without traffic all or none as
+  /// `avoidsClosures` says.
+  static func closures(_ options: RouteOptions) -> TravelTimes.Closures {
+    switch options.trafficOptimization {
+    case .timeDependent: return .all
+    case .longTermClosuresOnly: return .longTerm
+    case .disabled: return options.avoidsClosures ? .all : .ignored
+    }
+  }
 
   /// The road positions near a waypoint: the nearest segment open to cars and the others
   /// within `meters` of it (15 m: the other direction of a two-way road), at most 12.

@@ -239,7 +239,7 @@ enum RouteCommand: Subcommand {
   static let name = "route"
   static let summary = "Traffic along a route: spans, delays, incidents on it"
   static let synopsis = """
-    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]... [--depart TIME]
+    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]... [--depart TIME|any]
                          [--alternatives N] [--db PATH | --server URL] [--json]
            traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
                          [--half-width M] [--db PATH | --server URL] [--json]
@@ -255,7 +255,10 @@ enum RouteCommand: Subcommand {
       OptionDefinition("--from", "LAT,LNG", "where the route starts"),
       OptionDefinition("--to", "LAT,LNG", "where it ends"),
       OptionDefinition("--via", "LAT,LNG", "a point to pass, in order; repeatable"),
-      OptionDefinition("--depart", "TIME", "departure time, RFC 3339 (default now)"),
+      OptionDefinition(
+        "--depart", "TIME",
+        "departure time, RFC 3339 or an offset such as +2h (default now); any: planning"
+          + " mode, free flow and long-term closures only (v8's departureTime=any)"),
       OptionDefinition("--alternatives", "N", "up to N other routes, 0...3 (default 0)"),
       OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
       OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
@@ -342,7 +345,15 @@ enum RouteCommand: Subcommand {
       try AreaArgument.coordinates(text, option: "--via")
     }
     var options = RouteOptions()
-    options.departureTime = try IncidentOptions.time(from: &arguments, option: "--depart")
+    if let text = try arguments.option("--depart") {
+      if text == "any" {
+        options.trafficOptimization = .longTermClosuresOnly
+      } else {
+        do { options.departureTime = try IncidentOptions.time(text, option: "--depart") } catch {
+          throw UsageError("\(error), or any (planning mode)")
+        }
+      }
+    }
     if let text = try arguments.option("--alternatives") {
       guard let count = Int(text), (0...RouteOptions.maximumAlternatives).contains(count) else {
         throw UsageError(

@@ -54,6 +54,11 @@ enum IncidentOptions {
   /// An RFC 3339 time option.
   static func time(from arguments: inout ArgumentList, option: String) throws(UsageError) -> Date? {
     guard let text = try arguments.option(option) else { return nil }
+    return try time(text, option: option)
+  }
+
+  /// The time `text` of `option` says: RFC 3339, or an offset from now (`+6h`).
+  static func time(_ text: String, option: String) throws(UsageError) -> Date {
     if let date = RFC3339.parseWithOffset(text) { return date }
     if let offset = relativeOffset(text) { return Date().addingTimeInterval(offset) }
     throw UsageError(

@@ -81,6 +81,17 @@ import TrafficTestSupport
     let duration = try #require(summary["duration"] as? Int)
     let base = try #require(summary["baseDuration"] as? Int)
     #expect(duration > base + 5, "\(summary)")
+    // Planning mode: the same route at free flow.
+    let planned = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--depart", "any",
+      "--json",
+    ])
+    #expect(planned.status == .success, "\(planned.errors)")
+    let plannedSummary = try #require(
+      ((((try JSONSerialization.jsonObject(with: Data(planned.output.utf8)) as? [String: Any])?[
+        "routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]])?.first?["summary"])
+        as? [String: Any])
+    #expect(plannedSummary["duration"] as? Int == base, "\(plannedSummary)")
     let text = await runTraffic([
       "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501",
     ])
@@ -160,6 +171,7 @@ import TrafficTestSupport
     (["route", "--from", "47.1,9.5"], "--from needs --to"),
     (["route", "--from", "47.1,9.5", "--to", "95,9"], "--to"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--alternatives", "7"], "--alternatives"),
+    (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--depart", "soon"], "--depart expects"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5"], "no road network"),
     (
       ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--coords", "47,9;48,9"],

@@ -66,6 +66,26 @@ import TrafficTestSupport
         from: origin, to: destination,
         options: RouteOptions(trafficOptimization: .disabled, avoidsClosures: false))
       #expect(abs((ignoring.first?.lengthInMeters ?? 0) - route.lengthInMeters) < 1)
+      // Planning mode keeps long-term closures only: works of unknown duration are not, so
+      // the first route is taken again; the same works in place for two days are avoided.
+      let planning = RouteOptions(trafficOptimization: .longTermClosuresOnly)
+      let planned = try await RoutingEngine(trafficEngine: engine).calculateRoute(
+        from: origin, to: destination, options: planning)
+      #expect(abs((planned.first?.lengthInMeters ?? 0) - route.lengthInMeters) < 1)
+      let lasting = try TrafficIncident(
+        id: "works", type: .construction, impact: .major,
+        startTime: RoutingEngineTests.now.addingTimeInterval(-2 * 86_400),
+        junctionsTraversability: .allClosed, location: TrafficLocation(polyline: entered.geometry))
+      let avoided = try await RoutingEngine(
+        trafficEngine: RoutingEngineTests.engine(network: network, incidents: [lasting])
+      ).calculateRoute(from: origin, to: destination, options: planning)
+      let driven = try #require(avoided.first).sections.flatMap {
+        $0.traffic.spans.map(\.segmentID)
+      }
+      for (a, b) in zip(driven, driven.dropFirst())
+      where a != b && network.segments[a].toNode == junction {
+        #expect(stretch.contains(a) == stretch.contains(b), "turned at the long-term closure")
+      }
       checked += 1
     }
     #expect(checked >= 3)

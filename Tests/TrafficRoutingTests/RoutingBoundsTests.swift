@@ -37,7 +37,7 @@ import TrafficTestSupport
     let scratch = SearchScratch(segmentCount: network.segments.count)
     for (view, name) in [(base, "free flow"), (live, "live")] {
       let times = TravelTimes(
-        view: view, departure: view.now, usesTraffic: true, avoidsClosures: true,
+        view: view, departure: view.now, usesTraffic: true, closures: .all,
         segments: bounds.segments)
       var routed = 0
       var plainWork = 0

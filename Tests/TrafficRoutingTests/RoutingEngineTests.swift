@@ -120,6 +120,54 @@ import TrafficTestSupport
     #expect(abs((ignoring.first?.lengthInMeters ?? 0) - 1000) < 2)
   }
 
+  @Test("planning mode avoids closures of more than a day and drives through shorter ones")
+  func planningModeKeepsLongTermClosuresOnly() async throws {
+    let network = try CrossingNetwork.network()
+    let west = CrossingNetwork.coordinates(east: 0)
+    let east = CrossingNetwork.coordinates(east: 1000)
+    let hour = 3_600.0, day = 86_400.0, now = Self.now
+    // The road from C to E closed (no other way leads to E), for spans known or not.
+    let cases: [(start: Date?, end: Date?, longTerm: Bool)] = [
+      (now - hour, now + 2 * hour, false),  // planned for three hours
+      (now - hour, now + 2 * day, true),  // planned for two days
+      (now - 2 * day, nil, true),  // open-ended, in place for two days
+      (now - hour, nil, false),  // open-ended, in place for an hour
+      (nil, now + 2 * day, true),  // start unknown, two more days
+      (nil, nil, false),  // nothing known
+    ]
+    let planning = RouteOptions(trafficOptimization: .longTermClosuresOnly)
+    for (start, end, longTerm) in cases {
+      let closure = try TrafficIncident(
+        id: "closed", type: .roadClosure, impact: .critical, startTime: start, endTime: end,
+        isRoadClosed: true,
+        location: TrafficLocation(
+          polyline: GeoPolyline(vertices: [
+            CrossingNetwork.coordinates(east: 600), CrossingNetwork.coordinates(east: 900),
+          ])))
+      let router = RoutingEngine(
+        trafficEngine: try Self.engine(network: network, incidents: [closure]))
+      // Live traffic avoids every closure.
+      await #expect(throws: RoutingError.noRoute(fromIndex: 0, toIndex: 1)) {
+        try await router.calculateRoute(from: west, to: east)
+      }
+      if longTerm {
+        await #expect(
+          throws: RoutingError.noRoute(fromIndex: 0, toIndex: 1),
+          "\(String(describing: start)) to \(String(describing: end))"
+        ) {
+          try await router.calculateRoute(from: west, to: east, options: planning)
+        }
+      } else {
+        let route = try #require(
+          try await router.calculateRoute(from: west, to: east, options: planning).first)
+        #expect(
+          abs(route.lengthInMeters - 1000) < 2,
+          "\(String(describing: start)) to \(String(describing: end))")
+        #expect(route.durationInSeconds == route.baseDurationInSeconds)
+      }
+    }
+  }
+
   @Test("a queue whose probes stand still for the whole window is driven at a crawl, not closed")
   func aStandingQueueIsSlowNotClosed() async throws {
     // Three vehicles drive from W onto B→E and stop 200 m into it, where they stand for

@@ -76,6 +76,14 @@ import TrafficRouting
       "/v8/routes?transportMode=car&origin=10,10&destination=52,13.01", 400,
       "more than 1000 m from any road"
     ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&traffic[mode]=off", 400,
+      "traffic[mode] off is not supported"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&traffic[flow]=1", 400,
+      "unknown parameter traffic[flow]"
+    ),
   ])
   func refusesBadRequestsInV8Shape(target: String, status: Int, mentions: String) throws {
     let server = try F.server()
@@ -87,6 +95,64 @@ import TrafficRouting
     #expect(body["title"] is String)
     #expect(body["code"] is String)
     #expect((body["correlationId"] as? String)?.isEmpty == false)
+  }
+
+  /// The road from 600 m to 900 m east closed (no other way leads east), from an hour ago
+  /// until `hours` from now.
+  static func closure(hours: Double) throws -> TrafficIncident {
+    try TrafficIncident(
+      id: "closed", type: .roadClosure, impact: .critical,
+      startTime: Date().addingTimeInterval(-3_600),
+      endTime: Date().addingTimeInterval(hours * 3_600), isRoadClosed: true,
+      location: TrafficLocation(
+        polyline: GeoPolyline(vertices: [F.coordinates(east: 600), F.coordinates(east: 900)])))
+  }
+
+  /// The status of a west-to-east route with the extra parameters, and its duration and
+  /// base duration when there is one.
+  static func route(
+    _ server: TrafficServer, _ extra: String
+  ) throws -> (status: Int, duration: Int?, baseDuration: Int?) {
+    let response = server.handle(
+      ServerFixtures.get(
+        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456&return=summary"
+          + extra))
+    let body = try ServerFixtures.object(response.body)
+    let sections = (body["routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]]
+    let summary = sections?.first?["summary"] as? [String: Any]
+    return (response.status, summary?["duration"] as? Int, summary?["baseDuration"] as? Int)
+  }
+
+  @Test func departureTimeAnyIsPlanningModeAndTrafficModeDisabledIgnoresClosures() throws {
+    // Slow probes on the way: live traffic makes the route slower than free flow.
+    let slow = try F.server()
+    let upload = slow.handle(
+      ServerFixtures.post("/v1/probes", F.csvDrive(vehicles: 4, speed: 4)))
+    #expect(upload.status == 200, "\(upload.bodyText)")
+    let live = try Self.route(slow, "")
+    let liveDuration = try #require(live.duration)
+    #expect(liveDuration > (live.baseDuration ?? .max) + 60)
+    // Planning mode: no traffic flow.
+    let planning = try Self.route(slow, "&departureTime=any")
+    #expect(planning.status == 200)
+    #expect(planning.duration == planning.baseDuration)
+    #expect(planning.baseDuration == live.baseDuration)
+
+    // A closure of three hours: avoided live, driven through in planning mode.
+    let short = try F.server(incidents: [Self.closure(hours: 2)])
+    #expect(try Self.route(short, "").status == 400)
+    #expect(try Self.route(short, "&departureTime=any").status == 200)
+    // A closure of two days: avoided in planning mode too, not with traffic[mode]=disabled
+    // (brackets raw or percent-encoded).
+    let long = try F.server(incidents: [Self.closure(hours: 47)])
+    #expect(try Self.route(long, "").status == 400)
+    #expect(try Self.route(long, "&departureTime=any").status == 400)
+    #expect(try Self.route(long, "&departureTime=any&traffic[mode]=default").status == 400)
+    for mode in ["traffic[mode]=disabled", "traffic%5Bmode%5D=disabled"] {
+      let ignoring = try Self.route(long, "&" + mode)
+      #expect(ignoring.status == 200, "\(mode)")
+      #expect(ignoring.duration == ignoring.baseDuration)
+    }
   }
 
   @Test func withoutARoadNetworkTheAnswerIs404() throws {
@@ -158,5 +224,44 @@ import TrafficRouting
     }
     #expect(error?.description.contains("answered 400") == true, "\(String(describing: error))")
     #expect(error?.description.contains("more than 1000 m") == true)
+  }
+
+  @Test func aRemoteEngineAsksForTheTrafficModeAsV8SaysIt() async throws {
+    // A closure of three hours, which only live traffic avoids.
+    let server = try F.server(
+      incidents: [V8RoutesTests.closure(hours: 2)], configuration: HTTPFrontEndTests.quietLoopback()
+    )
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = RoutingEngine(
+      trafficEngine: try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)"))))
+    let local = RoutingEngine(trafficEngine: server.engine)
+    await #expect(throws: RoutingError.self) {
+      try await remote.calculateRoute(from: Self.west, to: Self.east)
+    }
+    for options in [
+      RouteOptions(trafficOptimization: .longTermClosuresOnly),
+      RouteOptions(trafficOptimization: .disabled, avoidsClosures: false),
+    ] {
+      let through = try await remote.calculateRoute(
+        from: Self.west, to: Self.east, options: options)
+      let here = try await local.calculateRoute(from: Self.west, to: Self.east, options: options)
+      #expect(abs((through.first?.lengthInMeters ?? 0) - 1000) < 2)
+      #expect(through.first?.durationInSeconds == here.first?.durationInSeconds.rounded())
+    }
+    // What v8 cannot say is refused by name, before any request.
+    for (options, mentions) in [
+      (
+        RouteOptions(departureTime: Date(), trafficOptimization: .longTermClosuresOnly),
+        "departureTime=any"
+      ),
+      (RouteOptions(trafficOptimization: .disabled), "avoidsClosures"),
+    ] {
+      let error = await #expect(throws: RoutingError.self) {
+        try await remote.calculateRoute(from: Self.west, to: Self.east, options: options)
+      }
+      #expect(error?.description.contains(mentions) == true, "\(String(describing: error))")
+    }
   }
 }

@@ -2,6 +2,51 @@ import Foundation
 import Roads
 
 extension FlowPipeline {
+  /// What the active incidents close at a time: segments and junction turns, each with the
+  /// part long-term closures close.
+  struct Closures: Sendable {
+    var segments: Set<Int> = []
+    var turns: Set<UInt64> = []
+    var longTermSegments: Set<Int> = []
+    var longTermTurns: Set<UInt64> = []
+
+    /// Puts the closures into a snapshot.
+    func apply(to snapshot: inout FlowSnapshot) {
+      snapshot.closed = segments
+      snapshot.closedTurns = turns
+      snapshot.longTermClosed = longTermSegments
+      snapshot.longTermClosedTurns = longTermTurns
+    }
+  }
+
+  /// A closure lasting longer than this is long-term, seconds (a day).
+  static let longTermClosureSeconds = 86_400.0
+
+  /// Whether an incident's closure is long-term, as HERE's Routing API counts them
+  /// ("closures that last for more than a day", which its planning mode still avoids): its
+  /// known span, from its start (else its entry time, else `now`) to its end (else `now`),
+  /// passes a day. So a closure planned for more than a day is long-term from its first
+  /// minute, and an open-ended one once it has lasted a day; one with neither start nor end
+  /// known is not.
+  static func isLongTerm(_ incident: TrafficIncident, at now: Date) -> Bool {
+    let begin = incident.startTime ?? incident.entryTime ?? now
+    return (incident.endTime ?? now).timeIntervalSince(begin) > longTermClosureSeconds
+  }
+
+  /// The segments and turns the incidents active at `now` close (``closedSegments`` and
+  /// ``closedTurns``).
+  static func closures(
+    incidents: IncidentIndex, now: Date, index: FlowIndex, distance: Double,
+    junctionTurns cache: inout [String: [UInt64]]
+  ) -> Closures {
+    var closures = Closures()
+    (closures.segments, closures.longTermSegments) = closedSegments(
+      incidents: incidents, now: now, index: index, distance: distance)
+    (closures.turns, closures.longTermTurns) = closedTurns(
+      incidents: incidents, now: now, index: index, cache: &cache)
+    return closures
+  }
+
   /// The turns closed by the active incidents whose junctions are not all open: each such
   /// incident's geometry is matched to its stretch of segments (both directions of the
   /// roads); of the stretch's junctions — the node it starts at, the nodes between its
@@ -12,20 +57,22 @@ extension FlowPipeline {
   ///
   /// An incident's turns are computed once per incident version (its geometry is matched to
   /// the network): `cache` keeps them by version id between rebuilds, and drops versions no
-  /// longer active.
+  /// longer active. Returns all of them and those of long-term closures.
   static func closedTurns(
     incidents: IncidentIndex, now: Date, index: FlowIndex, cache: inout [String: [UInt64]]
-  ) -> Set<UInt64> {
+  ) -> (all: Set<UInt64>, longTerm: Set<UInt64>) {
     var turns: Set<UInt64> = []
+    var longTerm: Set<UInt64> = []
     var seen: [String: [UInt64]] = [:]
     for incident in incidents.incidents
     where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
       let own = cache[incident.id] ?? turnsClosed(by: incident, index: index)
       seen[incident.id] = own
       turns.formUnion(own)
+      if isLongTerm(incident, at: now) { longTerm.formUnion(own) }
     }
     cache = seen
-    return turns
+    return (turns, longTerm)
   }
 
   /// The turns one incident's closed junctions close (see `closedTurns`).
@@ -75,14 +122,20 @@ extension FlowPipeline {
 
   /// The segments covered by active road-closure incidents: a segment's midpoint within
   /// `distance` of the incident's geometry, running its way (within 60°; any way for an
-  /// incident at a point).
+  /// incident at a point). Returns all of them and those of long-term closures.
   static func closedSegments(
     incidents: IncidentIndex, now: Date, index: FlowIndex, distance: Double
-  ) -> Set<Int> {
-    var closed: Set<Int> = []
+  ) -> (all: Set<Int>, longTerm: Set<Int>) {
+    var all: Set<Int> = []
+    var longTerm: Set<Int> = []
     let network = index.network
     for incident in incidents.incidents
     where (incident.isRoadClosed || incident.type == .roadClosure) && incident.isActive(at: now) {
+      let isLongTerm = isLongTerm(incident, at: now)
+      func close(_ segment: Int) {
+        all.insert(segment)
+        if isLongTerm { longTerm.insert(segment) }
+      }
       for polyline in incident.location.allPolylines {
         let isPoint = polyline.lengthInMeters < 1
         let box = polyline.boundingBox.expandedUnchecked(byMeters: distance)
@@ -92,7 +145,7 @@ extension FlowPipeline {
           let nearest = polyline.closestPoint(to: middle)
           guard nearest.distanceInMeters <= distance else { continue }
           if isPoint {
-            closed.insert(id)
+            close(id)
             continue
           }
           let i = min(nearest.segmentIndex, polyline.vertices.count - 2)
@@ -104,10 +157,10 @@ extension FlowPipeline {
           var difference = abs(incidentBearing - segmentBearing).truncatingRemainder(
             dividingBy: 360)
           if difference > 180 { difference = 360 - difference }
-          if difference <= 60 { closed.insert(id) }
+          if difference <= 60 { close(id) }
         }
       }
     }
-    return closed
+    return (all, longTerm)
   }
 }

@@ -36,6 +36,12 @@ package struct FlowSnapshot: Sendable {
   /// closed junction of an incident's stretch cannot be used to enter or leave the
   /// stretch. Keyed by ``turnKey(from:to:)``; empty almost always.
   package var closedTurns: Set<UInt64> = []
+  /// The part of ``closed`` that long-term closures close (closures of more than a day,
+  /// which HERE's planning mode and `longTermClosuresOnly` routes still avoid; see
+  /// `FlowPipeline.isLongTerm(_:at:)`).
+  package var longTermClosed: Set<Int> = []
+  /// The part of ``closedTurns`` that long-term closures close.
+  package var longTermClosedTurns: Set<UInt64> = []
 
   /// The key of the turn from one segment into the next.
   @inline(__always) package static func turnKey(from: Int, to: Int) -> UInt64 {

@@ -21,7 +21,7 @@ package final class FlowState: Sendable {
   let laterClosures = Mutex<LaterClosures>(LaterClosures())
 
   struct LaterClosures {
-    var last: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>, turns: Set<UInt64>)?
+    var last: (key: FlowSnapshot.IncidentsKey, minute: Int, closures: FlowPipeline.Closures)?
     var junctionTurns: [String: [UInt64]] = [:]
   }
 
@@ -91,20 +91,17 @@ package final class FlowState: Sendable {
     let key = FlowSnapshot.IncidentsKey(updatedAt: incidents.updatedAt, count: incidents.count)
     let minute = Int((time.timeIntervalSince1970 / 60).rounded(.down))
     let index = self.index
-    let (closed, turns) = laterClosures.withLock { later in
+    let closures = laterClosures.withLock { later in
       if let cached = later.last, cached.key == key, cached.minute == minute {
-        return (cached.closed, cached.turns)
+        return cached.closures
       }
-      let closed = FlowPipeline.closedSegments(
+      let closures = FlowPipeline.closures(
         incidents: incidents, now: time, index: index,
-        distance: configuration.closureMatchDistanceInMeters)
-      let turns = FlowPipeline.closedTurns(
-        incidents: incidents, now: time, index: index, cache: &later.junctionTurns)
-      later.last = (key, minute, closed, turns)
-      return (closed, turns)
+        distance: configuration.closureMatchDistanceInMeters, junctionTurns: &later.junctionTurns)
+      later.last = (key, minute, closures)
+      return closures
     }
-    snapshot.closed = closed
-    snapshot.closedTurns = turns
+    closures.apply(to: &snapshot)
     snapshot.builtAt = time
     return snapshot
   }
@@ -235,7 +232,7 @@ struct FlowPipeline: Sendable {
   var observations: [Int: Observed] = [:]
   /// The time of the last feed observation each segment's typical week learned.
   var typicalObservationTimes: [Int: Date] = [:]
-  var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closed: Set<Int>, turns: Set<UInt64>)?
+  var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closures: FlowPipeline.Closures)?
   /// The turns each active incident with closed junctions closes, by version id.
   var junctionTurns: [String: [UInt64]] = [:]
 
@@ -309,17 +306,13 @@ struct FlowPipeline: Sendable {
     snapshot.incidentsKey = key
     let minute = Int((now.timeIntervalSince1970 / 60).rounded(.down))
     if let closures, closures.key == key, closures.minute == minute {
-      snapshot.closed = closures.closed
-      snapshot.closedTurns = closures.turns
+      closures.closures.apply(to: &snapshot)
     } else {
-      let closed = FlowPipeline.closedSegments(
+      let current = FlowPipeline.closures(
         incidents: incidents, now: now, index: index,
-        distance: configuration.closureMatchDistanceInMeters)
-      let turns = FlowPipeline.closedTurns(
-        incidents: incidents, now: now, index: index, cache: &junctionTurns)
-      closures = (key, minute, closed, turns)
-      snapshot.closed = closed
-      snapshot.closedTurns = turns
+        distance: configuration.closureMatchDistanceInMeters, junctionTurns: &junctionTurns)
+      closures = (key, minute, current)
+      current.apply(to: &snapshot)
     }
     for (segment, speed) in aggregator.learnedSegments { snapshot.freeFlow[segment] = speed }
     snapshot.typical = aggregator.typical

@@ -10,9 +10,13 @@ public struct RouteOptions: Hashable, Sendable {
     /// closures. A departure more than an hour ahead drives on typical speeds only, with
     /// the closures active at its time.
     case timeDependent
-    /// Closures only; speeds are free flow.
+    /// Planning mode (HERE Routing v8's `departureTime=any`): free-flow speeds, and of the
+    /// closures only the long-term ones, those that last more than a day (planned for
+    /// longer, or open-ended and in place for a day already); shorter closures and feeds'
+    /// blockages are driven through.
     case longTermClosuresOnly
-    /// No traffic: free-flow speeds, closures ignored unless `avoidsClosures` is set.
+    /// No traffic: free-flow speeds, closures ignored unless `avoidsClosures` is set (v8's
+    /// `traffic[mode]=disabled` ignores them all).
     case disabled
   }
 
@@ -20,7 +24,9 @@ public struct RouteOptions: Hashable, Sendable {
   public var departureTime: Date?
   /// Which traffic counts.
   public var trafficOptimization: TrafficOptimization = .timeDependent
-  /// Whether closed segments are never used (HERE SDK avoids closures by default).
+  /// Whether closed segments are never used under `.disabled` (HERE SDK avoids closures
+  /// by default). The other modes always leave out the closures they take in: all of them
+  /// with `.timeDependent`, the long-term ones with `.longTermClosuresOnly`.
   public var avoidsClosures = true
   /// How many alternative routes to look for besides the best, 0...3.
   public var alternatives = 0

@@ -26,11 +26,21 @@ struct TravelTimes {
   /// Live speeds no longer count this long after now, seconds.
   static let typicalHorizon = 3_600.0
 
+  /// Which closures a route leaves out.
+  enum Closures: Sendable {
+    /// None: closed roads are driven at free flow.
+    case ignored
+    /// Those of long-term closures (more than a day; HERE's planning mode).
+    case longTerm
+    /// All: closure incidents, closed junctions and feeds' blockages.
+    case all
+  }
+
   let view: RoutingView
   /// Whether live and typical speeds count (else free-flow speeds).
   let usesTraffic: Bool
-  /// Whether closed segments are left out.
-  let avoidsClosures: Bool
+  /// Which closed segments and turns are left out.
+  let closures: Closures
   /// Seconds from the view's now to the departure (negative for a departure in the past).
   let departureOffset: Double
   /// The typical week's bin of the departure and the seconds into it.
@@ -45,13 +55,13 @@ struct TravelTimes {
   let segments: SegmentTable
 
   init(
-    view: RoutingView, departure: Date, usesTraffic: Bool, avoidsClosures: Bool,
+    view: RoutingView, departure: Date, usesTraffic: Bool, closures: Closures,
     segments: SegmentTable? = nil
   ) {
     self.view = view
     self.segments = segments ?? SegmentTable(network: view.network)
     self.usesTraffic = usesTraffic
-    self.avoidsClosures = avoidsClosures
+    self.closures = closures
     departureOffset = departure.timeIntervalSince(view.now)
     if let clock = view.flow.typical?.clock {
       departureBin = clock.bin(for: departure)
@@ -73,10 +83,26 @@ struct TravelTimes {
   }
 
   /// Whether the turn from `segment` into `next` is closed (a closed junction of an
-  /// incident's stretch) and closures are avoided.
+  /// incident's stretch) and such closures are avoided.
   @inline(__always) func isTurnClosed(from segment: Int, to next: Int) -> Bool {
-    avoidsClosures && !view.flow.closedTurns.isEmpty
-      && view.flow.closedTurns.contains(FlowSnapshot.turnKey(from: segment, to: next))
+    let turns: Set<UInt64>
+    switch closures {
+    case .ignored: return false
+    case .longTerm: turns = view.flow.longTermClosedTurns
+    case .all: turns = view.flow.closedTurns
+    }
+    return !turns.isEmpty && turns.contains(FlowSnapshot.turnKey(from: segment, to: next))
+  }
+
+  /// Whether an incident closes the segment and such closures are avoided.
+  @inline(__always) private func isClosedByIncident(_ segmentID: Int) -> Bool {
+    let closed: Set<Int>
+    switch closures {
+    case .ignored: return false
+    case .longTerm: closed = view.flow.longTermClosed
+    case .all: closed = view.flow.closed
+    }
+    return !closed.isEmpty && closed.contains(segmentID)
   }
 
   /// How much live speeds count at `t` seconds after now: 1 up to ``liveHorizon``, 0 from
@@ -107,10 +133,12 @@ struct TravelTimes {
     // time, and a lookup hashes even then).
     let free = flow.freeFlow.isEmpty ? limit : flow.freeFlow[segmentID] ?? limit
     let fallback = free > 0 ? free : (limit > 0 ? limit : nil)
-    let closedByIncident = !flow.closed.isEmpty && flow.closed.contains(segmentID)
+    // Closed and avoided: left out. A feed's blockage (jam factor 10) is live traffic, so
+    // it counts only when all closures do.
+    if isClosedByIncident(segmentID) { return nil }
     let live = flow.live.isEmpty ? nil : flow.live[segmentID]
     guard usesTraffic else {
-      if closedByIncident || live?.blocked == true, avoidsClosures { return nil }
+      if closures == .all, live?.blocked == true { return nil }
       return fallback
     }
     let since = legStart + elapsed
@@ -123,7 +151,7 @@ struct TravelTimes {
       typical = known.speed
     }
     var speed = typical
-    var closed = closedByIncident
+    var closed = false
     if let live, weight > 0 {
       // A standstill of the probes is a queue that has not moved within the window, not a
       // closure: it is driven at a crawl (a blocked road, jam factor 10, is closed).
@@ -138,7 +166,7 @@ struct TravelTimes {
       }
     }
     if closed {
-      if avoidsClosures { return nil }
+      if closures == .all { return nil }
       return fallback
     }
     return speed > 0 ? speed : fallback

@@ -67,7 +67,7 @@ struct V8RouteRequest {
   /// The parameters this endpoint knows; any other is refused by name.
   static let known: Set<String> = [
     "transportMode", "origin", "destination", "via", "departureTime", "alternatives", "return",
-    "spans", "apiKey", "routingMode", "lang", "units",
+    "spans", "apiKey", "routingMode", "lang", "units", "traffic[mode]",
   ]
 
   init(_ query: QueryParameters) throws(TrafficServer.V8Failure) {
@@ -95,11 +95,26 @@ struct V8RouteRequest {
       + (try via.map { text throws(TrafficServer.V8Failure) in
         try Self.place(text, "via")
       }) + [try Self.place(destination, "destination")]
-    if let time = try Self.single("departureTime", query), time != "any" {
-      guard let date = RFC3339.parse(time) else {
-        throw .malformed("departureTime \(time) is not an RFC 3339 time or any")
+    // `any` is v8's planning mode: no traffic flow nor anything time-dependent, only the
+    // long-term closures (the times of the answer then count from now).
+    if let time = try Self.single("departureTime", query) {
+      if time == "any" {
+        options.trafficOptimization = .longTermClosuresOnly
+      } else {
+        guard let date = RFC3339.parse(time) else {
+          throw .malformed("departureTime \(time) is not an RFC 3339 time or any")
+        }
+        options.departureTime = date
       }
-      options.departureTime = date
+    }
+    // `disabled`: no traffic data at all, long-term closures included.
+    switch try Self.single("traffic[mode]", query) {
+    case nil, "default": break
+    case "disabled":
+      options.trafficOptimization = .disabled
+      options.avoidsClosures = false
+    case let mode?:
+      throw .malformed("traffic[mode] \(mode) is not supported; give default or disabled")
     }
     if let text = try Self.single("alternatives", query) {
       guard let count = Int(text), (0...RouteOptions.maximumAlternatives).contains(count) else {
