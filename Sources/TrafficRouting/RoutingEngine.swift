@@ -73,7 +73,8 @@ public final class RoutingEngine: Sendable {
     var parameters = [
       ("transportMode", "car"), ("origin", place(waypoints[0])),
       ("destination", place(waypoints[waypoints.count - 1])),
-      ("return", "summary,polyline,incidents"), ("spans", "length,duration,dynamicSpeedInfo"),
+      ("return", "summary,polyline,incidents,turnByTurnActions"),
+      ("spans", "length,duration,dynamicSpeedInfo"),
       ("alternatives", String(options.alternatives)),
     ]
     for point in waypoints.dropFirst().dropLast() { parameters.append(("via", place(point))) }
@@ -384,13 +385,16 @@ public final class RoutingEngine: Sendable {
       // at typical speeds (free flow where a segment has no typical week) and is reported
       // when at least one segment has one.
       var seconds = 0.0
+      var pieceSeconds: [Double] = []
       var typical = 0.0
       var typicalKnown = false
       let start = clock.timeIntervalSince(departure)
       for piece in pieces {
-        seconds +=
+        let driven =
           times.seconds(piece.segmentID, meters: piece.lengthInMeters, after: start + seconds)
           ?? 0
+        pieceSeconds.append(driven)
+        seconds += driven
         if let usual = times.typicalSeconds(
           piece.segmentID, meters: piece.lengthInMeters, after: start + typical)
         {
@@ -413,7 +417,8 @@ public final class RoutingEngine: Sendable {
           durationInSeconds: seconds, baseDurationInSeconds: traffic.baseDurationInSeconds,
           typicalDurationInSeconds: typicalKnown ? typical : nil,
           lengthInMeters: length, polyline: polyline,
-          traffic: traffic))
+          traffic: traffic,
+          maneuvers: Guidance.maneuvers(pieces, seconds: pieceSeconds, network: view.network)))
       clock = arrival
     }
     return Route(sections: sections)

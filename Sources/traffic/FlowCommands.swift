@@ -246,7 +246,7 @@ enum RouteCommand: Subcommand {
 
     With --from and --to: the fastest route on the live traffic of the store (or of the
     server, through its GET /v8/routes), closed roads never used, with its ETA, delay and
-    incidents; --json prints the HERE Routing v8 answer.
+    incidents and directions; --json prints the HERE Routing v8 answer.
     With --coords or --polyline: matches the given route to the road network and reports each
     span's speed, jam factor and delay, the incidents on it, and the total delay.
     """
@@ -379,7 +379,7 @@ enum RouteCommand: Subcommand {
     }
     if json {
       let body = V8RouteWire.encode(
-        routes, returning: [.summary, .polyline, .incidents],
+        routes, returning: [.summary, .polyline, .incidents, .actions, .instructions],
         spans: [.length, .duration, .dynamicSpeedInfo])
       console.print(String(decoding: body, as: UTF8.self))
       return
@@ -399,6 +399,10 @@ enum RouteCommand: Subcommand {
           console.print(
             String(format: "  incident at %.1f km: ", item.offsetInMeters / 1000)
               + IncidentOutput.line(item.incident))
+        }
+        // The directions only for the fastest route (alternatives would repeat most).
+        if index == 0 {
+          for maneuver in section.maneuvers { console.print("    " + maneuver.instruction) }
         }
       }
     }

@@ -97,6 +97,11 @@ import TrafficTestSupport
     ])
     #expect(text.status == .success)
     #expect(text.output.contains("min with traffic"), "\(text.output)")
+    #expect(text.output.contains("    Head north"), "\(text.output)")
+    #expect(text.output.contains("    Arrive at"), "\(text.output)")
+    let actions = try #require(section["actions"] as? [[String: Any]])
+    #expect(actions.first?["action"] as? String == "depart")
+    #expect((actions.first?["instruction"] as? String)?.hasPrefix("Head north") == true)
   }
 
   /// The summary counts the matched positions as the HTTP answer's `matched` does and names

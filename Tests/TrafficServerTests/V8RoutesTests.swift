@@ -57,8 +57,12 @@ import TrafficRouting
       "alternatives must be 0...3"
     ),
     (
-      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&return=actions", 400,
-      "return actions"
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&return=elevation", 400,
+      "return elevation"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&return=instructions",
+      400, "return instructions needs actions"
     ),
     (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&departureTime=soon", 400,
@@ -155,6 +159,38 @@ import TrafficRouting
     }
   }
 
+  @Test func actionsAndTurnByTurnActionsDescribeTheManeuvers() throws {
+    let server = try F.server()
+    let response = server.handle(
+      ServerFixtures.get(
+        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456"
+          + "&return=polyline,actions,instructions,turnByTurnActions"))
+    #expect(response.status == 200, "\(response.bodyText)")
+    let body = try ServerFixtures.object(response.body)
+    let section = try #require(
+      ((body["routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]])?.first)
+    let actions = try #require(section["actions"] as? [[String: Any]])
+    #expect(actions.map { $0["action"] as? String } == ["depart", "continue", "arrive"])
+    #expect(
+      actions.map { $0["instruction"] as? String } == [
+        "Head east on West. Go for 500 m.", "Continue on East. Go for 500 m.", "Arrive at East.",
+      ])
+    #expect(actions.map { $0["length"] as? Int } == [500, 500, 0])
+    // Offsets are polyline vertices: the start, the crossing, the end.
+    let vertices = try FlexiblePolyline.decode(#require(section["polyline"] as? String))
+      .coordinates
+    let offsets = actions.compactMap { $0["offset"] as? Int }
+    #expect(offsets.count == 3 && offsets[0] == 0 && offsets[2] == vertices.count - 1)
+    #expect(vertices[offsets[1]].distance(to: F.coordinates(east: 500)) < 1)
+    let turns = try #require(section["turnByTurnActions"] as? [[String: Any]])
+    #expect(turns.count == 3)
+    #expect(turns[1]["instruction"] == nil)
+    let next = turns[1]["nextRoad"] as? [String: Any]
+    #expect((next?["name"] as? [[String: Any]])?.first?["value"] as? String == "East")
+    let current = turns[1]["currentRoad"] as? [String: Any]
+    #expect((current?["name"] as? [[String: Any]])?.first?["value"] as? String == "West")
+  }
+
   @Test func withoutARoadNetworkTheAnswerIs404() throws {
     let server = try TrafficServer(engine: TrafficEngine(store: InMemoryTrafficStore()))
     let response = server.handle(
@@ -218,6 +254,12 @@ import TrafficRouting
     #expect(
       through.first?.sections.first?.traffic.spans.count
         == local.first?.sections.first?.traffic.spans.count)
+    // The maneuvers come through, with their roads and headings.
+    let remoteManeuvers = try #require(through.first?.sections.first?.maneuvers)
+    let localManeuvers = try #require(local.first?.sections.first?.maneuvers)
+    #expect(remoteManeuvers.count == 3)
+    #expect(remoteManeuvers.map(\.instruction) == localManeuvers.map(\.instruction))
+    #expect(remoteManeuvers.map(\.fromRoad) == localManeuvers.map(\.fromRoad))
     let far = try GeoCoordinates(latitude: 10, longitude: 10)
     let error = await #expect(throws: RoutingError.self) {
       try await router.calculateRoute(from: Self.west, to: far)

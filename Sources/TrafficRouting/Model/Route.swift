@@ -56,4 +56,7 @@ public struct RouteSection: Hashable, Sendable {
   /// The spans (segment stretches with speed, jam factor and delay) and the incidents on
   /// the leg — the model of `TrafficEngine.trafficOnRoute`.
   public var traffic: TrafficOnRoute
+  /// What the driver does along the leg, from the departure to the arrival (HERE SDK
+  /// `maneuvers`, v8 `actions`); empty for a route read from a server that sent none.
+  public var maneuvers: [RouteManeuver] = []
 }

@@ -5,7 +5,8 @@ import Traffic
 
 extension V8RouteWire {
   /// The routes of a `GET /v8/routes` answer (what ``encode(_:returning:spans:)`` writes,
-  /// with `return=summary,polyline,incidents` and every span attribute): the remote
+  /// with `return=summary,polyline,incidents,turnByTurnActions` and every span attribute):
+  /// the remote
   /// `RoutingEngine` reads its server's answers with it.
   ///
   /// Spans keep their speeds, jam factors and lengths; their segment is unknown (-1), and an
@@ -110,7 +111,52 @@ extension V8RouteWire {
     return RouteSection(
       departure: departure, arrival: arrival, durationInSeconds: duration,
       baseDurationInSeconds: base, typicalDurationInSeconds: typical, lengthInMeters: length,
-      polyline: polyline, traffic: traffic)
+      polyline: polyline, traffic: traffic,
+      maneuvers: try maneuvers(section, polyline: polyline, offsets: offsets, at: path))
+  }
+
+  /// The maneuvers of `turnByTurnActions` (with their roads), else of `actions`; none
+  /// without either. A departure's heading is the polyline's over its first 15 m.
+  private static func maneuvers(
+    _ section: JSONValue, polyline: GeoPolyline, offsets: [Double], at path: String
+  ) throws(JSONFieldError) -> [RouteManeuver] {
+    let key = section["turnByTurnActions"] != nil ? "turnByTurnActions" : "actions"
+    var maneuvers: [RouteManeuver] = []
+    for (k, item) in (section[key]?.array ?? []).enumerated() {
+      let itemPath = "\(path).\(key)[\(k)]"
+      let name = try item.required("action", at: itemPath).requiredString(
+        at: itemPath + ".action")
+      guard let action = RouteManeuver.Action(rawValue: name) else {
+        throw JSONFieldError(path: itemPath + ".action", reason: "unknown action \(name)")
+      }
+      let vertex = try item.required("offset", at: itemPath).requiredDouble(
+        at: itemPath + ".offset")
+      guard vertex >= 0, Int(vertex) < offsets.count else {
+        throw JSONFieldError(path: itemPath + ".offset", reason: "no vertex \(vertex)")
+      }
+      func road(_ key: String) -> RouteManeuver.Road? {
+        RouteManeuver.Road(
+          name: item[key]?["name"]?.array?.first?["value"]?.string,
+          number: item[key]?["number"]?.array?.first?["value"]?.string)
+      }
+      let offset = offsets[Int(vertex)]
+      var heading: Double?
+      if action == .depart, polyline.lengthInMeters > 0 {
+        heading = polyline.coordinates(atDistance: offset).bearing(
+          to: polyline.coordinates(
+            atDistance: min(polyline.lengthInMeters, offset + Guidance.bearingLength)))
+      }
+      maneuvers.append(
+        RouteManeuver(
+          action: action,
+          direction: item["direction"]?.string.flatMap(RouteManeuver.Direction.init(rawValue:)),
+          severity: item["severity"]?.string.flatMap(RouteManeuver.Severity.init(rawValue:)),
+          offsetInMeters: offset, lengthInMeters: item["length"]?.double ?? 0,
+          durationInSeconds: item["duration"]?.double ?? 0, fromRoad: road("currentRoad"),
+          road: road("nextRoad") ?? (action == .arrive ? road("currentRoad") : nil),
+          headingInDegrees: heading))
+    }
+    return maneuvers
   }
 
   private static func place(

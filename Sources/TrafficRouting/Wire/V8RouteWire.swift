@@ -22,11 +22,20 @@ public enum V8RouteWire {
     public static let travelSummary = Return(rawValue: 4)
     /// `incidents`: the incidents on each section.
     public static let incidents = Return(rawValue: 8)
+    /// `actions`: each section's maneuvers (`action`, `duration`, `length`, `offset`, and
+    /// `direction` and `severity` where they apply).
+    public static let actions = Return(rawValue: 16)
+    /// `instructions`: with `actions`, each one's `instruction` text (in English).
+    public static let instructions = Return(rawValue: 32)
+    /// `turnByTurnActions`: the maneuvers with the roads before and after them
+    /// (`currentRoad`, `nextRoad`: `name` and `number`).
+    public static let turnByTurnActions = Return(rawValue: 64)
 
     /// The v8 names, in the order v8 documents them.
     public static let names: [(String, Return)] = [
       ("summary", .summary), ("polyline", .polyline), ("travelSummary", .travelSummary),
-      ("incidents", .incidents),
+      ("incidents", .incidents), ("actions", .actions), ("instructions", .instructions),
+      ("turnByTurnActions", .turnByTurnActions),
     ]
   }
 
@@ -119,16 +128,23 @@ public enum V8RouteWire {
     {
       w.member("polyline", polyline)
     }
+    let offsets = vertexOffsets(section.polyline)
+    if returning.contains(.actions) {
+      w.key("actions")
+      write(
+        section.maneuvers, roads: false, instructions: returning.contains(.instructions),
+        offsets: offsets, to: &w)
+    }
+    if returning.contains(.turnByTurnActions) {
+      w.key("turnByTurnActions")
+      write(section.maneuvers, roads: true, instructions: false, offsets: offsets, to: &w)
+    }
     if !attributes.isEmpty {
       w.key("spans")
       w.beginArray()
-      let offsets = vertexOffsets(section.polyline)
       var vertex = 0
       for span in section.traffic.spans {
-        // The span starts at the last vertex not after its start.
-        while vertex + 1 < offsets.count, offsets[vertex + 1] <= span.offsetInMeters + 0.01 {
-          vertex += 1
-        }
+        vertex = vertexIndex(at: span.offsetInMeters, in: offsets, from: vertex)
         w.beginObject()
         w.member("offset", vertex)
         if attributes.contains(.length) { w.member("length", Int(span.lengthInMeters.rounded())) }
@@ -173,6 +189,53 @@ public enum V8RouteWire {
     w.member("mode", "car")
     w.endObject()
     w.endObject()
+  }
+
+  /// A section's maneuvers as v8 `actions` or, with `roads`, `turnByTurnActions`.
+  private static func write(
+    _ maneuvers: [RouteManeuver], roads: Bool, instructions: Bool, offsets: [Double],
+    to w: inout JSONWriter
+  ) {
+    w.beginArray()
+    var vertex = 0
+    for maneuver in maneuvers {
+      vertex = vertexIndex(at: maneuver.offsetInMeters, in: offsets, from: vertex)
+      w.beginObject()
+      w.member("action", maneuver.action.rawValue)
+      w.member("duration", Int(maneuver.durationInSeconds.rounded()))
+      w.member("length", Int(maneuver.lengthInMeters.rounded()))
+      w.member("offset", vertex)
+      if let direction = maneuver.direction { w.member("direction", direction.rawValue) }
+      if let severity = maneuver.severity { w.member("severity", severity.rawValue) }
+      if instructions { w.member("instruction", maneuver.instruction) }
+      if roads {
+        for (key, road) in [("currentRoad", maneuver.fromRoad), ("nextRoad", maneuver.road)] {
+          guard let road else { continue }
+          w.key(key)
+          w.beginObject()
+          for (name, value) in [("name", road.name), ("number", road.number)] {
+            guard let value else { continue }
+            w.key(name)
+            w.beginArray()
+            w.beginObject()
+            w.member("value", value)
+            w.endObject()
+            w.endArray()
+          }
+          w.endObject()
+        }
+      }
+      w.endObject()
+    }
+    w.endArray()
+  }
+
+  /// The last vertex not after `meters` along the polyline (whose vertices lie at
+  /// `offsets`), looking on from `start`.
+  static func vertexIndex(at meters: Double, in offsets: [Double], from start: Int) -> Int {
+    var vertex = start
+    while vertex + 1 < offsets.count, offsets[vertex + 1] <= meters + 0.01 { vertex += 1 }
+    return vertex
   }
 
   private static func write(_ place: RoutePlace, to w: inout JSONWriter) {

@@ -133,6 +133,9 @@ struct V8RouteRequest {
         }
         returning.insert(flag)
       }
+      if returning.contains(.instructions), !returning.contains(.actions) {
+        throw .malformed("return instructions needs actions (return=actions,instructions)")
+      }
     }
     if let text = try Self.single("spans", query) {
       for name in text.split(separator: ",", omittingEmptySubsequences: false) {

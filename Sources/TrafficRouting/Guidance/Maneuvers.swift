@@ -1,0 +1,125 @@
+import Foundation
+import Geo
+import Roads
+import Traffic
+
+/// The maneuvers of a section, from the segments it drives: a departure, a maneuver at each
+/// junction where the road changes or the way bends sharply, an arrival.
+///
+/// At the junction from segment `a` into `b`, the turn angle is the change of bearing from
+/// the last 15 m of `a` to the first 15 m of `b` (positive to the right):
+/// - `b` the other direction of `a`: a U-turn;
+/// - `b` a link road (`*_link`) and `a` not: an exit off a motorway or trunk road, else a
+///   ramp, to the side the way turns;
+/// - 30° or more into another road, or 60° or more on the same one: a turn, light below
+///   60°, quite up to 120°, heavy beyond;
+/// - less into another road with a name or number: continue;
+/// - anything else is the same road going on, no maneuver.
+/// Roads are told apart by name and number (OpenStreetMap `name` and `ref`); a road with
+/// neither is another road only when it turns. Roundabouts are not told apart from other
+/// junctions: the network does not keep them.
+enum Guidance {
+  /// The bearing over this many meters at a segment's end or start.
+  static let bearingLength = 15.0
+
+  /// The maneuvers of the pieces driven, each piece taking `seconds[i]`.
+  static func maneuvers(
+    _ pieces: [FlowIndex.Piece], seconds: [Double], network: RoadNetwork
+  ) -> [RouteManeuver] {
+    guard let first = pieces.first, let last = pieces.last else { return [] }
+    let segments = network.segments
+    func road(_ segment: Int) -> RouteManeuver.Road? {
+      RouteManeuver.Road(name: segments[segment].name, number: segments[segment].ref)
+    }
+    // Where each maneuver is: the piece it starts and what it is.
+    var starts: [(piece: Int, maneuver: RouteManeuver)] = []
+    let start = segments[first.segmentID].geometry
+    let headingEnd = min(first.endOffsetInMeters, first.startOffsetInMeters + bearingLength)
+    starts.append(
+      (
+        0,
+        RouteManeuver(
+          action: .depart, offsetInMeters: 0, lengthInMeters: 0, durationInSeconds: 0,
+          road: road(first.segmentID),
+          headingInDegrees: headingEnd > first.startOffsetInMeters
+            ? start.coordinates(atDistance: first.startOffsetInMeters).bearing(
+              to: start.coordinates(atDistance: headingEnd)) : nil)
+      ))
+    var offset = 0.0
+    for k in pieces.indices {
+      defer { offset += pieces[k].lengthInMeters }
+      guard k > 0, pieces[k].segmentID != pieces[k - 1].segmentID,
+        var maneuver = maneuver(
+          from: pieces[k - 1].segmentID, into: pieces[k].segmentID, network: network)
+      else { continue }
+      maneuver.offsetInMeters = offset
+      maneuver.fromRoad = road(pieces[k - 1].segmentID)
+      maneuver.road = road(pieces[k].segmentID)
+      starts.append((k, maneuver))
+    }
+    // Each maneuver's stretch runs to the next one.
+    var result: [RouteManeuver] = []
+    for (index, entry) in starts.enumerated() {
+      let end = index + 1 < starts.count ? starts[index + 1].piece : pieces.count
+      var maneuver = entry.maneuver
+      for k in entry.piece..<end {
+        maneuver.lengthInMeters += pieces[k].lengthInMeters
+        maneuver.durationInSeconds += k < seconds.count ? seconds[k] : 0
+      }
+      result.append(maneuver)
+    }
+    result.append(
+      RouteManeuver(
+        action: .arrive, offsetInMeters: offset, lengthInMeters: 0, durationInSeconds: 0,
+        fromRoad: road(last.segmentID), road: road(last.segmentID)))
+    return result
+  }
+
+  /// The maneuver at the junction from segment `a` into `b`, if any (its offsets, lengths
+  /// and roads still to be filled in).
+  static func maneuver(from a: Int, into b: Int, network: RoadNetwork) -> RouteManeuver? {
+    let from = network.segments[a], into = network.segments[b]
+    func make(
+      _ action: RouteManeuver.Action, _ direction: RouteManeuver.Direction? = nil,
+      _ severity: RouteManeuver.Severity? = nil
+    ) -> RouteManeuver {
+      RouteManeuver(
+        action: action, direction: direction, severity: severity, offsetInMeters: 0,
+        lengthInMeters: 0, durationInSeconds: 0)
+    }
+    if from.oppositeID == b { return make(.uTurn, .left) }
+    let angle = turnAngle(from: from.geometry, into: into.geometry)
+    let side: RouteManeuver.Direction = angle >= 0 ? .right : .left
+    if into.roadClass.isLink, !from.roadClass.isLink {
+      let leavesMotorway = from.roadClass == .motorway || from.roadClass == .trunk
+      return make(leavesMotorway ? .exit : .ramp, side)
+    }
+    let sameRoad =
+      RouteManeuver.Road(name: from.name, number: from.ref)
+      == RouteManeuver.Road(name: into.name, number: into.ref)
+    let magnitude = abs(angle)
+    if magnitude >= 60 || (magnitude >= 30 && !sameRoad) {
+      let severity: RouteManeuver.Severity =
+        magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
+      return make(.turn, side, severity)
+    }
+    if !sameRoad, RouteManeuver.Road(name: into.name, number: into.ref) != nil {
+      return make(.continue)
+    }
+    return nil
+  }
+
+  /// The change of bearing from the end of `from` to the start of `into`, degrees in
+  /// (−180, 180], positive to the right.
+  static func turnAngle(from: GeoPolyline, into: GeoPolyline) -> Double {
+    let fromLength = from.lengthInMeters, intoLength = into.lengthInMeters
+    let incoming = from.coordinates(atDistance: max(0, fromLength - bearingLength)).bearing(
+      to: from.coordinates(atDistance: fromLength))
+    let outgoing = into.coordinates(atDistance: 0).bearing(
+      to: into.coordinates(atDistance: min(intoLength, bearingLength)))
+    var angle = (outgoing - incoming).truncatingRemainder(dividingBy: 360)
+    if angle > 180 { angle -= 360 }
+    if angle <= -180 { angle += 360 }
+    return angle
+  }
+}

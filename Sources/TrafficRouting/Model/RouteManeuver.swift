@@ -1,0 +1,142 @@
+import Foundation
+
+/// One maneuver of a section (HERE SDK `Maneuver`, HERE Routing v8 `actions`): what the
+/// driver does where, and the stretch driven from there to the next maneuver.
+public struct RouteManeuver: Hashable, Sendable {
+  /// The kind of maneuver, by its v8 name.
+  public enum Action: String, Hashable, Sendable, CaseIterable {
+    /// Leave the start of the section.
+    case depart
+    /// Reach the end of the section.
+    case arrive
+    /// Go on straight where the road changes its name or number.
+    case `continue`
+    /// Turn into another road, or bend sharply on the same one.
+    case turn
+    /// Turn back into the opposite direction of the road.
+    case uTurn
+    /// Take a link road (ramp) off a road that is not a motorway.
+    case ramp
+    /// Leave a motorway or trunk road by a link road.
+    case exit
+  }
+
+  /// Which way a maneuver turns (v8 `direction`).
+  public enum Direction: String, Hashable, Sendable, CaseIterable {
+    case left, right, middle
+  }
+
+  /// How sharply a turn turns (v8 `severity`): light below 60°, quite up to 120°, heavy
+  /// beyond.
+  public enum Severity: String, Hashable, Sendable, CaseIterable {
+    case light, quite, heavy
+  }
+
+  /// A road's name and number, as the network has them (OpenStreetMap `name` and `ref`).
+  public struct Road: Hashable, Sendable {
+    public var name: String?
+    public var number: String?
+
+    /// A road with a name or a number, or `nil` for neither.
+    public init?(name: String?, number: String?) {
+      let name = name?.isEmpty == false ? name : nil
+      let number = number?.isEmpty == false ? number : nil
+      guard name != nil || number != nil else { return nil }
+      self.name = name
+      self.number = number
+    }
+
+    /// The road as an instruction names it: `Name (number)`, the name or the number.
+    public var label: String {
+      switch (name, number) {
+      case (let name?, let number?): return "\(name) (\(number))"
+      case (let name?, nil): return name
+      case (nil, let number?): return number
+      case (nil, nil): return ""
+      }
+    }
+  }
+
+  public var action: Action
+  /// For turns, U-turns, ramps and exits: which way.
+  public var direction: Direction?
+  /// For turns: how sharply.
+  public var severity: Severity?
+  /// Where along the section the maneuver is, meters.
+  public var offsetInMeters: Double
+  /// Meters from here to the next maneuver (0 for the arrival).
+  public var lengthInMeters: Double
+  /// Seconds from here to the next maneuver, with the traffic the route was found with.
+  public var durationInSeconds: Double
+  /// The road driven before the maneuver (`nil` at the departure, or without name and number).
+  public var fromRoad: Road?
+  /// The road driven after it (at the arrival, the road arrived on).
+  public var road: Road?
+  /// For the departure: the compass heading, degrees clockwise from north.
+  public var headingInDegrees: Double?
+
+  /// Creates a maneuver.
+  public init(
+    action: Action, direction: Direction? = nil, severity: Severity? = nil,
+    offsetInMeters: Double, lengthInMeters: Double, durationInSeconds: Double,
+    fromRoad: Road? = nil, road: Road? = nil, headingInDegrees: Double? = nil
+  ) {
+    self.action = action
+    self.direction = direction
+    self.severity = severity
+    self.offsetInMeters = offsetInMeters
+    self.lengthInMeters = lengthInMeters
+    self.durationInSeconds = durationInSeconds
+    self.fromRoad = fromRoad
+    self.road = road
+    self.headingInDegrees = headingInDegrees
+  }
+
+  /// The instruction in English, as HERE words it: "Turn right onto Chausseestraße. Go for
+  /// 320 m."
+  public var instruction: String {
+    let onto = road.map { " onto \($0.label)" } ?? ""
+    let side = direction == .left ? "left" : "right"
+    let text: String
+    switch action {
+    case .depart:
+      let heading = headingInDegrees.map { " " + Self.compass($0) } ?? ""
+      text = "Head\(heading)" + (road.map { " on \($0.label)" } ?? "")
+    case .arrive:
+      return road.map { "Arrive at \($0.label)." } ?? "Arrive at your destination."
+    case .continue:
+      text = "Continue" + (road.map { " on \($0.label)" } ?? "")
+    case .turn:
+      let how: String
+      switch severity {
+      case .light: how = "slightly "
+      case .heavy: how = "sharply "
+      default: how = ""
+      }
+      text = "Turn \(how)\(side)\(onto)"
+    case .uTurn:
+      text = "Make a U-turn" + (road.map { " on \($0.label)" } ?? "")
+    case .ramp:
+      text = "Take the ramp on the \(side)\(onto)"
+    case .exit:
+      text = "Take the exit on the \(side)\(onto)"
+    }
+    return text + ". Go for " + Self.distance(lengthInMeters) + "."
+  }
+
+  /// Meters as an instruction says them: to 10 m below a kilometer, then to 100 m.
+  static func distance(_ meters: Double) -> String {
+    if meters < 995 { return "\(max(10, Int((meters / 10).rounded()) * 10)) m" }
+    return String(format: "%.1f km", meters / 1000)
+  }
+
+  /// The compass point of a heading: north, northeast, ...
+  static func compass(_ degrees: Double) -> String {
+    let points = [
+      "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
+    ]
+    let normalized = (degrees.truncatingRemainder(dividingBy: 360) + 360)
+      .truncatingRemainder(dividingBy: 360)
+    return points[Int((normalized / 45).rounded()) % 8]
+  }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Geo
+import Roads
+import Testing
+import Traffic
+import TrafficRouting
+import TrafficTestSupport
+
+/// The maneuvers of routes: exact on the crossing, and on a real network consistent with
+/// the geometry (each turn to the side the polyline turns) and adding up to the section.
+@Suite struct GuidanceTests {
+  static func route(
+    from: GeoCoordinates, to: GeoCoordinates, network: RoadNetwork
+  ) async throws -> Route {
+    let engine = try RoutingEngineTests.engine(network: network)
+    return try #require(
+      try await RoutingEngine(trafficEngine: engine).calculateRoute(from: from, to: to).first)
+  }
+
+  @Test("on the crossing: straight on is a change of name, left and right are turns")
+  func crossingManeuvers() async throws {
+    let network = try CrossingNetwork.network()
+    let west = CrossingNetwork.coordinates(east: 0)
+    let expectations: [(GeoCoordinates, [String])] = [
+      (
+        CrossingNetwork.coordinates(east: 1000),
+        [
+          "Head east on West. Go for 500 m.", "Continue on East. Go for 500 m.",
+          "Arrive at East.",
+        ]
+      ),
+      (
+        CrossingNetwork.coordinates(east: 500, north: 500),
+        [
+          "Head east on West. Go for 500 m.", "Turn left onto North. Go for 500 m.",
+          "Arrive at North.",
+        ]
+      ),
+      (
+        CrossingNetwork.coordinates(east: 500, north: -400),
+        [
+          "Head east on West. Go for 500 m.", "Turn right onto South. Go for 400 m.",
+          "Arrive at South.",
+        ]
+      ),
+    ]
+    for (destination, instructions) in expectations {
+      let route = try await Self.route(from: west, to: destination, network: network)
+      let maneuvers = try #require(route.sections.first?.maneuvers)
+      #expect(maneuvers.map(\.instruction) == instructions)
+      #expect(
+        maneuvers.map(\.action) == [
+          .depart, instructions[1].hasPrefix("Turn") ? .turn : .continue, .arrive,
+        ])
+      if maneuvers[1].action == .turn {
+        #expect(maneuvers[1].severity == .quite)
+        #expect(maneuvers[1].fromRoad?.name == "West")
+      }
+      #expect(abs(maneuvers[1].offsetInMeters - 500) < 1)
+    }
+  }
+
+  @Test("on a real network, turns go the way the polyline turns and the stretches add up")
+  func realNetworkManeuvers() async throws {
+    let network = try #require(RoutingEngineTests.liechtenstein)
+    var generator = SeededGenerator(seed: 31)
+    var turns = 0
+    var routes = 0
+    for _ in 0..<60 where routes < 25 {
+      let nodes = network.nodes
+      let origin = nodes[Int.random(in: 0..<nodes.count, using: &generator)].coordinates
+      let destination = nodes[Int.random(in: 0..<nodes.count, using: &generator)].coordinates
+      guard
+        let route = try? await Self.route(from: origin, to: destination, network: network),
+        route.lengthInMeters > 500
+      else { continue }
+      routes += 1
+      let section = route.sections[0]
+      let maneuvers = section.maneuvers
+      #expect(maneuvers.first?.action == .depart)
+      #expect(maneuvers.last?.action == .arrive)
+      #expect(
+        abs(maneuvers.reduce(0) { $0 + $1.lengthInMeters } - section.lengthInMeters) < 0.5)
+      #expect(
+        abs(maneuvers.reduce(0) { $0 + $1.durationInSeconds } - section.durationInSeconds)
+          < 0.5)
+      #expect(
+        zip(maneuvers, maneuvers.dropFirst()).allSatisfy {
+          $0.offsetInMeters <= $1.offsetInMeters
+        })
+      // The polyline's own bend at each turn, over 15 m either side: the same side.
+      let line = section.polyline
+      for maneuver in maneuvers where maneuver.action == .turn {
+        let at = maneuver.offsetInMeters
+        guard at > 15, at + 15 < line.lengthInMeters else { continue }
+        let before = line.coordinates(atDistance: at - 15).bearing(
+          to: line.coordinates(atDistance: at))
+        let after = line.coordinates(atDistance: at).bearing(
+          to: line.coordinates(atDistance: at + 15))
+        var bend = (after - before).truncatingRemainder(dividingBy: 360)
+        if bend > 180 { bend -= 360 }
+        if bend <= -180 { bend += 360 }
+        // Only clear bends: short segments can make the 15 m windows straddle two junctions.
+        guard abs(bend) > 45 else { continue }
+        #expect(maneuver.direction == (bend > 0 ? .right : .left), "\(maneuver) bend \(bend)")
+        turns += 1
+      }
+    }
+    #expect(routes >= 20)
+    #expect(turns >= 20)
+  }
+}
