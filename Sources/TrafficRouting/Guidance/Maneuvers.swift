@@ -112,14 +112,33 @@ enum Guidance {
   /// The change of bearing from the end of `from` to the start of `into`, degrees in
   /// (−180, 180], positive to the right.
   static func turnAngle(from: GeoPolyline, into: GeoPolyline) -> Double {
-    let fromLength = from.lengthInMeters, intoLength = into.lengthInMeters
-    let incoming = from.coordinates(atDistance: max(0, fromLength - bearingLength)).bearing(
-      to: from.coordinates(atDistance: fromLength))
-    let outgoing = into.coordinates(atDistance: 0).bearing(
-      to: into.coordinates(atDistance: min(intoLength, bearingLength)))
-    var angle = (outgoing - incoming).truncatingRemainder(dividingBy: 360)
+    var angle = (bearing(into, atEnd: false) - bearing(from, atEnd: true))
+      .truncatingRemainder(dividingBy: 360)
     if angle > 180 { angle -= 360 }
     if angle <= -180 { angle += 360 }
     return angle
+  }
+
+  /// The bearing of a line over its last (`atEnd`) or first ``bearingLength`` meters: from
+  /// the nearest vertex at least that far from the end to the end, degrees clockwise from
+  /// north. Local plane geometry: over meters the ellipsoid's curvature does not change a
+  /// maneuver (and a route has a junction every few dozen meters in a town, so geodesics
+  /// here would cost more than the search).
+  static func bearing(_ line: GeoPolyline, atEnd: Bool) -> Double {
+    let vertices = line.vertices
+    let count = vertices.count
+    func vertex(_ k: Int) -> GeoCoordinates { vertices[atEnd ? count - 1 - k : k] }
+    var k = 1
+    var walked = vertex(0).fastDistance(to: vertex(1))
+    while walked < bearingLength, k + 1 < count {
+      walked += vertex(k).fastDistance(to: vertex(k + 1))
+      k += 1
+    }
+    let (a, b) = atEnd ? (vertex(k), vertex(0)) : (vertex(0), vertex(k))
+    var dLongitude = b.longitude - a.longitude
+    if dLongitude > 180 { dLongitude -= 360 } else if dLongitude < -180 { dLongitude += 360 }
+    let east = dLongitude * cos((a.latitude + b.latitude) / 2 * .pi / 180)
+    let degrees = atan2(east, b.latitude - a.latitude) * 180 / .pi
+    return degrees < 0 ? degrees + 360 : degrees
   }
 }

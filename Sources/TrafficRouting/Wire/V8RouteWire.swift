@@ -128,7 +128,10 @@ public enum V8RouteWire {
     {
       w.member("polyline", polyline)
     }
-    let offsets = vertexOffsets(section.polyline)
+    // The vertices' distances along the line (geodesics), only when something is placed on it.
+    let offsets =
+      attributes.isEmpty && returning.isDisjoint(with: [.actions, .turnByTurnActions])
+      ? [] : vertexOffsets(section.polyline)
     if returning.contains(.actions) {
       w.key("actions")
       write(
