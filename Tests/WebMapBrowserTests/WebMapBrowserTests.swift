@@ -128,6 +128,30 @@ struct WebMapBrowserTests {
     #expect(status.contains("route ") && status.contains(" km, "), "status: \(status)")
     _ = try await browser.evaluate("void trafficMap.routeLayer.clearLayers()")
 
+    // A route that turns: a marker at each maneuver between departure and arrival.
+    var turning: (GeoCoordinates, GeoCoordinates, Int)?
+    let long = network.segments.filter { $0.lengthInMeters > 200 && $0.isOpenToCars }
+    for (a, b) in zip(long, long.dropFirst(7)) where turning == nil {
+      let from = a.geometry.coordinates(atDistance: a.lengthInMeters / 2)
+      let to = b.geometry.coordinates(atDistance: b.lengthInMeters / 2)
+      guard let route = try? await router.calculateRoute(from: from, to: to).first else {
+        continue
+      }
+      let inner = route.sections[0].maneuvers.filter {
+        $0.action != .depart && $0.action != .arrive
+      }
+      if !inner.isEmpty { turning = (from, to, inner.count) }
+    }
+    let (start, end, maneuvers) = try #require(turning)
+    _ = try await browser.evaluate(
+      "trafficMap.route([\(start.latitude), \(start.longitude)], [\(end.latitude), \(end.longitude)])"
+        + ".then((body) => !!body)")
+    let markers =
+      try await browser.evaluate("document.querySelectorAll('path.route-maneuver').length")
+      as? Int ?? -1
+    #expect(markers == maneuvers, "maneuver markers: \(markers) of \(maneuvers)")
+    _ = try await browser.evaluate("void trafficMap.routeLayer.clearLayers()")
+
     // The list around the map's centre (the click) starts with the same incident.
     _ = try await browser.evaluate("trafficMap.searchAround().then(() => true)")
     let firstListed =

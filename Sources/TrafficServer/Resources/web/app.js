@@ -430,7 +430,7 @@
     const place = (p) => coordinate(p.lat) + ',' + coordinate(p.lng);
     try {
       const body = await getJSON('/v8/routes?transportMode=car&origin=' + place(from) +
-        '&destination=' + place(to) + '&return=summary,polyline,incidents' +
+        '&destination=' + place(to) + '&return=summary,polyline,incidents,actions,instructions' +
         '&spans=length,dynamicSpeedInfo');
       routeLayer.clearLayers();
       const section = body.routes[0].sections[0];
@@ -444,6 +444,14 @@
           color: jamColour(span.dynamicSpeedInfo ? span.dynamicSpeedInfo.jamFactor : 0),
           weight: 8, opacity: 0.9, className: 'route-span',
         }).addTo(routeLayer);
+      });
+      // The maneuvers between departure and arrival, their instructions on hover.
+      (section.actions || []).forEach((action) => {
+        if (action.action === 'depart' || action.action === 'arrive') return;
+        L.circleMarker(points[Math.min(action.offset, points.length - 1)], {
+          radius: 5, color: '#1f3a93', weight: 2, fillColor: '#ffffff', fillOpacity: 1,
+          className: 'route-maneuver',
+        }).bindTooltip(action.instruction || action.action).addTo(routeLayer);
       });
       const summary = section.summary;
       const delay = summary.duration - summary.baseDuration;
