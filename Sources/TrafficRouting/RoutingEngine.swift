@@ -418,7 +418,8 @@ public final class RoutingEngine: Sendable {
           typicalDurationInSeconds: typicalKnown ? typical : nil,
           lengthInMeters: length, polyline: polyline,
           traffic: traffic,
-          maneuvers: Guidance.maneuvers(pieces, seconds: pieceSeconds, network: view.network)))
+          maneuvers: Guidance.maneuvers(
+            pieces, seconds: pieceSeconds, network: view.network, graph: view.graph)))
       clock = arrival
     }
     return Route(sections: sections)

@@ -47,6 +47,8 @@ import TrafficTestSupport
       ])
     #expect(network.segments[1].geometry.vertices.count == 4)
     #expect(network.segments.allSatisfy { $0.speedLimitInMetersPerSecond > 0 })
+    // The ring's segments are the roundabout, the approach's not.
+    #expect(network.segments.map(\.isRoundabout) == [true, true, false, false])
   }
 
   @Test("maxspeed forms, oneway forms and lanes per direction")

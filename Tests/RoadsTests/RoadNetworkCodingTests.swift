@@ -32,7 +32,7 @@ import TrafficTestSupport
     var segments: [RoadSegment] = []
     func add(
       _ a: Int, _ b: Int, geometry: GeoPolyline, name: String?, ref: String?, lanes: Int?,
-      reversed: Bool = false, opposite: Int? = nil, cars: Bool = true
+      reversed: Bool = false, opposite: Int? = nil, cars: Bool = true, roundabout: Bool = false
     ) {
       let id = segments.count
       segments.append(
@@ -42,7 +42,8 @@ import TrafficTestSupport
           speedLimit: SpeedLimit(
             metersPerSecond: 13.888888888888889 + Double(id) / 7,
             source: sources[id % sources.count]),
-          laneCount: lanes, isReversed: reversed, oppositeID: opposite, isOpenToCars: cars))
+          laneCount: lanes, isReversed: reversed, oppositeID: opposite, isOpenToCars: cars,
+          isRoundabout: roundabout))
     }
     let curve = try line(0, 1, via: [(47.101, 9.503, 440), (47.105, 9.507, nil)])
     add(0, 1, geometry: curve, name: "Landstrasse", ref: "11", lanes: 2, opposite: 1)
@@ -57,7 +58,8 @@ import TrafficTestSupport
     add(2, 3, geometry: try line(2, 3), name: "Ein Weg", ref: nil, lanes: nil, cars: false)
     add(3, 5, geometry: try line(3, 5), name: "", ref: nil, lanes: 0, reversed: true)
     add(
-      4, 4, geometry: try line(4, 4, via: [(-33.91, 151.21, 3)]), name: "Loop", ref: nil, lanes: 4)
+      4, 4, geometry: try line(4, 4, via: [(-33.91, 151.21, 3)]), name: "Loop", ref: nil, lanes: 4,
+      roundabout: true)
     for k in 0..<classes.count {
       add(
         k % 2 == 0 ? 3 : 5, k % 2 == 0 ? 5 : 3,
@@ -123,7 +125,8 @@ import TrafficTestSupport
           speedLimit: SpeedLimit(
             metersPerSecond: segment.speedLimitInMetersPerSecond,
             source: segment.speedLimitSource),
-          laneCount: segment.laneCount, isReversed: segment.isReversed, oppositeID: nil)
+          laneCount: segment.laneCount, isReversed: segment.isReversed, oppositeID: nil,
+          isRoundabout: segment.isRoundabout)
       })
     let shared = network.binaryChunks().map(\.count).reduce(0, +)
     let separate = oneWayOnly.binaryChunks().map(\.count).reduce(0, +)

@@ -51,6 +51,18 @@ import Zlib
     #expect(network.segments.map(\.isOpenToCars) == [true, true, false])
   }
 
+  @Test("the edges a <roundabout> lists are roundabout segments")
+  func roundaboutEdges() throws {
+    #expect(
+      try SUMONetworkImporter.importNetwork(from: RoadsFixtures.url("small.net.xml")).segments
+        .allSatisfy { !$0.isRoundabout })
+    let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
+      .replacingOccurrences(
+        of: "</net>", with: "    <roundabout nodes=\"A B\" edges=\"e1 e2\"/>\n</net>")
+    let network = try SUMONetworkImporter.importNetwork(xml: Data(text.utf8), name: "r.net.xml")
+    #expect(network.segments.map(\.isRoundabout) == [true, false, true])
+  }
+
   @Test("A network that is not geo-referenced is refused")
   func notGeoReferenced() throws {
     let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)

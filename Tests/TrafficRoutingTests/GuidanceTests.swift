@@ -60,6 +60,58 @@ import TrafficTestSupport
     }
   }
 
+  /// A roundabout of 30 m radius (one-way, counter-clockwise: west, south, east, north) with
+  /// a two-way road of 200 m from each of its four points outwards.
+  static func roundaboutNetwork() throws -> RoadNetwork {
+    let ring = [(-30.0, 0.0), (0, -30), (30, 0), (0, 30)]
+    let points = ring + ring.map { ($0.0 * 23 / 3, $0.1 * 23 / 3) }
+    let nodes = points.enumerated().map { i, point in
+      RoadNode(
+        id: i, sourceID: "n\(i)",
+        coordinates: CrossingNetwork.coordinates(east: point.0, north: point.1))
+    }
+    let limit = SpeedLimit(metersPerSecond: 13.89, source: .posted)
+    var segments: [RoadSegment] = []
+    func add(_ a: Int, _ b: Int, _ name: String, roundabout: Bool, opposite: Int?) throws {
+      segments.append(
+        RoadSegment(
+          id: segments.count, sourceID: name, fromNode: a, toNode: b,
+          geometry: try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates]),
+          name: name, roadClass: .secondary, speedLimit: limit, oppositeID: opposite,
+          isRoundabout: roundabout))
+    }
+    for k in 0..<4 { try add(k, (k + 1) % 4, "Ring", roundabout: true, opposite: nil) }
+    for (k, name) in ["West Road", "South Road", "East Road", "North Road"].enumerated() {
+      let id = segments.count
+      try add(4 + k, k, name, roundabout: false, opposite: id + 1)
+      try add(k, 4 + k, name, roundabout: false, opposite: id)
+    }
+    return try RoadNetwork(nodes: nodes, segments: segments)
+  }
+
+  @Test("a roundabout is one maneuver, numbering the exit taken")
+  func roundaboutExits() async throws {
+    let network = try Self.roundaboutNetwork()
+    let west = CrossingNetwork.coordinates(east: -200)
+    for (destination, exit, ordinal, road) in [
+      (CrossingNetwork.coordinates(east: 0, north: -200), 1, "1st", "South Road"),
+      (CrossingNetwork.coordinates(east: 200), 2, "2nd", "East Road"),
+      (CrossingNetwork.coordinates(east: 0, north: 200), 3, "3rd", "North Road"),
+    ] {
+      let route = try await Self.route(from: west, to: destination, network: network)
+      let maneuvers = try #require(route.sections.first?.maneuvers)
+      #expect(maneuvers.map(\.action) == [.depart, .roundaboutExit, .arrive], "\(maneuvers)")
+      let ring = maneuvers[1]
+      #expect(ring.exit == exit)
+      #expect(ring.road?.name == road)
+      #expect(ring.fromRoad?.name == "West Road")
+      #expect(abs(ring.offsetInMeters - 170) < 1)
+      #expect(
+        ring.instruction.hasPrefix(
+          "At the roundabout, take the \(ordinal) exit onto \(road)."), "\(ring.instruction)")
+    }
+  }
+
   @Test("on a real network, turns go the way the polyline turns and the stretches add up")
   func realNetworkManeuvers() async throws {
     let network = try #require(RoutingEngineTests.liechtenstein)

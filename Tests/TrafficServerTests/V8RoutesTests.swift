@@ -213,7 +213,7 @@ import TrafficRouting
     let routes = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
       from: Self.west, to: Self.east)
     let data = V8RouteWire.encode(
-      routes, returning: [.summary, .polyline, .incidents],
+      routes, returning: [.summary, .polyline, .incidents, .turnByTurnActions],
       spans: [.length, .duration, .dynamicSpeedInfo])
     let decoded = try V8RouteWire.decode(data)
     #expect(decoded.count == routes.count)
@@ -238,6 +238,14 @@ import TrafficRouting
     }
     #expect(throws: RoutingError.self) { try V8RouteWire.decode(Data("{\"routes\": 3}".utf8)) }
     #expect(throws: RoutingError.self) { try V8RouteWire.decode(Data("nope".utf8)) }
+    // Offsets past any vertex, however large, are refused (not a trap converting them).
+    let text = String(decoding: data, as: UTF8.self)
+    for huge in ["1e300", "-1", "99999"] {
+      for key in ["\"offset\":0", "\"offset\":1"] where text.contains(key) {
+        let broken = text.replacingOccurrences(of: key, with: "\"offset\":\(huge)")
+        #expect(throws: RoutingError.self) { try V8RouteWire.decode(Data(broken.utf8)) }
+      }
+    }
   }
 
   @Test func aRemoteEngineRoutesThroughItsServer() async throws {

@@ -51,8 +51,10 @@ extension RoadNetwork {
     static let interiorIDs: UInt64 = 256
     /// Closed to passenger cars (``RoadSegment/isOpenToCars`` is false).
     static let closedToCars: UInt64 = 512
+    /// Part of a roundabout (``RoadSegment/isRoundabout``).
+    static let roundabout: UInt64 = 1024
     /// Every flag this version knows.
-    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs | closedToCars
+    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -141,6 +143,7 @@ extension RoadNetwork {
       if reverseOfOpposite { flags |= SegmentFlag.reverseOfOpposite }
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
+      if segment.isRoundabout { flags |= SegmentFlag.roundabout }
       records.varint(flags)
       records.count(table.index(segment.sourceID))
       records.count(segment.fromNode)
@@ -389,7 +392,8 @@ extension RoadNetwork {
             lengthInMeters: length, name: name, ref: ref, roadClass: roadClass,
             speedLimitInMetersPerSecond: speed, speedLimitSource: speedSource, laneCount: lanes,
             isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite,
-            isOpenToCars: flags & SegmentFlag.closedToCars == 0))
+            isOpenToCars: flags & SegmentFlag.closedToCars == 0,
+            isRoundabout: flags & SegmentFlag.roundabout != 0))
       }
       guard reader.isAtEnd else { throw reader.failure("data after the last segment") }
       guard withIDs == 0 || withIDs == count else {
@@ -407,7 +411,7 @@ extension RoadSegment {
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     lengthInMeters: Double, name: String?, ref: String?, roadClass: RoadClass,
     speedLimitInMetersPerSecond: Double, speedLimitSource: SpeedLimitSource, laneCount: Int?,
-    isReversed: Bool, oppositeID: Int?, isOpenToCars: Bool
+    isReversed: Bool, oppositeID: Int?, isOpenToCars: Bool, isRoundabout: Bool
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -424,5 +428,6 @@ extension RoadSegment {
     self.isReversed = isReversed
     self.oppositeID = oppositeID
     self.isOpenToCars = isOpenToCars
+    self.isRoundabout = isRoundabout
   }
 }

@@ -125,7 +125,7 @@ struct OSMNetworkBuilder {
             geometry: GeoPolyline(uncheckedVertices: vertices), name: attributes.name,
             ref: attributes.ref, roadClass: attributes.roadClass,
             speedLimit: attributes.forwardSpeed, laneCount: attributes.forwardLanes,
-            isReversed: false, oppositeID: backwardID))
+            isReversed: false, oppositeID: backwardID, isRoundabout: attributes.isRoundabout))
       }
       if let backwardID {
         interior.append(between.reversed())
@@ -135,7 +135,7 @@ struct OSMNetworkBuilder {
             geometry: GeoPolyline(uncheckedVertices: vertices.reversed()), name: attributes.name,
             ref: attributes.ref, roadClass: attributes.roadClass,
             speedLimit: attributes.backwardSpeed, laneCount: attributes.backwardLanes,
-            isReversed: true, oppositeID: forwardID))
+            isReversed: true, oppositeID: forwardID, isRoundabout: attributes.isRoundabout))
       }
     }
 

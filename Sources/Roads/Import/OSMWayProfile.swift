@@ -12,6 +12,8 @@ struct OSMWayAttributes: Hashable, Sendable {
   var backwardSpeed: SpeedLimit
   var forwardLanes: Int?
   var backwardLanes: Int?
+  /// `junction=roundabout` or `circular`.
+  var isRoundabout = false
 }
 
 /// Which OpenStreetMap ways are roads for motor traffic, and how their tags read.
@@ -111,7 +113,8 @@ enum OSMWayProfile {
     return OSMWayAttributes(
       roadClass: roadClass, name: tags["name"], ref: tags["ref"], forward: forward,
       backward: backward, forwardSpeed: forwardSpeed, backwardSpeed: backwardSpeed,
-      forwardLanes: forward ? forwardLanes : nil, backwardLanes: backward ? backwardLanes : nil)
+      forwardLanes: forward ? forwardLanes : nil, backwardLanes: backward ? backwardLanes : nil,
+      isRoundabout: tags["junction"] == "roundabout" || tags["junction"] == "circular")
   }
 
   static func positiveInt(_ text: String) -> Int? {

@@ -195,6 +195,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
   private var edges: [Edge] = []
   private var current: Edge?
   private var junctions: [String: (x: Double, y: Double)] = [:]
+  /// The edges `<roundabout edges="...">` lists.
+  private var roundaboutEdges: Set<String> = []
   private var failure: RoadsError?
   private var sawRoot = false
   private var closedRoot = false
@@ -331,6 +333,10 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
         let y = attributes["y"].flatMap(Double.init)
       else { return }
       junctions[id] = (x, y)
+    case "roundabout":
+      for edge in (attributes["edges"] ?? "").split(separator: " ") {
+        roundaboutEdges.insert(String(edge))
+      }
     default:
       break
     }
@@ -406,7 +412,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
           roadClass: Self.roadClass(edge.type),
           speedLimit: SpeedLimit(metersPerSecond: speed, source: .posted),
           laneCount: edge.lanes.count, isReversed: edge.id.hasPrefix("-"),
-          oppositeID: opposite[i], isOpenToCars: edge.lanes.contains(where: \.allowsCars)))
+          oppositeID: opposite[i], isOpenToCars: edge.lanes.contains(where: \.allowsCars),
+          isRoundabout: roundaboutEdges.contains(edge.id)))
     }
     return RoadNetwork(uncheckedNodes: nodes, segments: segments)
   }

@@ -39,13 +39,16 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
   /// vehicles (a SUMO edge whose lanes allow buses or delivery vans but no `passenger`).
   /// Map matching uses every segment; car routes only these.
   public let isOpenToCars: Bool
+  /// Whether the segment is part of a roundabout (OpenStreetMap `junction=roundabout` or
+  /// `circular`, a SUMO `<roundabout>`), which route directions count exits on.
+  public let isRoundabout: Bool
 
   /// Creates a segment. ``lengthInMeters`` is computed from the geometry.
   public init(
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     name: String? = nil, ref: String? = nil, roadClass: RoadClass,
     speedLimit: SpeedLimit, laneCount: Int? = nil, isReversed: Bool = false,
-    oppositeID: Int? = nil, isOpenToCars: Bool = true
+    oppositeID: Int? = nil, isOpenToCars: Bool = true, isRoundabout: Bool = false
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -62,6 +65,7 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
     self.isReversed = isReversed
     self.oppositeID = oppositeID
     self.isOpenToCars = isOpenToCars
+    self.isRoundabout = isRoundabout
   }
 
   /// The functional road class 1...5 (see ``RoadClass/functionalClass``).

@@ -16,15 +16,17 @@ import Traffic
 /// - less into another road with a name or number: continue;
 /// - anything else is the same road going on, no maneuver.
 /// Roads are told apart by name and number (OpenStreetMap `name` and `ref`); a road with
-/// neither is another road only when it turns. Roundabouts are not told apart from other
-/// junctions: the network does not keep them.
+/// neither is another road only when it turns. A roundabout (``RoadSegment/isRoundabout``)
+/// is one maneuver where it is entered, `roundaboutExit` with the number of the exit taken:
+/// the junctions on the ring where a road open to cars leaves it, counted from the entry;
+/// its side and sharpness those of the way from the road before to the road after.
 enum Guidance {
   /// The bearing over this many meters at a segment's end or start.
   static let bearingLength = 15.0
 
   /// The maneuvers of the pieces driven, each piece taking `seconds[i]`.
   static func maneuvers(
-    _ pieces: [FlowIndex.Piece], seconds: [Double], network: RoadNetwork
+    _ pieces: [FlowIndex.Piece], seconds: [Double], network: RoadNetwork, graph: MatchingGraph
   ) -> [RouteManeuver] {
     guard let first = pieces.first, let last = pieces.last else { return [] }
     let segments = network.segments
@@ -46,15 +48,40 @@ enum Guidance {
               to: start.coordinates(atDistance: headingEnd)) : nil)
       ))
     var offset = 0.0
+    // In a roundabout: where it was entered (piece, offset, the road before) and the exits
+    // passed since.
+    var ring: (piece: Int, offset: Double, before: Int?, exits: Int)?
+    if segments[first.segmentID].isRoundabout { ring = (0, 0, nil, 0) }
     for k in pieces.indices {
       defer { offset += pieces[k].lengthInMeters }
-      guard k > 0, pieces[k].segmentID != pieces[k - 1].segmentID,
-        var maneuver = maneuver(
-          from: pieces[k - 1].segmentID, into: pieces[k].segmentID, network: network)
-      else { continue }
+      guard k > 0, pieces[k].segmentID != pieces[k - 1].segmentID else { continue }
+      let a = pieces[k - 1].segmentID, b = pieces[k].segmentID
+      switch (segments[a].isRoundabout, segments[b].isRoundabout) {
+      case (false, true):
+        ring = (k, offset, a, 0)
+        continue
+      case (true, true):
+        if exitsRing(at: a, besides: b, network: network, graph: graph) { ring?.exits += 1 }
+        continue
+      case (true, false):
+        guard let entered = ring else { continue }
+        ring = nil
+        var maneuver = roundabout(from: entered.before, into: b, network: network)
+        maneuver.exit = entered.exits + 1
+        maneuver.offsetInMeters = entered.offset
+        maneuver.fromRoad = entered.before.flatMap(road)
+        maneuver.road = road(b)
+        // The departure inside the ring: the maneuver starts the stretch where it leaves.
+        starts.append((entered.before == nil ? k : entered.piece, maneuver))
+        if entered.before == nil { starts[starts.count - 1].maneuver.offsetInMeters = offset }
+        continue
+      case (false, false):
+        break
+      }
+      guard var maneuver = maneuver(from: a, into: b, network: network) else { continue }
       maneuver.offsetInMeters = offset
-      maneuver.fromRoad = road(pieces[k - 1].segmentID)
-      maneuver.road = road(pieces[k].segmentID)
+      maneuver.fromRoad = road(a)
+      maneuver.road = road(b)
       starts.append((k, maneuver))
     }
     // Each maneuver's stretch runs to the next one.
@@ -73,6 +100,36 @@ enum Guidance {
         action: .arrive, offsetInMeters: offset, lengthInMeters: 0, durationInSeconds: 0,
         fromRoad: road(last.segmentID), road: road(last.segmentID)))
     return result
+  }
+
+  /// Whether a road open to cars other than `taken` leaves the ring where `segment` ends.
+  static func exitsRing(
+    at segment: Int, besides taken: Int, network: RoadNetwork, graph: MatchingGraph
+  ) -> Bool {
+    let range = Int(graph.successorOffsets[segment])..<Int(graph.successorOffsets[segment + 1])
+    return range.contains { k in
+      let next = Int(graph.successors[k])
+      let road = network.segments[next]
+      return next != taken && !road.isRoundabout && road.isOpenToCars
+        && network.segments[segment].oppositeID != next
+    }
+  }
+
+  /// A roundabout maneuver from the road before it (if any) into `b`: its side and
+  /// sharpness those of the change of bearing between them.
+  static func roundabout(from before: Int?, into b: Int, network: RoadNetwork) -> RouteManeuver {
+    var direction: RouteManeuver.Direction?
+    var severity: RouteManeuver.Severity?
+    if let before {
+      let angle = turnAngle(
+        from: network.segments[before].geometry, into: network.segments[b].geometry)
+      let magnitude = abs(angle)
+      direction = magnitude < 30 ? .middle : angle > 0 ? .right : .left
+      severity = magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
+    }
+    return RouteManeuver(
+      action: .roundaboutExit, direction: direction, severity: severity, offsetInMeters: 0,
+      lengthInMeters: 0, durationInSeconds: 0)
   }
 
   /// The maneuver at the junction from segment `a` into `b`, if any (its offsets, lengths

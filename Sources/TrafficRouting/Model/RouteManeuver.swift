@@ -19,6 +19,9 @@ public struct RouteManeuver: Hashable, Sendable {
     case ramp
     /// Leave a motorway or trunk road by a link road.
     case exit
+    /// Drive into a roundabout and leave it by the ``RouteManeuver/exit``-th exit (placed
+    /// where the roundabout is entered, where a driver needs to know).
+    case roundaboutExit
   }
 
   /// Which way a maneuver turns (v8 `direction`).
@@ -74,12 +77,14 @@ public struct RouteManeuver: Hashable, Sendable {
   public var road: Road?
   /// For the departure: the compass heading, degrees clockwise from north.
   public var headingInDegrees: Double?
+  /// For a roundabout: which exit, counting from 1 the roads leaving it after the entry.
+  public var exit: Int?
 
   /// Creates a maneuver.
   public init(
     action: Action, direction: Direction? = nil, severity: Severity? = nil,
     offsetInMeters: Double, lengthInMeters: Double, durationInSeconds: Double,
-    fromRoad: Road? = nil, road: Road? = nil, headingInDegrees: Double? = nil
+    fromRoad: Road? = nil, road: Road? = nil, headingInDegrees: Double? = nil, exit: Int? = nil
   ) {
     self.action = action
     self.direction = direction
@@ -90,6 +95,7 @@ public struct RouteManeuver: Hashable, Sendable {
     self.fromRoad = fromRoad
     self.road = road
     self.headingInDegrees = headingInDegrees
+    self.exit = exit
   }
 
   /// The instruction in English, as HERE words it: "Turn right onto Chausseestraße. Go for
@@ -120,6 +126,8 @@ public struct RouteManeuver: Hashable, Sendable {
       text = "Take the ramp on the \(side)\(onto)"
     case .exit:
       text = "Take the exit on the \(side)\(onto)"
+    case .roundaboutExit:
+      text = "At the roundabout, take the \(Self.ordinal(exit ?? 1)) exit\(onto)"
     }
     return text + ". Go for " + Self.distance(lengthInMeters) + "."
   }
@@ -128,6 +136,19 @@ public struct RouteManeuver: Hashable, Sendable {
   static func distance(_ meters: Double) -> String {
     if meters < 995 { return "\(max(10, Int((meters / 10).rounded()) * 10)) m" }
     return String(format: "%.1f km", meters / 1000)
+  }
+
+  /// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ...
+  static func ordinal(_ n: Int) -> String {
+    let suffix: String
+    switch (n % 10, n % 100) {
+    case (_, 11...13): suffix = "th"
+    case (1, _): suffix = "st"
+    case (2, _): suffix = "nd"
+    case (3, _): suffix = "rd"
+    default: suffix = "th"
+    }
+    return "\(n)\(suffix)"
   }
 
   /// The compass point of a heading: north, northeast, ...

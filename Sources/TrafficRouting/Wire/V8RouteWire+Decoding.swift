@@ -65,7 +65,7 @@ extension V8RouteWire {
       let spanPath = "\(path).spans[\(k)]"
       let vertex = try span.required("offset", at: spanPath).requiredDouble(
         at: spanPath + ".offset")
-      guard vertex >= 0, Int(vertex) < offsets.count else {
+      guard vertex >= 0, vertex < Double(offsets.count) else {
         throw JSONFieldError(path: spanPath + ".offset", reason: "no vertex \(vertex)")
       }
       let speed = span["dynamicSpeedInfo"]?["trafficSpeed"]?.double ?? 0
@@ -131,7 +131,7 @@ extension V8RouteWire {
       }
       let vertex = try item.required("offset", at: itemPath).requiredDouble(
         at: itemPath + ".offset")
-      guard vertex >= 0, Int(vertex) < offsets.count else {
+      guard vertex >= 0, vertex < Double(offsets.count) else {
         throw JSONFieldError(path: itemPath + ".offset", reason: "no vertex \(vertex)")
       }
       func road(_ key: String) -> RouteManeuver.Road? {
@@ -154,7 +154,8 @@ extension V8RouteWire {
           offsetInMeters: offset, lengthInMeters: item["length"]?.double ?? 0,
           durationInSeconds: item["duration"]?.double ?? 0, fromRoad: road("currentRoad"),
           road: road("nextRoad") ?? (action == .arrive ? road("currentRoad") : nil),
-          headingInDegrees: heading))
+          headingInDegrees: heading,
+          exit: item["exit"]?.double.flatMap { Int(exactly: $0.rounded()) }))
     }
     return maneuvers
   }

@@ -210,6 +210,7 @@ public enum V8RouteWire {
       w.member("offset", vertex)
       if let direction = maneuver.direction { w.member("direction", direction.rawValue) }
       if let severity = maneuver.severity { w.member("severity", severity.rawValue) }
+      if let exit = maneuver.exit { w.member("exit", exit) }
       if instructions { w.member("instruction", maneuver.instruction) }
       if roads {
         for (key, road) in [("currentRoad", maneuver.fromRoad), ("nextRoad", maneuver.road)] {
