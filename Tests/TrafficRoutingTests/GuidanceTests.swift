@@ -60,6 +60,45 @@ import TrafficTestSupport
     }
   }
 
+  @Test("instructions in the languages of the phrasebooks, English for the others")
+  func localizedInstructions() throws {
+    let road = try #require(RouteManeuver.Road(name: "Hauptstraße", number: "B 3"))
+    let turn = RouteManeuver(
+      action: .turn, direction: .right, severity: .light, offsetInMeters: 0,
+      lengthInMeters: 1_460, durationInSeconds: 90, road: road)
+    let expected = [
+      ("en-US", "Turn slightly right onto Hauptstraße (B 3). Go for 1.5 km."),
+      ("de-DE", "Biegen Sie leicht rechts ab auf Hauptstraße (B 3). Fahren Sie 1,5 km weiter."),
+      ("fr", "Tournez légèrement à droite sur Hauptstraße (B 3). Roulez sur 1,5 km."),
+      ("it-IT", "Svolta leggermente a destra su Hauptstraße (B 3). Prosegui per 1,5 km."),
+      ("es", "Gire ligeramente a la derecha hacia Hauptstraße (B 3). Siga durante 1,5 km."),
+      ("pt-BR", "Turn slightly right onto Hauptstraße (B 3). Go for 1.5 km."),
+    ]
+    for (language, text) in expected {
+      #expect(turn.instruction(language: language) == text)
+    }
+    let ring = RouteManeuver(
+      action: .roundaboutExit, offsetInMeters: 0, lengthInMeters: 248, durationInSeconds: 20,
+      road: road, exit: 1)
+    #expect(
+      ring.instruction(language: "fr")
+        == "Au rond-point, prenez la 1re sortie sur Hauptstraße (B 3). Roulez sur 250 m.")
+    #expect(
+      ring.instruction(language: "de")
+        == "Nehmen Sie im Kreisverkehr die 1. Ausfahrt auf Hauptstraße (B 3). Fahren Sie 250 m weiter."
+    )
+    let depart = RouteManeuver(
+      action: .depart, offsetInMeters: 0, lengthInMeters: 5, durationInSeconds: 1,
+      headingInDegrees: 268)
+    #expect(depart.instruction(language: "es") == "Diríjase hacia el oeste. Siga durante 10 m.")
+    #expect(
+      depart.instruction(language: "fr") == "Prenez la direction de l'ouest. Roulez sur 10 m.")
+    let arrive = RouteManeuver(
+      action: .arrive, offsetInMeters: 0, lengthInMeters: 0, durationInSeconds: 0)
+    #expect(arrive.instruction(language: "de") == "Sie haben Ihr Ziel erreicht.")
+    #expect(RouteManeuver.instructionLanguages.count == 5)
+  }
+
   /// A roundabout of 30 m radius (one-way, counter-clockwise: west, south, east, north) with
   /// a two-way road of 200 m from each of its four points outwards.
   static func roundaboutNetwork() throws -> RoadNetwork {

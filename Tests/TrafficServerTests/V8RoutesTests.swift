@@ -182,6 +182,22 @@ import TrafficRouting
     let offsets = actions.compactMap { $0["offset"] as? Int }
     #expect(offsets.count == 3 && offsets[0] == 0 && offsets[2] == vertices.count - 1)
     #expect(vertices[offsets[1]].distance(to: F.coordinates(east: 500)) < 1)
+    // In German with lang=de-DE; a language without a phrasebook gets English.
+    for (lang, first) in [
+      ("de-DE", "Fahren Sie Richtung Osten auf West. Fahren Sie 500 m weiter."),
+      ("ja", "Head east on West. Go for 500 m."),
+    ] {
+      let localized = try ServerFixtures.object(
+        server.handle(
+          ServerFixtures.get(
+            "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456"
+              + "&return=actions,instructions&lang=" + lang)
+        ).body)
+      let actions =
+        ((localized["routes"] as? [[String: Any]])?.first?["sections"]
+        as? [[String: Any]])?.first?["actions"] as? [[String: Any]]
+      #expect(actions?.first?["instruction"] as? String == first, "\(lang)")
+    }
     let turns = try #require(section["turnByTurnActions"] as? [[String: Any]])
     #expect(turns.count == 3)
     #expect(turns[1]["instruction"] == nil)

@@ -99,44 +99,8 @@ public struct RouteManeuver: Hashable, Sendable {
   }
 
   /// The instruction in English, as HERE words it: "Turn right onto Chausseestraße. Go for
-  /// 320 m."
-  public var instruction: String {
-    let onto = road.map { " onto \($0.label)" } ?? ""
-    let side = direction == .left ? "left" : "right"
-    let text: String
-    switch action {
-    case .depart:
-      let heading = headingInDegrees.map { " " + Self.compass($0) } ?? ""
-      text = "Head\(heading)" + (road.map { " on \($0.label)" } ?? "")
-    case .arrive:
-      return road.map { "Arrive at \($0.label)." } ?? "Arrive at your destination."
-    case .continue:
-      text = "Continue" + (road.map { " on \($0.label)" } ?? "")
-    case .turn:
-      let how: String
-      switch severity {
-      case .light: how = "slightly "
-      case .heavy: how = "sharply "
-      default: how = ""
-      }
-      text = "Turn \(how)\(side)\(onto)"
-    case .uTurn:
-      text = "Make a U-turn" + (road.map { " on \($0.label)" } ?? "")
-    case .ramp:
-      text = "Take the ramp on the \(side)\(onto)"
-    case .exit:
-      text = "Take the exit on the \(side)\(onto)"
-    case .roundaboutExit:
-      text = "At the roundabout, take the \(Self.ordinal(exit ?? 1)) exit\(onto)"
-    }
-    return text + ". Go for " + Self.distance(lengthInMeters) + "."
-  }
-
-  /// Meters as an instruction says them: to 10 m below a kilometer, then to 100 m.
-  static func distance(_ meters: Double) -> String {
-    if meters < 995 { return "\(max(10, Int((meters / 10).rounded()) * 10)) m" }
-    return String(format: "%.1f km", meters / 1000)
-  }
+  /// 320 m." (``instruction(language:)`` for other languages).
+  public var instruction: String { instruction(language: "en") }
 
   /// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ...
   static func ordinal(_ n: Int) -> String {
@@ -151,13 +115,4 @@ public struct RouteManeuver: Hashable, Sendable {
     return "\(n)\(suffix)"
   }
 
-  /// The compass point of a heading: north, northeast, ...
-  static func compass(_ degrees: Double) -> String {
-    let points = [
-      "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
-    ]
-    let normalized = (degrees.truncatingRemainder(dividingBy: 360) + 360)
-      .truncatingRemainder(dividingBy: 360)
-    return points[Int((normalized / 45).rounded()) % 8]
-  }
 }

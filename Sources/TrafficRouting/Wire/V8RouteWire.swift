@@ -62,8 +62,11 @@ public enum V8RouteWire {
   /// The answer to a routing request.
   ///
   /// - Complexity: O(v + s + i) for the vertices, spans and incidents of the routes.
+  ///
+  /// - Parameter language: the BCP 47 tag instructions are written for (v8 `lang`; English
+  ///   where ``RouteManeuver/instructionLanguages`` has none).
   public static func encode(
-    _ routes: [Route], returning: Return, spans: SpanAttributes
+    _ routes: [Route], returning: Return, spans: SpanAttributes, language: String? = nil
   ) -> Data {
     var w = JSONWriter(capacity: 4_096)
     w.beginObject()
@@ -75,7 +78,9 @@ public enum V8RouteWire {
       w.key("sections")
       w.beginArray()
       for (number, section) in route.sections.enumerated() {
-        write(section, id: "section-\(index)-\(number)", returning: returning, spans: spans, to: &w)
+        write(
+          section, id: "section-\(index)-\(number)", returning: returning, spans: spans,
+          language: language, to: &w)
       }
       w.endArray()
       w.endObject()
@@ -102,7 +107,7 @@ public enum V8RouteWire {
 
   private static func write(
     _ section: RouteSection, id: String, returning: Return, spans attributes: SpanAttributes,
-    to w: inout JSONWriter
+    language: String?, to w: inout JSONWriter
   ) {
     w.beginObject()
     w.member("id", id)
@@ -135,12 +140,13 @@ public enum V8RouteWire {
     if returning.contains(.actions) {
       w.key("actions")
       write(
-        section.maneuvers, roads: false, instructions: returning.contains(.instructions),
+        section.maneuvers, roads: false,
+        instructions: returning.contains(.instructions) ? language ?? "en" : nil,
         offsets: offsets, to: &w)
     }
     if returning.contains(.turnByTurnActions) {
       w.key("turnByTurnActions")
-      write(section.maneuvers, roads: true, instructions: false, offsets: offsets, to: &w)
+      write(section.maneuvers, roads: true, instructions: nil, offsets: offsets, to: &w)
     }
     if !attributes.isEmpty {
       w.key("spans")
@@ -196,8 +202,8 @@ public enum V8RouteWire {
 
   /// A section's maneuvers as v8 `actions` or, with `roads`, `turnByTurnActions`.
   private static func write(
-    _ maneuvers: [RouteManeuver], roads: Bool, instructions: Bool, offsets: [Double],
-    to w: inout JSONWriter
+    _ maneuvers: [RouteManeuver], roads: Bool, instructions language: String?,
+    offsets: [Double], to w: inout JSONWriter
   ) {
     w.beginArray()
     var vertex = 0
@@ -211,7 +217,7 @@ public enum V8RouteWire {
       if let direction = maneuver.direction { w.member("direction", direction.rawValue) }
       if let severity = maneuver.severity { w.member("severity", severity.rawValue) }
       if let exit = maneuver.exit { w.member("exit", exit) }
-      if instructions { w.member("instruction", maneuver.instruction) }
+      if let language { w.member("instruction", maneuver.instruction(language: language)) }
       if roads {
         for (key, road) in [("currentRoad", maneuver.fromRoad), ("nextRoad", maneuver.road)] {
           guard let road else { continue }

@@ -29,7 +29,9 @@ extension TrafficServer {
         throw Self.failure(error)
       }
       var response = HTTPResponse.json(
-        V8RouteWire.encode(routes, returning: request.returning, spans: request.spans))
+        V8RouteWire.encode(
+          routes, returning: request.returning, spans: request.spans,
+          language: request.language))
       response.headers.add("Cache-Control", "no-store")
       return response
     } catch {
@@ -63,6 +65,8 @@ struct V8RouteRequest {
   var options = RouteOptions()
   var returning: V8RouteWire.Return = [.summary]
   var spans: V8RouteWire.SpanAttributes = []
+  /// `lang`: the language of the instructions.
+  var language: String?
 
   /// The parameters this endpoint knows; any other is refused by name.
   static let known: Set<String> = [
@@ -107,6 +111,7 @@ struct V8RouteRequest {
         options.departureTime = date
       }
     }
+    language = try Self.single("lang", query)
     // `disabled`: no traffic data at all, long-term closures included.
     switch try Self.single("traffic[mode]", query) {
     case nil, "default": break
