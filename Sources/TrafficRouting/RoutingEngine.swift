@@ -80,6 +80,13 @@ public final class RoutingEngine: Sendable {
     for point in waypoints.dropFirst().dropLast() { parameters.append(("via", place(point))) }
     // The traffic modes as v8 says them: planning mode is `departureTime=any`, no traffic
     // at all `traffic[mode]=disabled`; v8 has no time for the one nor closures for the other.
+    if let arrival = options.arrivalTime {
+      guard options.departureTime == nil, options.trafficOptimization == .timeDependent else {
+        throw .invalidOption(
+          "an arrival time goes with live traffic (timeDependent) and no departure time")
+      }
+      parameters.append(("arrivalTime", RFC3339.format(arrival)))
+    }
     switch options.trafficOptimization {
     case .timeDependent:
       if let departure = options.departureTime {
@@ -129,6 +136,9 @@ public final class RoutingEngine: Sendable {
     }
     guard waypoints.count >= 2, waypoints.count <= 25 else {
       throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
+    }
+    if let arrival = options.arrivalTime {
+      return try routes(through: waypoints, options: options, arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -200,6 +210,31 @@ public final class RoutingEngine: Sendable {
       route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
     }
     return routes.sorted { $0.durationInSeconds < $1.durationInSeconds }
+  }
+
+  /// The routes departing when the fastest arrives at `arrival`: from a departure at the
+  /// arrival, the departure moved back by the miss until it is under a second (the trip's
+  /// time changes with the traffic of the hours it drives through), at most six rounds.
+  private func routes(
+    through waypoints: [GeoCoordinates], options: RouteOptions, arrivingAt arrival: Date
+  ) throws(RoutingError) -> [Route] {
+    guard options.departureTime == nil else {
+      throw .invalidOption("give a departure time or an arrival time, not both")
+    }
+    var departing = options
+    departing.arrivalTime = nil
+    departing.departureTime = arrival
+    var routes: [Route] = []
+    for _ in 0..<6 {
+      routes = try self.routes(through: waypoints, options: departing)
+      guard let end = routes.first?.sections.last?.arrival.time,
+        let start = departing.departureTime
+      else { break }
+      let miss = end.timeIntervalSince(arrival)
+      if abs(miss) < 1 { break }
+      departing.departureTime = start.addingTimeInterval(-miss)
+    }
+    return routes
   }
 
   // MARK: Pieces

@@ -239,8 +239,9 @@ enum RouteCommand: Subcommand {
   static let name = "route"
   static let summary = "Traffic along a route: spans, delays, incidents on it"
   static let synopsis = """
-    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]... [--depart TIME|any]
-                         [--alternatives N] [--db PATH | --server URL] [--json]
+    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]...
+                         [--depart TIME|any | --arrive TIME] [--alternatives N]
+                         [--db PATH | --server URL] [--json]
            traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
                          [--half-width M] [--db PATH | --server URL] [--json]
 
@@ -259,6 +260,9 @@ enum RouteCommand: Subcommand {
         "--depart", "TIME",
         "departure time, RFC 3339 or an offset such as +2h (default now); any: planning"
           + " mode, free flow and long-term closures only (v8's departureTime=any)"),
+      OptionDefinition(
+        "--arrive", "TIME", "arrival time instead of a departure: leave when the route arrives then"
+      ),
       OptionDefinition("--alternatives", "N", "up to N other routes, 0...3 (default 0)"),
       OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
       OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
@@ -353,6 +357,12 @@ enum RouteCommand: Subcommand {
           throw UsageError("\(error), or any (planning mode)")
         }
       }
+    }
+    if let text = try arguments.option("--arrive") {
+      guard options.departureTime == nil, options.trafficOptimization == .timeDependent else {
+        throw UsageError("give --depart or --arrive, not both")
+      }
+      options.arrivalTime = try IncidentOptions.time(text, option: "--arrive")
     }
     if let text = try arguments.option("--alternatives") {
       guard let count = Int(text), (0...RouteOptions.maximumAlternatives).contains(count) else {

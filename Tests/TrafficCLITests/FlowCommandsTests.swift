@@ -177,6 +177,11 @@ import TrafficTestSupport
     (["route", "--from", "47.1,9.5", "--to", "95,9"], "--to"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--alternatives", "7"], "--alternatives"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--depart", "soon"], "--depart expects"),
+    (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--arrive", "soon"], "--arrive expects"),
+    (
+      ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--depart", "+1h", "--arrive", "+2h"],
+      "not both"
+    ),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5"], "no road network"),
     (
       ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--coords", "47,9;48,9"],

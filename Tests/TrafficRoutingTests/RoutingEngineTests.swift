@@ -120,6 +120,29 @@ import TrafficTestSupport
     #expect(abs((ignoring.first?.lengthInMeters ?? 0) - 1000) < 2)
   }
 
+  @Test("an arrival time gives the departure from which the route arrives then")
+  func arrivalTime() async throws {
+    let network = try CrossingNetwork.network()
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let arrival = Self.now.addingTimeInterval(7_200)
+    let route = try #require(
+      try await router.calculateRoute(
+        from: CrossingNetwork.coordinates(east: 0), to: CrossingNetwork.coordinates(east: 1000),
+        options: RouteOptions(arrivalTime: arrival)
+      ).first)
+    let section = try #require(route.sections.last)
+    #expect(abs(section.arrival.time.timeIntervalSince(arrival)) < 1)
+    // 1 km at the limit.
+    let expected = 1000 / CrossingNetwork.speedLimitInMetersPerSecond
+    #expect(
+      abs(arrival.timeIntervalSince(route.sections[0].departure.time) - expected) < 1)
+    await #expect(throws: RoutingError.self) {
+      try await router.calculateRoute(
+        from: CrossingNetwork.coordinates(east: 0), to: CrossingNetwork.coordinates(east: 1000),
+        options: RouteOptions(departureTime: Self.now, arrivalTime: arrival))
+    }
+  }
+
   @Test("planning mode avoids closures of more than a day and drives through shorter ones")
   func planningModeKeepsLongTermClosuresOnly() async throws {
     let network = try CrossingNetwork.network()

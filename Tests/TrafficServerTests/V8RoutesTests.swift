@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Geo
 import Testing
@@ -85,6 +86,15 @@ import TrafficRouting
       "traffic[mode] off is not supported"
     ),
     (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&arrivalTime=late", 400,
+      "arrivalTime late"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
+        + "&arrivalTime=2030-01-01T08:00:00Z&departureTime=2030-01-01T07:00:00Z", 400,
+      "not both"
+    ),
+    (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&traffic[flow]=1", 400,
       "unknown parameter traffic[flow]"
     ),
@@ -157,6 +167,22 @@ import TrafficRouting
       #expect(ignoring.status == 200, "\(mode)")
       #expect(ignoring.duration == ignoring.baseDuration)
     }
+  }
+
+  @Test func anArrivalTimeIsMet() throws {
+    let server = try F.server()
+    let arrival = Date().addingTimeInterval(3 * 86_400)
+    let response = server.handle(
+      ServerFixtures.get(
+        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456&arrivalTime="
+          + RFC3339.format(arrival)))
+    #expect(response.status == 200, "\(response.bodyText)")
+    let section = try #require(
+      ((try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
+        "sections"] as? [[String: Any]])?.first)
+    let arrived = try #require(
+      ((section["arrival"] as? [String: Any])?["time"] as? String).flatMap { RFC3339.parse($0) })
+    #expect(abs(arrived.timeIntervalSince(arrival)) < 1)
   }
 
   @Test func actionsAndTurnByTurnActionsDescribeTheManeuvers() throws {
@@ -316,6 +342,12 @@ import TrafficRouting
       #expect(abs((through.first?.lengthInMeters ?? 0) - 1000) < 2)
       #expect(through.first?.durationInSeconds == here.first?.durationInSeconds.rounded())
     }
+    // An arrival three days ahead, when the closure has ended: asked as v8's arrivalTime.
+    let arrival = Date().addingTimeInterval(3 * 86_400)
+    let arriving = try await remote.calculateRoute(
+      from: Self.west, to: Self.east, options: RouteOptions(arrivalTime: arrival))
+    let arrived = try #require(arriving.first?.sections.last?.arrival.time)
+    #expect(abs(arrived.timeIntervalSince(arrival)) < 1)
     // What v8 cannot say is refused by name, before any request.
     for (options, mentions) in [
       (

@@ -20,8 +20,12 @@ public struct RouteOptions: Hashable, Sendable {
     case disabled
   }
 
-  /// When the trip starts; `nil` is now (the engine's clock).
+  /// When the trip starts; `nil` is now (the engine's clock), unless `arrivalTime` is set.
   public var departureTime: Date?
+  /// When the trip is to end (HERE SDK `arrivalTime`, v8 `arrivalTime`): the departure is
+  /// then the time from which the fastest route arrives then, with the traffic of the times
+  /// it drives through. Not together with `departureTime`.
+  public var arrivalTime: Date?
   /// Which traffic counts.
   public var trafficOptimization: TrafficOptimization = .timeDependent
   /// Whether closed segments are never used under `.disabled` (HERE SDK avoids closures
@@ -34,9 +38,10 @@ public struct RouteOptions: Hashable, Sendable {
   /// Options with the defaults: now, live traffic, closures avoided, no alternatives.
   public init(
     departureTime: Date? = nil, trafficOptimization: TrafficOptimization = .timeDependent,
-    avoidsClosures: Bool = true, alternatives: Int = 0
+    avoidsClosures: Bool = true, alternatives: Int = 0, arrivalTime: Date? = nil
   ) {
     self.departureTime = departureTime
+    self.arrivalTime = arrivalTime
     self.trafficOptimization = trafficOptimization
     self.avoidsClosures = avoidsClosures
     self.alternatives = alternatives

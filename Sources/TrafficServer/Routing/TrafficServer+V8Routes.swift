@@ -71,7 +71,7 @@ struct V8RouteRequest {
   /// The parameters this endpoint knows; any other is refused by name.
   static let known: Set<String> = [
     "transportMode", "origin", "destination", "via", "departureTime", "alternatives", "return",
-    "spans", "apiKey", "routingMode", "lang", "units", "traffic[mode]",
+    "spans", "apiKey", "routingMode", "lang", "units", "traffic[mode]", "arrivalTime",
   ]
 
   init(_ query: QueryParameters) throws(TrafficServer.V8Failure) {
@@ -110,6 +110,15 @@ struct V8RouteRequest {
         }
         options.departureTime = date
       }
+    }
+    if let time = try Self.single("arrivalTime", query) {
+      guard let date = RFC3339.parse(time) else {
+        throw .malformed("arrivalTime \(time) is not an RFC 3339 time")
+      }
+      guard try Self.single("departureTime", query) == nil else {
+        throw .malformed("give departureTime or arrivalTime, not both")
+      }
+      options.arrivalTime = date
     }
     language = try Self.single("lang", query)
     // `disabled`: no traffic data at all, long-term closures included.
