@@ -65,9 +65,26 @@ public final class RoutingEngine: Sendable {
     return try routes(through: [origin] + via + [destination], options: options)
   }
 
+  /// The fastest route through via points with options (stops, pass-through points), then
+  /// up to `options.alternatives` others: a section ends at each via point but the
+  /// pass-through ones, and the next starts after the stop.
+  ///
+  /// - Throws: ``RoutingError`` as ``calculateRoute(from:to:via:options:)``, and for a stop
+  ///   out of range or on a pass-through point.
+  public func calculateRoute(
+    from origin: GeoCoordinates, to destination: GeoCoordinates, via: [Waypoint],
+    options: RouteOptions = RouteOptions()
+  ) async throws(RoutingError) -> [Route] {
+    let points = [origin] + via.map(\.coordinates) + [destination]
+    if trafficEngine.isRemote {
+      return try await remoteRoutes(through: points, options: options, via: via)
+    }
+    return try routes(through: points, options: options, via: via)
+  }
+
   /// The routes of the remote engine's server (`GET /v8/routes`).
   private func remoteRoutes(
-    through waypoints: [GeoCoordinates], options: RouteOptions
+    through waypoints: [GeoCoordinates], options: RouteOptions, via details: [Waypoint] = []
   ) async throws(RoutingError) -> [Route] {
     func place(_ point: GeoCoordinates) -> String { "\(point.latitude),\(point.longitude)" }
     var parameters = [
@@ -77,7 +94,17 @@ public final class RoutingEngine: Sendable {
       ("spans", "length,duration,dynamicSpeedInfo"),
       ("alternatives", String(options.alternatives)),
     ]
-    for point in waypoints.dropFirst().dropLast() { parameters.append(("via", place(point))) }
+    for (k, point) in waypoints.dropFirst().dropLast().enumerated() {
+      var text = place(point)
+      if k < details.count {
+        try details[k].validate(index: k)
+        if details[k].stopDurationInSeconds > 0 {
+          text += "!stopDuration=\(Int(details[k].stopDurationInSeconds.rounded()))"
+        }
+        if details[k].isPassThrough { text += "!passThrough=true" }
+      }
+      parameters.append(("via", text))
+    }
     // The traffic modes as v8 says them: planning mode is `departureTime=any`, no traffic
     // at all `traffic[mode]=disabled`; v8 has no time for the one nor closures for the other.
     if let arrival = options.arrivalTime {
@@ -127,8 +154,10 @@ public final class RoutingEngine: Sendable {
   }
 
   /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).
+  ///
+  /// - Parameter via: the via points' options, in order (none: plain stopovers).
   package func routes(
-    through waypoints: [GeoCoordinates], options: RouteOptions
+    through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = []
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -137,8 +166,13 @@ public final class RoutingEngine: Sendable {
     guard waypoints.count >= 2, waypoints.count <= 25 else {
       throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
     }
+    for (k, point) in via.enumerated() { try point.validate(index: k) }
+    // Seconds stopped at the end of each leg (at its via point).
+    let stops = (0..<(waypoints.count - 1)).map { k in
+      k < via.count ? via[k].stopDurationInSeconds : 0
+    }
     if let arrival = options.arrivalTime {
-      return try routes(through: waypoints, options: options, arrivingAt: arrival)
+      return try routes(through: waypoints, options: options, via: via, arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -192,7 +226,7 @@ public final class RoutingEngine: Sendable {
           break
         }
         legs.append(leg)
-        times.legStart += leg.seconds
+        times.legStart += leg.seconds + stops[k]
       }
       if !legs.isEmpty, Self.isDistinct(legs, from: legSets, network: view.network) {
         legSets.append(legs)
@@ -207,7 +241,10 @@ public final class RoutingEngine: Sendable {
       view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
     let routes = legSets.map { legs in
-      route(legs, snaps: snaps, waypoints: waypoints, departure: departure, times: exact)
+      route(
+        legs, waypoints: waypoints, stops: stops,
+        passThrough: Set(via.indices.filter { via[$0].isPassThrough }.map { $0 + 1 }),
+        departure: departure, times: exact)
     }
     return routes.sorted { $0.durationInSeconds < $1.durationInSeconds }
   }
@@ -216,7 +253,8 @@ public final class RoutingEngine: Sendable {
   /// arrival, the departure moved back by the miss until it is under a second (the trip's
   /// time changes with the traffic of the hours it drives through), at most six rounds.
   private func routes(
-    through waypoints: [GeoCoordinates], options: RouteOptions, arrivingAt arrival: Date
+    through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
+    arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -226,7 +264,7 @@ public final class RoutingEngine: Sendable {
     departing.departureTime = arrival
     var routes: [Route] = []
     for _ in 0..<6 {
-      routes = try self.routes(through: waypoints, options: departing)
+      routes = try self.routes(through: waypoints, options: departing, via: via)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }
@@ -393,21 +431,46 @@ public final class RoutingEngine: Sendable {
     return true
   }
 
-  /// The route of the legs found: sections with their geometry, times, spans and incidents.
+  /// The route of the legs found: sections with their geometry, times, spans and incidents,
+  /// one per leg but where a pass-through waypoint joins two legs into one; after a leg the
+  /// clock moves on by its stop.
+  ///
+  /// - Parameters:
+  ///   - stops: Seconds stopped at the end of each leg.
+  ///   - passThrough: The indices in `waypoints` of the pass-through via points.
   private func route(
-    _ legs: [Leg], snaps: [[Snap]], waypoints: [GeoCoordinates], departure: Date,
-    times: TravelTimes
+    _ legs: [Leg], waypoints: [GeoCoordinates], stops: [Double], passThrough: Set<Int>,
+    departure: Date, times: TravelTimes
   ) -> Route {
     let view = times.view
     var clock = departure
     var sections: [RouteSection] = []
-    for (k, leg) in legs.enumerated() {
-      let pieces = leg.segmentIDs.enumerated().map { index, segment in
-        FlowIndex.Piece(
-          segmentID: segment,
-          startOffsetInMeters: index == 0 ? leg.startOffsetInMeters : 0,
-          endOffsetInMeters: index == leg.segmentIDs.count - 1
-            ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters)
+    // The legs of each section: a new one starts after every waypoint that is not passed
+    // through.
+    var groups: [Range<Int>] = []
+    var first = 0
+    for k in legs.indices where k == legs.count - 1 || !passThrough.contains(k + 1) {
+      groups.append(first..<(k + 1))
+      first = k + 1
+    }
+    for group in groups {
+      var pieces: [FlowIndex.Piece] = []
+      for leg in legs[group] {
+        for (index, segment) in leg.segmentIDs.enumerated() {
+          let piece = FlowIndex.Piece(
+            segmentID: segment,
+            startOffsetInMeters: index == 0 ? leg.startOffsetInMeters : 0,
+            endOffsetInMeters: index == leg.segmentIDs.count - 1
+              ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters)
+          // A leg going on where the last one stopped on the same segment: one piece.
+          if index == 0, let last = pieces.last, last.segmentID == segment,
+            abs(last.endOffsetInMeters - piece.startOffsetInMeters) < 0.01
+          {
+            pieces[pieces.count - 1].endOffsetInMeters = piece.endOffsetInMeters
+          } else {
+            pieces.append(piece)
+          }
+        }
       }
       let polyline = Self.polyline(pieces, network: view.network)
       let length = pieces.reduce(0) { $0 + $1.lengthInMeters }
@@ -442,20 +505,22 @@ public final class RoutingEngine: Sendable {
           typical += piece.lengthInMeters / max(free, 0.1)
         }
       }
-      let first = polyline.vertices[0]
+      let begin = polyline.vertices[0]
       let end = polyline.vertices[polyline.vertices.count - 1]
       let arrival = clock.addingTimeInterval(seconds)
       sections.append(
         RouteSection(
-          departure: RoutePlace(location: first, originalLocation: waypoints[k], time: clock),
-          arrival: RoutePlace(location: end, originalLocation: waypoints[k + 1], time: arrival),
+          departure: RoutePlace(
+            location: begin, originalLocation: waypoints[group.lowerBound], time: clock),
+          arrival: RoutePlace(
+            location: end, originalLocation: waypoints[group.upperBound], time: arrival),
           durationInSeconds: seconds, baseDurationInSeconds: traffic.baseDurationInSeconds,
           typicalDurationInSeconds: typicalKnown ? typical : nil,
           lengthInMeters: length, polyline: polyline,
           traffic: traffic,
           maneuvers: Guidance.maneuvers(
             pieces, seconds: pieceSeconds, network: view.network, graph: view.graph)))
-      clock = arrival
+      clock = arrival.addingTimeInterval(stops[group.upperBound - 1])
     }
     return Route(sections: sections)
   }

@@ -120,6 +120,41 @@ import TrafficTestSupport
     #expect(abs((ignoring.first?.lengthInMeters ?? 0) - 1000) < 2)
   }
 
+  @Test("a stop at a via point delays the next section; a pass-through point makes none")
+  func viaStopsAndPassThrough() async throws {
+    let network = try CrossingNetwork.network()
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let west = CrossingNetwork.coordinates(east: 0), east = CrossingNetwork.coordinates(east: 1000)
+    let middle = CrossingNetwork.coordinates(east: 700)
+    let direct = try #require(try await router.calculateRoute(from: west, to: east).first)
+    let stopping = try #require(
+      try await router.calculateRoute(
+        from: west, to: east, via: [Waypoint(middle, stopDurationInSeconds: 600)]
+      ).first)
+    #expect(stopping.sections.count == 2)
+    let gap = stopping.sections[1].departure.time.timeIntervalSince(
+      stopping.sections[0].arrival.time)
+    #expect(abs(gap - 600) < 1e-6)
+    #expect(abs(stopping.lengthInMeters - 1000) < 1)
+    let passing = try #require(
+      try await router.calculateRoute(
+        from: west, to: east, via: [Waypoint(middle, isPassThrough: true)]
+      ).first)
+    #expect(passing.sections.count == 1)
+    #expect(abs(passing.durationInSeconds - direct.durationInSeconds) < 1e-6)
+    #expect(passing.sections[0].maneuvers.map(\.action) == [.depart, .continue, .arrive])
+    #expect(
+      passing.sections[0].polyline.vertices.count == direct.sections[0].polyline.vertices.count)
+    for bad in [
+      Waypoint(middle, stopDurationInSeconds: -1), Waypoint(middle, stopDurationInSeconds: .nan),
+      Waypoint(middle, stopDurationInSeconds: 60, isPassThrough: true),
+    ] {
+      await #expect(throws: RoutingError.self) {
+        try await router.calculateRoute(from: west, to: east, via: [bad])
+      }
+    }
+  }
+
   @Test("an arrival time gives the departure from which the route arrives then")
   func arrivalTime() async throws {
     let network = try CrossingNetwork.network()

@@ -90,6 +90,18 @@ import TrafficRouting
       "arrivalTime late"
     ),
     (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&via=52,13.005!course=90",
+      400, "via 0 option course is not supported"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
+        + "&via=52,13.005!stopDuration=-5", 400, "via 0 stopDuration -5"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
+        + "&via=52,13.005!passThrough=true!stopDuration=60", 400, "cannot have a stopDuration"
+    ),
+    (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
         + "&arrivalTime=2030-01-01T08:00:00Z&departureTime=2030-01-01T07:00:00Z", 400,
       "not both"
@@ -167,6 +179,29 @@ import TrafficRouting
       #expect(ignoring.status == 200, "\(mode)")
       #expect(ignoring.duration == ignoring.baseDuration)
     }
+  }
+
+  @Test func viaStopsAndPassThroughPoints() throws {
+    let server = try F.server()
+    func sections(_ via: String) throws -> [[String: Any]] {
+      let response = server.handle(
+        ServerFixtures.get(
+          "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456&via=" + via))
+      #expect(response.status == 200, "\(response.bodyText)")
+      return try #require(
+        (try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
+          "sections"] as? [[String: Any]])
+    }
+    func time(_ place: Any?) -> Date? {
+      ((place as? [String: Any])?["time"] as? String).flatMap { RFC3339.parse($0) }
+    }
+    let stopping = try sections("52,13.0102!stopDuration=300")
+    #expect(stopping.count == 2)
+    let arrived = try #require(time(stopping[0]["arrival"]))
+    let left = try #require(time(stopping[1]["departure"]))
+    #expect(abs(left.timeIntervalSince(arrived) - 300) < 0.01)
+    #expect(try sections("52,13.0102!passThrough=true").count == 1)
+    #expect(try sections("52,13.0102!passThrough=false").count == 2)
   }
 
   @Test func anArrivalTimeIsMet() throws {
@@ -341,6 +376,16 @@ import TrafficRouting
       let here = try await local.calculateRoute(from: Self.west, to: Self.east, options: options)
       #expect(abs((through.first?.lengthInMeters ?? 0) - 1000) < 2)
       #expect(through.first?.durationInSeconds == here.first?.durationInSeconds.rounded())
+    }
+    // A stop at a via point, asked as v8's !stopDuration.
+    let stopping = try await remote.calculateRoute(
+      from: Self.west, to: Self.east,
+      via: [Waypoint(F.coordinates(east: 400), stopDurationInSeconds: 120)],
+      options: RouteOptions(trafficOptimization: .longTermClosuresOnly))
+    let legs = try #require(stopping.first?.sections)
+    #expect(legs.count == 2)
+    if legs.count == 2 {
+      #expect(abs(legs[1].departure.time.timeIntervalSince(legs[0].arrival.time) - 120) < 0.01)
     }
     // An arrival three days ahead, when the closure has ended: asked as v8's arrivalTime.
     let arrival = Date().addingTimeInterval(3 * 86_400)

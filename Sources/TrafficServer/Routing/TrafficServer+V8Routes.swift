@@ -24,7 +24,8 @@ extension TrafficServer {
       let request = try V8RouteRequest(query)
       let routes: [TrafficRouting.Route]
       do throws(RoutingError) {
-        routes = try router.routes(through: request.waypoints, options: request.options)
+        routes = try router.routes(
+          through: request.waypoints, options: request.options, via: request.via)
       } catch {
         throw Self.failure(error)
       }
@@ -62,6 +63,8 @@ extension TrafficServer {
 /// The parameters of `GET /v8/routes`.
 struct V8RouteRequest {
   var waypoints: [GeoCoordinates]
+  /// The via points with their options (`!stopDuration=`, `!passThrough=`).
+  var via: [Waypoint] = []
   var options = RouteOptions()
   var returning: V8RouteWire.Return = [.summary]
   var spans: V8RouteWire.SpanAttributes = []
@@ -92,13 +95,14 @@ struct V8RouteRequest {
     guard let destination = try Self.single("destination", query) else {
       throw .malformed("destination is required (LAT,LNG)")
     }
-    let via = query.pairs.filter { $0.name == "via" }.map(\.value)
-    guard via.count <= 23 else { throw .malformed("at most 23 via points, got \(via.count)") }
+    let vias = query.pairs.filter { $0.name == "via" }.map(\.value)
+    guard vias.count <= 23 else { throw .malformed("at most 23 via points, got \(vias.count)") }
+    via = try vias.enumerated().map { k, text throws(TrafficServer.V8Failure) in
+      try Self.viaPoint(text, index: k)
+    }
     waypoints =
-      [try Self.place(origin, "origin")]
-      + (try via.map { text throws(TrafficServer.V8Failure) in
-        try Self.place(text, "via")
-      }) + [try Self.place(destination, "destination")]
+      [try Self.place(origin, "origin")] + via.map(\.coordinates)
+      + [try Self.place(destination, "destination")]
     // `any` is v8's planning mode: no traffic flow nor anything time-dependent, only the
     // long-term closures (the times of the answer then count from now).
     if let time = try Self.single("departureTime", query) {
@@ -172,6 +176,41 @@ struct V8RouteRequest {
     } catch {
       throw .malformed("\(name) is given more than once; give it once")
     }
+  }
+
+  /// `LAT,LNG` then v8's via options `!stopDuration=SECONDS` and `!passThrough=true|false`.
+  private static func viaPoint(
+    _ text: String, index: Int
+  ) throws(TrafficServer.V8Failure) -> Waypoint {
+    let parts = text.split(separator: "!", omittingEmptySubsequences: false)
+    var point = Waypoint(try place(String(parts[0]), "via"))
+    for option in parts.dropFirst() {
+      let pair = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let name = String(pair[0]), value = pair.count == 2 ? String(pair[1]) : ""
+      switch name {
+      case "stopDuration":
+        guard let seconds = Int(value), seconds >= 0,
+          Double(seconds) <= Waypoint.maximumStopDurationInSeconds
+        else {
+          throw .malformed(
+            "via \(index) stopDuration \(value) is not 0...\(Int(Waypoint.maximumStopDurationInSeconds)) seconds"
+          )
+        }
+        point.stopDurationInSeconds = Double(seconds)
+      case "passThrough":
+        guard value == "true" || value == "false" else {
+          throw .malformed("via \(index) passThrough \(value) is not true or false")
+        }
+        point.isPassThrough = value == "true"
+      default:
+        throw .malformed(
+          "via \(index) option \(name) is not supported; give stopDuration or passThrough")
+      }
+    }
+    guard !point.isPassThrough || point.stopDurationInSeconds == 0 else {
+      throw .malformed("via \(index): a pass-through point cannot have a stopDuration")
+    }
+    return point
   }
 
   /// `LAT,LNG` (v8 place options after `!` are refused).
