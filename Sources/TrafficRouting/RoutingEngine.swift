@@ -93,6 +93,7 @@ public final class RoutingEngine: Sendable {
       ("return", "summary,polyline,incidents,turnByTurnActions"),
       ("spans", "length,duration,dynamicSpeedInfo"),
       ("alternatives", String(options.alternatives)),
+      ("routingMode", options.routingMode.rawValue),
     ]
     for (k, point) in waypoints.dropFirst().dropLast().enumerated() {
       var text = place(point)
@@ -186,11 +187,31 @@ public final class RoutingEngine: Sendable {
     }
     let traffic = options.trafficOptimization == .timeDependent
     let closures = Self.closures(options)
-    let bounds = bounds(for: view)
+    let shortest = options.routingMode == .short
+    // The hierarchy's potentials are times; a search for the shortest route takes the
+    // straight line at 1 m/s instead (meters, a tight bound for lengths).
+    let bounds = shortest ? nil : bounds(for: view)
     let segmentTable = bounds?.segments ?? plainSegments(view)
     var times = TravelTimes(
       view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
+    times.measuresDistance = shortest
+    // The seconds a leg takes (the search's cost is meters when it looks for the shortest).
+    let clockTimes = TravelTimes(
+      view: view, departure: departure, usesTraffic: traffic, closures: closures,
+      segments: segmentTable)
+    func seconds(of leg: Leg, after start: Double) -> Double {
+      guard shortest else { return leg.seconds }
+      var total = 0.0
+      for (index, segment) in leg.segmentIDs.enumerated() {
+        let from = index == 0 ? leg.startOffsetInMeters : 0
+        let to =
+          index == leg.segmentIDs.count - 1
+          ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters
+        total += clockTimes.seconds(segment, meters: to - from, after: start + total) ?? 0
+      }
+      return total
+    }
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(point, index: index, view: view, within: 15)
     }
@@ -204,7 +225,7 @@ public final class RoutingEngine: Sendable {
       wide[index] = snaps
       return snaps
     }
-    let fastest = bounds?.fastest ?? fastestSpeed(view)
+    let fastest = shortest ? 1 : bounds?.fastest ?? fastestSpeed(view)
     let scratch = takeScratch(segmentCount: view.network.segments.count)
     defer { returnScratch(scratch) }
 
@@ -226,7 +247,7 @@ public final class RoutingEngine: Sendable {
           break
         }
         legs.append(leg)
-        times.legStart += leg.seconds + stops[k]
+        times.legStart += seconds(of: leg, after: times.legStart) + stops[k]
       }
       if !legs.isEmpty, Self.isDistinct(legs, from: legSets, network: view.network) {
         legSets.append(legs)

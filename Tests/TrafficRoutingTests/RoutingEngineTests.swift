@@ -40,6 +40,26 @@ import TrafficTestSupport
       .map { RoadPosition(segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters) }
   }
 
+  /// The least cost (seconds for `.travelTime`, meters for `.length`) Roads' Dijkstra finds
+  /// between the positions the engine snaps the points to (within 15 m, else 100 m).
+  static func reference(
+    from origin: GeoCoordinates, to destination: GeoCoordinates, network: RoadNetwork,
+    graph: RoutingGraph, metric: RoutingGraph.Metric
+  ) throws -> Double {
+    var reference = Double.infinity
+    for meters in [15.0, 100] where reference == .infinity {
+      for source in try positions(origin, network, within: meters) {
+        for target in try positions(destination, network, within: meters) {
+          if let route = try graph.shortestPath(from: source, to: target, metric: metric) {
+            reference = min(
+              reference, metric == .length ? route.lengthInMeters : route.travelTimeInSeconds)
+          }
+        }
+      }
+    }
+    return reference
+  }
+
   @Test("without traffic, the fastest route takes the time Roads' Dijkstra finds")
   func matchesDijkstraOnARealNetwork() async throws {
     let network = try #require(Self.liechtenstein)
@@ -56,16 +76,8 @@ import TrafficTestSupport
       }
       let origin = randomPoint(), destination = randomPoint()
       guard box.contains(origin), origin != destination else { continue }
-      var reference = Double.infinity
-      for meters in [15.0, 100] where reference == .infinity {
-        for source in try Self.positions(origin, network, within: meters) {
-          for target in try Self.positions(destination, network, within: meters) {
-            if let route = try graph.shortestPath(from: source, to: target, metric: .travelTime) {
-              reference = min(reference, route.travelTimeInSeconds)
-            }
-          }
-        }
-      }
+      let reference = try Self.reference(
+        from: origin, to: destination, network: network, graph: graph, metric: .travelTime)
       let options = RouteOptions(trafficOptimization: .disabled)
       if reference == .infinity {
         await #expect(throws: RoutingError.self) {
@@ -88,6 +100,42 @@ import TrafficTestSupport
       compared += 1
     }
     #expect(compared >= 20)
+  }
+
+  @Test("routingMode short finds the length Roads' Dijkstra finds, and times what it drives")
+  func shortestMatchesDijkstraByLength() async throws {
+    let network = try #require(Self.liechtenstein)
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let graph = RoutingGraph(network: network)
+    var generator = SeededGenerator(seed: 29)
+    var compared = 0
+    var shorter = 0
+    for _ in 0..<40 {
+      let nodes = network.nodes
+      let origin = nodes[Int.random(in: 0..<nodes.count, using: &generator)].coordinates
+      let destination = nodes[Int.random(in: 0..<nodes.count, using: &generator)].coordinates
+      guard origin != destination else { continue }
+      let reference = try Self.reference(
+        from: origin, to: destination, network: network, graph: graph, metric: .length)
+      guard reference < .infinity else { continue }
+      var options = RouteOptions(trafficOptimization: .disabled)
+      options.routingMode = .short
+      let short = try #require(
+        try await router.calculateRoute(from: origin, to: destination, options: options).first)
+      #expect(abs(short.lengthInMeters - reference) < 1e-6 * max(1, reference) + 0.01)
+      let fast = try #require(
+        try await router.calculateRoute(
+          from: origin, to: destination, options: RouteOptions(trafficOptimization: .disabled)
+        ).first)
+      #expect(short.lengthInMeters <= fast.lengthInMeters + 0.01)
+      #expect(short.durationInSeconds >= fast.durationInSeconds - 1e-6)
+      // The duration is the time driven, not the meters.
+      #expect(short.durationInSeconds < short.lengthInMeters)
+      if short.lengthInMeters < fast.lengthInMeters - 1 { shorter += 1 }
+      compared += 1
+    }
+    #expect(compared >= 20)
+    #expect(shorter >= 3)
   }
 
   @Test("a closed road is routed around, and a jammed one left for a faster way")

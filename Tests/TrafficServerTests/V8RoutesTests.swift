@@ -86,6 +86,10 @@ import TrafficRouting
       "traffic[mode] off is not supported"
     ),
     (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&routingMode=eco", 400,
+      "routingMode eco is not supported"
+    ),
+    (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&arrivalTime=late", 400,
       "arrivalTime late"
     ),
@@ -201,6 +205,7 @@ import TrafficRouting
     let left = try #require(time(stopping[1]["departure"]))
     #expect(abs(left.timeIntervalSince(arrived) - 300) < 0.01)
     #expect(try sections("52,13.0102!passThrough=true").count == 1)
+    #expect(try sections("52,13.0102&routingMode=short").count == 2)
     #expect(try sections("52,13.0102!passThrough=false").count == 2)
   }
 
@@ -367,9 +372,11 @@ import TrafficRouting
     await #expect(throws: RoutingError.self) {
       try await remote.calculateRoute(from: Self.west, to: Self.east)
     }
+    var shortest = RouteOptions(trafficOptimization: .longTermClosuresOnly)
+    shortest.routingMode = .short
     for options in [
       RouteOptions(trafficOptimization: .longTermClosuresOnly),
-      RouteOptions(trafficOptimization: .disabled, avoidsClosures: false),
+      RouteOptions(trafficOptimization: .disabled, avoidsClosures: false), shortest,
     ] {
       let through = try await remote.calculateRoute(
         from: Self.west, to: Self.east, options: options)

@@ -20,6 +20,16 @@ public struct RouteOptions: Hashable, Sendable {
     case disabled
   }
 
+  /// What a route minimises (HERE SDK `OptimizationMode`, v8 `routingMode`).
+  public enum RoutingMode: String, Hashable, Sendable, CaseIterable {
+    /// The time, with the traffic the options take into account.
+    case fast
+    /// The length; closures are still avoided, and durations are still the times driven.
+    case short
+  }
+
+  /// What the route minimises.
+  public var routingMode = RoutingMode.fast
   /// When the trip starts; `nil` is now (the engine's clock), unless `arrivalTime` is set.
   public var departureTime: Date?
   /// When the trip is to end (HERE SDK `arrivalTime`, v8 `arrivalTime`): the departure is

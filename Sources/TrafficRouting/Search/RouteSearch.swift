@@ -41,6 +41,9 @@ struct TravelTimes {
   let usesTraffic: Bool
   /// Which closed segments and turns are left out.
   let closures: Closures
+  /// Whether every open segment is driven at 1 m/s, so that a search minimises meters
+  /// (`RouteOptions.RoutingMode.short`); durations come from times without it.
+  var measuresDistance = false
   /// Seconds from the view's now to the departure (negative for a departure in the past).
   let departureOffset: Double
   /// The typical week's bin of the departure and the seconds into it.
@@ -124,7 +127,7 @@ struct TravelTimes {
     // A car route never takes a road closed to cars (a bus or delivery road): cap 0.
     guard record.cap > 0, let speed = uncappedSpeed(segmentID, limit: record.limit, after: elapsed)
     else { return nil }
-    return min(speed, Double(record.cap))
+    return measuresDistance ? 1 : min(speed, Double(record.cap))
   }
 
   private func uncappedSpeed(_ segmentID: Int, limit: Double, after elapsed: Double) -> Double? {

@@ -86,8 +86,11 @@ struct V8RouteRequest {
     guard mode == "car" else {
       throw .malformed("transportMode \(mode) is not supported; this service routes cars")
     }
-    if let routingMode = try Self.single("routingMode", query), routingMode != "fast" {
-      throw .malformed("routingMode \(routingMode) is not supported; routes are the fastest")
+    if let text = try Self.single("routingMode", query) {
+      guard let mode = RouteOptions.RoutingMode(rawValue: text) else {
+        throw .malformed("routingMode \(text) is not supported; give fast or short")
+      }
+      options.routingMode = mode
     }
     guard let origin = try Self.single("origin", query) else {
       throw .malformed("origin is required (LAT,LNG)")
