@@ -91,7 +91,7 @@ public final class RoutingEngine: Sendable {
       ("transportMode", "car"), ("origin", place(waypoints[0])),
       ("destination", place(waypoints[waypoints.count - 1])),
       ("return", "summary,polyline,incidents,turnByTurnActions"),
-      ("spans", "length,duration,dynamicSpeedInfo"),
+      ("spans", "length,duration,dynamicSpeedInfo,names,speedLimit,functionalClass"),
       ("alternatives", String(options.alternatives)),
       ("routingMode", options.routingMode.rawValue),
     ]

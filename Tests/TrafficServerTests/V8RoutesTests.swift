@@ -185,6 +185,27 @@ import TrafficRouting
     }
   }
 
+  @Test func spansCarryNamesLimitsClassesAndBaseDurations() throws {
+    let server = try F.server()
+    let response = server.handle(
+      ServerFixtures.get(
+        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456"
+          + "&spans=names,speedLimit,functionalClass,baseDuration"))
+    #expect(response.status == 200, "\(response.bodyText)")
+    let spans = try #require(
+      ((try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
+        "sections"] as? [[String: Any]])?.first?["spans"] as? [[String: Any]])
+    #expect(spans.count == 2)
+    #expect(
+      spans.map { (($0["names"] as? [[String: Any]])?.first?["value"] as? String) } == [
+        "West", "East",
+      ])
+    #expect(spans.allSatisfy { $0["speedLimit"] as? Double == F.limit })
+    #expect(spans.allSatisfy { $0["functionalClass"] as? Int == 2 })
+    #expect(spans.map { $0["baseDuration"] as? Int } == [36, 36])
+    #expect(spans.allSatisfy { $0["dynamicSpeedInfo"] == nil })
+  }
+
   @Test func viaStopsAndPassThroughPoints() throws {
     let server = try F.server()
     func sections(_ via: String) throws -> [[String: Any]] {
@@ -350,6 +371,13 @@ import TrafficRouting
     #expect(remoteManeuvers.count == 3)
     #expect(remoteManeuvers.map(\.instruction) == localManeuvers.map(\.instruction))
     #expect(remoteManeuvers.map(\.fromRoad) == localManeuvers.map(\.fromRoad))
+    let remoteSpans = try #require(through.first?.sections.first?.traffic.spans)
+    let localSpans = try #require(local.first?.sections.first?.traffic.spans)
+    #expect(remoteSpans.map(\.roadName) == localSpans.map(\.roadName))
+    #expect(remoteSpans.map(\.functionalClass) == localSpans.map(\.functionalClass))
+    #expect(
+      remoteSpans.map(\.speedLimitInMetersPerSecond)
+        == localSpans.map(\.speedLimitInMetersPerSecond))
     let far = try GeoCoordinates(latitude: 10, longitude: 10)
     let error = await #expect(throws: RoutingError.self) {
       try await router.calculateRoute(from: Self.west, to: far)

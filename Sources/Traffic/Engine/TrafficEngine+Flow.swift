@@ -271,7 +271,9 @@ extension TrafficEngine {
           roadName: flow.roadName, baseSpeedInMetersPerSecond: free,
           trafficSpeedInMetersPerSecond: closed ? 0 : driven, jamFactor: flow.jamFactor,
           confidence: flow.confidence, traversability: closed ? .closed : flow.traversability,
-          delayInSeconds: spanDelay))
+          delayInSeconds: spanDelay,
+          speedLimitInMetersPerSecond: segment.speedLimitInMetersPerSecond,
+          functionalClass: segment.functionalClass))
       offset += length
     }
     return TrafficOnRoute(

@@ -26,13 +26,18 @@ public struct TrafficOnRoute: Hashable, Sendable {
     /// Extra time over free flow, seconds: negative when traffic is faster than free flow;
     /// `nil` on a closed or blocked span (it cannot be driven).
     public var delayInSeconds: Double?
+    /// The segment's speed limit, meters per second, when known.
+    public var speedLimitInMetersPerSecond: Double?
+    /// The segment's functional road class 1...5, when known.
+    public var functionalClass: Int?
 
     /// A span (routers and decoders of route answers build them).
     package init(
       offsetInMeters: Double, lengthInMeters: Double, segmentID: Int, roadName: String?,
       baseSpeedInMetersPerSecond: Double, trafficSpeedInMetersPerSecond: Double,
       jamFactor: Double, confidence: Double, traversability: Traversability,
-      delayInSeconds: Double?
+      delayInSeconds: Double?, speedLimitInMetersPerSecond: Double? = nil,
+      functionalClass: Int? = nil
     ) {
       self.offsetInMeters = offsetInMeters
       self.lengthInMeters = lengthInMeters
@@ -44,6 +49,8 @@ public struct TrafficOnRoute: Hashable, Sendable {
       self.confidence = confidence
       self.traversability = traversability
       self.delayInSeconds = delayInSeconds
+      self.speedLimitInMetersPerSecond = speedLimitInMetersPerSecond
+      self.functionalClass = functionalClass
     }
   }
 

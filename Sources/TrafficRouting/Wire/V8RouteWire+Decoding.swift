@@ -75,12 +75,15 @@ extension V8RouteWire {
       spans.append(
         TrafficOnRoute.Span(
           offsetInMeters: offsets[Int(vertex)], lengthInMeters: spanLength, segmentID: -1,
-          roadName: nil, baseSpeedInMetersPerSecond: baseSpeed,
+          roadName: span["names"]?.array?.first?["value"]?.string,
+          baseSpeedInMetersPerSecond: baseSpeed,
           trafficSpeedInMetersPerSecond: speed,
           jamFactor: span["dynamicSpeedInfo"]?["jamFactor"]?.double ?? 0, confidence: 0,
           traversability: closed ? .closed : .open,
           delayInSeconds: closed || baseSpeed <= 0
-            ? nil : spanLength / speed - spanLength / baseSpeed))
+            ? nil : spanLength / speed - spanLength / baseSpeed,
+          speedLimitInMetersPerSecond: span["speedLimit"]?.double,
+          functionalClass: span["functionalClass"]?.double.flatMap { Int(exactly: $0) }))
     }
     var incidents: [TrafficOnRoute.IncidentOnRoute] = []
     for (k, item) in (section["incidents"]?.array ?? []).enumerated() {

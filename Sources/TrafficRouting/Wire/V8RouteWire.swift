@@ -52,10 +52,20 @@ public enum V8RouteWire {
     public static let duration = SpanAttributes(rawValue: 2)
     /// `dynamicSpeedInfo`: traffic and base speed, turn time, jam factor.
     public static let dynamicSpeedInfo = SpanAttributes(rawValue: 4)
+    /// `names`: the road's name (`[{"value"}]`).
+    public static let roadNames = SpanAttributes(rawValue: 8)
+    /// `speedLimit`: meters per second.
+    public static let speedLimit = SpanAttributes(rawValue: 16)
+    /// `functionalClass`: 1 (motorways) to 5.
+    public static let functionalClass = SpanAttributes(rawValue: 32)
+    /// `baseDuration`: seconds at free flow.
+    public static let baseDuration = SpanAttributes(rawValue: 64)
 
     /// The v8 names.
     public static let names: [(String, SpanAttributes)] = [
       ("length", .length), ("duration", .duration), ("dynamicSpeedInfo", .dynamicSpeedInfo),
+      ("names", .roadNames), ("speedLimit", .speedLimit), ("functionalClass", .functionalClass),
+      ("baseDuration", .baseDuration),
     ]
   }
 
@@ -170,6 +180,24 @@ public enum V8RouteWire {
           w.member("turnTime", 0)
           w.member("jamFactor", span.jamFactor, decimals: 1)
           w.endObject()
+        }
+        if attributes.contains(.roadNames), let name = span.roadName {
+          w.key("names")
+          w.beginArray()
+          w.beginObject()
+          w.member("value", name)
+          w.endObject()
+          w.endArray()
+        }
+        if attributes.contains(.speedLimit), let limit = span.speedLimitInMetersPerSecond {
+          w.member("speedLimit", limit, decimals: 2)
+        }
+        if attributes.contains(.functionalClass), let value = span.functionalClass {
+          w.member("functionalClass", value)
+        }
+        if attributes.contains(.baseDuration), span.baseSpeedInMetersPerSecond > 0 {
+          w.member(
+            "baseDuration", Int((span.lengthInMeters / span.baseSpeedInMetersPerSecond).rounded()))
         }
         w.endObject()
       }
