@@ -127,6 +127,17 @@ import TrafficRouting
     #expect((body["correlationId"] as? String)?.isEmpty == false)
   }
 
+  /// The sections of the first route of a 200 answer to `GET /v8/routes?` + `query`.
+  static func sections(
+    _ server: TrafficServer, _ query: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> [[String: Any]] {
+    let response = server.handle(ServerFixtures.get("/v8/routes?" + query))
+    #expect(response.status == 200, "\(response.bodyText)", sourceLocation: sourceLocation)
+    return try #require(
+      (try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
+        "sections"] as? [[String: Any]], sourceLocation: sourceLocation)
+  }
+
   /// The road from 600 m to 900 m east closed (no other way leads east), from an hour ago
   /// until `hours` from now.
   static func closure(hours: Double) throws -> TrafficIncident {
@@ -187,14 +198,12 @@ import TrafficRouting
 
   @Test func spansCarryNamesLimitsClassesAndBaseDurations() throws {
     let server = try F.server()
-    let response = server.handle(
-      ServerFixtures.get(
-        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456"
-          + "&spans=names,speedLimit,functionalClass,baseDuration"))
-    #expect(response.status == 200, "\(response.bodyText)")
     let spans = try #require(
-      ((try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
-        "sections"] as? [[String: Any]])?.first?["spans"] as? [[String: Any]])
+      try Self.sections(
+        server,
+        "transportMode=car&origin=52,13&destination=52,13.01456"
+          + "&spans=names,speedLimit,functionalClass,baseDuration"
+      ).first?["spans"] as? [[String: Any]])
     #expect(spans.count == 2)
     #expect(
       spans.map { (($0["names"] as? [[String: Any]])?.first?["value"] as? String) } == [
@@ -209,13 +218,8 @@ import TrafficRouting
   @Test func viaStopsAndPassThroughPoints() throws {
     let server = try F.server()
     func sections(_ via: String) throws -> [[String: Any]] {
-      let response = server.handle(
-        ServerFixtures.get(
-          "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456&via=" + via))
-      #expect(response.status == 200, "\(response.bodyText)")
-      return try #require(
-        (try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
-          "sections"] as? [[String: Any]])
+      try Self.sections(
+        server, "transportMode=car&origin=52,13&destination=52,13.01456&via=" + via)
     }
     func time(_ place: Any?) -> Date? {
       ((place as? [String: Any])?["time"] as? String).flatMap { RFC3339.parse($0) }
@@ -233,14 +237,12 @@ import TrafficRouting
   @Test func anArrivalTimeIsMet() throws {
     let server = try F.server()
     let arrival = Date().addingTimeInterval(3 * 86_400)
-    let response = server.handle(
-      ServerFixtures.get(
-        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456&arrivalTime="
-          + RFC3339.format(arrival)))
-    #expect(response.status == 200, "\(response.bodyText)")
     let section = try #require(
-      ((try ServerFixtures.object(response.body)["routes"] as? [[String: Any]])?.first?[
-        "sections"] as? [[String: Any]])?.first)
+      try Self.sections(
+        server,
+        "transportMode=car&origin=52,13&destination=52,13.01456&arrivalTime="
+          + RFC3339.format(arrival)
+      ).first)
     let arrived = try #require(
       ((section["arrival"] as? [String: Any])?["time"] as? String).flatMap { RFC3339.parse($0) })
     #expect(abs(arrived.timeIntervalSince(arrival)) < 1)
@@ -248,14 +250,12 @@ import TrafficRouting
 
   @Test func actionsAndTurnByTurnActionsDescribeTheManeuvers() throws {
     let server = try F.server()
-    let response = server.handle(
-      ServerFixtures.get(
-        "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01456"
-          + "&return=polyline,actions,instructions,turnByTurnActions"))
-    #expect(response.status == 200, "\(response.bodyText)")
-    let body = try ServerFixtures.object(response.body)
     let section = try #require(
-      ((body["routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]])?.first)
+      try Self.sections(
+        server,
+        "transportMode=car&origin=52,13&destination=52,13.01456"
+          + "&return=polyline,actions,instructions,turnByTurnActions"
+      ).first)
     let actions = try #require(section["actions"] as? [[String: Any]])
     #expect(actions.map { $0["action"] as? String } == ["depart", "continue", "arrive"])
     #expect(
