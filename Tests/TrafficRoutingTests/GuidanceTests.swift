@@ -60,7 +60,7 @@ import TrafficTestSupport
     }
   }
 
-  @Test("instructions in the languages of the phrasebooks, English for the others")
+  @Test("instructions in the languages of the text catalogs, English for the others")
   func localizedInstructions() throws {
     let road = try #require(RouteManeuver.Road(name: "Hauptstraße", number: "B 3"))
     let turn = RouteManeuver(
@@ -96,7 +96,14 @@ import TrafficTestSupport
     let arrive = RouteManeuver(
       action: .arrive, offsetInMeters: 0, lengthInMeters: 0, durationInSeconds: 0)
     #expect(arrive.instruction(language: "de") == "Sie haben Ihr Ziel erreicht.")
-    #expect(RouteManeuver.instructionLanguages.count == 5)
+    #expect(
+      turn.instruction(language: "nl")
+        == "Sla flauw rechtsaf naar Hauptstraße (B 3). Volg de weg 1,5 km.")
+    #expect(
+      turn.instruction(language: "pl")
+        == "Skręć lekko w prawo na Hauptstraße (B 3). Jedź dalej 1,5 km.")
+    #expect(turn.instruction(language: "en-GB") == turn.instruction)
+    #expect(turn.instruction(language: "not a tag!") == turn.instruction)
   }
 
   /// A roundabout of 30 m radius (one-way, counter-clockwise: west, south, east, north) with

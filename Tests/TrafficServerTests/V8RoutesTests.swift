@@ -269,7 +269,7 @@ import TrafficRouting
     let offsets = actions.compactMap { $0["offset"] as? Int }
     #expect(offsets.count == 3 && offsets[0] == 0 && offsets[2] == vertices.count - 1)
     #expect(vertices[offsets[1]].distance(to: F.coordinates(east: 500)) < 1)
-    // In German with lang=de-DE; a language without a phrasebook gets English.
+    // In German with lang=de-DE; a language without texts gets English.
     for (lang, first) in [
       ("de-DE", "Fahren Sie Richtung Osten auf West. Fahren Sie 500 m weiter."),
       ("ja", "Head east on West. Go for 500 m."),

@@ -40,9 +40,9 @@ public struct IncidentTextGenerator: Sendable {
   /// The generator reading the module's bundled language files.
   public static let shared = IncidentTextGenerator(catalogs: .bundled)
 
-  let catalogs: IncidentTextCatalogs
+  let catalogs: TextCatalogs
 
-  init(catalogs: IncidentTextCatalogs) {
+  init(catalogs: TextCatalogs) {
     self.catalogs = catalogs
   }
 
@@ -152,7 +152,7 @@ public struct IncidentTextGenerator: Sendable {
 
 /// Builds the phrases of one incident from one language's templates.
 private struct Wording {
-  let catalog: IncidentTextCatalog
+  let catalog: TextCatalog
   let incident: TrafficIncident
   var details: TrafficIncidentDetails { incident.details }
 

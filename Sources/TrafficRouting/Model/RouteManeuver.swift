@@ -102,17 +102,4 @@ public struct RouteManeuver: Hashable, Sendable {
   /// 320 m." (``instruction(language:)`` for other languages).
   public var instruction: String { instruction(language: "en") }
 
-  /// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ...
-  static func ordinal(_ n: Int) -> String {
-    let suffix: String
-    switch (n % 10, n % 100) {
-    case (_, 11...13): suffix = "th"
-    case (1, _): suffix = "st"
-    case (2, _): suffix = "nd"
-    case (3, _): suffix = "rd"
-    default: suffix = "th"
-    }
-    return "\(n)\(suffix)"
-  }
-
 }

@@ -74,7 +74,7 @@ public enum V8RouteWire {
   /// - Complexity: O(v + s + i) for the vertices, spans and incidents of the routes.
   ///
   /// - Parameter language: the BCP 47 tag instructions are written for (v8 `lang`; English
-  ///   where ``RouteManeuver/instructionLanguages`` has none).
+  ///   where the text catalogs have no such language).
   public static func encode(
     _ routes: [Route], returning: Return, spans: SpanAttributes, language: String? = nil
   ) -> Data {

@@ -4,7 +4,7 @@ import TrafficTestSupport
 
 @testable import Traffic
 
-@Suite struct IncidentTextCatalogTests {
+@Suite struct TextCatalogTests {
   static let folder = Fixtures.repositoryRoot.appendingPathComponent(
     "Sources/Traffic/Resources/Localization")
 
@@ -36,7 +36,7 @@ import TrafficTestSupport
   }
 
   @Test func bundledFilesLoadWithoutErrors() {
-    #expect(IncidentTextCatalogs.bundled.loadErrors == [])
+    #expect(TextCatalogs.bundled.loadErrors == [])
   }
 
   @Test func brokenFilesAreReportedNotFatal() throws {
@@ -53,7 +53,7 @@ import TrafficTestSupport
     ).write(to: orphan)
     let garbage = folder.appendingPathComponent("bad.json")
     try Data("{".utf8).write(to: garbage)
-    let catalogs = IncidentTextCatalogs.load(from: [good, orphan, garbage])
+    let catalogs = TextCatalogs.load(from: [good, orphan, garbage])
     // The orphan keeps its own texts; only the unreadable file is dropped.
     #expect(catalogs.byTag.keys.sorted() == ["xx", "yy"])
     #expect(catalogs.loadErrors.count == 2)

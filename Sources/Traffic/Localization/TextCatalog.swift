@@ -1,35 +1,36 @@
 import Foundation
 
-/// The texts of one language, read from `Resources/Localization/<tag>.json`.
+/// The texts of one language, read from `Resources/Localization/<tag>.json`: the words of
+/// incident descriptions and of route instructions (`maneuver.*`, used by TrafficRouting).
 ///
 /// A file holds `language` (its BCP 47 tag), optionally `inherits` (the tag of a file whose
 /// texts it extends, as `en-GB` extends `en`), `datePattern` (`dd`, `MM` and `yyyy` stand for
 /// the day, month and year), `decimalSeparator` and `texts`, a map from keys
 /// (`consequence.roadClosed`, `type.accident`, ...) to templates with `{placeholders}`.
-struct IncidentTextCatalog: Sendable {
-  let language: LanguageCode
+package struct TextCatalog: Sendable {
+  package let language: LanguageCode
   let datePattern: String
-  let decimalSeparator: String
+  package let decimalSeparator: String
   let texts: [String: String]
 
   /// The template for `key`, or `nil` when the language file lacks it.
-  func text(_ key: String) -> String? { texts[key] }
+  package func text(_ key: String) -> String? { texts[key] }
 }
 
 /// Every bundled language, loaded once from the module's resources.
-struct IncidentTextCatalogs: Sendable {
+package struct TextCatalogs: Sendable {
   /// Catalogs by normalised tag of their file (`"en"`, `"en-GB"`, `"de"`).
-  let byTag: [String: IncidentTextCatalog]
+  let byTag: [String: TextCatalog]
   /// Problems met while loading (a file that does not parse, a missing parent); empty when
   /// the resources are sound. A test asserts it stays empty.
-  let loadErrors: [String]
+  package let loadErrors: [String]
 
   /// The catalogs of the module's resources; read on first use, then kept.
-  static let bundled: IncidentTextCatalogs = {
+  package static let bundled: TextCatalogs = {
     let folder = Bundle.module.resourceURL?.appendingPathComponent("Localization")
     let names = folder.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0.path) }
     guard let folder, let names else {
-      return IncidentTextCatalogs(
+      return TextCatalogs(
         byTag: [:], loadErrors: ["the Localization resources are missing"])
     }
     let files = names.filter { $0.hasSuffix(".json") }.sorted()
@@ -38,7 +39,7 @@ struct IncidentTextCatalogs: Sendable {
 
   /// The catalog that speaks `language`: the one for its exact tag, else for its language
   /// and region, else for its language alone.
-  func catalog(for language: LanguageCode) -> IncidentTextCatalog? {
+  package func catalog(for language: LanguageCode) -> TextCatalog? {
     if let exact = byTag[language.identifier] { return exact }
     if let region = language.regionSubtag,
       let regional = byTag["\(language.languageSubtag)-\(region)"]
@@ -57,7 +58,7 @@ struct IncidentTextCatalogs: Sendable {
   }
 
   /// Reads the given files and resolves `inherits` chains.
-  static func load(from urls: [URL]) -> IncidentTextCatalogs {
+  static func load(from urls: [URL]) -> TextCatalogs {
     var files: [String: File] = [:]
     var errors: [String] = []
     for url in urls {
@@ -69,7 +70,7 @@ struct IncidentTextCatalogs: Sendable {
         errors.append("\(url.lastPathComponent): \(error)")
       }
     }
-    var catalogs: [String: IncidentTextCatalog] = [:]
+    var catalogs: [String: TextCatalog] = [:]
     for (tag, file) in files {
       var chain = [file]
       var seen: Set<String> = [tag]
@@ -90,11 +91,11 @@ struct IncidentTextCatalogs: Sendable {
         errors.append("\(tag).json: no datePattern")
         continue
       }
-      catalogs[tag] = IncidentTextCatalog(
+      catalogs[tag] = TextCatalog(
         language: language, datePattern: datePattern,
         decimalSeparator: chain.lazy.compactMap(\.decimalSeparator).first ?? ".",
         texts: texts)
     }
-    return IncidentTextCatalogs(byTag: catalogs, loadErrors: errors.sorted())
+    return TextCatalogs(byTag: catalogs, loadErrors: errors.sorted())
   }
 }
