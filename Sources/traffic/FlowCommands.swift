@@ -239,9 +239,9 @@ enum RouteCommand: Subcommand {
   static let name = "route"
   static let summary = "Traffic along a route: spans, delays, incidents on it"
   static let synopsis = """
-    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG]...
-                         [--depart TIME|any | --arrive TIME] [--alternatives N]
-                         [--db PATH | --server URL] [--json]
+    Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG[!OPTION=VALUE]...]...
+                         [--depart TIME|any | --arrive TIME] [--alternatives N] [--shortest]
+                         [--lang L] [--db PATH | --server URL] [--json]
            traffic route --coords "LAT,LNG;LAT,LNG;..." | --polyline FLEXPOLY
                          [--half-width M] [--db PATH | --server URL] [--json]
 
@@ -255,15 +255,15 @@ enum RouteCommand: Subcommand {
     [
       OptionDefinition("--from", "LAT,LNG", "where the route starts"),
       OptionDefinition("--to", "LAT,LNG", "where it ends"),
-      OptionDefinition("--via", "LAT,LNG", "a point to pass, in order; repeatable"),
       OptionDefinition(
-        "--depart", "TIME",
-        "departure time, RFC 3339 or an offset such as +2h (default now); any: planning"
-          + " mode, free flow and long-term closures only (v8's departureTime=any)"),
+        "--via", "LAT,LNG",
+        "a point to pass; repeatable; v8's !stopDuration=S, !passThrough=true"),
       OptionDefinition(
-        "--arrive", "TIME", "arrival time instead of a departure: leave when the route arrives then"
-      ),
+        "--depart", "TIME", "departure, RFC 3339 or +2h (default now); any: v8's planning mode"),
+      OptionDefinition("--arrive", "TIME", "arrival instead: leave when the route arrives then"),
       OptionDefinition("--alternatives", "N", "up to N other routes, 0...3 (default 0)"),
+      OptionDefinition(flag: "--shortest", "the shortest route instead of the fastest"),
+      OptionDefinition("--lang", "L", "the language of the directions, such as de-DE (default en)"),
       OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
       OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
       OptionDefinition(
@@ -345,8 +345,11 @@ enum RouteCommand: Subcommand {
     }
     let origin = try AreaArgument.coordinates(from, option: "--from")
     let destination = try AreaArgument.coordinates(to, option: "--to")
-    let via = try arguments.repeatedOption("--via").map { text throws(UsageError) in
-      try AreaArgument.coordinates(text, option: "--via")
+    let via = try arguments.repeatedOption("--via").enumerated().map {
+      index, text throws(UsageError) in
+      do { return try V8RouteWire.waypoint(text, index: index) } catch {
+        throw UsageError("--via: \(error)")
+      }
     }
     var options = RouteOptions()
     if let text = try arguments.option("--depart") {
@@ -371,6 +374,8 @@ enum RouteCommand: Subcommand {
       }
       options.alternatives = count
     }
+    if arguments.flag("--shortest") { options.routingMode = .short }
+    let language = try arguments.option("--lang")
     let json = arguments.flag("--json")
     for other in ["--coords", "--polyline", "--half-width"] where try arguments.option(other) != nil
     {
@@ -390,7 +395,7 @@ enum RouteCommand: Subcommand {
     if json {
       let body = V8RouteWire.encode(
         routes, returning: [.summary, .polyline, .incidents, .actions, .instructions],
-        spans: [.length, .duration, .dynamicSpeedInfo])
+        spans: [.length, .duration, .dynamicSpeedInfo], language: language)
       console.print(String(decoding: body, as: UTF8.self))
       return
     }
@@ -412,7 +417,9 @@ enum RouteCommand: Subcommand {
         }
         // The directions only for the fastest route (alternatives would repeat most).
         if index == 0 {
-          for maneuver in section.maneuvers { console.print("    " + maneuver.instruction) }
+          for maneuver in section.maneuvers {
+            console.print("    " + maneuver.instruction(language: language))
+          }
         }
       }
     }

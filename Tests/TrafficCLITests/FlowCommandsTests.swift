@@ -99,6 +99,22 @@ import TrafficTestSupport
     #expect(text.output.contains("min with traffic"), "\(text.output)")
     #expect(text.output.contains("    Head north"), "\(text.output)")
     #expect(text.output.contains("    Arrive at"), "\(text.output)")
+    // Directions in German; the shortest route; a stop at a via point (two sections).
+    let german = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--lang", "de-DE",
+      "--shortest",
+    ])
+    #expect(german.status == .success, "\(german.errors)")
+    #expect(german.output.contains("    Fahren Sie Richtung Norden"), "\(german.output)")
+    let stopping = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--via",
+      "47.1,9.501!stopDuration=60", "--json",
+    ])
+    #expect(stopping.status == .success, "\(stopping.errors)")
+    let legs =
+      ((try JSONSerialization.jsonObject(with: Data(stopping.output.utf8)) as? [String: Any])?[
+        "routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]]
+    #expect(legs?.count == 2)
     let actions = try #require(section["actions"] as? [[String: Any]])
     #expect(actions.first?["action"] as? String == "depart")
     #expect((actions.first?["instruction"] as? String)?.hasPrefix("Head north") == true)
@@ -178,6 +194,10 @@ import TrafficTestSupport
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--alternatives", "7"], "--alternatives"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--depart", "soon"], "--depart expects"),
     (["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--arrive", "soon"], "--arrive expects"),
+    (
+      ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--via", "47.15,9.5!wait=1"],
+      "--via: via 0 option wait is not supported"
+    ),
     (
       ["route", "--from", "47.1,9.5", "--to", "47.2,9.5", "--depart", "+1h", "--arrive", "+2h"],
       "not both"

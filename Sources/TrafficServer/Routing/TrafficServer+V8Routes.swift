@@ -181,53 +181,21 @@ struct V8RouteRequest {
     }
   }
 
-  /// `LAT,LNG` then v8's via options `!stopDuration=SECONDS` and `!passThrough=true|false`.
-  private static func viaPoint(
-    _ text: String, index: Int
-  ) throws(TrafficServer.V8Failure) -> Waypoint {
-    let parts = text.split(separator: "!", omittingEmptySubsequences: false)
-    var point = Waypoint(try place(String(parts[0]), "via"))
-    for option in parts.dropFirst() {
-      let pair = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let name = String(pair[0]), value = pair.count == 2 ? String(pair[1]) : ""
-      switch name {
-      case "stopDuration":
-        guard let seconds = Int(value), seconds >= 0,
-          Double(seconds) <= Waypoint.maximumStopDurationInSeconds
-        else {
-          throw .malformed(
-            "via \(index) stopDuration \(value) is not 0...\(Int(Waypoint.maximumStopDurationInSeconds)) seconds"
-          )
-        }
-        point.stopDurationInSeconds = Double(seconds)
-      case "passThrough":
-        guard value == "true" || value == "false" else {
-          throw .malformed("via \(index) passThrough \(value) is not true or false")
-        }
-        point.isPassThrough = value == "true"
-      default:
-        throw .malformed(
-          "via \(index) option \(name) is not supported; give stopDuration or passThrough")
-      }
-    }
-    guard !point.isPassThrough || point.stopDurationInSeconds == 0 else {
-      throw .malformed("via \(index): a pass-through point cannot have a stopDuration")
-    }
-    return point
-  }
-
   /// `LAT,LNG` (v8 place options after `!` are refused).
   private static func place(
     _ text: String, _ name: String
   ) throws(TrafficServer.V8Failure) -> GeoCoordinates {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-    guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
-      latitude.isFinite, longitude.isFinite
-    else { throw .malformed("\(name) \(text) is not LAT,LNG") }
-    do {
-      return try GeoCoordinates(latitude: latitude, longitude: longitude)
-    } catch {
-      throw .malformed("\(name) \(text): \(error)")
+    do { return try V8RouteWire.place(text, name: name) } catch {
+      throw .malformed(error.description)
+    }
+  }
+
+  /// A via point with its options (`V8RouteWire.waypoint`).
+  private static func viaPoint(
+    _ text: String, index: Int
+  ) throws(TrafficServer.V8Failure) -> Waypoint {
+    do { return try V8RouteWire.waypoint(text, index: index) } catch {
+      throw .malformed(error.description)
     }
   }
 }
