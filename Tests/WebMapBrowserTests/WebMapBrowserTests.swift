@@ -150,6 +150,16 @@ struct WebMapBrowserTests {
       try await browser.evaluate("document.querySelectorAll('path.route-maneuver').length")
       as? Int ?? -1
     #expect(markers == maneuvers, "maneuver markers: \(markers) of \(maneuvers)")
+    // The directions in the panel, departure and arrival included, in the map's language
+    // (German, chosen above).
+    let listed =
+      try await browser.evaluate("document.querySelectorAll('#directions li').length") as? Int
+      ?? -1
+    #expect(listed == maneuvers + 2, "directions listed: \(listed)")
+    let first =
+      try await browser.evaluate(
+        "(document.querySelector('#directions li') || {}).textContent || ''") as? String ?? ""
+    #expect(first.hasPrefix("Fahren Sie Richtung"), "first direction: \(first)")
     _ = try await browser.evaluate("void trafficMap.routeLayer.clearLayers()")
 
     // The list around the map's centre (the click) starts with the same incident.

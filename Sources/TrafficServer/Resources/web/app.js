@@ -431,6 +431,7 @@
     try {
       const body = await getJSON('/v8/routes?transportMode=car&origin=' + place(from) +
         '&destination=' + place(to) + '&return=summary,polyline,incidents,actions,instructions' +
+        '&lang=' + encodeURIComponent(state.language) +
         '&spans=length,dynamicSpeedInfo');
       routeLayer.clearLayers();
       const section = body.routes[0].sections[0];
@@ -445,7 +446,14 @@
           weight: 8, opacity: 0.9, className: 'route-span',
         }).addTo(routeLayer);
       });
-      // The maneuvers between departure and arrival, their instructions on hover.
+      // The directions in the panel, in the map's language; a marker at each maneuver
+      // between departure and arrival, its instruction on hover.
+      const directions = document.getElementById('directions');
+      directions.replaceChildren(...(section.actions || []).map((action) => {
+        const item = document.createElement('li');
+        item.textContent = action.instruction || action.action;
+        return item;
+      }));
       (section.actions || []).forEach((action) => {
         if (action.action === 'depart' || action.action === 'arrive') return;
         L.circleMarker(points[Math.min(action.offset, points.length - 1)], {
@@ -465,6 +473,7 @@
       return body;
     } catch (error) {
       routeLayer.clearLayers();
+      document.getElementById('directions').replaceChildren();
       state.routeSummary = null;
       updateStatus('route: ' + error.message);
       return null;
