@@ -60,6 +60,48 @@ import TrafficTestSupport
     }
   }
 
+  @Test("a bend with no other way on is no turn: nothing on one road, continue onto another")
+  func bendsAreNoTurns() async throws {
+    for (second, expected) in [
+      ("Bend Road", ["Head east on Bend Road. Go for 400 m.", "Arrive at Bend Road."]),
+      (
+        "Second Road",
+        [
+          "Head east on Bend Road. Go for 200 m.", "Continue on Second Road. Go for 200 m.",
+          "Arrive at Second Road.",
+        ]
+      ),
+    ] {
+      let points = [(0.0, 0.0), (300, 0), (300, 300)]
+      let nodes = points.enumerated().map { i, point in
+        RoadNode(
+          id: i, sourceID: "b\(i)",
+          coordinates: CrossingNetwork.coordinates(east: point.0, north: point.1))
+      }
+      let limit = SpeedLimit(metersPerSecond: 13.89, source: .posted)
+      var segments: [RoadSegment] = []
+      for (a, b, name) in [(0, 1, "Bend Road"), (1, 2, second)] {
+        let line = try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates])
+        let id = segments.count
+        segments.append(
+          RoadSegment(
+            id: id, sourceID: name, fromNode: a, toNode: b, geometry: line, name: name,
+            roadClass: .residential, speedLimit: limit, oppositeID: id + 1))
+        segments.append(
+          RoadSegment(
+            id: id + 1, sourceID: name, fromNode: b, toNode: a,
+            geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: name,
+            roadClass: .residential, speedLimit: limit, isReversed: true, oppositeID: id))
+      }
+      let network = try RoadNetwork(nodes: nodes, segments: segments)
+      let route = try await Self.route(
+        from: CrossingNetwork.coordinates(east: 100),
+        to: CrossingNetwork.coordinates(east: 300, north: 200),
+        network: network)
+      #expect(route.sections[0].maneuvers.map(\.instruction) == expected)
+    }
+  }
+
   @Test("instructions in the languages of the text catalogs, English for the others")
   func localizedInstructions() throws {
     let road = try #require(RouteManeuver.Road(name: "Hauptstraße", number: "B 3"))

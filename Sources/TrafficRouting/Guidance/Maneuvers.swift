@@ -14,7 +14,9 @@ import Traffic
 /// - 30° or more into another road, or 60° or more on the same one: a turn, light below
 ///   60°, quite up to 120°, heavy beyond;
 /// - less into another road with a name or number: continue;
-/// - anything else is the same road going on, no maneuver.
+/// - anything else is the same road going on, no maneuver;
+/// - and where no other way goes on (but back), a bend is no maneuver and a new name is
+///   continue.
 /// Roads are told apart by name and number (OpenStreetMap `name` and `ref`); a road with
 /// neither is another road only when it turns. A roundabout (``RoadSegment/isRoundabout``)
 /// is one maneuver where it is entered, `roundaboutExit` with the number of the exit taken:
@@ -78,7 +80,9 @@ enum Guidance {
       case (false, false):
         break
       }
-      guard var maneuver = maneuver(from: a, into: b, network: network) else { continue }
+      guard var maneuver = maneuver(from: a, into: b, network: network, graph: graph) else {
+        continue
+      }
       maneuver.offsetInMeters = offset
       maneuver.fromRoad = road(a)
       maneuver.road = road(b)
@@ -134,7 +138,9 @@ enum Guidance {
 
   /// The maneuver at the junction from segment `a` into `b`, if any (its offsets, lengths
   /// and roads still to be filled in).
-  static func maneuver(from a: Int, into b: Int, network: RoadNetwork) -> RouteManeuver? {
+  static func maneuver(
+    from a: Int, into b: Int, network: RoadNetwork, graph: MatchingGraph
+  ) -> RouteManeuver? {
     let from = network.segments[a], into = network.segments[b]
     func make(
       _ action: RouteManeuver.Action, _ direction: RouteManeuver.Direction? = nil,
@@ -155,6 +161,16 @@ enum Guidance {
       RouteManeuver.Road(name: from.name, number: from.ref)
       == RouteManeuver.Road(name: into.name, number: into.ref)
     let magnitude = abs(angle)
+    // Where the road only bends (no other way on but back), there is nothing to decide: a
+    // bend of the same road is no maneuver, and another name there reads as continue.
+    let range = Int(graph.successorOffsets[a])..<Int(graph.successorOffsets[a + 1])
+    let choices = range.lazy.map { Int(graph.successors[$0]) }.filter {
+      $0 != from.oppositeID && network.segments[$0].isOpenToCars
+    }.count
+    if choices <= 1 {
+      return sameRoad || RouteManeuver.Road(name: into.name, number: into.ref) == nil
+        ? nil : make(.continue)
+    }
     if magnitude >= 60 || (magnitude >= 30 && !sameRoad) {
       let severity: RouteManeuver.Severity =
         magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
