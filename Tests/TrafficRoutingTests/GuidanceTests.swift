@@ -72,28 +72,9 @@ import TrafficTestSupport
         ]
       ),
     ] {
-      let points = [(0.0, 0.0), (300, 0), (300, 300)]
-      let nodes = points.enumerated().map { i, point in
-        RoadNode(
-          id: i, sourceID: "b\(i)",
-          coordinates: CrossingNetwork.coordinates(east: point.0, north: point.1))
-      }
-      let limit = SpeedLimit(metersPerSecond: 13.89, source: .posted)
-      var segments: [RoadSegment] = []
-      for (a, b, name) in [(0, 1, "Bend Road"), (1, 2, second)] {
-        let line = try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates])
-        let id = segments.count
-        segments.append(
-          RoadSegment(
-            id: id, sourceID: name, fromNode: a, toNode: b, geometry: line, name: name,
-            roadClass: .residential, speedLimit: limit, oppositeID: id + 1))
-        segments.append(
-          RoadSegment(
-            id: id + 1, sourceID: name, fromNode: b, toNode: a,
-            geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: name,
-            roadClass: .residential, speedLimit: limit, isReversed: true, oppositeID: id))
-      }
-      let network = try RoadNetwork(nodes: nodes, segments: segments)
+      let network = try Self.network(
+        points: [(0, 0), (300, 0), (300, 300)],
+        roads: [(0, 1, "Bend Road", false), (1, 2, second, false)])
       let route = try await Self.route(
         from: CrossingNetwork.coordinates(east: 100),
         to: CrossingNetwork.coordinates(east: 300, north: 200),
@@ -148,11 +129,11 @@ import TrafficTestSupport
     #expect(turn.instruction(language: "not a tag!") == turn.instruction)
   }
 
-  /// A roundabout of 30 m radius (one-way, counter-clockwise: west, south, east, north) with
-  /// a two-way road of 200 m from each of its four points outwards.
-  static func roundaboutNetwork() throws -> RoadNetwork {
-    let ring = [(-30.0, 0.0), (0, -30), (30, 0), (0, 30)]
-    let points = ring + ring.map { ($0.0 * 23 / 3, $0.1 * 23 / 3) }
+  /// A network of straight roads between points given in meters east and north of 52° N,
+  /// 13° E: each road one-way (a roundabout's ring) or two-way, limited to 13.89 m/s.
+  static func network(
+    points: [(Double, Double)], roads: [(from: Int, to: Int, name: String, ring: Bool)]
+  ) throws -> RoadNetwork {
     let nodes = points.enumerated().map { i, point in
       RoadNode(
         id: i, sourceID: "n\(i)",
@@ -160,21 +141,35 @@ import TrafficTestSupport
     }
     let limit = SpeedLimit(metersPerSecond: 13.89, source: .posted)
     var segments: [RoadSegment] = []
-    func add(_ a: Int, _ b: Int, _ name: String, roundabout: Bool, opposite: Int?) throws {
+    for road in roads {
+      let line = try GeoPolyline(vertices: [
+        nodes[road.from].coordinates, nodes[road.to].coordinates,
+      ])
+      let id = segments.count
       segments.append(
         RoadSegment(
-          id: segments.count, sourceID: name, fromNode: a, toNode: b,
-          geometry: try GeoPolyline(vertices: [nodes[a].coordinates, nodes[b].coordinates]),
-          name: name, roadClass: .secondary, speedLimit: limit, oppositeID: opposite,
-          isRoundabout: roundabout))
-    }
-    for k in 0..<4 { try add(k, (k + 1) % 4, "Ring", roundabout: true, opposite: nil) }
-    for (k, name) in ["West Road", "South Road", "East Road", "North Road"].enumerated() {
-      let id = segments.count
-      try add(4 + k, k, name, roundabout: false, opposite: id + 1)
-      try add(k, 4 + k, name, roundabout: false, opposite: id)
+          id: id, sourceID: road.name, fromNode: road.from, toNode: road.to, geometry: line,
+          name: road.name, roadClass: .secondary, speedLimit: limit,
+          oppositeID: road.ring ? nil : id + 1, isRoundabout: road.ring))
+      guard !road.ring else { continue }
+      segments.append(
+        RoadSegment(
+          id: id + 1, sourceID: road.name, fromNode: road.to, toNode: road.from,
+          geometry: try GeoPolyline(vertices: line.vertices.reversed()), name: road.name,
+          roadClass: .secondary, speedLimit: limit, isReversed: true, oppositeID: id))
     }
     return try RoadNetwork(nodes: nodes, segments: segments)
+  }
+
+  /// A roundabout of 30 m radius (one-way, counter-clockwise: west, south, east, north) with
+  /// a two-way road of 200 m from each of its four points outwards.
+  static func roundaboutNetwork() throws -> RoadNetwork {
+    let ring = [(-30.0, 0.0), (0, -30), (30, 0), (0, 30)]
+    let names = ["West Road", "South Road", "East Road", "North Road"]
+    return try network(
+      points: ring + ring.map { ($0.0 * 23 / 3, $0.1 * 23 / 3) },
+      roads: (0..<4).map { ($0, ($0 + 1) % 4, "Ring", true) }
+        + names.enumerated().map { (4 + $0.offset, $0.offset, $0.element, false) })
   }
 
   @Test("a roundabout is one maneuver, numbering the exit taken")
