@@ -215,6 +215,26 @@ import TrafficRouting
     #expect(spans.allSatisfy { $0["dynamicSpeedInfo"] == nil })
   }
 
+  @Test func incidentsOnTheRouteAreWordedInTheLanguageAsked() throws {
+    let accident = try TrafficIncident(
+      id: "crash", type: .accident, impact: .major,
+      location: TrafficLocation(
+        polyline: GeoPolyline(vertices: [F.coordinates(east: 650), F.coordinates(east: 700)])))
+    let server = try F.server(incidents: [accident])
+    func description(_ lang: String) throws -> String? {
+      let section = try #require(
+        try Self.sections(
+          server,
+          "transportMode=car&origin=52,13&destination=52,13.01456&return=incidents" + lang
+        ).first)
+      return (section["incidents"] as? [[String: Any]])?.first?["description"] as? String
+    }
+    let german = try #require(try description("&lang=de-DE"))
+    #expect(german == accident.localized(to: try LanguageCode("de-DE")).description.text)
+    #expect(german != (try description("&lang=en-US")))
+    #expect(try description("") == accident.description.text)
+  }
+
   @Test func viaStopsAndPassThroughPoints() throws {
     let server = try F.server()
     func sections(_ via: String) throws -> [[String: Any]] {

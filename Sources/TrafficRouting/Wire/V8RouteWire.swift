@@ -206,8 +206,10 @@ public enum V8RouteWire {
     if returning.contains(.incidents) {
       w.key("incidents")
       w.beginArray()
+      // Descriptions in the language asked for (as `/v7/incidents?lang=` words them).
+      let wording = language.flatMap { try? LanguageCode($0) }
       for item in section.traffic.incidents {
-        let incident = item.incident
+        let incident = wording.map { item.incident.localized(to: $0) } ?? item.incident
         w.beginObject()
         w.member("id", incident.originalId)
         w.member("type", incident.type.wireName ?? "other")
