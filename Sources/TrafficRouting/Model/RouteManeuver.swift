@@ -37,7 +37,9 @@ public struct RouteManeuver: Hashable, Sendable {
 
   /// A road's name and number, as the network has them (OpenStreetMap `name` and `ref`).
   public struct Road: Hashable, Sendable {
+    /// The name (OpenStreetMap `name`).
     public var name: String?
+    /// The number (OpenStreetMap `ref`: "B 3", "A10").
     public var number: String?
 
     /// A road with a name or a number, or `nil` for neither.
@@ -60,6 +62,7 @@ public struct RouteManeuver: Hashable, Sendable {
     }
   }
 
+  /// What the driver does.
   public var action: Action
   /// For turns, U-turns, ramps and exits: which way.
   public var direction: Direction?
