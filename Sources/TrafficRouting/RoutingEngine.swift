@@ -109,9 +109,12 @@ public final class RoutingEngine: Sendable {
     // The traffic modes as v8 says them: planning mode is `departureTime=any`, no traffic
     // at all `traffic[mode]=disabled`; v8 has no time for the one nor closures for the other.
     if let arrival = options.arrivalTime {
-      guard options.departureTime == nil, options.trafficOptimization == .timeDependent else {
+      // Planning mode is v8's departureTime=any, which an arrival time cannot go with.
+      guard options.departureTime == nil, options.trafficOptimization != .longTermClosuresOnly
+      else {
         throw .invalidOption(
-          "an arrival time goes with live traffic (timeDependent) and no departure time")
+          "a routing server takes an arrival time without a departure time, and not in"
+            + " planning mode (longTermClosuresOnly)")
       }
       parameters.append(("arrivalTime", RFC3339.format(arrival)))
     }
@@ -196,21 +199,19 @@ public final class RoutingEngine: Sendable {
       view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
     times.measuresDistance = shortest
-    // The seconds a leg takes (the search's cost is meters when it looks for the shortest).
-    let clockTimes = TravelTimes(
+    // The times the routes are valued with (no penalties, seconds also when the search
+    // minimises meters).
+    let exact = TravelTimes(
       view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
+    // The seconds a leg takes (the search's cost is meters when it looks for the shortest).
     func seconds(of leg: Leg, after start: Double) -> Double {
       guard shortest else { return leg.seconds }
-      var total = 0.0
-      for (index, segment) in leg.segmentIDs.enumerated() {
-        let from = index == 0 ? leg.startOffsetInMeters : 0
-        let to =
-          index == leg.segmentIDs.count - 1
-          ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters
-        total += clockTimes.seconds(segment, meters: to - from, after: start + total) ?? 0
+      return leg.pieces(in: view.network).reduce(0) { total, piece in
+        total
+          + (exact.seconds(piece.segmentID, meters: piece.lengthInMeters, after: start + total)
+            ?? 0)
       }
-      return total
     }
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(point, index: index, view: view, within: 15)
@@ -258,9 +259,6 @@ public final class RoutingEngine: Sendable {
         for segment in leg.segmentIDs { times.penalties[segment, default: 1] *= 1.4 }
       }
     }
-    let exact = TravelTimes(
-      view: view, departure: departure, usesTraffic: traffic, closures: closures,
-      segments: segmentTable)
     let routes = legSets.map { legs in
       route(
         legs, waypoints: waypoints, stops: stops,
@@ -477,14 +475,9 @@ public final class RoutingEngine: Sendable {
     for group in groups {
       var pieces: [FlowIndex.Piece] = []
       for leg in legs[group] {
-        for (index, segment) in leg.segmentIDs.enumerated() {
-          let piece = FlowIndex.Piece(
-            segmentID: segment,
-            startOffsetInMeters: index == 0 ? leg.startOffsetInMeters : 0,
-            endOffsetInMeters: index == leg.segmentIDs.count - 1
-              ? leg.endOffsetInMeters : view.network.segments[segment].lengthInMeters)
+        for (index, piece) in leg.pieces(in: view.network).enumerated() {
           // A leg going on where the last one stopped on the same segment: one piece.
-          if index == 0, let last = pieces.last, last.segmentID == segment,
+          if index == 0, let last = pieces.last, last.segmentID == piece.segmentID,
             abs(last.endOffsetInMeters - piece.startOffsetInMeters) < 0.01
           {
             pieces[pieces.count - 1].endOffsetInMeters = piece.endOffsetInMeters

@@ -99,11 +99,11 @@ import TrafficRouting
     ),
     (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
-        + "&via=52,13.005!stopDuration=-5", 400, "via 0 stopDuration -5"
+        + "&via=52,13.005!stopDuration=-5", 400, "via 0: stopDuration must be 0...86400 s"
     ),
     (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
-        + "&via=52,13.005!passThrough=true!stopDuration=60", 400, "cannot have a stopDuration"
+        + "&via=52,13.005!passThrough=true!stopDuration=60", 400, "cannot have a stop"
     ),
     (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
@@ -448,6 +448,14 @@ import TrafficRouting
       from: Self.west, to: Self.east, options: RouteOptions(arrivalTime: arrival))
     let arrived = try #require(arriving.first?.sections.last?.arrival.time)
     #expect(abs(arrived.timeIntervalSince(arrival)) < 1)
+    // An arrival without traffic (traffic[mode]=disabled) through the closure, now.
+    let soon = Date().addingTimeInterval(600)
+    let unhindered = try await remote.calculateRoute(
+      from: Self.west, to: Self.east,
+      options: RouteOptions(
+        trafficOptimization: .disabled, avoidsClosures: false, arrivalTime: soon))
+    let reached = try #require(unhindered.first?.sections.last?.arrival.time)
+    #expect(abs(reached.timeIntervalSince(soon)) < 1)
     // What v8 cannot say is refused by name, before any request.
     for (options, mentions) in [
       (

@@ -127,9 +127,8 @@ enum Guidance {
     if let before {
       let angle = turnAngle(
         from: network.segments[before].geometry, into: network.segments[b].geometry)
-      let magnitude = abs(angle)
-      direction = magnitude < 30 ? .middle : angle > 0 ? .right : .left
-      severity = magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
+      direction = abs(angle) < 30 ? .middle : angle > 0 ? .right : .left
+      severity = Self.severity(angle)
     }
     return RouteManeuver(
       action: .roundaboutExit, direction: direction, severity: severity, offsetInMeters: 0,
@@ -172,14 +171,18 @@ enum Guidance {
         ? nil : make(.continue)
     }
     if magnitude >= 60 || (magnitude >= 30 && !sameRoad) {
-      let severity: RouteManeuver.Severity =
-        magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
-      return make(.turn, side, severity)
+      return make(.turn, side, Self.severity(angle))
     }
     if !sameRoad, RouteManeuver.Road(name: into.name, number: into.ref) != nil {
       return make(.continue)
     }
     return nil
+  }
+
+  /// How sharp a turn of `angle` degrees is: light below 60°, quite up to 120°, heavy beyond.
+  static func severity(_ angle: Double) -> RouteManeuver.Severity {
+    let magnitude = abs(angle)
+    return magnitude < 60 ? .light : magnitude < 120 ? .quite : .heavy
   }
 
   /// The change of bearing from the end of `from` to the start of `into`, degrees in

@@ -194,6 +194,17 @@ struct Leg: Hashable, Sendable {
   var startOffsetInMeters: Double
   var endOffsetInMeters: Double
   var seconds: Double
+
+  /// The stretches driven: each segment whole but the first (from the start offset) and the
+  /// last (to the end offset).
+  func pieces(in network: RoadNetwork) -> [FlowIndex.Piece] {
+    segmentIDs.enumerated().map { index, segment in
+      FlowIndex.Piece(
+        segmentID: segment, startOffsetInMeters: index == 0 ? startOffsetInMeters : 0,
+        endOffsetInMeters: index == segmentIDs.count - 1
+          ? endOffsetInMeters : network.segments[segment].lengthInMeters)
+    }
+  }
 }
 
 /// Reusable per-segment arrays of A* runs, reset through the list of entries touched.

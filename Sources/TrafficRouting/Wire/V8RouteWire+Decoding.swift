@@ -144,10 +144,9 @@ extension V8RouteWire {
       }
       let offset = offsets[Int(vertex)]
       var heading: Double?
-      if action == .depart, polyline.lengthInMeters > 0 {
+      if action == .depart, let length = offsets.last, length > 0 {
         heading = polyline.coordinates(atDistance: offset).bearing(
-          to: polyline.coordinates(
-            atDistance: min(polyline.lengthInMeters, offset + Guidance.bearingLength)))
+          to: polyline.coordinates(atDistance: min(length, offset + Guidance.bearingLength)))
       }
       maneuvers.append(
         RouteManeuver(
@@ -158,7 +157,9 @@ extension V8RouteWire {
           durationInSeconds: item["duration"]?.double ?? 0, fromRoad: road("currentRoad"),
           road: road("nextRoad") ?? (action == .arrive ? road("currentRoad") : nil),
           headingInDegrees: heading,
-          exit: item["exit"]?.double.flatMap { Int(exactly: $0.rounded()) }))
+          exit: item["exit"]?.double.flatMap { Int(exactly: $0.rounded()) }.flatMap {
+            $0 >= 1 ? $0 : nil
+          }))
     }
     return maneuvers
   }

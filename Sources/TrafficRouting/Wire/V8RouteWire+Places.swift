@@ -19,21 +19,20 @@ extension V8RouteWire {
   }
 
   /// A via point as v8 writes it: `LAT,LNG` then its options, `!stopDuration=SECONDS`
-  /// (0...86400) and `!passThrough=true|false`.
+  /// (0...86400) and `!passThrough=true|false`, checked as ``Waypoint`` checks them.
   ///
   /// - Parameter index: the via point's number, for the error.
   /// - Throws: ``RoutingError/invalidOption(_:)`` naming the via point and the option.
   public static func waypoint(_ text: String, index: Int) throws(RoutingError) -> Waypoint {
     let parts = text.split(separator: "!", omittingEmptySubsequences: false)
     var point = Waypoint(try place(String(parts[0]), name: "via"))
-    let maximum = Int(Waypoint.maximumStopDurationInSeconds)
     for option in parts.dropFirst() {
       let pair = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let name = String(pair[0]), value = pair.count == 2 ? String(pair[1]) : ""
       switch name {
       case "stopDuration":
-        guard let seconds = Int(value), seconds >= 0, seconds <= maximum else {
-          throw .invalidOption("via \(index) stopDuration \(value) is not 0...\(maximum) seconds")
+        guard let seconds = Int(value) else {
+          throw .invalidOption("via \(index) stopDuration \(value) is not whole seconds")
         }
         point.stopDurationInSeconds = Double(seconds)
       case "passThrough":
@@ -46,9 +45,7 @@ extension V8RouteWire {
           "via \(index) option \(name) is not supported; give stopDuration or passThrough")
       }
     }
-    guard !point.isPassThrough || point.stopDurationInSeconds == 0 else {
-      throw .invalidOption("via \(index): a pass-through point cannot have a stopDuration")
-    }
+    try point.validate(index: index)
     return point
   }
 }

@@ -68,7 +68,7 @@ struct V8RouteRequest {
   var options = RouteOptions()
   var returning: V8RouteWire.Return = [.summary]
   var spans: V8RouteWire.SpanAttributes = []
-  /// `lang`: the language of the instructions.
+  /// `lang`: the language of the instructions and of the incidents' descriptions.
   var language: String?
 
   /// The parameters this endpoint knows; any other is refused by name.
