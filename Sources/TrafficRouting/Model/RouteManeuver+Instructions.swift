@@ -11,10 +11,25 @@ extension RouteManeuver {
   /// the road (`maneuver.turn.light.road`: "Turn slightly {side} onto {road}"), the sides,
   /// the eight compass points, ordinals, and `maneuver.goFor` around the distance.
   public func instruction(language tag: String?) -> String {
-    let catalogs = TextCatalogs.bundled
-    let english = (try? LanguageCode("en")).flatMap { catalogs.catalog(for: $0) }
-    let chosen = tag.flatMap { try? LanguageCode($0) }.flatMap { catalogs.catalog(for: $0) }
-    guard let catalog = chosen ?? english else { return "" }
+    instruction(in: Self.catalog(for: tag))
+  }
+
+  /// The English catalog, which every other falls back on key by key.
+  static let englishCatalog = (try? LanguageCode("en")).flatMap {
+    TextCatalogs.bundled.catalog(for: $0)
+  }
+
+  /// The catalog of a BCP 47 tag, else English (looked up once for all the instructions of
+  /// an answer).
+  static func catalog(for tag: String?) -> TextCatalog? {
+    tag.flatMap { try? LanguageCode($0) }.flatMap { TextCatalogs.bundled.catalog(for: $0) }
+      ?? englishCatalog
+  }
+
+  /// The instruction in the words of `catalog`.
+  func instruction(in catalog: TextCatalog?) -> String {
+    guard let catalog else { return "" }
+    let english = Self.englishCatalog
     func text(_ key: String) -> String {
       catalog.text(key) ?? english?.text(key) ?? key
     }

@@ -235,6 +235,7 @@ public enum V8RouteWire {
     _ maneuvers: [RouteManeuver], roads: Bool, instructions language: String?,
     offsets: [Double], to w: inout JSONWriter
   ) {
+    let catalog = language.map { RouteManeuver.catalog(for: $0) }
     w.beginArray()
     var vertex = 0
     for maneuver in maneuvers {
@@ -247,7 +248,7 @@ public enum V8RouteWire {
       if let direction = maneuver.direction { w.member("direction", direction.rawValue) }
       if let severity = maneuver.severity { w.member("severity", severity.rawValue) }
       if let exit = maneuver.exit { w.member("exit", exit) }
-      if let language { w.member("instruction", maneuver.instruction(language: language)) }
+      if let catalog { w.member("instruction", maneuver.instruction(in: catalog)) }
       if roads {
         for (key, road) in [("currentRoad", maneuver.fromRoad), ("nextRoad", maneuver.road)] {
           guard let road else { continue }
