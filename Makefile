@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev bzip2 tzdata libsqlite3-dev libjemalloc-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo sumo-tools
 TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium
-BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl postgresql postgresql-15-postgis-3
+BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl time postgresql postgresql-15-postgis-3
 VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 
 # The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).

@@ -33,6 +33,9 @@ let package = Package(
     // Libraries, from the bottom up. Codec is the shared toolbox (JSON, RFC 3339, base64,
     // binary and protobuf coding, a heap); it is no product: only this package uses it.
     .target(name: "Codec"),
+    // The version and git revision of the build, written in by a plugin before each build.
+    .target(name: "TrafficBuildInfo", plugins: ["BuildInfoPlugin"]),
+    .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
     .target(name: "Geo", dependencies: ["Codec"], swiftSettings: invariantChecks),
     .target(name: "Zlib", dependencies: ["CZlib"]),
     .target(name: "Roads", dependencies: ["Geo", "Codec", "Zlib"]),
@@ -49,7 +52,7 @@ let package = Package(
       name: "TrafficServer",
       dependencies: [
         "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
-        "TrafficMap", "TrafficRouting", "TrafficDemo", "CMicroHTTPD", "Zlib",
+        "TrafficMap", "TrafficRouting", "TrafficDemo", "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
@@ -61,7 +64,7 @@ let package = Package(
       name: "traffic",
       dependencies: [
         "Geo", "Codec", "Roads", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
-        "TrafficServer", "TrafficMap", "TrafficRouting", "CJemalloc",
+        "TrafficServer", "TrafficMap", "TrafficRouting", "TrafficBuildInfo", "CJemalloc",
       ]),
     .executableTarget(
       name: "traffic-bench",
@@ -124,7 +127,7 @@ let package = Package(
       name: "TrafficServerTests",
       dependencies: [
         "Roads", "Codec", "TrafficServer", "TrafficMap", "TrafficSQLite", "Zlib",
-        "TrafficTestSupport", "TrafficStoreContract",
+        "TrafficBuildInfo", "TrafficTestSupport", "TrafficStoreContract",
       ],
       exclude: ["Fuzz"]
     ),
@@ -148,7 +151,7 @@ let package = Package(
       dependencies: [
         "Codec", "Geo", "Roads",
         "traffic", "Traffic", "TrafficFeeds", "TrafficServer", "TrafficSQLite",
-        "TrafficTestSupport",
+        "TrafficBuildInfo", "TrafficTestSupport",
       ]),
     .testTarget(
       name: "TrafficRoutingTests",
@@ -168,6 +171,6 @@ let package = Package(
 
 // Every Swift target spells existential types `any P` (Swift 6's upcoming `ExistentialAny`),
 // so that a protocol used as a type is visible as such in every signature.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
   target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
 }

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 pairs="${1:-500}"
 python="${PYTHON:-/usr/bin/python3}"
 tools="$PWD/.build/tools"
-pbf="$PWD/../shared/fixtures/osm/liechtenstein-2013-08-03.osm.pbf"
+pbf="$PWD/Tests/Fixtures/osm/liechtenstein-2013-08-03.osm.pbf"
 box="9.47,47.05,9.64,47.27"
 [[ -x "$tools/osrm/bin/osrm-extract" && -x "$tools/valhalla/bin/valhalla_build_tiles" ]] || \
   make routing-tools >&2

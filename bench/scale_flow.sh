@@ -27,7 +27,7 @@ source bench/scale_common.sh
 copies="${1:-400}"
 probes="${PROBES:-1350000}"
 rounds="${ROUNDS:-10}"
-extract="../shared/fixtures/osm/liechtenstein-2013-08-03.osm.bz2"
+extract="Tests/Fixtures/osm/liechtenstein-2013-08-03.osm.bz2"
 scale_setup scale-flow
 
 echo "== scale flow: writing $copies copies of the extract and $probes probes" >&2

@@ -87,7 +87,7 @@ package enum DemoRecorder {
         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data(text).write(to: url, options: .atomic)
     } catch {
-      throw .io(path: url.path, reason: error.localizedDescription)
+      throw .io(path: url.path, reason: SystemErrorText.reason(error))
     }
     return probes.count
   }

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Roads
 import Traffic
@@ -144,7 +145,7 @@ package struct DemoScenario: Sendable {
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     } catch {
-      throw .io(path: directory.path, reason: error.localizedDescription)
+      throw .io(path: directory.path, reason: SystemErrorText.reason(error))
     }
     var feeds: [DemoFeed] = []
     for document in documents(now: now, validityInDays: validityInDays) {
@@ -152,7 +153,7 @@ package struct DemoScenario: Sendable {
       do {
         try document.data.write(to: url, options: .atomic)
       } catch {
-        throw .io(path: url.path, reason: error.localizedDescription)
+        throw .io(path: url.path, reason: SystemErrorText.reason(error))
       }
       feeds.append(
         DemoFeed(

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Synchronization
 import Traffic
@@ -72,7 +73,7 @@ package final class RecordedProbeStream: Sendable {
     do {
       data = try Data(contentsOf: recordingURL)
     } catch {
-      throw .recordingUnreadable(path: recordingURL.path, reason: error.localizedDescription)
+      throw .recordingUnreadable(path: recordingURL.path, reason: SystemErrorText.reason(error))
     }
     let batch: ProbeBatch
     do {

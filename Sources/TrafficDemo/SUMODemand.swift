@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 /// The traffic the demo simulates: SUMO routes written from the scenario's own packaged
@@ -118,7 +119,7 @@ package struct SUMODemand: Hashable, Sendable {
       do {
         text = try String(contentsOf: url, encoding: .utf8)
       } catch {
-        throw .io(path: url.path, reason: error.localizedDescription)
+        throw .io(path: url.path, reason: SystemErrorText.reason(error))
       }
       let routes = Self.routes(in: text)
       guard !routes.isEmpty else { throw .io(path: url.path, reason: "the file has no routes") }

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Synchronization
 import Traffic
@@ -250,13 +251,13 @@ final class StreamRunner: Sendable {
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     } catch {
-      throw .io(path: directory.path, reason: error.localizedDescription)
+      throw .io(path: directory.path, reason: SystemErrorText.reason(error))
     }
     let routes = try configuration.demand.routeDocument()
     do {
       try Data(routes.utf8).write(to: routeFile)
     } catch {
-      throw .io(path: routeFile.path, reason: error.localizedDescription)
+      throw .io(path: routeFile.path, reason: SystemErrorText.reason(error))
     }
     let started = DispatchSemaphore(value: 0)
     let startError = Mutex<DemoError?>(nil)

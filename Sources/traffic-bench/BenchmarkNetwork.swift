@@ -5,19 +5,19 @@ import Synchronization
 /// The road networks of the flow and map benchmarks: files of the machine, not part of the
 /// repository. A10KW comes from a Debian package that `make bench` installs, so its absence
 /// is a failure (a skipped benchmark would hide a package missing from the Makefile's list);
-/// the Liechtenstein extract lies beside the repository and is skipped with a note.
+/// the Liechtenstein extract ships in `Tests/Fixtures/osm`.
 enum BenchmarkNetwork {
   /// SUMO's A10KW game scenario (a junction of the A10 Berliner Ring near Königs
   /// Wusterhausen, south-east of Berlin's centre, and the streets around it), shipped by the
   /// `sumo-tools` Debian package.
   static let a10KWPath = "/usr/share/sumo/tools/game/A10KW/osm.net.xml"
 
-  /// OpenStreetMap's Liechtenstein extract of 2013-08-03 (Geofabrik), in the shared
-  /// fixtures beside the repository: `../shared/fixtures/osm` from the working directory.
+  /// OpenStreetMap's Liechtenstein extract of 2013-08-03 (© OpenStreetMap contributors,
+  /// ODbL), shipped with the repository in `Tests/Fixtures/osm` (found from the working
+  /// directory, the repository root where `make bench` runs).
   static var liechtensteinURL: URL {
     URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-      .deletingLastPathComponent()
-      .appendingPathComponent("shared/fixtures/osm/liechtenstein-2013-08-03.osm.pbf")
+      .appendingPathComponent("Tests/Fixtures/osm/liechtenstein-2013-08-03.osm.pbf")
   }
 
   /// Imports the A10KW network with `SUMONetworkImporter`, reporting the time

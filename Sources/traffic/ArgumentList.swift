@@ -62,6 +62,44 @@ struct ArgumentList {
     return remaining.count < count
   }
 
+  /// The first `--name` among the arguments that the command does not declare, if any.
+  /// Checked before a command runs, so that a typo fails before anything is opened or
+  /// written.
+  var firstUnknownOption: String? {
+    var index = remaining.startIndex
+    while index < remaining.endIndex {
+      let argument = remaining[index]
+      if valued.contains(argument) {
+        index += 2  // the option and its value
+        continue
+      }
+      if argument.hasPrefix("--"), !flags.contains(argument),
+        !valued.contains(String(argument.prefix { $0 != "=" }))
+      {
+        return argument
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  /// The positional arguments, read ahead without taking anything: what is neither a
+  /// declared option, nor its value, nor a flag.
+  var upcomingPositionals: [String] {
+    var found: [String] = []
+    var index = remaining.startIndex
+    while index < remaining.endIndex {
+      let argument = remaining[index]
+      if valued.contains(argument) {
+        index += 2
+        continue
+      }
+      if !argument.hasPrefix("--") { found.append(argument) }
+      index += 1
+    }
+    return found
+  }
+
   /// The positional arguments left once every option has been taken; fails on unknown
   /// options.
   mutating func positionals() throws(UsageError) -> [String] {

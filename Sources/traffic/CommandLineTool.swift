@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Traffic
+import TrafficBuildInfo
 
 /// Exit statuses of the `traffic` command (API.md): 0 success, 64 bad usage or input.
 enum CommandStatus: Int32 {
@@ -38,6 +39,8 @@ enum CommandLineTool {
     \(commands.values.sorted { $0.name < $1.name }.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
       help       Show help for a command: traffic help COMMAND
 
+    Options: --version prints the version and git revision; --help this text.
+
     Exit status: 0 success, 64 bad usage or bad input, 1 any other failure.
     """
 
@@ -47,8 +50,12 @@ enum CommandLineTool {
       console.error(overview)
       return .usage
     }
+    if first == "--version" || first == "version" {
+      console.print("traffic \(BuildInfo.version) (revision \(BuildInfo.revision))")
+      return .success
+    }
     if first == "help" || first == "--help" || first == "-h" {
-      if arguments.count > 1 {
+      if arguments.count > 1, arguments[1] != "help" {
         guard let command = commands[arguments[1]] else {
           console.error("traffic: unknown command '\(arguments[1])'\n\n\(overview)")
           return .usage
@@ -68,17 +75,34 @@ enum CommandLineTool {
       console.print(command.help)
       return .success
     }
+    let list = ArgumentList(rest, accepting: command.options)
+    if let unknown = list.firstUnknownOption {
+      console.error(
+        "traffic \(command.name): unknown option \(unknown); see traffic help \(command.name)")
+      return .usage
+    }
     do {
-      try await command.run(ArgumentList(rest, accepting: command.options), console: console)
+      try await command.run(list, console: console)
       return .success
     } catch let error as UsageError {
       console.error("traffic \(command.name): \(error)")
       return .usage
+    } catch let error as TrafficQueryError
+      where [.serverUnreachable, .timedOut, .offline].contains(error)
+    {
+      // Name the server and the reason, which HERE's error cases leave out.
+      let server = rest.firstIndex(of: "--server").flatMap {
+        $0 + 1 < rest.count ? rest[$0 + 1] : nil
+      }
+      let reason = TrafficEngine.lastTransportFailure.map { " (\($0))" } ?? ""
+      console.error(
+        "traffic \(command.name): \(error): cannot reach \(server ?? "the server")\(reason)")
+      return .failure
     } catch let error as TrafficQueryError where (400..<500).contains(error.httpStatus) {
       console.error("traffic \(command.name): \(error)")
       return .usage
     } catch {
-      console.error("traffic \(command.name): \(error)")
+      console.error("traffic \(command.name): \(SystemErrorText.describe(error))")
       return .failure
     }
   }
@@ -123,13 +147,22 @@ struct Console: Sendable {
   /// The least seconds between two progress lines on such a console's terminal.
   var progressInterval = 0.25
 
+  /// Writes bytes to the command's output (a PNG for `-o -`); by default as text through
+  /// `write`.
+  var writeBytes: (@Sendable (Data) -> Void)? = nil
+
   /// Writes one line of output.
   func print(_ line: String = "") { write(line + "\n") }
+  /// Writes bytes to the output, as they are.
+  func writeData(_ data: Data) {
+    if let writeBytes { writeBytes(data) } else { write(String(decoding: data, as: UTF8.self)) }
+  }
   /// Writes one line to the error stream.
   func error(_ line: String) { writeError(line + "\n") }
 
   /// The process's standard output and standard error.
   static let standard = Console(
     write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-    writeError: { FileHandle.standardError.write(Data($0.utf8)) }, isStandard: true)
+    writeError: { FileHandle.standardError.write(Data($0.utf8)) }, isStandard: true,
+    writeBytes: { FileHandle.standardOutput.write($0) })
 }

@@ -24,12 +24,25 @@ enum EngineArguments {
     try arguments.option("--db") ?? SQLiteTrafficStore.defaultPath
   }
 
+  /// Fails unless a store file exists at `path`: commands that read (or need what an
+  /// earlier import stored) never create an empty store by mistake, say for a typo in
+  /// `--db`.
+  static func requireStore(at path: String) throws(UsageError) {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw UsageError(
+        "no store at \(path); import into it first (traffic import FILE, traffic network "
+          + "import FILE) or name another with --db or TRAFFIC_DB")
+    }
+  }
+
   /// Opens the engine the arguments name.
   ///
+  /// - Parameter creating: Whether a missing SQLite store is created (commands that write
+  ///   into it); otherwise it is "no store at PATH".
   /// - Throws: `UsageError` when the store cannot be opened (a bad path, not a traffic
-  ///   database), since that is the user's input.
+  ///   database, no store there), since that is the user's input.
   static func open(
-    _ arguments: inout ArgumentList, network: RoadNetwork? = nil
+    _ arguments: inout ArgumentList, network: RoadNetwork? = nil, creating: Bool = false
   )
     throws(UsageError) -> TrafficEngine
   {
@@ -60,6 +73,7 @@ enum EngineArguments {
       }
     }
     let path = try databasePath(from: &arguments)
+    if !creating { try requireStore(at: path) }
     do {
       guard let network else { return try TrafficEngine(databasePath: path) }
       return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)

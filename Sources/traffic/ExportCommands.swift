@@ -50,7 +50,7 @@ enum ExportCommand: Subcommand {
       OptionDefinition(
         "--country", "CC", "the publisher's country, ISO 3166-1 alpha-2 (datex2)"),
       OptionDefinition("--lang", "TAG", "the language of generated texts (datex2, wzdx)"),
-      OptionDefinition("-o", "FILE", "where to write the export"),
+      OptionDefinition("-o", "FILE", "where to write the export (- for standard output)"),
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
@@ -72,6 +72,7 @@ enum ExportCommand: Subcommand {
         "unknown export format '\(format)'; use osrm, valhalla, profiles, datex2 or wzdx")
     }
     if format == "datex2" || format == "wzdx" {
+      try EngineArguments.requireStore(at: path)
       try publishing.export(
         format: format, area: area, at: time, databasePath: path, output: output,
         console: console)
@@ -85,6 +86,7 @@ enum ExportCommand: Subcommand {
         "valhalla needs --way-edges FILE: Valhalla names edges by its own graph ids, which "
           + "valhalla_ways_to_edges lists per OpenStreetMap way for your tiles")
     }
+    try EngineArguments.requireStore(at: path)
     let engine: TrafficEngine
     do { engine = try TrafficEngine(databasePath: path) } catch {
       throw UsageError("\(path): \(error)")
@@ -103,12 +105,13 @@ enum ExportCommand: Subcommand {
       } catch { throw UsageError("\(path): \(error)") }
     case "valhalla":
       let edgesText: String
-      do { edgesText = try String(contentsOfFile: wayEdgesPath ?? "", encoding: .utf8) } catch {
-        throw UsageError("\(wayEdgesPath ?? ""): cannot read: \(error.localizedDescription)")
+      guard let wayEdgesPath else {
+        throw UsageError("valhalla needs --way-edges FILE (Valhalla's way_edges.txt)")
       }
+      edgesText = String(decoding: try FileArguments.contents(wayEdgesPath), as: UTF8.self)
       let edges: ValhallaSpeedExport.WayEdges
       do { edges = try ValhallaSpeedExport.wayEdges(edgesText) } catch {
-        throw UsageError("\(wayEdgesPath ?? ""): \(error)")
+        throw UsageError("\(wayEdgesPath): \(error)")
       }
       var isDirectory: ObjCBool = false
       if output.hasSuffix("/")
@@ -125,7 +128,7 @@ enum ExportCommand: Subcommand {
             try Data(tile.text.utf8).write(to: url, options: .atomic)
           }
         } catch {
-          throw UsageError("\(output): cannot write: \(error.localizedDescription)")
+          throw UsageError("\(output): cannot write: \(FileArguments.reason(error))")
         }
         let rows = tiles.reduce(0) { $0 + $1.text.split(separator: "\n").count }
         console.print("\(output): \(rows) Valhalla edges in \(tiles.count) tile files (valhalla)")
@@ -139,10 +142,8 @@ enum ExportCommand: Subcommand {
       text = csv
       summary = "typical weeks of \(segments) segments"
     }
-    do { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-      throw UsageError("\(output): cannot write: \(error.localizedDescription)")
-    }
-    console.print("\(output): \(summary) (\(format))")
+    try FileArguments.write(Data(text.utf8), to: output, console: console)
+    FileArguments.summary("\(output): \(summary) (\(format))", output: output, console: console)
   }
 }
 
@@ -169,10 +170,10 @@ enum ProfilesCommand: Subcommand {
       throw UsageError("expects 'import FILE'")
     }
     let file = rest[1]
-    let text: String
-    do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-      throw UsageError("\(file): cannot read: \(error.localizedDescription)")
+    guard let text = String(data: try FileArguments.contents(file), encoding: .utf8) else {
+      throw UsageError("\(file): not UTF-8 text")
     }
+    try EngineArguments.requireStore(at: path)
     let engine: TrafficEngine
     do { engine = try TrafficEngine(databasePath: path) } catch {
       throw UsageError("\(path): \(error)")

@@ -64,7 +64,7 @@ enum ProbesCommand: Subcommand {
   static let summary = "Import vehicle probes (CSV, NDJSON, SUMO FCD) into flow"
   static let synopsis = """
     Usage: traffic probes import [--db PATH] [--format csv|ndjson|fcd]
-                                 [--simulation-start T] FILE...
+                                 [--simulation-start T] FILE...   (- reads standard input)
 
     Map-matches the probes to the store's road network (import one first with traffic
     network import) and aggregates segment speeds; the flow is saved in the store.
@@ -107,6 +107,8 @@ enum ProbesCommand: Subcommand {
     guard rest.first == "import" else { throw UsageError("expects 'import FILE...'") }
     let files = Array(rest.dropFirst())
     guard !files.isEmpty else { throw UsageError("expects at least one FILE after import") }
+    for file in files where file != "-" { try FileArguments.checkReadable(file) }
+    try EngineArguments.requireStore(at: path)
     let engine: TrafficEngine
     do { engine = try TrafficEngine(databasePath: path) } catch {
       throw UsageError("\(path): \(error)")
@@ -123,8 +125,8 @@ enum ProbesCommand: Subcommand {
       let name = URL(fileURLWithPath: file).lastPathComponent
       progress.begin("probes import", detail: "\(name): reading", unit: .items(""))
       let data: Data
-      do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
-        failures.append("\(file): cannot read: \(error.localizedDescription)")
+      do { data = try FileArguments.contents(file) } catch {
+        failures.append(error.description)
         continue
       }
       progress.begin(
@@ -216,6 +218,12 @@ enum FlowCommand: Subcommand {
       throw UsageError("unexpected arguments; see traffic help flow")
     }
     let flows = try await engine.queryForFlow(inside: area, queryOptions: options)
+    // A store without roads has no flow to show: say so rather than "0 road segments".
+    if !engine.isRemote, engine.roadNetwork == nil {
+      throw UsageError(
+        "the store holds no road network, so it has no flow; import one first: "
+          + "traffic network import FILE (OSM .osm/.osm.bz2/.osm.pbf or SUMO .net.xml)")
+    }
     if json {
       console.print(
         String(
@@ -237,7 +245,8 @@ enum FlowCommand: Subcommand {
 /// `traffic route`: the traffic along a route.
 enum RouteCommand: Subcommand {
   static let name = "route"
-  static let summary = "Traffic along a route: spans, delays, incidents on it"
+  static let summary =
+    "The fastest route on live traffic (ETA, directions), or traffic along a given one"
   static let synopsis = """
     Usage: traffic route --from LAT,LNG --to LAT,LNG [--via LAT,LNG[!OPTION=VALUE]...]...
                          [--depart TIME|any | --arrive TIME] [--alternatives N] [--shortest]

@@ -43,9 +43,11 @@ enum ImportCommand: Subcommand {
       ProgressOption.definition,
     ] + EngineArguments.options
   static let notes = """
-    Files are read as they are decoded (the file is never held whole; its incidents are).
-    Broken records are skipped and listed; a file that cannot be read is reported and the
-    other files still import. Exit status 64 when any file failed.
+    Files are read as they are decoded (the file is never held whole; its incidents are);
+    FILE - reads standard input. Every FILE must exist before anything is written: a
+    missing one fails the command at once. Broken records are skipped and listed; a file
+    that cannot be decoded is reported and the other files still import. Exit status 64
+    when any file failed.
     """
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
@@ -82,14 +84,19 @@ enum ImportCommand: Subcommand {
     let listsRecords = arguments.flag("--records")
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
-    let engine = try EngineArguments.open(&arguments)
-    let files = try arguments.positionals()
-    guard !files.isEmpty else { throw UsageError("expects at least one FILE") }
+    // Every input is there before the store is opened (and created): a mistyped name
+    // leaves nothing behind.
+    let files = arguments.upcomingPositionals
+    guard !files.isEmpty else {
+      throw UsageError("expects at least one FILE (- for standard input)")
+    }
+    let inputs = try files.map { file throws(UsageError) in try FileArguments.feed(file) }
+    let engine = try EngineArguments.open(&arguments, creating: true)
+    _ = try arguments.positionals()
 
     var failures: [String] = []
-    for file in files {
-      let url = URL(fileURLWithPath: file)
-      let input = FeedInput.file(url)
+    for (file, input) in zip(files, inputs) {
+      let url = URL(fileURLWithPath: file == "-" ? "stdin" : file)
       var detected = format
       if detected == nil {
         do { detected = try FeedFormat.detect(input) } catch {
@@ -103,7 +110,9 @@ enum ImportCommand: Subcommand {
       }
       let options = FeedOptions(
         sourceName: "\(fileFormat.rawValue):\(url.lastPathComponent)", axisOrder: axisOrder)
-      let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+      let size =
+        file == "-"
+        ? nil : (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
       progress.begin(
         "import", detail: "\(url.lastPathComponent): decoding", total: size.map(Int64.init),
         unit: .bytes)

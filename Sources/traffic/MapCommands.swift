@@ -73,7 +73,7 @@ enum RenderCommand: Subcommand {
     """
   static let options: [OptionDefinition] =
     ViewArguments.options + EngineArguments.options + [
-      OptionDefinition("-o", "FILE.png", "where to write the picture"),
+      OptionDefinition("-o", "FILE.png", "where to write the picture (- for standard output)"),
       OptionDefinition("--output", "FILE.png", "the same as -o"),
     ]
 
@@ -87,11 +87,10 @@ enum RenderCommand: Subcommand {
       throw UsageError("unexpected arguments; see traffic help render")
     }
     let png = try view.renderImage()
-    do { try png.write(to: URL(fileURLWithPath: output)) } catch {
-      throw UsageError("cannot write \(output): \(error.localizedDescription)")
-    }
-    console.print(
-      "wrote \(output) (\(Int(view.size.width))x\(Int(view.size.height)), \(png.count) bytes)")
+    try FileArguments.write(png, to: output, console: console)
+    FileArguments.summary(
+      "wrote \(output) (\(Int(view.size.width))x\(Int(view.size.height)), \(png.count) bytes)",
+      output: output, console: console)
   }
 }
 

@@ -17,6 +17,7 @@ enum NetworkArguments {
   static func loadReporting(
     _ path: String, countryCode: String? = nil, progress: ProgressReporter? = nil
   ) throws(UsageError) -> (network: RoadNetwork, report: OSMImportReport?) {
+    try FileArguments.checkReadable(path)
     do {
       return try NetworkFile.load(
         URL(fileURLWithPath: path), countryCode: countryCode, progress: progress)

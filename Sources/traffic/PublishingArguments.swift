@@ -78,10 +78,8 @@ struct PublishingArguments {
       document = WZDxPublisher.document(publication)
       count = publication.incidents.filter(WZDxPublisher.includes).count
     }
-    do { try document.write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-      throw UsageError("\(output): cannot write: \(error.localizedDescription)")
-    }
+    try FileArguments.write(document, to: output, console: console)
     let what = format == "datex2" ? "situations (DATEX II v3)" : "road events (WZDx 4.2)"
-    console.print("\(output): \(count) \(what)")
+    FileArguments.summary("\(output): \(count) \(what)", output: output, console: console)
   }
 }

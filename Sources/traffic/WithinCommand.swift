@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Geo
 
@@ -37,7 +38,7 @@ enum WithinCommand: Subcommand {
     } catch let error as GeoError {
       throw UsageError("\(files[0]): \(error)")
     } catch {
-      throw UsageError("cannot read \(files[0]): \(error.localizedDescription)")
+      throw UsageError("cannot read \(files[0]): \(SystemErrorText.reason(error))")
     }
 
     let matches = collection.features(meeting: area, nearestTo: sortFrom)

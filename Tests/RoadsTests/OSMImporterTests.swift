@@ -107,10 +107,9 @@ import TrafficTestSupport
   }
 
   @Test(
-    "Liechtenstein PBF and bzip2 XML give the same network",
-    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+    "Liechtenstein PBF and bzip2 XML give the same network")
   func liechtensteinFormatsAgree() throws {
-    let base = try #require(RoadsFixtures.liechtenstein)
+    let base = RoadsFixtures.liechtenstein
     let options = OSMImportOptions(countryCode: "LI")
     let start = Date()
     let pbf = try OSMImporter.importNetwork(
@@ -143,10 +142,9 @@ import TrafficTestSupport
   }
 
   @Test(
-    "A truncated bzip2 file fails with an error naming the file",
-    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+    "A truncated bzip2 file fails with an error naming the file")
   func truncatedBzip2() throws {
-    let base = try #require(RoadsFixtures.liechtenstein)
+    let base = RoadsFixtures.liechtenstein
     let bytes = try Data(contentsOf: base.appendingPathExtension("osm.bz2"))
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("roads-\(UUID().uuidString)-cut.osm.bz2")

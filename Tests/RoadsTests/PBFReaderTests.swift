@@ -152,10 +152,9 @@ import TrafficTestSupport
   }
 
   @Test(
-    "Truncated and corrupted copies of the Liechtenstein PBF fail with located errors",
-    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+    "Truncated and corrupted copies of the Liechtenstein PBF fail with located errors")
   func realFileDamage() throws {
-    let base = try #require(RoadsFixtures.liechtenstein)
+    let base = RoadsFixtures.liechtenstein
     let bytes = [UInt8](try Data(contentsOf: base.appendingPathExtension("osm.pbf")))
     for cut in [3, 100, 1000, bytes.count / 2, bytes.count - 1] {
       let position = try expectMalformed(Array(bytes[..<cut]))

@@ -144,10 +144,9 @@ import TrafficTestSupport
   }
 
   @Test(
-    "The Liechtenstein network round-trips exactly",
-    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+    "The Liechtenstein network round-trips exactly")
   func liechtenstein() throws {
-    let base = try #require(RoadsFixtures.liechtenstein)
+    let base = RoadsFixtures.liechtenstein
     let network = try OSMImporter.importNetwork(
       from: base.appendingPathExtension("osm.pbf"), options: OSMImportOptions(countryCode: "LI"))
     let start = Date()

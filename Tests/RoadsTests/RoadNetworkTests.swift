@@ -31,10 +31,9 @@ import TrafficTestSupport
   }
 
   @Test(
-    "Segments near a point equal a brute-force scan (Liechtenstein)",
-    .enabled(if: RoadsFixtures.liechtenstein != nil, "needs ../shared/fixtures/osm"))
+    "Segments near a point equal a brute-force scan (Liechtenstein)")
   func nearLiechtenstein() throws {
-    let base = try #require(RoadsFixtures.liechtenstein)
+    let base = RoadsFixtures.liechtenstein
     let network = try OSMImporter.importNetwork(from: base.appendingPathExtension("osm.pbf"))
     try checkAgainstBruteForce(network, queries: 15, seed: 3)
   }

@@ -10,9 +10,8 @@ enum RoadsFixtures {
     Fixtures.repositoryRoot.appendingPathComponent("Tests/RoadsTests/Fixtures/\(name)")
   }
 
-  /// The Liechtenstein extract (`.osm.pbf` / `.osm.bz2`) without its extension, if present.
-  static let liechtenstein = Fixtures.shared?.appendingPathComponent(
-    "osm/liechtenstein-2013-08-03")
+  /// The Liechtenstein extract (`.osm.pbf` / `.osm.bz2`) without its extension.
+  static let liechtenstein = Fixtures.sample("osm/liechtenstein-2013-08-03")
 }
 
 /// A small protocol-buffer writer for building PBF test files by hand.

@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Testing
 import Traffic
+import TrafficSQLite
 import TrafficTestSupport
 
 @testable import traffic
@@ -182,7 +183,8 @@ import TrafficTestSupport
     (["network", "import", "/nonexistent.osm.pbf"], "/nonexistent.osm.pbf"),
     (["probes", "import"], "at least one FILE"),
     (["probes", "import", "--format", "gpx", "x.gpx"], "--format expects"),
-    (["probes", "import", "x.csv"], "holds no road network"),
+    (["probes", "import", "x.csv"], "x.csv: no such file"),
+    (["probes", "import", "Samples/berlin-incidents.geojson"], "holds no road network"),
     (["flow", "--circle", "47,9,100", "--min-jam", "lots"], "--min-jam expects"),
     (["flow", "--circle", "47,9,100", "--min-jam", "11"], "minJamFactor"),
     (["flow", "--circle", "47,9,100", "--functional-classes", "1,x"], "--functional-classes"),
@@ -208,10 +210,13 @@ import TrafficTestSupport
       "--coords belongs"
     ),
   ])
-  func badInputExitsWith64(arguments: [String], message: String) async {
+  func badInputExitsWith64(arguments: [String], message: String) async throws {
     let db = Self.database()
     defer { TemporaryFiles.removeDatabase(db) }
-    var withDatabase = arguments
+    _ = try SQLiteTrafficStore(path: db)  // an empty store: the input is at fault
+    var withDatabase = arguments.map {
+      $0.hasPrefix("Samples/") ? Fixtures.repositoryRoot.appendingPathComponent($0).path : $0
+    }
     withDatabase.insert(contentsOf: ["--db", db], at: 1)
     let result = await runTraffic(withDatabase)
     #expect(result.status == .usage, "\(result)")

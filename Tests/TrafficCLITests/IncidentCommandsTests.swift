@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficSQLite
 import TrafficTestSupport
 
 @testable import traffic
@@ -42,13 +43,21 @@ import TrafficTestSupport
     let junk = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID()).json")
     try Data("{\"hello\": 1}".utf8).write(to: junk)
     defer { try? FileManager.default.removeItem(at: junk) }
-    let result = await runTraffic([
+    // A missing file fails the command before anything is written.
+    let missing = await runTraffic([
       "import", "--db", database, junk.path, "/nonexistent/feed.xml",
       fixture("here-v7/incidents.json"),
     ])
+    #expect(missing.status == .usage)
+    #expect(missing.errors == "traffic import: /nonexistent/feed.xml: no such file\n")
+    #expect(missing.output.isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: database))
+    // A file that is there but no feed is reported; the others import.
+    let result = await runTraffic([
+      "import", "--db", database, junk.path, fixture("here-v7/incidents.json"),
+    ])
     #expect(result.status == .usage)
     #expect(result.errors.contains("not a recognised feed format"))
-    #expect(result.errors.contains("/nonexistent/feed.xml: cannot read"))
     #expect(result.output.contains("here-v7 incidents.json: 2 incidents (2 added"))
     let lookup = await runTraffic(["lookup", "--db", database, "555"])
     #expect(lookup.status == .success)
@@ -110,8 +119,9 @@ import TrafficTestSupport
     (["nearest", "91,13"], "latitude 91.0"),
     (["nearest", "52,13", "--radius", "-5"], "--radius expects"),
   ])
-  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) async {
+  func badInputExitsWith64AndSaysWhy(arguments: [String], message: String) async throws {
     defer { cleanUp() }
+    _ = try SQLiteTrafficStore(path: database)  // an empty store: the input is at fault
     var withDatabase = arguments
     withDatabase.insert(contentsOf: ["--db", database], at: 1)
     let result = await runTraffic(withDatabase)

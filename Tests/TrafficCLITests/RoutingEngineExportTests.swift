@@ -27,9 +27,7 @@ import TrafficTestSupport
   static func store(
     _ directory: URL, now: Date
   ) async throws -> (db: String, pbf: URL, network: RoadNetwork, scenario: TypicalWeekScenario) {
-    let pbf = try #require(
-      Fixtures.shared?.appendingPathComponent(
-        "osm/liechtenstein-2013-08-03.osm.pbf"))
+    let pbf = Fixtures.liechtenstein()
     let network = try OSMImporter.importNetwork(
       from: pbf, options: OSMImportOptions(countryCode: "LI"))
     let scenario = try #require(TypicalWeekScenario(network: network, now: now))

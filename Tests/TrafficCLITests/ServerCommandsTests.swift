@@ -8,6 +8,11 @@ import TrafficTestSupport
 
 /// The command line against a server (`--server`), and `traffic serve`'s argument checks.
 @Suite(.serialized) struct ServerCommandsTests {
+  /// An existing feed file, for the commands that check their inputs before the rest.
+  static let sample = Fixtures.repositoryRoot.appendingPathComponent(
+    "Samples/berlin-incidents.geojson"
+  ).path
+
   @Test func queriesGoToTheServerWithServer() async throws {
     let store = InMemoryTrafficStore()
     let incident = try TrafficIncident(
@@ -48,11 +53,11 @@ import TrafficTestSupport
       "give --postgres or --server, not both"
     ),
     (
-      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", "--db", "x", "f.geojson"],
+      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", "--db", "x", Self.sample],
       "give --db or --postgres, not both"
     ),
     (
-      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", "f.geojson"],
+      ["import", "--postgres", "postgresql://traffic@127.0.0.1:1/t", Self.sample],
       "--postgres: cannot open"
     ),
     (["serve", "--port", "99999"], "--port expects"),

@@ -12,8 +12,7 @@ import TrafficTestSupport
 /// with `traffic probes import`, then `traffic flow` now and `--at` six hours later — each
 /// a separate process on one store, so the typical weeks survive the restarts between.
 @Suite struct TypicalSpeedsCommandTests {
-  static let pbf = Fixtures.shared?.appendingPathComponent(
-    "osm/liechtenstein-2013-08-03.osm.pbf")
+  static let pbf = Fixtures.liechtenstein()
 
   /// The v7 flow of a segment, from `traffic flow --json` on a 3 m circle at its middle.
   static func flow(
@@ -171,7 +170,7 @@ import TrafficTestSupport
 
   @Test("network import shows its passes on a terminal and erases them before the summary")
   func networkImport() async throws {
-    let pbf = try #require(TypicalSpeedsCommandTests.pbf)
+    let pbf = TypicalSpeedsCommandTests.pbf
     let db = FileManager.default.temporaryDirectory.appendingPathComponent(
       "progress-\(UUID()).sqlite"
     ).path

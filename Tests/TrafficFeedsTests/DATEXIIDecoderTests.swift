@@ -144,134 +144,220 @@ import TrafficTestSupport
     #expect(document.incidents.map(\.impact) == [impact])
   }
 
-  // MARK: Real fixtures
+  // MARK: Publisher shapes
 
-  static var sharedDATEXII: URL? { Fixtures.shared?.appendingPathComponent("datex2") }
+  /// The project's one-event documents in the shape of a national traffic centre's event feed
+  /// (`v2_event_*.xml`), and the UK NTIS events of `../shared/fixtures/datex2` when present.
+  static func eventDocuments() throws -> [(name: String, data: Data)] {
+    var documents = try ["v2_event_queue.xml", "v2_event_cleared.xml", "v2_event_cancelled.xml"]
+      .map { (name: $0, data: try ownFixture("datex2", $0)) }
+    if let shared = Fixtures.shared?.appendingPathComponent("datex2") {
+      let names = try FileManager.default.contentsOfDirectory(atPath: shared.path)
+        .filter { $0.hasPrefix("uk_ntis_Event_Data_") }.sorted()
+      documents += try names.map {
+        (name: $0, data: try Data(contentsOf: shared.appendingPathComponent($0)))
+      }
+    }
+    return documents
+  }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func everyUKEventFileDecodesToOneAbnormalTrafficPoint() throws {
-    let folder = try #require(Self.sharedDATEXII)
-    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-      .filter { $0.hasPrefix("uk_ntis_Event_Data_") }.sorted()
-    #expect(names.count == 25)
-    for name in names {
-      let data = try Data(contentsOf: folder.appendingPathComponent(name))
-      #expect(DATEXIIDecoder.recognizes(data))
+  @Test func everyEventDocumentDecodesToOneAbnormalTrafficPoint() throws {
+    let documents = try Self.eventDocuments()
+    #expect(documents.count == (Fixtures.shared == nil ? 3 : 3 + 25))
+    for (name, data) in documents {
+      #expect(DATEXIIDecoder.recognizes(data), "\(name)")
       let document = try DATEXIIDecoder.decode(data, options: options)
       #expect(document.problems.isEmpty, "\(name)")
+      #expect(document.isFullRefresh, "\(name)")  // feedType "Event Data"
+      #expect(document.incidents.count == 1, "\(name)")
       let incident = try #require(document.incidents.first, "\(name)")
-      #expect(document.incidents.count == 1)
       #expect(incident.type == .congestion, "\(name)")
       #expect([.low, .minor].contains(incident.impact), "\(name)")
-      #expect(incident.location.polyline.lengthInMeters == 0)
-      #expect(incident.details.countryCode == "GB")
+      #expect(incident.location.polyline.lengthInMeters == 0, "\(name)")
+      #expect(incident.details.countryCode?.count == 2, "\(name)")
       #expect(incident.sourceTexts.first?.language == LanguageCode.enUS.primaryLanguage)
-      #expect(incident.sourceTexts.first?.text.hasPrefix("TYPE : GDP") == true)
-      // NTIS writes an empty version, so the id is the record id.
-      #expect(incident.id == incident.originalId)
-      #expect(incident.startTime != nil && incident.entryTime != nil)
+      // An empty version: the id is the record id.
+      #expect(incident.id == incident.originalId, "\(name)")
+      #expect(incident.startTime != nil && incident.entryTime != nil, "\(name)")
     }
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func ukEventWithLifeCycleEnd() throws {
-    let folder = try #require(Self.sharedDATEXII)
-    let document = try DATEXIIDecoder.decode(
-      Data(contentsOf: folder.appendingPathComponent("uk_ntis_Event_Data_3794692773234866.xml")),
-      options: options)
+  /// A queue in a location group of a point and two predefined locations (no coordinates), an
+  /// empty `version`, times with milliseconds at +01:00, a delay, no lane closed.
+  @Test func eventInALocationGroupWithDelay() throws {
+    let document = try decode("v2_event_queue.xml")
+    #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
+    #expect(isNear(document.publicationTime, try utc("2024-10-08T16:42:05Z") + 0.312))
     let incident = try #require(document.incidents.first)
-    #expect(incident.id == "949883")
+    #expect(document.incidents.count == 1)
+    #expect(incident.id == "2207341")
+    #expect(incident.originalId == "2207341")
+    #expect(incident.type == .congestion)
     #expect(incident.impact == .low)
+    #expect(incident.details.eventKind == nil)  // unspecifiedAbnormalTraffic
+    #expect(!incident.isRoadClosed)
+    #expect(isNear(incident.startTime, try utc("2024-10-08T15:58:12Z") + 0.904))
+    #expect(isNear(incident.endTime, try utc("2024-10-08T18:15:00Z") + 0.25))
+    #expect(isNear(incident.entryTime, try utc("2024-10-08T15:58:12Z") + 0.907))
     #expect(
-      abs(
-        (incident.startTime ?? .distantPast).timeIntervalSince(try utc("2015-04-29T05:22:33Z"))
-          - 0.541) < 1e-6)
+      pairs(incident.location.polyline) == [[53.317712, -6.369204], [53.317712, -6.369204]])
+    #expect(incident.location.additionalPolylines.isEmpty)
+    #expect(incident.details.delayInSeconds == 720)
+    #expect(incident.details.lanesClosed == nil)  // numberOfLanesRestricted 0
+    #expect(incident.details.totalLanes == 3)
+    #expect(incident.details.countryCode == "IE")
     #expect(
-      abs(
-        (incident.endTime ?? .distantPast).timeIntervalSince(try utc("2015-04-29T10:47:50Z"))
-          - 0.939) < 1e-6)
-    #expect(
-      abs(
-        (incident.entryTime ?? .distantPast).timeIntervalSince(try utc("2015-04-29T05:22:33Z"))
-          - 0.544) < 1e-6)
-    #expect(
-      pairs(incident.location.polyline) == [[53.466034, -1.985049], [53.466034, -1.985049]])
-    #expect(incident.details.delayInSeconds == 480)
-    #expect(
-      abs(
-        (document.publicationTime ?? .distantPast).timeIntervalSince(
-          try utc("2015-04-29T08:53:46Z")) - 0.781) < 1e-6)
-
-    // lifeCycleManagement end=true: ends at its overall end, before the version time.
-    let ended = try DATEXIIDecoder.decode(
-      Data(contentsOf: folder.appendingPathComponent("uk_ntis_Event_Data_3794841881472645.xml")),
-      options: options)
-    let cleared = try #require(ended.incidents.first)
-    #expect(cleared.id == "950059")
-    #expect(cleared.impact == .low)
-    #expect(cleared.endTime == (try utc("2015-04-29T08:56:13Z")).addingTimeInterval(0.658))
+      incident.sourceTexts == [
+        LocalizedText(
+          text: """
+            KIND : Queue
+            Where : M50 northbound from junction 9 (Red Cow) to junction 7 (Castleknock)
+            Delay : about 12 minutes longer than usual
+            """,
+          language: try LanguageCode("en"))
+      ])
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func italianSituationPublication() throws {
-    let folder = try #require(Self.sharedDATEXII)
-    let document = try DATEXIIDecoder.decode(
-      Data(contentsOf: folder.appendingPathComponent("it_situation_publication_v2.xml")),
-      options: options)
+  /// `lifeCycleManagement` `end` true: the record ends at its overall end, which lies before
+  /// its version time; `cancel` true: at its version time, before its overall end.
+  @Test func endedAndCancelledEvents() throws {
+    let cleared = try #require(try decode("v2_event_cleared.xml").incidents.first)
+    #expect(cleared.id == "2207388")
+    #expect(cleared.impact == .low)  // lowest
+    #expect(cleared.details.eventKind == .slowTraffic)
+    #expect(isNear(cleared.startTime, try utc("2024-10-08T16:20:03Z") + 0.437))
+    #expect(isNear(cleared.endTime, try utc("2024-10-08T17:05:46Z") + 0.215))
+    #expect(isNear(cleared.entryTime, try utc("2024-10-08T16:20:03Z") + 0.441))
+    #expect(!cleared.isActive(at: try utc("2024-10-08T17:05:47Z")))
+    #expect(
+      pairs(cleared.location.polyline) == [[53.304918, -6.4025117], [53.304918, -6.4025117]])
+    #expect(cleared.details.delayInSeconds == nil)
+    #expect(
+      cleared.sourceTexts.map(\.text) == [
+        "KIND : Slow traffic\nWhere : N7 westbound at junction 2 (Kingswood)\nStatus : Cleared"
+      ])
+
+    let cancelled = try #require(try decode("v2_event_cancelled.xml").incidents.first)
+    #expect(cancelled.id == "2207402")
+    #expect(cancelled.impact == .minor)
+    #expect(cancelled.details.eventKind == .stationaryTraffic)
+    #expect(cancelled.startTime == (try utc("2024-10-08T16:48:00Z")))
+    // Overall end 20:00 UTC; withdrawn at the version time.
+    #expect(cancelled.endTime == (try utc("2024-10-08T17:11:30Z")) + 0.5)
+    #expect(cancelled.entryTime == (try utc("2024-10-08T17:11:30Z")) + 0.5)  // no creation time
+    #expect(pairs(cancelled.location.polyline) == [[53.247301, -6.1228], [53.247301, -6.1228]])
+  }
+
+  /// Nine situations of one record each, typed only by their xsi:type and impacted only by the
+  /// situation's `overallSeverity`, with French and German comments.
+  @Test func bilingualSituationPublication() throws {
+    let document = try decode("v2_bilingual_situations.xml")
     #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
+    #expect(isNear(document.publicationTime, try utc("2024-02-10T09:07:31Z") + 0.482))
     #expect(
       document.incidents.map(\.id) == [
-        "1_2", "10_1", "11_1", "12_1", "2_1", "4_1", "5_1", "7_1", "9_1",
+        "VS-0412_3", "VS-0423_1", "VS-0415_1", "VS-0418_1", "VS-0421_1", "VS-0427_1",
+        "VS-0430_1", "VS-0433_1", "VS-0436_1",
       ])
     #expect(
       document.incidents.map(\.type) == [
-        .congestion, .laneRestriction, .other, .weather, .accident, .other, .construction,
+        .congestion, .accident, .laneRestriction, .other, .weather, .other, .construction,
         .plannedEvent, .roadClosure,
       ])
     #expect(
       document.incidents.map(\.impact) == [
-        .major, .minor, .low, .minor, .major, .minor, .minor, .minor, .major,
+        .major, .major, .minor, .low, .minor, .minor, .minor, .minor, .major,
+      ])
+    #expect(
+      document.incidents.map(\.details.eventKind) == [
+        .slowTraffic, .accident, nil, nil, nil, nil, .roadworks, .majorEvent, nil,
       ])
     #expect(
       document.incidents.map(\.isRoadClosed) == [
         false, false, false, false, false, false, false, false, true,
       ])
-    let first = document.incidents[0]
-    #expect(first.details.eventKind == .slowTraffic)
-    #expect(first.details.countryCode == "IT")
-    #expect(first.startTime == (try utc("2024-01-01T07:00:00Z")))
-    #expect(first.endTime == (try utc("2098-12-31T23:00:00Z")))
-    #expect(first.entryTime == (try utc("2024-01-01T06:55:00Z")))
-    #expect(pairs(first.location.polyline) == [[46.4983, 11.3548], [46.4983, 11.3548]])
+    #expect(document.incidents.allSatisfy { $0.details.countryCode == "CH" })
+
+    let slow = document.incidents[0]
+    #expect(slow.originalId == "VS-0412")
+    #expect(slow.startTime == (try utc("2024-02-10T08:00:00Z")))
+    #expect(slow.endTime == (try utc("2099-12-30T23:00:00Z")))
+    #expect(slow.entryTime == (try utc("2024-02-10T07:55:00Z")))
+    #expect(pairs(slow.location.polyline) == [[46.2331, 7.3606], [46.2331, 7.3606]])
     #expect(
-      first.sourceTexts == [
+      slow.sourceTexts == [
         LocalizedText(
-          text: "Coda tra Bolzano Sud e Bolzano Nord", language: try LanguageCode("it")),
+          text: "Trafic ralenti entre Sion et Sierre", language: try LanguageCode("fr")),
         LocalizedText(
-          text: "Stau zwischen Bozen Süd und Bozen Nord", language: try LanguageCode("de")),
+          text: "Stockender Verkehr zwischen Sitten und Siders", language: try LanguageCode("de")),
       ])
-    // The empty German value of the roadworks comment is dropped.
-    #expect(document.incidents[6].sourceTexts.map(\.text) == ["Cantiere"])
+    // A probable accident of the future, summer time to winter time.
+    let accident = document.incidents[1]
+    #expect(accident.startTime == (try utc("2099-07-01T08:00:00Z")))
+    #expect(accident.endTime == (try utc("2099-11-15T08:00:00Z")))
+    #expect(document.incidents[2].endTime == nil)
     #expect(
-      document.incidents[3].vehicleRestrictions[.all]?.isDrivingWithoutSnowChainsRestricted == true)
-    #expect(document.incidents[4].startTime == (try utc("2099-06-01T07:00:00Z")))
-    #expect(document.incidents[1].endTime == nil)
+      document.incidents[4].vehicleRestrictions[.all]?.isDrivingWithoutSnowChainsRestricted == true)
+    #expect(document.incidents.filter { !$0.vehicleRestrictions.isEmpty }.count == 1)
+    // The empty German value of the roadworks comment is dropped.
+    #expect(
+      document.incidents[6].sourceTexts == [
+        LocalizedText(text: "Travaux de revêtement", language: try LanguageCode("fr"))
+      ])
+    #expect(
+      document.incidents[8].sourceTexts.map(\.language) == [
+        try LanguageCode("fr"), try LanguageCode("de"),
+      ])
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func measuredDataIsRecognisedAndHasNoIncidents() throws {
-    let folder = try #require(Self.sharedDATEXII)
-    let data = try Data(
-      contentsOf: folder.appendingPathComponent("uk_ntis_MIDAS_loop_measured.xml"))
-    #expect(DATEXIIDecoder.recognizes(data))
-    let document = try DATEXIIDecoder.decode(data, options: options)
-    #expect(document.incidents.isEmpty)
-    #expect(document.flowObservations.isEmpty)
-    #expect(document.problems.isEmpty)
-    #expect(
-      abs(
-        (document.publicationTime ?? .distantPast).timeIntervalSince(
-          try utc("2015-04-29T08:39:21Z")) - 0.023) < 1e-6)
+  /// The South Tyrol publication of `../shared/fixtures/datex2` when present: the same shape
+  /// as `v2_bilingual_situations.xml`, which the test above reads exactly.
+  @Test func everyMultiRecordPublicationDecodesWithoutProblems() throws {
+    var documents = [
+      ("v2_bilingual_situations.xml", try ownFixture("datex2", "v2_bilingual_situations.xml"))
+    ]
+    if let shared = Fixtures.shared {
+      let name = "it_situation_publication_v2.xml"
+      documents.append(
+        (name, try Data(contentsOf: shared.appendingPathComponent("datex2/\(name)"))))
+    }
+    for (name, data) in documents {
+      #expect(DATEXIIDecoder.recognizes(data), "\(name)")
+      let document = try DATEXIIDecoder.decode(data, options: options)
+      #expect(document.problems.isEmpty, "\(name)")
+      #expect(document.incidents.count == 9, "\(name)")
+      #expect(Set(document.incidents.map(\.type)).count == 8, "\(name)")
+      #expect(
+        document.incidents.allSatisfy { $0.sourceTexts.allSatisfy { !$0.text.isEmpty } },
+        "\(name)")
+      #expect(document.incidents.filter(\.isRoadClosed).count == 1, "\(name)")
+    }
+  }
+
+  /// Measured data (loop detectors whose places are in a site table the document does not
+  /// carry) is DATEX II but yields neither incidents nor flow; the NTIS MIDAS sample of
+  /// `../shared/fixtures/datex2` is checked too when present.
+  @Test func measuredDataIsRecognisedAndHasNoIncidents() throws {
+    var documents = [("v2_measured_data.xml", try ownFixture("datex2", "v2_measured_data.xml"))]
+    if let shared = Fixtures.shared {
+      let name = "uk_ntis_MIDAS_loop_measured.xml"
+      documents.append(
+        (name, try Data(contentsOf: shared.appendingPathComponent("datex2/\(name)"))))
+    }
+    for (name, data) in documents {
+      #expect(DATEXIIDecoder.recognizes(data), "\(name)")
+      #expect(FeedFormat.detect(data) == .datex2, "\(name)")
+      let document = try DATEXIIDecoder.decode(data, options: options)
+      #expect(document.incidents.isEmpty, "\(name)")
+      #expect(document.flowObservations.isEmpty, "\(name)")
+      #expect(document.problems.isEmpty, "\(name)")
+      #expect(document.publicationTime != nil, "\(name)")
+    }
+    let own = try decode("v2_measured_data.xml")
+    #expect(isNear(own.publicationTime, try utc("2024-10-08T16:45:02Z") + 0.118))
+    #expect(own.isFullRefresh)
   }
 
   @Test func fuzzSeedsAreRecognisedAndDecode() throws {

@@ -14,11 +14,13 @@ import Zlib
   static let options = FeedOptions(
     sourceName: "test", now: Date(timeIntervalSince1970: 1_714_557_600))
 
-  /// Every fixture file: the project's own, and the shared ones when present.
+  /// Every fixture file: the project's own, the shipped public samples, and the shared ones
+  /// when present.
   static func fixtureFiles() throws -> [(URL, FeedFormat)] {
     var files: [(URL, FeedFormat)] = []
     var roots = [
-      Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures")
+      Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures"),
+      Fixtures.sample(""),
     ]
     if let shared = Fixtures.shared { roots.append(shared) }
     let folders: [String: FeedFormat] = [

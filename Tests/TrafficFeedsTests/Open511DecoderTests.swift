@@ -214,90 +214,154 @@ import TrafficTestSupport
     #expect(problem.reason == "roads[0].lanes_closed: -1 is not a lane count")
   }
 
-  // MARK: Real fixtures
+  // MARK: Publisher shapes
 
-  static func shared(_ name: String) throws -> Data {
-    try Data(contentsOf: #require(Fixtures.shared).appendingPathComponent("open511/\(name)"))
-  }
-
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func tmddOutputOne() throws {
-    let data = try Self.shared("tmdd_output_1.json")
+  /// Open511 JSON as the Open511 reference library writes it from TMDD: `meta`, schedules of
+  /// one interval (one open-ended) at the UTC offset of each event's `updated`, roads with
+  /// `from` / `to`, points.
+  @Test func tmddConversion() throws {
+    let data = try ownFixture("open511", "tmdd_events.json")
     #expect(Open511Decoder.recognizes(data))
     let document = try Open511Decoder.decode(data, options: options)
     #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
     #expect(
       document.incidents.map(\.id) == [
-        "example.jurisdiction/1681", "example.jurisdiction/1690", "example.jurisdiction/1699",
-        "example.jurisdiction/1486", "example.jurisdiction/1006",
+        "tmdd.example.net/4410", "tmdd.example.net/4417", "tmdd.example.net/388",
       ])
-    #expect(document.incidents.map(\.type) == [.plannedEvent, .other, .other, .other, .other])
-    #expect(document.incidents.allSatisfy { $0.impact == .low })
+    #expect(document.incidents.map(\.originalId) == document.incidents.map(\.id))
+    #expect(document.incidents.map(\.type) == [.plannedEvent, .other, .accident])
+    #expect(document.incidents.map(\.impact) == [.low, .low, .major])
+    #expect(document.incidents.map(\.details.eventKind) == [.majorEvent, nil, .accident])
+    #expect(document.incidents.map(\.isRoadClosed) == [false, false, false])
+
     let special = document.incidents[0]
-    // "2012-04-16T09:07/" at the -07:00 of `updated`: open-ended.
-    #expect(special.startTime == (try utc("2012-04-16T16:07:00Z")))
+    // "2013-09-12T18:42/" at the -05:00 of `updated`: open-ended.
+    #expect(special.startTime == (try utc("2013-09-12T23:42:00Z")))
     #expect(special.endTime == nil)
-    #expect(special.entryTime == (try utc("2012-04-16T16:07:00Z")))
-    #expect(special.details.roadName == "I-1")
-    #expect(special.details.fromJunction == "INTERSECTION HWY")
+    #expect(special.entryTime == (try utc("2013-09-12T23:42:00Z")))
+    #expect(special.details.roadName == "US-75")
+    #expect(special.details.fromJunction == "ARENA BLVD")
+    #expect(special.details.toJunction == nil)
     #expect(
-      pairs(special.location.polyline) == [[33.07385, -117.070234], [33.07385, -117.070234]])
-    #expect(special.sourceTexts == [LocalizedText(text: "Special Event on I-1 S", language: .enCA)])
+      pairs(special.location.polyline) == [[32.790317, -96.804571], [32.790317, -96.804571]])
+    #expect(
+      special.sourceTexts == [LocalizedText(text: "Stadium traffic on US-75 N", language: .enCA)])
+
     let incident = document.incidents[1]
-    #expect(incident.startTime == (try utc("2012-04-16T15:56:00Z")))
-    #expect(incident.endTime == (try utc("2012-04-16T16:41:00Z")))
-  }
+    #expect(incident.startTime == (try utc("2013-09-12T23:15:00Z")))
+    #expect(incident.endTime == (try utc("2013-09-13T00:00:00Z")))  // past midnight UTC
+    #expect(incident.details.roadName == "SH-183")
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func tmddOutputTwo() throws {
-    let document = try Open511Decoder.decode(Self.shared("tmdd_output_2.json"), options: options)
-    #expect(document.problems.isEmpty)
-    let accident = try #require(document.incidents.first)
-    #expect(document.incidents.count == 1)
-    #expect(accident.id == "example.jurisdiction/91")
-    #expect(accident.type == .accident)
-    #expect(accident.impact == .major)
-    #expect(accident.startTime == (try utc("2010-04-21T13:00:00Z")))
-    #expect(accident.endTime == (try utc("2010-04-21T14:20:00Z")))
-    #expect(accident.entryTime == (try utc("2010-04-21T13:21:05Z")))
-    #expect(accident.details.toJunction == "Mile 2")
-    #expect(accident.sourceTexts.map(\.text) == ["Test Incident 1234", "Test -- accident on I-1"])
+    // Another offset (-06:00) in the same document.
+    let accident = document.incidents[2]
+    #expect(accident.startTime == (try utc("2013-09-13T13:00:00Z")))
+    #expect(accident.endTime == (try utc("2013-09-13T14:20:00Z")))
+    #expect(accident.entryTime == (try utc("2013-09-13T13:21:05Z")))
+    #expect(accident.details.roadName == "I-30")
+    #expect(accident.details.fromJunction == "Mile 13")
+    #expect(accident.details.toJunction == "Mile 14")
     #expect(
-      pairs(accident.location.polyline) == [[34.00963, -111.153118], [34.00963, -111.153118]])
+      accident.sourceTexts == [
+        LocalizedText(text: "Collision on I-30 E", language: .enCA),
+        LocalizedText(text: "Two vehicles blocking the left lane near mile 14", language: .enCA),
+      ])
+    #expect(
+      pairs(accident.location.polyline) == [[32.744809, -97.118275], [32.744809, -97.118275]])
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func montrealServerFixture() throws {
-    let data = try Self.shared("montreal_five.json")
+  /// The open511-server fixture form: a JSON list of `open511.roadevent` records, each a 2012
+  /// draft `RoadEvent` in XML (`fields.xml_data`, character references, French with an
+  /// English title) and its WKT geometry (`fields.geom`, 16 decimals).
+  @Test func serverRecordsWithEmbeddedXMLAndWKT() throws {
+    let data = try ownFixture("open511", "server_roadevents.json")
     #expect(Open511Decoder.recognizes(data))
     let document = try Open511Decoder.decode(data, options: options)
     #expect(document.problems.isEmpty)
     #expect(document.incidents.count == 5)
-    let first = document.incidents[0]
-    #expect(first.id == "converted.ville.montreal.qc.ca/56d67eaf8f8dab047f6f870078229b1e")
+    let jurisdiction = "converted.ville.example.qc.ca/"
+    #expect(
+      document.incidents.map(\.id)
+        == [
+          "3c9e1f0a7b5d4e26a18f02c47d9b6e51", "8b21d6c04f9a47e3b5c7e90a12f3d468",
+          "f0d47a3c92e14b58a6c1b7e2d3059f84", "27e5b8d1c06f4a93b2d8e4f1a7c3960b",
+          "a96c3e0f5d7b41288e4fb1d02c6a7e35",
+        ].map { jurisdiction + $0 })
     // The draft RoadEvent has no type; the titles say what the works are.
-    #expect(first.type == .construction)
     #expect(document.incidents.map(\.type) == Array(repeating: .construction, count: 5))
     #expect(
-      document.incidents.map(\.details.eventKind) == Array(repeating: .roadworks, count: 5))
-    #expect(first.startTime == (try utc("2012-05-07T00:00:00Z")))
-    #expect(first.endTime == (try utc("2012-06-04T00:00:00Z")))  // EndDate 2012-06-03 inclusive
-    #expect(first.location.polyline.vertices.count == 4)
+      document.incidents.map(\.details.eventKind) == [
+        .roadworks, .roadworks, .roadworks, .roadworks, .maintenanceWork,
+      ])
+    #expect(document.incidents.map(\.impact) == Array(repeating: .unknown, count: 5))
+    #expect(document.incidents.allSatisfy { !$0.isRoadClosed })
+    #expect(document.incidents.map { $0.location.polyline.vertices.count } == [4, 2, 7, 2, 2])
+
+    let french = try LanguageCode("fr")
+    let first = document.incidents[0]
+    #expect(first.startTime == (try utc("2013-05-13T00:00:00Z")))
+    #expect(first.endTime == (try utc("2013-06-22T00:00:00Z")))  // EndDate 2013-06-21 inclusive
     #expect(
       first.location.polyline.vertices.first
-        == (try GeoCoordinates(latitude: 45.5703130353666026, longitude: -73.6586093902588033)))
+        == (try GeoCoordinates(latitude: 45.4421877219403962, longitude: -75.7248731613159180)))
+    #expect(
+      first.location.polyline.vertices.last
+        == (try GeoCoordinates(latitude: 45.4455932410478032, longitude: -75.7281209945678711)))
     #expect(
       first.location.description
-        == "Boulevard Henri-Bourassa (côté nord) entre Papineau et des Prairies")
-    let french = try LanguageCode("fr")
+        == "Boulevard Saint-Joseph (direction sud) entre Montclair et Saint-Raymond")
     #expect(
-      first.sourceTexts.first == LocalizedText(text: "Réfection de la chaussée", language: french))
-    #expect(first.sourceTexts.count == 2)
-    #expect(document.incidents.map { $0.location.polyline.vertices.count } == [4, 2, 14, 2, 2])
-    #expect(document.incidents[1].location.lengthInMeters == 0)  // a POINT
+      first.sourceTexts == [
+        LocalizedText(text: "Reconstruction de la chaussée", language: french),
+        LocalizedText(
+          text:
+            "Une voie fermée dans chaque direction pendant les travaux. Stationnement interdit. Accès aux commerces maintenu.",
+          language: french),
+      ])
+
+    let point = document.incidents[1]
+    #expect(point.location.lengthInMeters == 0)  // a POINT
     #expect(
-      document.incidents[3].sourceTexts.map(\.language) == [french, try LanguageCode("en")])
-    #expect(document.incidents[4].startTime == (try utc("2011-09-26T00:00:00Z")))
+      pairs(point.location.polyline) == [
+        [45.4592218000000031, -75.7413302063941956], [45.4592218000000031, -75.7413302063941956],
+      ])
+    #expect(point.sourceTexts.first?.text == "Réhabilitation d'une conduite d'égout")
+    #expect(point.location.description == "Rue Laval")
+    #expect(document.incidents[2].location.description == nil)  // no AffectedRoads
+
+    // A French and an English title, no description.
+    #expect(
+      document.incidents[3].sourceTexts == [
+        LocalizedText(text: "Réparation d'un ponceau", language: french),
+        LocalizedText(text: "Culvert repair", language: try LanguageCode("en")),
+      ])
+    let lighting = document.incidents[4]
+    #expect(lighting.startTime == (try utc("2012-10-01T00:00:00Z")))
+    #expect(lighting.endTime == (try utc("2013-11-01T00:00:00Z")))
+  }
+
+  /// Every Open511 JSON document of the publisher shapes above, and the TMDD conversions and
+  /// open511-server records of `../shared/fixtures/open511` when present.
+  @Test func everyPublisherShapedDocumentDecodesWithoutProblems() throws {
+    var documents = try ["tmdd_events.json", "server_roadevents.json"].map {
+      ($0, try ownFixture("open511", $0))
+    }
+    if let shared = Fixtures.shared?.appendingPathComponent("open511") {
+      documents += try ["tmdd_output_1.json", "tmdd_output_2.json", "montreal_five.json"].map {
+        ($0, try Data(contentsOf: shared.appendingPathComponent($0)))
+      }
+    }
+    #expect(documents.count == (Fixtures.shared == nil ? 2 : 5))
+    for (name, data) in documents {
+      #expect(Open511Decoder.recognizes(data), "\(name)")
+      #expect(FeedFormat.detect(data) == .open511, "\(name)")
+      let document = try Open511Decoder.decode(data, options: options)
+      #expect(document.problems.isEmpty, "\(name)")
+      #expect(!document.incidents.isEmpty, "\(name)")
+      #expect(document.incidents.allSatisfy { $0.startTime != nil }, "\(name)")
+      #expect(document.incidents.allSatisfy { !$0.sourceTexts.isEmpty }, "\(name)")
+      #expect(document.incidents.allSatisfy { $0.id.contains("/") }, "\(name)")
+    }
   }
 
   @Test func fuzzSeedsAreRecognisedAndDecode() throws {

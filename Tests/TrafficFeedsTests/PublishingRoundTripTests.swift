@@ -18,7 +18,8 @@ import TrafficTestSupport
 
   static let publicationTime = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
 
-  /// Every situation-bearing fixture: the suite's own and the shared real samples.
+  /// Every situation-bearing fixture: the suite's own, the shipped samples and the shared
+  /// real samples where present.
   static func sources() throws -> [Source] {
     var urls: [URL] = []
     let own = Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures")
@@ -29,8 +30,14 @@ import TrafficTestSupport
         own.appendingPathComponent("\(folder)/\($0)")
       }
     }
+    // The public WZDx samples shipped in Tests/Fixtures, and the development checkout's
+    // other real samples where ../shared is present.
+    let samples = Fixtures.sample("wzdx")
+    urls += try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted().map {
+      samples.appendingPathComponent($0)
+    }
     if let shared = Fixtures.shared {
-      for folder in ["datex2", "wzdx", "open511", "waze"] {
+      for folder in ["datex2", "open511", "waze"] {
         let names = try FileManager.default.contentsOfDirectory(
           atPath: shared.appendingPathComponent(folder).path)
         urls += names.sorted().map { shared.appendingPathComponent("\(folder)/\($0)") }

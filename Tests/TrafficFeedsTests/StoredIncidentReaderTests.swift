@@ -8,12 +8,16 @@ import TrafficTestSupport
 /// The stores' fast body reader must give, for every body the stores write, exactly the
 /// incident `JSONDecoder` gives; whatever it does not read it leaves to `JSONDecoder`.
 @Suite struct StoredIncidentReaderTests {
-  /// Every incident of every feed fixture (the shared real feeds and the project's own).
+  /// Every incident of every feed fixture (the project's own, the shipped
+  /// public samples, and the shared real feeds where present).
   static func fixtureIncidents() throws -> [TrafficIncident] {
     var folders = [
-      Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures")
+      Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures"),
+      Fixtures.sample("wzdx"),
     ]
-    if let shared = Fixtures.shared { folders.append(shared) }
+    if let shared = Fixtures.shared {
+      folders += ["datex2", "open511", "waze"].map { shared.appendingPathComponent($0) }
+    }
     var incidents: [TrafficIncident] = []
     for folder in folders {
       let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)

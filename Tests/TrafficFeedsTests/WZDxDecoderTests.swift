@@ -12,9 +12,10 @@ private func ownFixture(_ name: String) throws -> Data {
       "Tests/TrafficFeedsTests/Fixtures/wzdx/\(name)"))
 }
 
-private func sharedFixture(_ name: String) throws -> Data {
-  let root = try #require(Fixtures.shared)
-  return try Data(contentsOf: root.appendingPathComponent("wzdx/\(name)"))
+/// A public WZDx sample shipped in `Tests/Fixtures/wzdx` (US DOT examples and Colorado
+/// feeds, CC0).
+private func sampleFixture(_ name: String) throws -> Data {
+  try Data(contentsOf: Fixtures.sample("wzdx/\(name)"))
 }
 
 private func date(_ text: String) -> Date? { FeedDates.parseISO8601(text) }
@@ -286,10 +287,9 @@ private let options = FeedOptions(sourceName: "test")
         == 1_500)
   }
 
-  // MARK: Shared real-world fixtures
+  // MARK: Public real-world samples (Tests/Fixtures/wzdx)
 
   @Test(
-    .enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"),
     arguments: [
       ("colorado_i70_noise_wall.json", 1), ("colorado_production_2025_08_07.json", 85),
       ("scenario1_simple_linestring_example.geojson", 5),
@@ -302,8 +302,8 @@ private let options = FeedOptions(sourceName: "test")
       ("scenario7_mobileoperation_linestring_example.geojson", 2),
       ("scenario8_local_access_only_bidirectional_linestring_example.geojson", 2),
     ])
-  func decodesEverySharedFixture(name: String, count: Int) throws {
-    let data = try sharedFixture(name)
+  func decodesEverySample(name: String, count: Int) throws {
+    let data = try sampleFixture(name)
     #expect(WZDxDecoder.recognizes(data))
     let document = try WZDxDecoder.decode(data, options: options)
     #expect(document.problems.isEmpty)
@@ -319,10 +319,10 @@ private let options = FeedOptions(sourceName: "test")
     }
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  @Test
   func mapsTheColoradoProductionFeed() throws {
     let document = try WZDxDecoder.decode(
-      sharedFixture("colorado_production_2025_08_07.json"), options: options)
+      sampleFixture("colorado_production_2025_08_07.json"), options: options)
     #expect(document.publicationTime == date("2025-08-08T00:04:06Z"))
     var counts: [String: Int] = [:]
     for incident in document.incidents {
@@ -356,10 +356,10 @@ private let options = FeedOptions(sourceName: "test")
     #expect(closure.location.polyline.vertices[6].longitude == -105.35357355899998)
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  @Test
   func linksTheDetoursOfScenario4ToTheirWorkZone() throws {
     let document = try WZDxDecoder.decode(
-      sharedFixture("scenario4_detour_linestring_example.geojson"), options: options)
+      sampleFixture("scenario4_detour_linestring_example.geojson"), options: options)
     let workZone = document.incidents[0]
     #expect(workZone.originalId == "a15f7570-b7e6-4367-8ad9-3a462eea65dd")
     #expect(workZone.type == .laneRestriction)
@@ -376,10 +376,10 @@ private let options = FeedOptions(sourceName: "test")
     #expect(detours.map { $0.location.polyline.vertices.count } == [11, 85, 13])
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  @Test
   func convertsScenario6RestrictionUnits() throws {
     let document = try WZDxDecoder.decode(
-      sharedFixture("scenario6_multi_lane_closure_linestring_example.geojson"), options: options)
+      sampleFixture("scenario6_multi_lane_closure_linestring_example.geojson"), options: options)
     let incident = try #require(document.incidents.first)
     #expect(incident.details.lanesClosed == 2)
     #expect(incident.details.totalLanes == 3)
@@ -389,12 +389,12 @@ private let options = FeedOptions(sourceName: "test")
     #expect(incident.vehicleRestrictions == [.all: all])
   }
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
+  @Test
   func readsMultiPointAsStartAndEnd() throws {
     let lines = try WZDxDecoder.decode(
-      sharedFixture("scenario1_simple_linestring_example.geojson"), options: options)
+      sampleFixture("scenario1_simple_linestring_example.geojson"), options: options)
     let points = try WZDxDecoder.decode(
-      sharedFixture("scenario1_simple_multipoint_example.geojson"), options: options)
+      sampleFixture("scenario1_simple_multipoint_example.geojson"), options: options)
     #expect(points.incidents.map(\.originalId) == lines.incidents.map(\.originalId))
     for (point, line) in zip(points.incidents, lines.incidents) {
       #expect(point.location.polyline.vertices.count == 2)

@@ -139,44 +139,102 @@ private let options = FeedOptions(sourceName: "test")
       document.problems.map(\.location) == ["jams[0].line[0].x", "jams[1]", "jams[2].pubMillis"])
   }
 
-  // MARK: Shared real-world fixture
+  // MARK: A processor's jams-only window
 
-  @Test(.enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures"))
-  func decodesTheLouisvilleJams() throws {
-    let root = try #require(Fixtures.shared)
-    let data = try Data(contentsOf: root.appendingPathComponent("waze/louisville_jams_sample.json"))
+  /// A one-minute window as a city's processor archives it: only `jams` (no `alerts`), the
+  /// window times before the list, extra members (`data_file_id`, text times), numeric ids,
+  /// blocked jams with Waze's -1 delay.
+  @Test func decodesAJamsOnlyWindow() throws {
+    let data = try ownFixture("jams_only_window.json")
     #expect(WazeDecoder.recognizes(data))
     let document = try WazeDecoder.decode(data, options: options)
     #expect(document.problems.isEmpty)
-    #expect(document.incidents.count == 50)
-    #expect(document.flowObservations.count == 50)
-    #expect(document.publicationTime == Date(timeIntervalSince1970: 1_550_675_520))
+    #expect(document.isFullRefresh)
+    #expect(document.publicationTime == Date(timeIntervalSince1970: 1_699_979_460))
+    #expect(
+      document.incidents.map(\.id) == [
+        "2031457781", "2031460012", "2029981345", "2030012277", "2031399054", "2031501876",
+      ])
     #expect(document.incidents.allSatisfy { $0.type == .congestion })
-    #expect(document.incidents.filter { $0.impact == .critical }.count == 41)
-    #expect(document.incidents.filter { $0.impact == .major }.count == 7)
-    #expect(document.incidents.filter { $0.impact == .minor }.count == 2)
-    #expect(document.incidents.filter(\.isRoadClosed).count == 38)  // level 5, blocked
+    #expect(
+      document.incidents.map(\.impact) == [.critical, .critical, .critical, .major, .major, .minor])
+    #expect(document.incidents.map(\.isRoadClosed) == [true, true, false, false, false, false])
+    #expect(
+      document.incidents.map(\.details.eventKind) == [
+        .stationaryTraffic, .stationaryTraffic, .stationaryTraffic, .queuingTraffic,
+        .queuingTraffic, .slowTraffic,
+      ])
+    #expect(
+      document.incidents.map(\.parentId) == [
+        "5e0c3b7a-91d4-3c2e-8f6a-0d7b2c4e9a11", "a41d7c92-0be3-3f58-9c16-7e2b5d8f0c34", nil, nil,
+        "0f6e2d19-4a7b-3c85-b2e0-91d3c7a4f562", nil,
+      ])
 
-    let first = document.incidents[0]
-    #expect(first.id == "1125557715")
-    #expect(first.parentId == "49c8c8b4-f3b0-39e0-9a5d-3f1e9847c820")
-    #expect(first.startTime == Date(timeIntervalSince1970: 1_550_646_620.425))
-    #expect(first.details.roadName == "S Brook St")
-    #expect(first.details.area == "Louisville, KY")
-    #expect(first.location.polyline.vertices.count == 3)
-    #expect(first.location.polyline.vertices[0].longitude == -85.757742)
-    #expect(first.location.polyline.vertices[0].latitude == 38.212001)
+    let blocked = document.incidents[0]
+    #expect(blocked.originalId == "2031457781")
+    #expect(blocked.startTime == Date(timeIntervalSince1970: 1_699_951_234.567))
+    #expect(blocked.entryTime == blocked.startTime)
+    #expect(blocked.endTime == nil)
+    #expect(blocked.details.roadName == "E 3rd St")
+    #expect(blocked.location.description == "E 3rd St")
+    #expect(blocked.details.area == "Dayton, OH")
+    #expect(blocked.details.countryCode == "US")
+    #expect(blocked.details.delayInSeconds == nil)  // -1: blocked
+    #expect(blocked.details.queueLengthInMeters == 271)
+    #expect(
+      pairs(blocked.location.polyline) == [
+        [39.759874, -84.186521], [39.759402, -84.184903], [39.758951, -84.183377],
+      ])
+    #expect(document.incidents[1].details.toJunction == "Wayne Ave")
 
-    let fern = document.flowObservations[2]
-    #expect(fern.sourceId == "1113087877")
-    #expect(fern.speedInMetersPerSecond == 1.825)
-    #expect(fern.delayInSeconds == 165)
-    #expect(fern.jamFactor == 8)  // level 4
-    #expect(fern.time == Date(timeIntervalSince1970: 1_550_675_520))
-    let freeFlow = try #require(fern.freeFlowSpeedInMetersPerSecond)
-    #expect(abs(freeFlow - 392 / (392 / 1.825 - 165)) < 1e-9)
-    #expect(fern.polyline.vertices.count == 11)
-    #expect(document.incidents[2].details.toJunction == "Preston Hwy")
+    let highway = document.incidents[3]
+    #expect(highway.details.area == nil)  // no city
+    #expect(highway.details.fromJunction == "I-75")
+    #expect(highway.details.toJunction == "James H McGee Blvd")
+    #expect(highway.details.delayInSeconds == 95)
+    #expect(highway.location.polyline.vertices.count == 4)
+
+    let flow = document.flowObservations
+    #expect(flow.map(\.sourceId) == document.incidents.map(\.originalId))
+    #expect(flow.map(\.jamFactor) == [10, 10, 8, 6, 6, 4])
+    #expect(flow.allSatisfy { $0.time == Date(timeIntervalSince1970: 1_699_979_460) })
+    #expect(flow[0].speedInMetersPerSecond == 0)
+    #expect(flow[0].delayInSeconds == nil)
+    #expect(flow[0].freeFlowSpeedInMetersPerSecond == nil)
+    let salem = flow[2]
+    #expect(salem.speedInMetersPerSecond == 2)
+    #expect(salem.delayInSeconds == 190)
+    #expect(salem.polyline.vertices.count == 6)
+    // 480 m in 240 s, 190 s of it delay: 480 m in 50 s at free flow.
+    #expect(abs(try #require(salem.freeFlowSpeedInMetersPerSecond) - 9.6) < 1e-9)
+    #expect(flow[5].speedInMetersPerSecond == 5.36)
+    let farHillsFreeFlow: Double = 330 / (330 / 5.36 - 28)
+    #expect(abs(try #require(flow[5].freeFlowSpeedInMetersPerSecond) - farHillsFreeFlow) < 1e-9)
+  }
+
+  /// Every jams-only window: the one above, and Louisville's archived window of
+  /// `../shared/fixtures/waze` when present.
+  @Test func everyJamsOnlyWindowDecodes() throws {
+    var documents = [("jams_only_window.json", try ownFixture("jams_only_window.json"))]
+    if let shared = Fixtures.shared {
+      let name = "louisville_jams_sample.json"
+      documents.append((name, try Data(contentsOf: shared.appendingPathComponent("waze/\(name)"))))
+    }
+    for (name, data) in documents {
+      #expect(WazeDecoder.recognizes(data), "\(name)")
+      #expect(FeedFormat.detect(data) == .waze, "\(name)")
+      let document = try WazeDecoder.decode(data, options: options)
+      #expect(document.problems.isEmpty, "\(name)")
+      #expect(!document.incidents.isEmpty, "\(name)")
+      #expect(document.flowObservations.count == document.incidents.count, "\(name)")
+      #expect(document.incidents.allSatisfy { $0.type == .congestion }, "\(name)")
+      #expect(document.publicationTime != nil, "\(name)")
+      #expect(
+        document.incidents.filter(\.isRoadClosed).count
+          == document.flowObservations.filter { $0.jamFactor == 10 }.count, "\(name)")
+      #expect(
+        document.flowObservations.allSatisfy { $0.time == document.publicationTime }, "\(name)")
+    }
   }
 }
 

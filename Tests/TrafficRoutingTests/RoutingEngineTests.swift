@@ -10,11 +10,8 @@ import TrafficTestSupport
 /// The routing engine against an independent reference (Roads' Dijkstra on the same
 /// network), and on live traffic: closures avoided, slow roads left for faster ones.
 @Suite struct RoutingEngineTests {
-  static let liechtenstein: RoadNetwork? = Fixtures.shared.flatMap { shared in
-    try? OSMImporter.importNetwork(
-      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
-      options: OSMImportOptions(countryCode: "LI"))
-  }
+  static let liechtenstein: RoadNetwork? = try? OSMImporter.importNetwork(
+    from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))
 
   static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -64,12 +64,9 @@ enum NetworkFixtures {
     return try RoadNetwork(nodes: nodes, segments: segments)
   }
 
-  /// The Liechtenstein network, when `../shared/fixtures/osm` is present.
-  static let liechtenstein: RoadNetwork? = Fixtures.shared.flatMap { shared in
-    try? OSMImporter.importNetwork(
-      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
-      options: OSMImportOptions(countryCode: "LI"))
-  }
+  /// The Liechtenstein network (`Tests/Fixtures/osm`); `nil` only if its import fails.
+  static let liechtenstein: RoadNetwork? = try? OSMImporter.importNetwork(
+    from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))
 
   /// A path of up to `count` connected segments starting with `first`, never turning back.
   static func path(from first: Int, count: Int, in network: RoadNetwork) -> [Int] {

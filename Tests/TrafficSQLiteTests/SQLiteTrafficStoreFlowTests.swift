@@ -75,8 +75,7 @@ import TrafficTestSupport
   }
 
   @Test(
-    "an engine restarted on the file answers flow queries as before (Liechtenstein)",
-    .enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures/osm"))
+    "an engine restarted on the file answers flow queries as before (Liechtenstein)")
   func restartLiechtenstein() throws {
     let network = try #require(NetworkFixtures.liechtenstein)
     let primary = network.segments.filter { $0.roadClass == .primary }.map(\.id)

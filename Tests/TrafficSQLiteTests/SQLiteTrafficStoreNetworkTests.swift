@@ -51,8 +51,7 @@ import TrafficTestSupport
   }
 
   @Test(
-    "the Liechtenstein network round-trips through the file",
-    .enabled(if: Fixtures.shared != nil, "needs ../shared/fixtures/osm"))
+    "the Liechtenstein network round-trips through the file")
   func liechtenstein() throws {
     let network = try #require(NetworkFixtures.liechtenstein)
     let directory = try TemporaryDirectory()

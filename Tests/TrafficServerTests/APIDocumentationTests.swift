@@ -23,7 +23,7 @@ import TrafficTestSupport
 @Suite struct APIDocumentationTests {
   /// The kinds of route `Route` distinguishes.
   enum RouteKind: CaseIterable {
-    case index, health, metrics, incidents, incidentStream, incidentLookup, flow, feeds
+    case index, health, readiness, metrics, incidents, incidentStream, incidentLookup, flow, feeds
     case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
     case datex2Situations, wzdxFeed
   }
@@ -33,6 +33,7 @@ import TrafficTestSupport
     switch route {
     case .index: return .index
     case .health: return .health
+    case .readiness: return .readiness
     case .metrics: return .metrics
     case .incidents: return .incidents
     case .incidentStream: return .incidentStream
@@ -85,6 +86,7 @@ import TrafficTestSupport
     var samples = [
       Sample(method: "GET", target: "/"),
       Sample(method: "GET", target: "/healthz"),
+      Sample(method: "GET", target: "/readyz"),
       Sample(method: "GET", target: "/metrics"),
       Sample(method: "GET", target: "/api"),
       Sample(method: "GET", target: "/v1/info"),

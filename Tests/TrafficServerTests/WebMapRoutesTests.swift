@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Testing
 import Traffic
@@ -32,6 +33,15 @@ import TrafficTestSupport
     }
     let style = server.handle(ServerFixtures.get("/web/style.css"))
     #expect(style.headers["Content-Type"] == "text/css; charset=utf-8")
+    // The popup words of every language on the page's menu, each with every type name.
+    let words = server.handle(ServerFixtures.get("/web/words.json"))
+    #expect(words.headers["Content-Type"] == "application/json; charset=utf-8")
+    let table = try JSONParser.parse(words.body)
+    for language in ["en", "de", "fr", "es", "it", "nl", "pl"] {
+      let types = table[language]?["types"]
+      #expect(table[language]?["closed"]?.string != nil, "\(language)")
+      #expect(types?["accident"]?.string != nil && types?["other"]?.string != nil)
+    }
     ServerFixtures.expectError(
       server.handle(ServerFixtures.get("/web/nothing.js")), status: 404, code: "httpError")
   }

@@ -6,7 +6,7 @@ import Foundation
 /// tests, so a missing file fails the test that needs it, naming the package: a test that
 /// skipped instead would hide a package missing from the list (that is how `sumo-tools`
 /// went unnoticed). Each path is written whole, as a constant, so that
-/// `../shared/tools/check-debian-deps` finds it and checks its package is in the list.
+/// `.ci/check-debian-deps` finds it and checks its package is in the list.
 public struct DebianFile: Sendable, CustomStringConvertible {
   /// The absolute path of the file.
   public let path: String

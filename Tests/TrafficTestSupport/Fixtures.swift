@@ -12,8 +12,20 @@ public enum Fixtures {
     repositoryRoot.appendingPathComponent("Tests/\(suite)/Vectors/\(name)")
   }
 
-  /// The shared real-world fixtures folder (`../shared/fixtures` beside the project), or
-  /// `nil` when it is absent.
+  /// A public sample file shipped with the repository under `Tests/Fixtures/` (see its
+  /// `NOTICE` for each file's origin and licence): `osm/…`, `wzdx/…`, `schemas/…`.
+  public static func sample(_ path: String) -> URL {
+    repositoryRoot.appendingPathComponent("Tests/Fixtures/\(path)")
+  }
+
+  /// The Liechtenstein OpenStreetMap extract of 2013-08-03 (ODbL), `.osm.pbf` or `.osm.bz2`.
+  public static func liechtenstein(_ extension: String = "osm.pbf") -> URL {
+    sample("osm/liechtenstein-2013-08-03.\(`extension`)")
+  }
+
+  /// The development checkout's extra real-world samples (`../shared/fixtures` beside the
+  /// project), or `nil` when it is absent, as in every public clone. Tests may add its files
+  /// to what they cover, never depend on it.
   public static var shared: URL? {
     let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
     return FileManager.default.fileExists(atPath: url.path) ? url : nil

@@ -3,7 +3,7 @@ import Foundation
 /// The official validators the published DATEX II and WZDx documents must pass: `xmllint
 /// --schema` with the DATEX II v3.7 schema vendored under
 /// `Tests/TrafficFeedsTests/Fixtures/datex2-v3-schema/`, and Debian's python3-jsonschema with
-/// the WZDx 4.2 and GeoJSON schemas of `../shared/fixtures/schemas/`.
+/// the WZDx 4.2 and GeoJSON schemas of `Tests/Fixtures/schemas/`.
 public enum PublishedDocumentValidator {
   /// libxml2's command-line tool, which validates against an XML Schema.
   public static let xmllint = DebianFile("/usr/bin/xmllint", package: "libxml2-utils")
@@ -54,15 +54,12 @@ public enum PublishedDocumentValidator {
   public static func validateWZDx(_ documents: [Data]) throws -> Verdict {
     try python.require()
     try jsonSchema.require()
-    guard let shared = Fixtures.shared else {
-      throw SchemasMissing()
-    }
     return try withFiles(documents, named: "feed-%d.geojson") { paths in
       try run(
         python.path,
         [
-          wzdxScript.path, shared.appendingPathComponent("schemas/wzdx-4.2").path,
-          shared.appendingPathComponent("schemas/geojson").path,
+          wzdxScript.path, Fixtures.sample("schemas/wzdx-4.2").path,
+          Fixtures.sample("schemas/geojson").path,
         ] + paths)
     }
   }
@@ -83,13 +80,5 @@ public enum PublishedDocumentValidator {
       paths.append(url.path)
     }
     return try body(paths)
-  }
-}
-
-/// The shared fixtures folder, which holds the WZDx schemas, is absent.
-public struct SchemasMissing: Error, CustomStringConvertible {
-  /// What is missing, and where it should be.
-  public var description: String {
-    "the WZDx 4.2 schemas live in ../shared/fixtures/schemas, which is absent"
   }
 }

@@ -9,7 +9,7 @@ import TrafficTestSupport
     let text = try String(
       contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
     var targets: [String: Set<String>] = [:]
-    for kind in [".target(", ".executableTarget(", ".systemLibrary("] {
+    for kind in [".target(", ".executableTarget(", ".systemLibrary(", ".plugin("] {
       var rest = text[...]
       while let start = rest.range(of: kind) {
         // The call's text, up to its closing parenthesis.

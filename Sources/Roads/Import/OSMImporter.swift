@@ -181,7 +181,7 @@ public enum OSMImporter {
     do {
       try process.run()
     } catch {
-      throw .missingTool(name: "bzip2", reason: "\(error.localizedDescription)")
+      throw .missingTool(name: "bzip2", reason: SystemErrorText.reason(error))
     }
     let descriptor = output.fileHandleForReading.fileDescriptor
     guard let stream = InputStream(fileAtPath: "/dev/fd/\(descriptor)") else {

@@ -90,7 +90,7 @@ struct PBFReader {
     do {
       handle = try FileHandle(forReadingFrom: url)
     } catch {
-      throw .unreadable(file: url.path, reason: "\(error.localizedDescription)")
+      throw .unreadable(file: url.path, reason: SystemErrorText.reason(error))
     }
     defer { try? handle.close() }
     if let offsets {
@@ -125,7 +125,7 @@ struct PBFReader {
     do {
       data = try handle.read(upToCount: count) ?? Data()
     } catch {
-      throw .unreadable(file: url.path, reason: "\(error.localizedDescription)")
+      throw .unreadable(file: url.path, reason: SystemErrorText.reason(error))
     }
     guard data.count == count else {
       throw .malformed(
@@ -145,7 +145,7 @@ struct PBFReader {
     do {
       lengthData = try handle.read(upToCount: 4) ?? Data()
     } catch {
-      throw .unreadable(file: url.path, reason: "\(error.localizedDescription)")
+      throw .unreadable(file: url.path, reason: SystemErrorText.reason(error))
     }
     if lengthData.isEmpty { return nil }
     let position = "block \(index) at byte \(offset)"

@@ -71,7 +71,7 @@ public enum SUMONetworkImporter {
     if magic == Data([0x1F, 0x8B]) {
       let compressed: Data
       do { compressed = try Data(contentsOf: url) } catch {
-        throw .unreadable(file: url.path, reason: error.localizedDescription)
+        throw .unreadable(file: url.path, reason: SystemErrorText.reason(error))
       }
       let xml: Data
       do { xml = try Gzip.decompress(compressed, maxOutputBytes: maxUncompressedBytes) } catch {

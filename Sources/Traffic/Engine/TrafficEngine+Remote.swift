@@ -40,6 +40,12 @@ extension TrafficEngine {
   /// Whether this engine asks a server rather than a local store.
   public var isRemote: Bool { remote != nil }
 
+  /// Why the process's last request to a server that reached none failed, in plain words
+  /// ("connection refused"), or `nil`.
+  package static var lastTransportFailure: String? {
+    RemoteTrafficClient.lastTransportFailure.withLock { $0 }
+  }
+
   /// A `GET` of `path` on the server of a remote engine, with the status and body of any
   /// HTTP answer; `nil` for an embedded engine.
   ///

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -13,6 +14,10 @@ final class RemoteTrafficClient: Sendable {
   let baseURL: URL
   private let apiKey: String?
   private let session: URLSession
+  /// Why the process's last request that reached no server failed, in plain words
+  /// ("connection refused"), for messages that name the reason; the SDK's error keeps
+  /// HERE's cases.
+  static let lastTransportFailure = Mutex<String?>(nil)
   /// Requests whose URL would exceed this many bytes are sent as `POST` with a JSON body
   /// (long corridors).
   static let maximumURLLength = 2_000
@@ -199,10 +204,12 @@ final class RemoteTrafficClient: Sendable {
     do {
       (data, response) = try await session.data(for: request)
     } catch let error as URLError {
+      Self.lastTransportFailure.withLock { $0 = SystemErrorText.reason(error) }
       throw Self.map(error)
     } catch is CancellationError {
       throw .operationCancelled
     } catch {
+      Self.lastTransportFailure.withLock { $0 = SystemErrorText.reason(error) }
       throw .serverUnreachable
     }
     guard let http = response as? HTTPURLResponse else {

@@ -166,6 +166,6 @@ final class FeedChunks {
     {
       return String(cString: strerror(code.rawValue))
     }
-    return error.localizedDescription
+    return SystemErrorText.reason(error)
   }
 }

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Synchronization
 import Traffic
@@ -306,7 +307,7 @@ public final class FeedPoller: Sendable {
     } catch {
       throw FeedError(
         format: feed.format ?? .hereV7, location: feed.displayURL,
-        reason: "fetch failed: \(error.localizedDescription)")
+        reason: "fetch failed: \(SystemErrorText.reason(error))")
     }
     if let http = response as? HTTPURLResponse {
       if http.statusCode == 304 { return }

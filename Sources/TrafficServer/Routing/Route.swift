@@ -2,6 +2,8 @@
 enum Route: Equatable {
   case index
   case health
+  /// `/readyz`: 200 once the data serves, 503 while it loads.
+  case readiness
   case metrics
   case incidents
   case incidentStream
@@ -33,6 +35,7 @@ enum Route: Equatable {
     switch rawPath {
     case "/": self = .index
     case "/healthz": self = .health
+    case "/readyz": self = .readiness
     case "/metrics": self = .metrics
     case "/v7/incidents": self = .incidents
     case "/v7/incidents/stream": self = .incidentStream
@@ -73,6 +76,7 @@ enum Route: Equatable {
     switch self {
     case .index: return "/"
     case .health: return "/healthz"
+    case .readiness: return "/readyz"
     case .metrics: return "/metrics"
     case .incidents: return "/v7/incidents"
     case .incidentStream: return "/v7/incidents/stream"
@@ -113,7 +117,7 @@ enum Route: Equatable {
   /// Whether the route needs an API key when keys are configured.
   var needsKey: Bool {
     switch self {
-    case .index, .health, .webAsset, .leaflet, .apiSummary: return false
+    case .index, .health, .readiness, .webAsset, .leaflet, .apiSummary: return false
     default: return true
     }
   }

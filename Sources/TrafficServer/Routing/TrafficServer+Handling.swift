@@ -171,6 +171,7 @@ extension TrafficServer {
     case .tile(let layer, let rawAddress):
       return try tile(layer, rawAddress: rawAddress, query: query, request: request)
     case .health: return health()
+    case .readiness: return readiness()
     case .metrics: return metricsPage()
     case .incidents:
       return try incidents(request, query: try RequestParameters.of(decoded(request), query: query))

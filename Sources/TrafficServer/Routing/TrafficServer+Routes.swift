@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Geo
 import Traffic
+import TrafficBuildInfo
 import TrafficFeeds
 
 extension TrafficServer {
@@ -256,11 +257,13 @@ extension TrafficServer {
     return .uncachedJSON(writer.bytes)
   }
 
-  /// `GET /healthz`.
+  /// `GET /healthz`: liveness, whatever the data's state.
   func health() -> HTTPResponse {
-    var writer = JSONWriter(capacity: 128)
+    var writer = JSONWriter(capacity: 160)
     writer.beginObject()
     writer.member("status", "ok")
+    writer.member("version", BuildInfo.version)
+    writer.member("revision", BuildInfo.revision)
     writer.member("incidents", engine.incidentCount)
     writer.member("sourceUpdated", engine.lastUpdate)
     // False while the incidents load in the background: queries are answered meanwhile,
@@ -270,9 +273,31 @@ extension TrafficServer {
     return .uncachedJSON(writer.bytes)
   }
 
+  /// `GET /readyz`: readiness for a load balancer. The server listens only once its store
+  /// is open; it is ready once the incidents have loaded into the snapshot that answers
+  /// (200 `ready`); until then 503 `loading`, while `/healthz` already answers 200.
+  func readiness() -> HTTPResponse {
+    let ready = engine.isLoaded
+    var writer = JSONWriter(capacity: 96)
+    writer.beginObject()
+    writer.member("status", ready ? "ready" : "loading")
+    writer.member("incidents", engine.incidentCount)
+    writer.endObject()
+    var response = HTTPResponse.uncachedJSON(writer.bytes)
+    if !ready {
+      response.status = 503
+      response.headers.add("Retry-After", "1")
+    }
+    return response
+  }
+
   /// `GET /metrics` in the Prometheus text format.
   func metricsPage() -> HTTPResponse {
-    var text = metrics.exposition()
+    var text = "# HELP traffic_build_info The build that serves: version and git revision.\n"
+    text += "# TYPE traffic_build_info gauge\n"
+    text +=
+      "traffic_build_info{version=\"\(BuildInfo.version)\",revision=\"\(BuildInfo.revision)\"} 1\n"
+    text += metrics.exposition()
     text += connections.exposition()
     text +=
       "# HELP traffic_event_streams_refused_total Event streams refused: the client held its "
@@ -414,7 +439,7 @@ extension TrafficServer {
         <code>GET /tiles/traffic/{z}/{x}/{y}.mvt</code> (Mapbox Vector Tile)</li>
       <li><code>GET /v1/info</code> (counts and data bounds)</li>
       <li><code>GET /</code> (the web map), <code>GET /healthz</code>,
-        <code>GET /metrics</code></li>
+        <code>GET /readyz</code>, <code>GET /metrics</code></li>
       </ul>
       <p>Authentication: <code>apiKey=</code> or <code>Authorization: Bearer</code> when keys
       are configured.</p>

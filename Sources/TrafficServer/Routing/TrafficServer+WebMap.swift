@@ -72,7 +72,7 @@ extension TrafficServer {
     return response
   }
 
-  /// `GET /web/{file}`: the web map's script and style sheet.
+  /// `GET /web/{file}`: the web map's script, style sheet and words.
   func webAsset(rawName: Substring) throws(TrafficQueryError) -> HTTPResponse {
     guard let name = QueryParameters.percentDecoded(rawName), let data = WebAssets.data(name)
     else {
@@ -141,7 +141,7 @@ enum WebAssets {
     guard let folder = Bundle.module.resourceURL?.appendingPathComponent("web") else {
       return files
     }
-    for name in ["index.html", "app.js", "style.css"] {
+    for name in ["index.html", "app.js", "style.css", "words.json"] {
       if let data = FileManager.default.contents(
         atPath: folder.appendingPathComponent(name).path)
       {

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import TrafficFeeds
 
@@ -160,7 +161,8 @@ public struct ServerConfiguration: Sendable {
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-      throw .invalidConfiguration("cannot read the API keys file \(path): \(error)")
+      throw .invalidConfiguration(
+        "cannot read the API keys file \(path): \(SystemErrorText.reason(error))")
     }
     let keys = Set(
       text.split(whereSeparator: \.isNewline)

@@ -9,11 +9,8 @@ import TrafficTestSupport
 /// Typical weeks: the harmonic mean per five-minute bin of the local week, borrowing for
 /// thin bins, and the flow answered from them where nothing is live.
 @Suite struct TypicalSpeedsTests {
-  static let liechtenstein: RoadNetwork? = Fixtures.shared.flatMap { shared in
-    try? OSMImporter.importNetwork(
-      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
-      options: OSMImportOptions(countryCode: "LI"))
-  }
+  static let liechtenstein: RoadNetwork? = try? OSMImporter.importNetwork(
+    from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))
 
   @Test("a bin holds the harmonic mean of its samples, then fades old ones")
   func harmonicMean() throws {

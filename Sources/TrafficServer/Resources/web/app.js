@@ -7,45 +7,10 @@
 
   const LANGUAGES = ['en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'nl-NL', 'pl-PL'];
   const REFRESH_MS = 60000;
-  // Popup labels and incident type names by language (the descriptions come from the
-  // server, worded in the language asked for).
-  const WORDS = {
-    en: { from: 'From', until: 'Until', where: 'Where', closed: 'Road closed',
-      types: { accident: 'Accident', congestion: 'Congestion', construction: 'Roadworks',
-        disabledVehicle: 'Broken-down vehicle', massTransit: 'Public transport',
-        plannedEvent: 'Planned event', roadHazard: 'Road hazard', weather: 'Weather',
-        roadClosure: 'Road closure', laneRestriction: 'Lane restriction', other: 'Incident' } },
-    de: { from: 'Von', until: 'Bis', where: 'Ort', closed: 'Straße gesperrt',
-      types: { accident: 'Unfall', congestion: 'Stau', construction: 'Baustelle',
-        disabledVehicle: 'Pannenfahrzeug', massTransit: 'Nahverkehr',
-        plannedEvent: 'Veranstaltung', roadHazard: 'Gefahr', weather: 'Wetter',
-        roadClosure: 'Sperrung', laneRestriction: 'Fahrstreifensperrung', other: 'Ereignis' } },
-    fr: { from: 'Depuis', until: 'Jusqu\u2019au', where: 'Lieu', closed: 'Route fermée',
-      types: { accident: 'Accident', congestion: 'Embouteillage', construction: 'Travaux',
-        disabledVehicle: 'Véhicule en panne', massTransit: 'Transports en commun',
-        plannedEvent: 'Événement', roadHazard: 'Danger', weather: 'Météo',
-        roadClosure: 'Fermeture', laneRestriction: 'Voie fermée', other: 'Incident' } },
-    es: { from: 'Desde', until: 'Hasta', where: 'Lugar', closed: 'Carretera cortada',
-      types: { accident: 'Accidente', congestion: 'Retención', construction: 'Obras',
-        disabledVehicle: 'Vehículo averiado', massTransit: 'Transporte público',
-        plannedEvent: 'Evento', roadHazard: 'Peligro', weather: 'Meteorología',
-        roadClosure: 'Corte', laneRestriction: 'Carril cortado', other: 'Incidencia' } },
-    it: { from: 'Dal', until: 'Al', where: 'Luogo', closed: 'Strada chiusa',
-      types: { accident: 'Incidente', congestion: 'Coda', construction: 'Lavori',
-        disabledVehicle: 'Veicolo in panne', massTransit: 'Trasporto pubblico',
-        plannedEvent: 'Evento', roadHazard: 'Pericolo', weather: 'Meteo',
-        roadClosure: 'Chiusura', laneRestriction: 'Corsia chiusa', other: 'Evento' } },
-    nl: { from: 'Van', until: 'Tot', where: 'Plaats', closed: 'Weg afgesloten',
-      types: { accident: 'Ongeval', congestion: 'File', construction: 'Werkzaamheden',
-        disabledVehicle: 'Pechgeval', massTransit: 'Openbaar vervoer',
-        plannedEvent: 'Evenement', roadHazard: 'Gevaar', weather: 'Weer',
-        roadClosure: 'Afsluiting', laneRestriction: 'Rijstrook dicht', other: 'Melding' } },
-    pl: { from: 'Od', until: 'Do', where: 'Miejsce', closed: 'Droga zamknięta',
-      types: { accident: 'Wypadek', congestion: 'Korek', construction: 'Roboty drogowe',
-        disabledVehicle: 'Zepsuty pojazd', massTransit: 'Komunikacja publiczna',
-        plannedEvent: 'Wydarzenie', roadHazard: 'Zagrożenie', weather: 'Pogoda',
-        roadClosure: 'Zamknięcie', laneRestriction: 'Zwężenie', other: 'Zdarzenie' } },
-  };
+  // Popup labels and incident type names by language, from words.json (the descriptions
+  // come from the server, worded in the language asked for); English until it loads.
+  let WORDS = { en: { from: 'From', until: 'Until', where: 'Where', closed: 'Road closed',
+    types: { other: 'Incident' } } };
 
   function words() { return WORDS[state.language.slice(0, 2)] || WORDS.en; }
 
@@ -556,6 +521,11 @@
   // MARK: Start
 
   async function start() {
+    try {
+      WORDS = await getJSON('/web/words.json');
+    } catch (error) {
+      updateStatus(error.message);
+    }
     try {
       state.info = await getJSON('/v1/info');
     } catch (error) {

@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+import Testing
+import Traffic
+import TrafficSQLite
+import TrafficTestSupport
+
+@testable import traffic
+
+/// A new user's mistakes make no files and get one line in our words naming the file or
+/// URL and the reason; `-` is standard input and output.
+@Suite struct CarefulCommandsTests {
+  /// A fresh directory, removed by the caller.
+  static func directory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("careful-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static let feed = Fixtures.repositoryRoot.appendingPathComponent(
+    "Tests/TrafficFeedsTests/Fixtures/datex2/v3_situation.xml")
+
+  @Test(arguments: [
+    ["incidents", "--circle", "52.5,13.4,1000"], ["lookup", "x"],
+    ["flow", "--circle", "52.5,13.4,1000"], ["export", "osrm", "-o", "out.csv"],
+    ["profiles", "import", "FEED"], ["probes", "import", "FEED"],
+  ])
+  func commandsThatReadNeverCreateAStore(arguments: [String]) async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("typo.sqlite").path
+    let result = await runTraffic(
+      arguments.map { $0 == "FEED" ? Self.feed.path : $0 } + ["--db", db])
+    #expect(result.status == .usage, "\(result.output)")
+    #expect(result.errors.contains("no store at \(db)"), "\(result.errors)")
+    #expect(result.errors.split(separator: "\n").count == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+  }
+
+  @Test(arguments: [
+    (["import", "--bogus", "FEED"], "unknown option --bogus"),
+    (["import", "nosuch.xml"], "nosuch.xml: no such file"),
+    (["import", "FEED", "nosuch.xml"], "nosuch.xml: no such file"),
+    (["import", "DIR"], "is a directory, not a file"),
+    (["network", "import", "nosuch.osm.pbf"], "nosuch.osm.pbf: no such file"),
+    (["network", "import", "DIR"], "is a directory, not a file"),
+    (["network", "import", "--bogus", "x.osm"], "unknown option --bogus"),
+  ])
+  func nothingIsWrittenBeforeTheInputsAreChecked(
+    arguments: [String], message: String
+  ) async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    let result = await runTraffic(
+      arguments.map {
+        $0 == "FEED"
+          ? Self.feed.path : $0 == "DIR" ? FileManager.default.temporaryDirectory.path : $0
+      } + ["--db", db])
+    #expect(result.status == .usage)
+    #expect(result.errors.contains(message), "\(result.errors)")
+    #expect(!result.errors.contains("Error Domain") && !result.errors.contains("CoreFoundation"))
+    #expect(!FileManager.default.fileExists(atPath: db), "no store was created")
+  }
+
+  @Test func flowOnAStoreWithoutRoadsSaysSo() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    #expect(await runTraffic(["import", "--db", db, Self.feed.path]).status == .success)
+    let result = await runTraffic(["flow", "--db", db, "--circle", "52.5,13.4,1000"])
+    #expect(result.status == .usage)
+    #expect(result.errors.contains("holds no road network"), "\(result.errors)")
+    #expect(result.errors.contains("traffic network import FILE"))
+  }
+
+  @Test func anUnreachableServerIsNamedWithTheReason() async {
+    let result = await runTraffic([
+      "incidents", "--server", "http://127.0.0.1:1", "--circle", "52.5,13.4,1000",
+    ])
+    #expect(result.status == .failure)
+    #expect(result.errors.contains("http://127.0.0.1:1"), "\(result.errors)")
+    #expect(result.errors.contains("connection refused"), "\(result.errors)")
+  }
+
+  @Test func aMissingKeysFileIsOneLineInOurWords() async {
+    let result = await runTraffic(["serve", "--keys-file", "/nonexistent/keys", "--port", "0"])
+    #expect(result.status == .usage)
+    #expect(result.errors.contains("/nonexistent/keys: no such file"), "\(result.errors)")
+    #expect(!result.errors.contains("Error Domain") && !result.errors.contains("NSCocoa"))
+    #expect(result.errors.split(separator: "\n").count == 1)
+  }
+
+  @Test func renderWritesThePictureToStandardOutput() async throws {
+    let database = try MapCommandsTests.database()
+    defer { TemporaryFiles.removeDatabase(database) }
+    let bytes = Mutex(Data()), errors = Mutex("")
+    let console = Console(
+      write: { text in bytes.withLock { $0 += Data(text.utf8) } },
+      writeError: { text in errors.withLock { $0 += text } },
+      writeBytes: { data in bytes.withLock { $0 += data } })
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let status = await CommandLineTool.run(
+      [
+        "render", "--db", database, "--center", "47.14,9.52", "--zoom", "14", "--size",
+        "64x48", "-o", "-",
+      ], console: console)
+    #expect(status == .success, "\(errors.withLock { $0 })")
+    let png = bytes.withLock { $0 }
+    #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+    #expect(errors.withLock { $0 }.hasPrefix("wrote - (64x48"), "the summary goes to stderr")
+    #expect(!FileManager.default.fileExists(atPath: "-"))
+  }
+
+  /// The built `traffic` binary, beside the test bundle.
+  static func trafficBinary() throws -> URL {
+    let candidates = [
+      Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+      Fixtures.repositoryRoot.appendingPathComponent(".build/debug"),
+    ]
+    return try #require(
+      candidates.map { $0.appendingPathComponent("traffic") }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) })
+  }
+
+  @Test func importReadsStandardInput() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    let process = Process()
+    process.executableURL = try Self.trafficBinary()
+    process.arguments = ["import", "--db", db, "-"]
+    process.currentDirectoryURL = directory
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    input.fileHandleForWriting.write(try Data(contentsOf: Self.feed))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.hasPrefix("datex2 stdin: "), "\(text)")
+    let stored = try SQLiteTrafficStore(path: db).currentIncidents()
+    #expect(!stored.isEmpty)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        .allSatisfy { $0.hasPrefix("store.sqlite") })
+  }
+}
