@@ -14,7 +14,7 @@ VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 # The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).
 RUN_ARGS ?= serve --demo
 
-.PHONY: deps deps-test deps-bench routing-tools run test bench fuzz build release format lint vectors clean
+.PHONY: deps deps-test deps-bench routing-tools run test bench fuzz build release install format lint vectors clean
 
 # The routing engines the speed exports are for, run by the export tests: OSRM and Valhalla
 # as their official Python wheels ship them (prebuilt programs with their libraries; only
@@ -67,13 +67,33 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --product traffic
 
+# Installs the release binary with its resource bundles (the web map, the text catalogs,
+# the demo's recording) in $(PREFIX)/lib/swift-traffic, where it finds them from its own
+# location, and links it as $(PREFIX)/bin/traffic; the manual page traffic(1), made by
+# `traffic help --man`, and the systemd unit dist/traffic.service.in with the prefix filled
+# in. DESTDIR stages a package.
+PREFIX ?= /usr/local
+install: release
+	@bin="$$($(SWIFT) build -c release --show-bin-path)"; \
+	  lib="$(DESTDIR)$(PREFIX)/lib/swift-traffic"; \
+	  rm -rf "$$lib" && mkdir -p "$$lib" "$(DESTDIR)$(PREFIX)/bin" && \
+	  install -m 755 "$$bin/traffic" "$$lib/traffic" && \
+	  for bundle in "$$bin"/*.resources; do cp -R "$$bundle" "$$lib/"; done && \
+	  ln -sfn ../lib/swift-traffic/traffic "$(DESTDIR)$(PREFIX)/bin/traffic" && \
+	  mkdir -p "$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/lib/systemd/system" && \
+	  "$$lib/traffic" help --man > "$(DESTDIR)$(PREFIX)/share/man/man1/traffic.1" && \
+	  sed 's|@PREFIX@|$(PREFIX)|g' dist/traffic.service.in \
+	    > "$(DESTDIR)$(PREFIX)/lib/systemd/system/traffic.service" && \
+	  echo "installed $(DESTDIR)$(PREFIX)/bin/traffic ($$("$$lib/traffic" --version))," \
+	    "its manual page and the systemd unit traffic.service"
+
 run: release
 	$$($(SWIFT) build -c release --show-bin-path)/traffic $(RUN_ARGS)
 
 # Suites that time real sockets and child processes run in a second pass, one test at a
 # time: beside CPU-bound or blocking tests, the two-thread cooperative pool of a two-core
 # machine would starve their waits.
-TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
+TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|InstalledDemoTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
 test: deps-test routing-tools
 	$(SWIFT) build --build-tests

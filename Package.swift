@@ -57,7 +57,9 @@ let package = Package(
       resources: [.copy("Resources/web")]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
     .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
-    .target(name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"]),
+    .target(
+      name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"],
+      exclude: ["Resources/README.md"], resources: [.copy("Resources/a10kw-probes.ndjson")]),
 
     // Executables: argument handling and a call into the libraries.
     .executableTarget(

@@ -13,8 +13,8 @@ import Traffic
 /// begins, and covers one rush hour and quiet period (the roadworks queue builds and clears):
 /// the traffic at its end is like that at its beginning, and the loop hardly shows.
 ///
-/// `Samples/demo/a10kw-probes.ndjson` was made with
-/// `TRAFFIC_DEMO_RECORD=Samples/demo/a10kw-probes.ndjson swift test --filter DemoRecorderTests`
+/// `Sources/TrafficDemo/Resources/a10kw-probes.ndjson` was made with
+/// `TRAFFIC_DEMO_RECORD=Sources/TrafficDemo/Resources/a10kw-probes.ndjson swift test --filter DemoRecorderTests`
 /// (SUMO 1.15 from Debian 12, the default configuration below).
 package enum DemoRecorder {
   /// Where recorded times start: simulation second 0 (2025-01-01T00:00:00Z).

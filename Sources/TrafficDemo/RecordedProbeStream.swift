@@ -7,14 +7,25 @@ import Traffic
 /// ``SUMOProbeStream`` — the demo's traffic on machines without SUMO.
 ///
 /// The recording is a probe document in any format of `ProbeDecoder` (the demo's own,
-/// `Samples/demo/a10kw-probes.ndjson`, was made by ``DemoRecorder``). It is read whole at
+/// `Resources/a10kw-probes.ndjson`, was made by ``DemoRecorder``). It is read whole at
 /// ``init(recordingURL:clock:batchIntervalInSeconds:sink:)``; replay shifts its times so that
 /// its first probe falls at the demo time ``start()`` is called, and each further loop
 /// follows the last after one probe period, with vehicle ids prefixed by the loop number
 /// (`"2/veh12"`) so that tracks never run backwards in time.
 package final class RecordedProbeStream: Sendable {
-  /// The recording shipped with the project, relative to the package root.
-  package static let defaultRecordingPath = "Samples/demo/a10kw-probes.ndjson"
+  /// The recording shipped with the project (`Sources/TrafficDemo/Resources`), found from
+  /// the binary's location: `$TRAFFIC_RESOURCES/demo/a10kw-probes.ndjson` when set, else the
+  /// module's resource bundle.
+  package static var defaultRecordingURL: URL {
+    if let folder = InstalledResources.overridden("demo") {
+      return folder.appendingPathComponent(recordingName)
+    }
+    return Bundle.module.url(forResource: "a10kw-probes", withExtension: "ndjson")
+      ?? Bundle.module.bundleURL.appendingPathComponent(recordingName)
+  }
+
+  /// The recording's file name.
+  static let recordingName = "a10kw-probes.ndjson"
 
   /// The probes of the recording, sorted by time.
   package let probes: [Probe]

@@ -37,7 +37,7 @@ enum CommandLineTool {
 
     Commands:
     \(commands.values.sorted { $0.name < $1.name }.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
-      help       Show help for a command: traffic help COMMAND
+      help       Show help for a command: traffic help COMMAND (--man: the manual page)
 
     Options: --version prints the version and git revision; --help this text.
 
@@ -52,6 +52,10 @@ enum CommandLineTool {
     }
     if first == "--version" || first == "version" {
       console.print("traffic \(BuildInfo.version) (revision \(BuildInfo.revision))")
+      return .success
+    }
+    if first == "help", arguments.dropFirst() == ["--man"] {
+      console.print(ManualPage.text(), terminator: "")
       return .success
     }
     if first == "help" || first == "--help" || first == "-h" {
@@ -151,8 +155,8 @@ struct Console: Sendable {
   /// `write`.
   var writeBytes: (@Sendable (Data) -> Void)? = nil
 
-  /// Writes one line of output.
-  func print(_ line: String = "") { write(line + "\n") }
+  /// Writes one line of output (or text ending as `terminator` says).
+  func print(_ line: String = "", terminator: String = "\n") { write(line + terminator) }
   /// Writes bytes to the output, as they are.
   func writeData(_ data: Data) {
     if let writeBytes { writeBytes(data) } else { write(String(decoding: data, as: UTF8.self)) }

@@ -86,7 +86,14 @@ enum ServeCommand: Subcommand {
         the live demo: SUMO's A10 network south-east of Berlin, traffic
         simulated by SUMO (live) or replayed from a recording (static),
         and demo incidents in DATEX II, WZDx, Waze and Open511 feeds;
-        the store defaults to ./demo.sqlite
+        its store and feed files live in --state-dir
+        """),
+      OptionDefinition(
+        "--state-dir", "DIR",
+        """
+        where the demo keeps its store (demo.sqlite) and feed files
+        (demo-feeds/); default $XDG_CACHE_HOME/swift-traffic, else
+        ~/.cache/swift-traffic; never the working directory
         """),
       OptionDefinition(
         "--demo-speed", "F",
@@ -191,7 +198,18 @@ enum ServeCommand: Subcommand {
     let givenPath = try arguments.option("--db")
     if postgres != nil, givenPath != nil { throw UsageError("give --db or --postgres, not both") }
     if postgres != nil, demo != nil { throw UsageError("the demo runs on the embedded store") }
-    let path = givenPath ?? (demo != nil ? "demo.sqlite" : SQLiteTrafficStore.defaultPath)
+    let stateOption = try arguments.option("--state-dir")
+    var stateDirectory: URL?
+    if demo != nil {
+      let directory = try StateDirectory.resolve(stateOption)
+      stateDirectory = directory
+    } else if stateOption != nil {
+      throw UsageError("--state-dir is for --demo (other stores are named with --db)")
+    }
+    let path =
+      givenPath
+      ?? stateDirectory.map { $0.appendingPathComponent("demo.sqlite").path }
+      ?? SQLiteTrafficStore.defaultPath
     // Start-up only: while serving, standard error carries the operator's lines.
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
@@ -208,6 +226,7 @@ enum ServeCommand: Subcommand {
     options.countryCode = country
     options.demo = demo
     options.demoSpeed = speed
+    options.stateDirectory = stateDirectory
     let reporter = ServerApplication.Reporter(
       status: { console.error($0) }, output: { console.print($0) },
       progress: progress)
@@ -216,5 +235,32 @@ enum ServeCommand: Subcommand {
     } catch {
       throw UsageError(error.description)
     }
+  }
+}
+
+/// Where the demo keeps its state: `--state-dir`, else `$XDG_CACHE_HOME/swift-traffic`,
+/// else `~/.cache/swift-traffic` (the XDG base directory rules for data that can be made
+/// again), created when missing.
+enum StateDirectory {
+  static func resolve(_ given: String?) throws(UsageError) -> URL {
+    let environment = ProcessInfo.processInfo.environment
+    let path: String
+    if let given {
+      guard !given.isEmpty else { throw UsageError("--state-dir must not be empty") }
+      path = given
+    } else if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+      path = cache + "/swift-traffic"
+    } else if let home = environment["HOME"], home.hasPrefix("/") {
+      path = home + "/.cache/swift-traffic"
+    } else {
+      throw UsageError("no place for the demo's state: set HOME, or name one with --state-dir")
+    }
+    let url = URL(fileURLWithPath: path, isDirectory: true)
+    do {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    } catch {
+      throw UsageError("--state-dir \(path): cannot create: \(FileArguments.reason(error))")
+    }
+    return url
   }
 }

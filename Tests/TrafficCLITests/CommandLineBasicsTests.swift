@@ -27,4 +27,26 @@ import TrafficBuildInfo
     #expect(line?.contains("fastest route") == true, "\(line ?? "")")
     #expect(CommandLineTool.overview.contains("--version"))
   }
+
+  @Test func theManualPageHasEveryCommandAndOption() async {
+    let result = await runTraffic(["help", "--man"])
+    #expect(result.status == .success)
+    let page = result.output
+    #expect(page.hasPrefix(".TH TRAFFIC 1 "))
+    for command in CommandLineTool.commands.values {
+      #expect(page.contains(".SS \(ManualPage.escaped(command.name))\n"), "\(command.name)")
+      for option in command.options {
+        #expect(
+          page.contains("\\fB\(ManualPage.escaped(option.spelling))\\fR"),
+          "\(command.name) \(option.spelling)")
+      }
+    }
+    // Every line that starts with a dot is a request of the man macros, none is text.
+    let requests: Set<Substring> = [
+      ".TH", ".SH", ".SS", ".TP", ".PP", ".B", ".I", ".br", ".nf", ".fi",
+    ]
+    for line in page.split(separator: "\n") where line.hasPrefix(".") {
+      #expect(requests.contains(line.prefix { $0 != " " }), "\(line)")
+    }
+  }
 }

@@ -65,13 +65,14 @@ struct DemoRecorderTests {
     #expect(Date().timeIntervalSince(started) < 30)
   }
 
-  /// Makes `Samples/demo/a10kw-probes.ndjson`: run with
-  /// `TRAFFIC_DEMO_RECORD=Samples/demo/a10kw-probes.ndjson swift test --filter DemoRecorderTests`.
+  /// Makes `Sources/TrafficDemo/Resources/a10kw-probes.ndjson`: run with
+  /// `TRAFFIC_DEMO_RECORD=Sources/TrafficDemo/Resources/a10kw-probes.ndjson swift test --filter DemoRecorderTests`.
   @Test(
     "record the shipped demo recording (only with TRAFFIC_DEMO_RECORD=path)",
     .enabled(
       if: ProcessInfo.processInfo.environment["TRAFFIC_DEMO_RECORD"] != nil,
-      "SKIPPED: set TRAFFIC_DEMO_RECORD=Samples/demo/a10kw-probes.ndjson to re-record"),
+      "SKIPPED: set TRAFFIC_DEMO_RECORD=Sources/TrafficDemo/Resources/a10kw-probes.ndjson to re-record"
+    ),
     .timeLimit(.minutes(10)))
   func recordShippedFile() throws {
     let path = try #require(ProcessInfo.processInfo.environment["TRAFFIC_DEMO_RECORD"])

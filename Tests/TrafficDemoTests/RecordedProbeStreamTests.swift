@@ -8,8 +8,8 @@ import TrafficTestSupport
 
 @Suite("Recorded probe stream")
 struct RecordedProbeStreamTests {
-  static let recording = Fixtures.repositoryRoot
-    .appendingPathComponent(RecordedProbeStream.defaultRecordingPath)
+  /// The shipped recording, as the installed binary finds it (its resource bundle).
+  static let recording = RecordedProbeStream.defaultRecordingURL
 
   @Test(
     "a recording replays in loops, shifted to now, ids prefixed by the loop, never ahead of the clock"

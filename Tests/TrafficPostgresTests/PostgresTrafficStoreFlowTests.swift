@@ -153,10 +153,8 @@ import TrafficTestSupport
   }
 
   @Test func typicalWeeksAreLearnedByEveryNodeAndSurviveARestart() throws {
-    let shared = try #require(Fixtures.shared)
     let network = try OSMImporter.importNetwork(
-      from: shared.appendingPathComponent("osm/liechtenstein-2013-08-03.osm.pbf"),
-      options: OSMImportOptions(countryCode: "LI"))
+      from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))
     let now = Date()
     let scenario = try #require(TypicalWeekScenario(network: network, now: now))
     let url = try PostgresTestDatabase.freshURL()

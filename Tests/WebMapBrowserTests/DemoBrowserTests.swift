@@ -28,8 +28,7 @@ struct DemoBrowserTests {
     for feed in feeds { await poller.poll(feed.name) }
     #expect(engine.incidentCount == 4)
     let replay = try RecordedProbeStream(
-      recordingURL: WebMapBrowserTests.packageRoot.appendingPathComponent(
-        RecordedProbeStream.defaultRecordingPath),
+      recordingURL: RecordedProbeStream.defaultRecordingURL,
       engine: engine, clock: clock)
     replay.start()
     defer { replay.stop() }

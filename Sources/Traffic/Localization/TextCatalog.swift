@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 /// The texts of one language, read from `Resources/Localization/<tag>.json`: the words of
@@ -27,7 +28,9 @@ package struct TextCatalogs: Sendable {
 
   /// The catalogs of the module's resources; read on first use, then kept.
   package static let bundled: TextCatalogs = {
-    let folder = Bundle.module.resourceURL?.appendingPathComponent("Localization")
+    let folder =
+      InstalledResources.overridden("Localization")
+      ?? Bundle.module.resourceURL?.appendingPathComponent("Localization")
     let names = folder.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0.path) }
     guard let folder, let names else {
       return TextCatalogs(

@@ -48,6 +48,8 @@ public final class ServerApplication: Sendable {
     public var demo: Demo?
     /// How many times faster than real time the demo runs (1...60).
     public var demoSpeed = 10.0
+    /// Where the demo writes its feed files (`demo-feeds/`); beside the store when `nil`.
+    public var stateDirectory: URL?
 
     /// Options for a store and a configuration.
     public init(store: Store, configuration: ServerConfiguration) {
@@ -183,7 +185,9 @@ public final class ServerApplication: Sendable {
           let paced = try DemoClock(speedFactor: options.demoSpeed)
           clock = { paced.now() }
           network = scenario.network
-          let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+          let directory =
+            (options.stateDirectory
+            ?? URL(fileURLWithPath: path).deletingLastPathComponent())
             .appendingPathComponent("demo-feeds")
           let written = try scenario.writeFeeds(to: directory, now: paced.now())
           feeds += written.map { $0.pollerFeed(intervalInSeconds: 60) }
@@ -358,11 +362,12 @@ public final class ServerApplication: Sendable {
         return { live.stop() }
       }
       let replay = try RecordedProbeStream(
-        recordingURL: URL(fileURLWithPath: RecordedProbeStream.defaultRecordingPath),
+        recordingURL: RecordedProbeStream.defaultRecordingURL,
         engine: engine, clock: demoRun.clock)
       replay.start()
       reporter.status(
-        "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingPath)")
+        "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingURL.path)"
+      )
       return { replay.stop() }
     } catch {
       throw Failure("--demo: \(error)")

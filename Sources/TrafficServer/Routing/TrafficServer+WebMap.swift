@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Traffic
 import TrafficMap
@@ -138,7 +139,10 @@ extension TrafficServer {
 enum WebAssets {
   private static let files: [String: Data] = {
     var files: [String: Data] = [:]
-    guard let folder = Bundle.module.resourceURL?.appendingPathComponent("web") else {
+    guard
+      let folder = InstalledResources.overridden("web")
+        ?? Bundle.module.resourceURL?.appendingPathComponent("web")
+    else {
       return files
     }
     for name in ["index.html", "app.js", "style.css", "words.json"] {

@@ -1,0 +1,79 @@
+import TrafficBuildInfo
+
+/// `traffic help --man`: the manual page traffic(1) in roff, made from the same command
+/// summaries, synopses and option definitions as `--help`, so that the two cannot drift
+/// apart. `make install` writes it to `share/man/man1/traffic.1`.
+enum ManualPage {
+  static func text() -> String {
+    var page: [String] = [
+      ".TH TRAFFIC 1 \"\" \"swift-traffic \(BuildInfo.version)\" \"User Commands\"",
+      ".SH NAME",
+      "traffic \\- the swift-traffic command line: live traffic incidents, flow and routes",
+      ".SH SYNOPSIS",
+      ".B traffic",
+      ".I COMMAND",
+      "[\\fIOPTIONS\\fR]",
+      ".br",
+      ".B traffic help",
+      "[\\fICOMMAND\\fR]",
+      ".br",
+      ".B traffic --version",
+      ".SH DESCRIPTION",
+      escaped(
+        "traffic imports traffic feeds (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom), road "
+          + "networks and vehicle probes into a store, answers queries for incidents, flow "
+          + "and routes from it, and serves it over HTTP (HERE Traffic API v7 and Routing "
+          + "API v8 compatible). Wherever a command reads or writes a file, - is standard "
+          + "input or output."),
+      ".SH COMMANDS",
+    ]
+    for command in CommandLineTool.commands.values.sorted(by: { $0.name < $1.name }) {
+      page += [".SS \(escaped(command.name))", escaped(command.summary) + ".", ".PP", ".nf"]
+      page += command.synopsis.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { escaped(String($0)) }
+      page.append(".fi")
+      for option in command.options {
+        page += [".TP", "\\fB\(escaped(option.spelling))\\fR"]
+        page.append(
+          escaped(
+            option.help.split(separator: "\n").map {
+              $0.trimmingCharacters(in: .whitespaces)
+            }
+            .joined(separator: " ")))
+      }
+      if !command.notes.isEmpty {
+        page += [".PP", ".nf"]
+        page += command.notes.split(separator: "\n", omittingEmptySubsequences: false)
+          .map { escaped(String($0)) }
+        page.append(".fi")
+      }
+    }
+    page += [
+      ".SH ENVIRONMENT",
+      ".TP", "\\fBTRAFFIC_DB\\fR",
+      "The SQLite store used when no \\fB\\-\\-db\\fR is given (default ./traffic.sqlite).",
+      ".TP", "\\fBTRAFFIC_POSTGRES\\fR",
+      "A PostgreSQL store for \\fBtraffic serve\\fR.",
+      ".TP", "\\fBTRAFFIC_RESOURCES\\fR",
+      escaped(
+        "A directory holding the web map (web/), the text catalogs (Localization/) and the "
+          + "demo's recording (demo/), instead of the resource bundles beside the binary."),
+      ".TP", "\\fBXDG_CACHE_HOME\\fR",
+      escaped("Where the demo keeps its state (swift-traffic/ in it; default ~/.cache)."),
+      ".SH EXIT STATUS",
+      "0 success, 64 bad usage or bad input, 1 any other failure.",
+      ".SH SEE ALSO",
+      "The HTTP API, feeds and operations guides in the project's docs/ folder.",
+    ]
+    return page.joined(separator: "\n") + "\n"
+  }
+
+  /// Text made safe for roff: backslashes doubled, minus signs written as `\-`, and a line
+  /// that would start with `.` or `'` (a request) guarded.
+  static func escaped(_ text: String) -> String {
+    var out = text.replacingOccurrences(of: "\\", with: "\\e")
+      .replacingOccurrences(of: "-", with: "\\-")
+    if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
+    return out
+  }
+}
