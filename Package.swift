@@ -23,6 +23,9 @@ let package = Package(
   targets: [
     // C libraries from Debian packages, each imported by exactly one Swift module.
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CBZip2", providers: [.apt(["libbz2-dev"])]),
+    .systemLibrary(name: "CLZ4", providers: [.apt(["liblz4-dev"])]),
+    .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"])]),
     .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CJemalloc", providers: [.apt(["libjemalloc-dev"])]),
     .systemLibrary(name: "CLibPQ", providers: [.apt(["libpq-dev"])]),
@@ -37,7 +40,7 @@ let package = Package(
     .target(name: "TrafficBuildInfo", plugins: ["BuildInfoPlugin"]),
     .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
     .target(name: "Geo", dependencies: ["Codec"], swiftSettings: invariantChecks),
-    .target(name: "Zlib", dependencies: ["CZlib"]),
+    .target(name: "Zlib", dependencies: ["Codec", "CZlib", "CBZip2", "CLZ4", "CZstd"]),
     .target(name: "Roads", dependencies: ["Geo", "Codec", "Zlib"]),
     .target(
       name: "Traffic",

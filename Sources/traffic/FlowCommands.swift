@@ -10,7 +10,7 @@ enum NetworkCommand: Subcommand {
   static let name = "network"
   static let summary = "Import a road network (OSM XML/bz2/PBF or SUMO .net.xml) into the store"
   static let synopsis = """
-    Usage: traffic network import [--db PATH] [--country CC] FILE
+    Usage: traffic network import [--db PATH] [--country CC] [--json] FILE
 
     Imports the roads for motor traffic of FILE (.osm, .osm.bz2, .osm.pbf or SUMO .net.xml)
     into the store, replacing any network held there (and the flow computed on it).
@@ -21,10 +21,12 @@ enum NetworkCommand: Subcommand {
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
       ProgressOption.definition,
+      JSONSummary.option,
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
+    let json = arguments.flag("--json")
     let country = try arguments.option("--country")
     let path = try EngineArguments.databasePath(from: &arguments)
     let progress = ProgressOption.reporter(&arguments, console: console)
@@ -47,6 +49,23 @@ enum NetworkCommand: Subcommand {
       throw UsageError("\(path): \(error)")
     }
     progress.finish()
+    if json {
+      var summary: [String: JSONValue] = [
+        "file": .string(rest[1]), "store": .string(path),
+        "nodes": JSONSummary.number(network.nodes.count),
+        "segments": JSONSummary.number(network.segments.count),
+        "kilometres": JSONSummary.number(network.totalLengthInMeters / 1000, decimals: 3),
+      ]
+      if let report {
+        summary["roadWays"] = JSONSummary.number(report.roadWays)
+        summary["clippedWays"] = JSONSummary.number(report.clippedWays)
+        summary["droppedWays"] = JSONSummary.number(report.droppedWays)
+        summary["invalidNodes"] = JSONSummary.number(report.invalidNodes)
+        summary["missingNodeReferences"] = JSONSummary.number(report.missingNodeReferences)
+      }
+      JSONSummary.print(.object(summary), console: console)
+      return
+    }
     if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
       console.error("\(rest[1]): \(report)")
     }
@@ -64,7 +83,7 @@ enum ProbesCommand: Subcommand {
   static let summary = "Import vehicle probes (CSV, NDJSON, SUMO FCD) into flow"
   static let synopsis = """
     Usage: traffic probes import [--db PATH] [--format csv|ndjson|fcd]
-                                 [--simulation-start T] FILE...   (- reads standard input)
+                                 [--simulation-start T] [--json] FILE...   (- reads standard input)
 
     Map-matches the probes to the store's road network (import one first with traffic
     network import) and aggregates segment speeds; the flow is saved in the store.
@@ -83,6 +102,7 @@ enum ProbesCommand: Subcommand {
       OptionDefinition(
         "--db", "PATH", "the SQLite store (default: $TRAFFIC_DB or ./traffic.sqlite)"),
       ProgressOption.definition,
+      JSONSummary.option,
     ]
   static let notes = """
     Rejected rows are counted by reason and never stop the rest.
@@ -90,6 +110,8 @@ enum ProbesCommand: Subcommand {
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
     var arguments = arguments
+    let json = arguments.flag("--json")
+    var summaries: [JSONValue] = []
     var format: ProbeFormat?
     if let name = try arguments.option("--format") {
       switch name {
@@ -146,6 +168,21 @@ enum ProbesCommand: Subcommand {
       // Probes an earlier file already gave are duplicates, as within one file.
       var counts = batch.rejectedCounts
       if report.duplicates > 0 { counts[.duplicate, default: 0] += report.duplicates }
+      if json {
+        summaries.append(
+          .object([
+            "file": .string(file),
+            "accepted": JSONSummary.number(batch.acceptedCount - report.duplicates),
+            "rejected": JSONSummary.number(batch.rejectedCount + report.duplicates),
+            "rejections": .object(
+              Dictionary(
+                uniqueKeysWithValues: counts.map { ($0.key.wireName, JSONSummary.number($0.value)) }
+              )),
+            "matched": JSONSummary.number(report.accepted),
+            "vehicles": JSONSummary.number(report.vehicles),
+          ]))
+        continue
+      }
       let reasons = counts.sorted { $0.key.wireName < $1.key.wireName }
         .map { "\($0.value) \($0.key.wireName)" }.joined(separator: ", ")
       console.print(
@@ -164,6 +201,12 @@ enum ProbesCommand: Subcommand {
       throw UsageError("\(path): \(error)")
     }
     progress.finish()
+    if json {
+      JSONSummary.print(
+        .object([
+          "files": .array(summaries), "failures": JSONSummary.failures(failures, files: files),
+        ]), console: console)
+    }
     if !failures.isEmpty { throw UsageError(failures.joined(separator: "\n")) }
   }
 }

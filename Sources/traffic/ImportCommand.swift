@@ -9,7 +9,7 @@ enum ImportCommand: Subcommand {
   static let summary = "Import feed documents (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
   static let synopsis = """
     Usage: traffic import [--db PATH] [--format auto|\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))]
-                          [--source NAME] [--axis-order lat-lon|lon-lat] [--records] FILE...
+                          [--source NAME] [--axis-order lat-lon|lon-lat] [--records] [--json] FILE...
 
     Decodes each file and stores its incidents: a new incident is added, a changed one gets
     a new version, an unchanged one is left alone (importing twice changes nothing), and an
@@ -41,6 +41,7 @@ enum ImportCommand: Subcommand {
         merged into another feed's INCIDENT, or ended)
         """),
       ProgressOption.definition,
+      JSONSummary.option,
     ] + EngineArguments.options
   static let notes = """
     Files are read as they are decoded (the file is never held whole; its incidents are);
@@ -82,6 +83,8 @@ enum ImportCommand: Subcommand {
       }
     }
     let listsRecords = arguments.flag("--records")
+    let json = arguments.flag("--json")
+    var summaries: [JSONValue] = []
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
     // Every input is there before the store is opened (and created): a mistyped name
@@ -146,6 +149,30 @@ enum ImportCommand: Subcommand {
         _ = engine.ingest(observations: document.flowObservations)
       }
       progress.finish()
+      if json {
+        var summary: [String: JSONValue] = [
+          "file": .string(file), "format": .string(fileFormat.rawValue),
+          "source": .string(source), "incidents": JSONSummary.number(incidentCount),
+          "added": JSONSummary.number(report.added),
+          "updated": JSONSummary.number(report.updated),
+          "unchanged": JSONSummary.number(report.unchanged),
+          "stale": JSONSummary.number(report.stale), "merged": JSONSummary.number(report.merged),
+          "ended": JSONSummary.number(report.ended),
+          "skipped": JSONSummary.number(document.problems.count),
+          "problems": .array(document.problems.map { .string("\($0)") }),
+        ]
+        if listsRecords {
+          summary["records"] = .array(
+            report.records.map {
+              .object([
+                "id": .string($0.id), "outcome": .string($0.outcome.rawValue),
+                "incident": .string($0.incident),
+              ])
+            })
+        }
+        summaries.append(.object(summary))
+        continue
+      }
       console.print(
         "\(fileFormat.rawValue) \(url.lastPathComponent): \(incidentCount) incidents "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "
@@ -160,6 +187,13 @@ enum ImportCommand: Subcommand {
       if document.problems.count > 20 {
         console.error("  ... and \(document.problems.count - 20) more skipped records")
       }
+    }
+    if json {
+      JSONSummary.print(
+        .object([
+          "files": .array(summaries),
+          "failures": JSONSummary.failures(failures, files: files),
+        ]), console: console)
     }
     if !failures.isEmpty {
       throw UsageError(failures.joined(separator: "\n"))

@@ -223,3 +223,46 @@ import TrafficTestSupport
     #expect(result.errors.contains(message), "stderr was: \(result.errors)")
   }
 }
+
+/// `--json` on the import commands: one object a script reads, the same counts as the lines.
+@Suite struct ImportSummaryTests {
+  static func object(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  @Test func networkProbesAndFeedImportsSumUpAsJSON() async throws {
+    let db = FlowCommandsTests.database()
+    defer { TemporaryFiles.removeDatabase(db) }
+    let network = await runTraffic([
+      "network", "import", "--db", db, "--json", FlowCommandsTests.network,
+    ])
+    #expect(network.status == .success, "\(network.errors)")
+    let roads = try Self.object(network.output)
+    #expect(roads["segments"] as? Int == 8)
+    #expect(roads["store"] as? String == db)
+    #expect(network.output.split(separator: "\n").count == 1)
+
+    let probesFile = try FlowCommandsTests.probes()
+    defer { try? FileManager.default.removeItem(atPath: probesFile) }
+    let probes = await runTraffic(["probes", "import", "--db", db, "--json", probesFile])
+    #expect(probes.status == .success, "\(probes.errors)")
+    let file = try #require((try Self.object(probes.output)["files"] as? [[String: Any]])?.first)
+    #expect(file["accepted"] as? Int == 36 && file["rejected"] as? Int == 2)
+    #expect(file["vehicles"] as? Int == 4)
+
+    let feed = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/here-v7/incidents.json"
+    ).path
+    let junk = Fixtures.repositoryRoot.appendingPathComponent("Samples/berlin-incidents.geojson")
+      .path
+    let imported = await runTraffic(["import", "--db", db, "--json", feed, junk])
+    #expect(imported.status == .usage, "a file that is no feed still fails the command")
+    let summary = try Self.object(imported.output)
+    let first = try #require((summary["files"] as? [[String: Any]])?.first)
+    #expect(first["format"] as? String == "here-v7")
+    #expect(first["added"] as? Int == 2 && first["skipped"] as? Int == 1)
+    let failure = try #require((summary["failures"] as? [[String: Any]])?.first)
+    #expect(failure["file"] as? String == junk)
+    #expect((failure["error"] as? String)?.contains("not a recognised feed format") == true)
+  }
+}

@@ -1,26 +1,28 @@
 import Zlib
 
-/// zlib decompression of PBF blobs (RFC 1950 streams), through the `Zlib` module.
+/// Decompression of PBF blobs (zlib, LZ4 and Zstandard), through the `Zlib` module.
 enum Inflater {
-  /// Inflates a complete zlib stream whose decompressed size is known.
-  ///
-  /// - Parameters:
-  ///   - compressed: the zlib stream.
-  ///   - expectedSize: the declared decompressed size; a stream inflating to any other size
-  ///     is rejected.
-  ///   - error: makes the error to throw from a reason.
-  /// - Returns: the decompressed bytes.
-  /// - Throws: the error `error` makes, when the stream is corrupt or its size differs.
-  /// - Complexity: O(expectedSize).
-  static func inflate<Bytes: Collection<UInt8>>(
-    _ compressed: Bytes, expectedSize: Int, error makeError: (String) -> RoadsError
+  /// Decompresses a PBF blob's data of any kind the format allows and we read.
+  static func decompress<Bytes: Collection<UInt8>>(
+    _ compressed: Bytes, kind: Compression, expectedSize: Int,
+    error makeError: (String) -> RoadsError
   ) throws(RoadsError) -> [UInt8] {
     do {
-      return try ZlibStream.inflate(compressed, expectedSize: expectedSize)
+      switch kind {
+      case .zlib: return try ZlibStream.inflate(compressed, expectedSize: expectedSize)
+      case .lz4: return try BlockDecompression.lz4(compressed, expectedSize: expectedSize)
+      case .zstd: return try BlockDecompression.zstd(compressed, expectedSize: expectedSize)
+      }
     } catch .truncated {
-      throw makeError("zlib data is truncated or larger than its raw_size \(expectedSize)")
+      throw makeError(
+        "\(kind.rawValue) data is truncated or larger than its raw_size \(expectedSize)")
     } catch {
-      throw makeError("\(error)")
+      throw makeError(kind == .zlib ? "\(error)" : "\(kind.rawValue): \(error)")
     }
   }
+}
+
+/// The compressions of PBF blobs that are read.
+enum Compression: String, Sendable {
+  case zlib, lz4, zstd
 }

@@ -1,5 +1,7 @@
 import Codec
 import Foundation
+import Synchronization
+import Zlib
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -11,9 +13,9 @@ import Foundation
 /// Only `highway=*` ways open to motor traffic are kept (rules in ``OSMImportOptions`` and
 /// the importer's way profile: road classes, access, `area=yes`, oneway), and they are split
 /// into directed segments at every node shared by two or more kept ways and at way ends.
-/// Files are streamed: XML through Foundation's event-driven `XMLParser` (bzip2 through a
-/// `bzip2 -dc` subprocess), PBF block by block in two passes, so memory grows with the road
-/// network rather than with the file.
+/// Files are streamed: XML through Foundation's event-driven `XMLParser` (bzip2 decompressed
+/// by libbz2 as it is read), PBF block by block in two passes (zlib, LZ4 or Zstandard
+/// blobs), so memory grows with the road network rather than with the file.
 public enum OSMImporter {
   /// The file formats the importer reads.
   public enum Format: String, Sendable, CaseIterable {
@@ -67,9 +69,7 @@ public enum OSMImporter {
   ///   ``RoadsError/malformed(file:position:reason:)`` naming the byte offset and block (PBF)
   ///   or line and column (XML) of a defect, including XML that ends before `</osm>`;
   ///   ``RoadsError/unsupported(file:reason:)`` for PBF features other than dense nodes and
-  ///   zlib, and for a file without a single road for motor traffic;
-  ///   ``RoadsError/missingTool(name:reason:)`` when a `.bz2` file needs the absent `bzip2`
-  ///   command.
+  ///   zlib, LZ4 or Zstandard blobs, and for a file without a single road for motor traffic.
   /// - Complexity: as ``importNetwork(from:options:)``.
   public static func importNetworkReporting(
     from url: URL, options: OSMImportOptions = OSMImportOptions()
@@ -150,44 +150,54 @@ public enum OSMImporter {
     )
   }
 
-  /// The path of an executable found in `PATH` (or the usual system folders).
-  static func executable(named name: String) -> String? {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-    let folders = path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"]
-    for folder in folders {
-      let candidate = folder + "/" + name
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-  }
-
-  /// Streams a `.bz2` file through `bzip2 -dc` into the XML reader.
+  /// Streams a `.bz2` file into the XML reader: libbz2 decompresses it on a thread of its
+  /// own into a pipe that the parser reads, so that memory stays flat whatever the size.
   private static func importBzip2(
     _ url: URL, options: OSMImportOptions, progress: ProgressReporter?
   ) throws(RoadsError)
     -> (network: RoadNetwork, report: OSMImportReport)
   {
-    guard let bzip2 = executable(named: "bzip2") else {
-      throw .missingTool(
-        name: "bzip2", reason: "install it (Debian: apt-get install bzip2) to read \(url.path)")
+    let pipe = Pipe()
+    let writer = pipe.fileHandleForWriting.fileDescriptor
+    guard
+      let stream = InputStream(fileAtPath: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
+    else {
+      throw .unreadable(file: url.path, reason: "cannot stream the decompressed data")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: bzip2)
-    process.arguments = ["-dc", url.path]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    do {
-      try process.run()
-    } catch {
-      throw .missingTool(name: "bzip2", reason: SystemErrorText.reason(error))
+    let failure = Mutex<(any Error)?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let path = url.path
+    let thread = Thread {
+      // A reader that stops early closes the pipe: the write then fails with EPIPE instead
+      // of raising SIGPIPE, which is blocked on this thread only.
+      var blocked = sigset_t()
+      sigemptyset(&blocked)
+      sigaddset(&blocked, SIGPIPE)
+      pthread_sigmask(SIG_BLOCK, &blocked, nil)
+      do {
+        try Bzip2File.decompress(path: path) { bytes in
+          var offset = 0
+          while offset < bytes.count {
+            let written = write(writer, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+              if errno == EINTR { continue }
+              return false  // the parser stopped reading
+            }
+            offset += written
+          }
+          return true
+        }
+      } catch {
+        failure.withLock { $0 = error }
+      }
+      // A SIGPIPE left pending on this thread is dropped with it; take it anyway.
+      var timeout = timespec(tv_sec: 0, tv_nsec: 0)
+      _ = sigtimedwait(&blocked, nil, &timeout)
+      close(writer)
+      done.signal()
     }
-    let descriptor = output.fileHandleForReading.fileDescriptor
-    guard let stream = InputStream(fileAtPath: "/dev/fd/\(descriptor)") else {
-      process.terminate()
-      throw .unreadable(file: url.path, reason: "cannot stream the output of bzip2")
-    }
+    thread.stackSize = 1 << 20
+    thread.start()
     let reader = OSMXMLReader(
       fileName: url.lastPathComponent, options: options, progress: progress)
     let result: Result<(network: RoadNetwork, report: OSMImportReport), RoadsError>
@@ -196,26 +206,14 @@ public enum OSMImporter {
     } catch {
       result = .failure(error)
     }
-    if process.isRunning {
-      // The parser stopped early: stop bzip2 rather than wait for it to fill the pipe.
-      process.terminate()
-    }
-    try? output.fileHandleForReading.close()
-    // bzip2 explains at length; its first line says what is wrong.
-    let message = String(
-      String(decoding: (try? errors.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
-        .trimmingWhitespace().prefix { $0 != "\n" })
-    process.waitUntilExit()
-    if case .success = result, process.terminationStatus != 0 {
+    stream.close()
+    try? pipe.fileHandleForReading.close()
+    done.wait()
+    // A bzip2 defect explains a parse error that follows from it, so it comes first.
+    if let error = failure.withLock({ $0 }) {
       throw .malformed(
         file: url.lastPathComponent, position: nil,
-        reason:
-          "bzip2 failed (status \(process.terminationStatus)): \(message.trimmingWhitespace())")
-    }
-    if case .failure(let error) = result, process.terminationStatus != 0, !message.isEmpty {
-      throw .malformed(
-        file: url.lastPathComponent, position: nil,
-        reason: "bzip2: \(message.trimmingWhitespace()); then \(error)")
+        reason: "bzip2: \(error)")
     }
     return try result.get()
   }

@@ -200,7 +200,7 @@ struct PBFReader {
   /// The blob's content: raw bytes, or zlib data inflated to its declared `raw_size`.
   private func decompress(_ blob: Data, position: String) throws(RoadsError) -> [UInt8] {
     var raw: Range<Int>?
-    var zlib: Range<Int>?
+    var compressed: (range: Range<Int>, kind: Compression)?
     var rawSize: Int?
     var otherCompression: String?
     do {
@@ -211,10 +211,12 @@ struct PBFReader {
           case (1, 2): raw = try reader.lengthDelimited()
           case (2, 0):
             rawSize = Int(truncatingIfNeeded: Int32(truncatingIfNeeded: try reader.varint()))
-          case (3, 2): zlib = try reader.lengthDelimited()
-          case (4, 2), (5, 2), (6, 2), (7, 2):
+          case (3, 2): compressed = (try reader.lengthDelimited(), .zlib)
+          case (6, 2): compressed = (try reader.lengthDelimited(), .lz4)
+          case (7, 2): compressed = (try reader.lengthDelimited(), .zstd)
+          case (4, 2), (5, 2):
             _ = try reader.lengthDelimited()
-            otherCompression = [4: "lzma", 5: "bzip2", 6: "lz4", 7: "zstd"][number]
+            otherCompression = [4: "lzma", 5: "bzip2"][number]
           default: try reader.skip(wireType: wireType)
           }
         }
@@ -224,19 +226,26 @@ struct PBFReader {
         file: fileName, position: "\(position), Blob byte \(error.offset)", reason: error.reason)
     }
     if let raw { return [UInt8](blob[raw]) }
-    guard let zlib else {
+    guard let compressed else {
       if let otherCompression {
         throw .unsupported(
-          file: fileName, reason: "\(position) uses \(otherCompression) compression")
+          file: fileName,
+          reason:
+            "\(position) uses \(otherCompression) compression (zlib, lz4 and zstd are read; "
+            + "osmium cat --output-format pbf,pbf_compression=zlib rewrites it)")
       }
       throw .malformed(file: fileName, position: position, reason: "Blob holds no data")
     }
     guard let rawSize, rawSize >= 0, rawSize <= Self.maximumBlobSize else {
       throw .malformed(
         file: fileName, position: position,
-        reason: "zlib Blob without a raw_size within 0...\(Self.maximumBlobSize)")
+        reason:
+          "\(compressed.kind.rawValue) Blob without a raw_size within 0...\(Self.maximumBlobSize)"
+      )
     }
-    return try Inflater.inflate(blob[zlib], expectedSize: rawSize) { reason in
+    return try Inflater.decompress(
+      blob[compressed.range], kind: compressed.kind, expectedSize: rawSize
+    ) { reason in
       RoadsError.malformed(file: fileName, position: position, reason: reason)
     }
   }
