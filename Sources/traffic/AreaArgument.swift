@@ -1,4 +1,5 @@
 import Geo
+import Roads
 
 /// The `AREA` of API.md's command line: `--circle LAT,LNG,RADIUS_M` | `--box
 /// WEST,SOUTH,EAST,NORTH` | `--corridor FLEXPOLY,HALF_WIDTH_M` | `--corridor-coords
@@ -73,8 +74,49 @@ enum AreaArgument {
   static func coordinates(_ text: String, option: String) throws(UsageError) -> GeoCoordinates {
     let numbers = try parseNumbers(text, count: 2, option: option)
     do { return try GeoCoordinates(latitude: numbers[0], longitude: numbers[1]) } catch {
-      throw UsageError("\(option): \(error)")
+      let swapped = try? GeoCoordinates(latitude: numbers[1], longitude: numbers[0])
+      throw UsageError("\(option): \(error)" + (swapped.map(swapHint) ?? ""))
     }
+  }
+
+  /// The hint for coordinates given in the other order (`lng,lat`, as OSRM, GeoJSON and
+  /// WKT write them): "; coordinates are LAT,LNG: did you mean 52.305,13.62?".
+  static func swapHint(_ swapped: GeoCoordinates) -> String {
+    "; coordinates are LAT,LNG (latitude first): did you mean "
+      + "\(number(swapped.latitude)),\(number(swapped.longitude))?"
+  }
+
+  /// A coordinate as the user would type it (no trailing zeros).
+  private static func number(_ value: Double) -> String {
+    var text = String(format: "%.7f", value)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
+  }
+
+  /// The box around a network's junctions, or `nil` without any.
+  static func bounds(of network: RoadNetwork?) -> GeoBox? {
+    guard let nodes = network?.nodes, let first = nodes.first?.coordinates else { return nil }
+    var (west, south, east, north) = (
+      first.longitude, first.latitude, first.longitude, first.latitude
+    )
+    for node in nodes {
+      west = min(west, node.coordinates.longitude)
+      east = max(east, node.coordinates.longitude)
+      south = min(south, node.coordinates.latitude)
+      north = max(north, node.coordinates.latitude)
+    }
+    return try? GeoBox(west: west, south: south, east: east, north: north)
+  }
+
+  /// The hint for `place` when it lies off `bounds` but would lie inside with latitude and
+  /// longitude exchanged; empty otherwise.
+  static func swapHint(for place: GeoCoordinates, within bounds: GeoBox?) -> String {
+    guard let bounds, !bounds.contains(place),
+      let swapped = try? GeoCoordinates(latitude: place.longitude, longitude: place.latitude),
+      bounds.contains(swapped)
+    else { return "" }
+    return swapHint(swapped)
   }
 
   /// Splits `VALUE,HALF_WIDTH` at its last comma.

@@ -442,7 +442,13 @@ enum RouteCommand: Subcommand {
       routes = try await RoutingEngine(trafficEngine: engine).calculateRoute(
         from: origin, to: destination, via: via, options: options)
     } catch {
-      throw UsageError(error.description)
+      // A waypoint off the network that would lie on it in the other order: say so.
+      var hint = ""
+      if case .placeOffNetwork(_, let place, _) = error {
+        hint = AreaArgument.swapHint(
+          for: place, within: AreaArgument.bounds(of: engine.roadNetwork))
+      }
+      throw UsageError(error.description + hint)
     }
     if json {
       let body = V8RouteWire.encode(

@@ -150,4 +150,31 @@ import TrafficTestSupport
       try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         .allSatisfy { $0.hasPrefix("store.sqlite") })
   }
+
+  @Test func coordinatesInTheOtherOrderGetAHint() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    #expect(
+      await runTraffic(["network", "import", "--db", db, FlowCommandsTests.network]).status
+        == .success)
+    // lng,lat as OSRM and GeoJSON write them: off the network, on it the other way round.
+    let swapped = await runTraffic([
+      "route", "--db", db, "--from", "9.501,47.0992", "--to", "47.1008,9.501",
+    ])
+    #expect(swapped.status == .usage)
+    #expect(
+      swapped.errors.contains(
+        "coordinates are LAT,LNG (latitude first): did you mean 47.0992,9.501?"),
+      "\(swapped.errors)")
+    // Far from the network either way: no hint.
+    let far = await runTraffic(["route", "--db", db, "--from", "10,20", "--to", "47.1008,9.501"])
+    #expect(far.status == .usage)
+    #expect(!far.errors.contains("did you mean"), "\(far.errors)")
+    // A latitude out of range that is a valid longitude.
+    let invalid = await runTraffic([
+      "route", "--db", db, "--from", "147.1,9.5", "--to", "47.1008,9.501",
+    ])
+    #expect(invalid.errors.contains("did you mean 9.5,147.1?"), "\(invalid.errors)")
+  }
 }
