@@ -121,6 +121,14 @@ public final class SQLiteTrafficStore: TrafficStore {
       application = try connection.integer("PRAGMA application_id") ?? 0
       objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
     } catch {
+      // A file of something else (a feed given as --db, say) is the common case: say so
+      // plainly; SQLite's own words only for a damaged database.
+      let file = FileHandle(forReadingAtPath: path)
+      let header = try? file?.read(upToCount: 16)
+      try? file?.close()
+      if let header, !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+        throw .cannotOpen("\(path) is not a traffic store: it is not an SQLite database")
+      }
       throw .cannotOpen("\(path) is not a readable SQLite database (\(error))")
     }
     if application != SQLiteSchema.applicationID && (application != 0 || objects > 0) {

@@ -61,7 +61,7 @@ enum CommandLineTool {
     if first == "help" || first == "--help" || first == "-h" {
       if arguments.count > 1, arguments[1] != "help" {
         guard let command = commands[arguments[1]] else {
-          console.error("traffic: unknown command '\(arguments[1])'\n\n\(overview)")
+          console.error("traffic: unknown command '\(arguments[1])'; traffic help lists them")
           return .usage
         }
         console.print(command.help)
@@ -71,7 +71,7 @@ enum CommandLineTool {
       return .success
     }
     guard let command = commands[first] else {
-      console.error("traffic: unknown command '\(first)'\n\n\(overview)")
+      console.error("traffic: unknown command '\(first)'; traffic help lists them")
       return .usage
     }
     let rest = Array(arguments.dropFirst())

@@ -77,6 +77,10 @@ enum EngineArguments {
     do {
       guard let network else { return try TrafficEngine(databasePath: path) }
       return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)
+    } catch TrafficEngineError.storeUnavailable(.cannotOpen(let detail)) {
+      throw UsageError(detail)  // names the file and what is wrong with it
+    } catch TrafficStoreError.cannotOpen(let detail) {
+      throw UsageError(detail)
     } catch {
       throw UsageError("\(path): \(error)")
     }

@@ -160,6 +160,11 @@ enum ProbesCommand: Subcommand {
         failures.append("\(file): \(error)")
         continue
       }
+      guard batch.acceptedCount + batch.rejectedCount > 0 else {
+        failures.append(
+          "\(file): holds no probes; expects CSV (id,time,lat,lng,...), NDJSON or SUMO FCD")
+        continue
+      }
       progress.begin(
         "probes import", detail: "\(name): matching", total: Int64(batch.probes.count),
         unit: .items("probes"))

@@ -172,6 +172,8 @@ enum ServeCommand: Subcommand {
     if let file = try arguments.option("--keys-file") {
       do {
         configuration.apiKeys.formUnion(try ServerConfiguration.apiKeys(fromFile: file))
+      } catch .invalidConfiguration(let detail) {
+        throw UsageError("--keys-file: \(detail)")
       } catch {
         throw UsageError("--keys-file: \(error)")
       }

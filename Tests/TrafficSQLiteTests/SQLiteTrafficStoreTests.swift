@@ -92,7 +92,8 @@ import TrafficStoreContract
       try SQLiteTrafficStore(path: path)
     } throws: { error in
       guard case .cannotOpen(let detail) = error as? TrafficStoreError else { return false }
-      return detail.contains(path) && detail.contains("not a readable SQLite database")
+      return detail.contains(path)
+        && detail.contains("is not a traffic store: it is not an SQLite database")
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
     #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
