@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev libbz2-dev liblz4-dev libzstd-dev tzdata libsqlite3-dev libjemalloc-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo sumo-tools
-TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard
+TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard curl jq
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl time postgresql postgresql-15-postgis-3
 VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 
@@ -93,7 +93,7 @@ run: release
 # Suites that time real sockets and child processes run in a second pass, one test at a
 # time: beside CPU-bound or blocking tests, the two-thread cooperative pool of a two-core
 # machine would starve their waits.
-TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|InstalledDemoTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
+TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|InstalledDemoTests|DocumentationRunTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
 test: deps-test routing-tools
 	$(SWIFT) build --build-tests

@@ -174,7 +174,7 @@ enum ImportCommand: Subcommand {
         continue
       }
       console.print(
-        "\(fileFormat.rawValue) \(url.lastPathComponent): \(incidentCount) incidents "
+        "\(fileFormat.rawValue) \(url.lastPathComponent): \(incidentCount) incident\(incidentCount == 1 ? "" : "s") "
           + "(\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.stale) stale, "
           + "\(report.merged) merged, \(report.ended) ended), \(document.problems.count) skipped")
       for record in report.records {

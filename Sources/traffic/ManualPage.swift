@@ -54,6 +54,8 @@ enum ManualPage {
       "The SQLite store used when no \\fB\\-\\-db\\fR is given (default ./traffic.sqlite).",
       ".TP", "\\fBTRAFFIC_POSTGRES\\fR",
       "A PostgreSQL store for \\fBtraffic serve\\fR.",
+      ".TP", "\\fBTRAFFIC_PORT\\fR",
+      "The port of \\fBtraffic serve\\fR when no \\fB\\-\\-port\\fR is given (default 8080).",
       ".TP", "\\fBTRAFFIC_RESOURCES\\fR",
       escaped(
         "A directory holding the web map (web/), the text catalogs (Localization/) and the "

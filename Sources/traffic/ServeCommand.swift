@@ -32,7 +32,8 @@ enum ServeCommand: Subcommand {
         address to listen on (default 127.0.0.1; without API keys the
         server is open, so bind it to loopback)
         """),
-      OptionDefinition("--port", "N", "port (default 8080; 0 picks a free one)"),
+      OptionDefinition(
+        "--port", "N", "port (default $TRAFFIC_PORT, else 8080; 0 picks a free one)"),
       OptionDefinition(
         "--network", "FILE", "road network for flow: .osm, .osm.bz2, .osm.pbf or SUMO .net.xml"),
       OptionDefinition("--country", "CC", "ISO country of the network, for default speed limits"),
@@ -108,9 +109,14 @@ enum ServeCommand: Subcommand {
     var arguments = arguments
     var configuration = ServerConfiguration()
     if let host = try arguments.option("--host") { configuration.host = host }
-    if let port = try arguments.option("--port") {
+    let portOption = try arguments.option("--port")
+    let portVariable = ProcessInfo.processInfo.environment["TRAFFIC_PORT"].flatMap {
+      $0.isEmpty ? nil : $0
+    }
+    if let port = portOption ?? portVariable {
       guard let value = Int(port), (0...65_535).contains(value) else {
-        throw UsageError("--port expects 0...65535, got '\(port)'")
+        let source = portOption != nil ? "--port" : "TRAFFIC_PORT"
+        throw UsageError("\(source) expects 0...65535, got '\(port)'")
       }
       configuration.port = value
     }
