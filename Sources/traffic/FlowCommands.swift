@@ -12,8 +12,9 @@ enum NetworkCommand: Subcommand {
   static let synopsis = """
     Usage: traffic network import [--db PATH] [--country CC] [--json] FILE
 
-    Imports the roads for motor traffic of FILE (.osm, .osm.bz2, .osm.pbf or SUMO .net.xml)
-    into the store, replacing any network held there (and the flow computed on it).
+    Imports the roads for motor traffic of FILE (.osm, .osm.bz2, .osm.pbf or SUMO .net.xml,
+    told by its content; - reads standard input) into the store, replacing any network held
+    there (and the flow computed on it).
     """
   static let options: [OptionDefinition] =
     [
@@ -66,12 +67,13 @@ enum NetworkCommand: Subcommand {
       JSONSummary.print(.object(summary), console: console)
       return
     }
+    let shown = rest[1] == "-" ? "standard input" : rest[1]
     if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
-      console.error("\(rest[1]): \(report)")
+      console.error("\(shown): \(report)")
     }
     let seconds = (ContinuousClock.now - started).components.seconds
     console.print(
-      "\(rest[1]): \(network.nodes.count) nodes, \(network.segments.count) directed segments, "
+      "\(shown): \(network.nodes.count) nodes, \(network.segments.count) directed segments, "
         + String(format: "%.1f km", network.totalLengthInMeters / 1000)
         + " of road, stored in \(path) (\(seconds) s)")
   }

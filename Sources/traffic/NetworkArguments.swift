@@ -17,13 +17,26 @@ enum NetworkArguments {
   static func loadReporting(
     _ path: String, countryCode: String? = nil, progress: ProgressReporter? = nil
   ) throws(UsageError) -> (network: RoadNetwork, report: OSMImportReport?) {
-    try FileArguments.checkReadable(path)
+    // Standard input is spooled to a file first: PBF is read in two passes, and the kind of
+    // file is told from its first bytes.
+    var url = URL(fileURLWithPath: path)
+    if path == "-" {
+      url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "traffic-stdin-\(UUID().uuidString)")
+      do { try FileArguments.standardInput().write(to: url) } catch {
+        throw UsageError("standard input: cannot spool it: \(FileArguments.reason(error))")
+      }
+    } else {
+      try FileArguments.checkReadable(path)
+    }
+    defer { if path == "-" { try? FileManager.default.removeItem(at: url) } }
     do {
-      return try NetworkFile.load(
-        URL(fileURLWithPath: path), countryCode: countryCode, progress: progress)
+      return try NetworkFile.load(url, countryCode: countryCode, progress: progress)
     } catch {
       progress?.finish()
-      throw UsageError("\(path): \(error)")
+      let message = "\(error)".replacingOccurrences(of: url.path, with: "standard input")
+        .replacingOccurrences(of: url.lastPathComponent, with: "standard input")
+      throw UsageError("\(path == "-" ? "standard input" : path): \(message)")
     }
   }
 }

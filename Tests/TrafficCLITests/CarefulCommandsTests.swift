@@ -177,4 +177,24 @@ import TrafficTestSupport
     ])
     #expect(invalid.errors.contains("did you mean 9.5,147.1?"), "\(invalid.errors)")
   }
+
+  @Test(arguments: ["osm.pbf", "osm.bz2"])
+  func networkImportReadsStandardInputOfAnyKind(extension: String) throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    let process = Process()
+    process.executableURL = try Self.trafficBinary()
+    process.arguments = ["network", "import", "--db", db, "-"]
+    process.currentDirectoryURL = directory
+    process.standardInput = try FileHandle(forReadingFrom: Fixtures.liechtenstein(`extension`))
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.hasPrefix("standard input: 2318 nodes, 5391 directed segments"), "\(text)")
+  }
 }

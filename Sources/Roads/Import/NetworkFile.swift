@@ -22,13 +22,56 @@ public enum NetworkFile {
     _ url: URL, countryCode: String?, progress: ProgressReporter?
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport?) {
     let name = url.lastPathComponent
-    if name.hasSuffix(".net.xml") || name.hasSuffix(".net.xml.gz") {
+    let kind = Kind(contentOf: url)
+    if kind == .sumo
+      || (kind == nil && (name.hasSuffix(".net.xml") || name.hasSuffix(".net.xml.gz")))
+    {
       return (try SUMONetworkImporter.importNetwork(from: url, progress: progress), nil)
     }
     var options = OSMImportOptions()
     options.countryCode = countryCode
+    let format: OSMImporter.Format? =
+      switch kind {
+      case .osmXML: .xml
+      case .osmBzip2: .bzip2XML
+      case .osmPBF: .pbf
+      case .sumo, nil: nil
+      }
     let result = try OSMImporter.importNetworkReporting(
-      from: url, options: options, progress: progress)
+      from: url, format: format, options: options, progress: progress)
     return (result.network, result.report)
+  }
+
+  /// The kinds of network file, told by their first bytes: a name may say nothing (standard
+  /// input, a download) or the wrong thing. `nil` when the bytes do not tell (gzip, other
+  /// text), and the name decides.
+  enum Kind: Equatable {
+    case osmXML, osmBzip2, osmPBF, sumo
+
+    init?(contentOf url: URL) {
+      guard let file = FileHandle(forReadingAtPath: url.path) else { return nil }
+      defer { try? file.close() }
+      guard let head = try? file.read(upToCount: 4_096), head.count >= 4 else { return nil }
+      let bytes = [UInt8](head)
+      if bytes.starts(with: Array("BZh".utf8)) {
+        self = .osmBzip2
+      } else if bytes.count > 8,
+        Data(bytes[4..<min(bytes.count, 40)]).range(of: Data("OSMHeader".utf8)) != nil
+      {
+        self = .osmPBF
+      } else if let text = String(bytes: bytes, encoding: .utf8)
+        ?? String(bytes: bytes.prefix(4_000), encoding: .isoLatin1)
+      {
+        if text.contains("<net ") || text.contains("<net>") {
+          self = .sumo
+        } else if text.contains("<osm ") || text.contains("<osm>") {
+          self = .osmXML
+        } else {
+          return nil
+        }
+      } else {
+        return nil
+      }
+    }
   }
 }

@@ -80,13 +80,13 @@ public enum OSMImporter {
   /// ``importNetworkReporting(from:options:)`` telling `progress` how far it got: bytes of
   /// each pass of a PBF file, nodes and ways read of an XML one.
   package static func importNetworkReporting(
-    from url: URL, options: OSMImportOptions, progress: ProgressReporter?
+    from url: URL, format: Format? = nil, options: OSMImportOptions, progress: ProgressReporter?
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
     guard FileManager.default.isReadableFile(atPath: url.path) else {
       throw .unreadable(file: url.path, reason: "no such readable file")
     }
     let result: (network: RoadNetwork, report: OSMImportReport)
-    switch Format(fileName: url.lastPathComponent) {
+    switch format ?? Format(fileName: url.lastPathComponent) {
     case .pbf:
       var reader = PBFReader(url: url, options: options)
       reader.progress = progress
