@@ -7,14 +7,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev libbz2-dev liblz4-dev libzstd-dev tzdata libsqlite3-dev libjemalloc-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo sumo-tools
-TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard curl jq
+TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-venv python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard curl jq
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl time postgresql postgresql-15-postgis-3
 VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 
 # The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).
 RUN_ARGS ?= serve --demo
 
-.PHONY: deps deps-test deps-bench routing-tools run test bench fuzz build release install format lint vectors clean
+.PHONY: deps deps-test deps-bench routing-tools python-tools run test bench fuzz build release install format lint vectors clean
 
 # The routing engines the speed exports are for, run by the export tests: OSRM and Valhalla
 # as their official Python wheels ship them (prebuilt programs with their libraries; only
@@ -61,6 +61,20 @@ routing-tools: deps-test
 	  rm -rf $(TOOLS_DIR)/download; touch "$$stamp" || exit 1; \
 	done
 
+# The Python programs the API tests run: openapi-spec-validator checks /openapi.json against
+# the OpenAPI 3.1 schema, schemathesis sends the server requests generated from it. They go
+# into a virtual environment of their own, $(PYTHON_VENV), not the system's Python, once per
+# set of pinned versions (the stamp names them).
+PYTHON_TOOLS := openapi-spec-validator==0.9.0 schemathesis==4.32.5
+PYTHON_VENV := $(TOOLS_DIR)/venv
+python-tools: deps-test
+	@stamp="$(PYTHON_VENV)/.installed-$$(echo '$(PYTHON_TOOLS)' | tr ' ' '+')"; \
+	  [ -f "$$stamp" ] && exit 0; \
+	  echo "Installing $(PYTHON_TOOLS) into $(PYTHON_VENV)"; \
+	  rm -rf $(PYTHON_VENV) && /usr/bin/python3 -m venv $(PYTHON_VENV) && \
+	  $(PYTHON_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	    $(PYTHON_TOOLS) && touch "$$stamp"
+
 build: deps
 	$(SWIFT) build
 
@@ -95,7 +109,7 @@ run: release
 # machine would starve their waits.
 TIMED_SUITES := TrafficServerTests|RemoteEngineTests|FeedPollerTests|ServerCommandsTests|InstalledDemoTests|DocumentationRunTests|TrafficPostgresTests|WebMapBrowserTests|TrafficDemoTests|MultiNodeTests
 
-test: deps-test routing-tools
+test: deps-test routing-tools python-tools
 	$(SWIFT) build --build-tests
 	@for target in $(FUZZ_TARGETS); do \
 	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); [ -z "$$seeds" ] && continue; \

@@ -57,7 +57,7 @@ let package = Package(
         "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
         "TrafficMap", "TrafficRouting", "TrafficDemo", "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
       ],
-      resources: [.copy("Resources/web")]),
+      resources: [.copy("Resources/web"), .copy("Resources/openapi.json")]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
     .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
     .target(

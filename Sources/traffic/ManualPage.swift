@@ -58,8 +58,9 @@ enum ManualPage {
       "The port of \\fBtraffic serve\\fR when no \\fB\\-\\-port\\fR is given (default 8080).",
       ".TP", "\\fBTRAFFIC_RESOURCES\\fR",
       escaped(
-        "A directory holding the web map (web/), the text catalogs (Localization/) and the "
-          + "demo's recording (demo/), instead of the resource bundles beside the binary."),
+        "A directory holding the web map (web/), the text catalogs (Localization/), the "
+          + "demo's recording (demo/) and the API description (openapi.json), instead of the "
+          + "resource bundles beside the binary."),
       ".TP", "\\fBXDG_CACHE_HOME\\fR",
       escaped("Where the demo keeps its state (swift-traffic/ in it; default ~/.cache)."),
       ".SH EXIT STATUS",

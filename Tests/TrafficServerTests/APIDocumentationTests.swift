@@ -25,7 +25,7 @@ import TrafficTestSupport
   enum RouteKind: CaseIterable {
     case index, health, readiness, metrics, incidents, incidentStream, incidentLookup, flow, feeds
     case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
-    case datex2Situations, wzdxFeed
+    case datex2Situations, wzdxFeed, openAPI, tileJSON
   }
 
   /// The kind of a route. Exhaustive on purpose: see the suite's documentation.
@@ -51,6 +51,8 @@ import TrafficTestSupport
     case .apiSummary: return .apiSummary
     case .datex2Situations: return .datex2Situations
     case .wzdxFeed: return .wzdxFeed
+    case .openAPI: return .openAPI
+    case .tileJSON: return .tileJSON
     }
   }
 
@@ -111,10 +113,12 @@ import TrafficTestSupport
           + "&destination=\(east.latitude),\(east.longitude)"),
       Sample(method: "GET", target: "/datex2/v3/situations"),
       Sample(method: "GET", target: "/wzdx/v4.2/feed"),
+      Sample(method: "GET", target: "/openapi.json"),
     ]
     for layer in TileLayer.allCases {
       samples.append(
         Sample(method: "GET", target: "/tiles/\(layer.rawValue)/0/0/0.\(layer.fileExtension)"))
+      samples.append(Sample(method: "GET", target: "/tiles/\(layer.rawValue).json"))
     }
     return samples
   }()
@@ -156,9 +160,7 @@ import TrafficTestSupport
       Issue.record("no sample request for the route kind \(kind); add one to `samples`")
     }
     let tileLabels = Set(
-      Self.samples.compactMap(\.route).map(\.label).filter {
-        $0.hasPrefix("/tiles/")
-      })
+      Self.samples.compactMap(\.route).filter { Self.kind(of: $0) == .tile }.map(\.label))
     #expect(tileLabels == Set(TileLayer.allCases.map(\.pattern)))
   }
 

@@ -158,7 +158,11 @@ public enum OSMImporter {
     -> (network: RoadNetwork, report: OSMImportReport)
   {
     let pipe = Pipe()
-    let writer = pipe.fileHandleForWriting.fileDescriptor
+    // The write end is closed through its FileHandle only (which then owns no descriptor),
+    // never with close(2) behind its back: the handle would close the number again when it
+    // goes, by then perhaps another file's.
+    let writeHandle = pipe.fileHandleForWriting
+    let writer = writeHandle.fileDescriptor
     guard
       let stream = InputStream(fileAtPath: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
     else {
@@ -193,7 +197,7 @@ public enum OSMImporter {
       // A SIGPIPE left pending on this thread is dropped with it; take it anyway.
       var timeout = timespec(tv_sec: 0, tv_nsec: 0)
       _ = sigtimedwait(&blocked, nil, &timeout)
-      close(writer)
+      try? writeHandle.close()
       done.signal()
     }
     thread.stackSize = 1 << 20

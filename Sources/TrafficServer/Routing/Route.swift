@@ -29,6 +29,10 @@ enum Route: Equatable {
   case datex2Situations
   /// `/wzdx/v4.2/feed`: the work zones and closures as a WZDx 4.2 WorkZoneFeed.
   case wzdxFeed
+  /// `/openapi.json`: the OpenAPI 3.1 description of this API.
+  case openAPI
+  /// `/tiles/{layer}.json`: the TileJSON 3.0.0 of a tile layer; the layer's name unchecked.
+  case tileJSON(rawLayer: Substring)
 
   /// The route of a raw path, or `nil` when none matches.
   init?(rawPath: Substring) {
@@ -48,9 +52,14 @@ enum Route: Equatable {
     case "/api": self = .apiSummary
     case "/datex2/v3/situations": self = .datex2Situations
     case "/wzdx/v4.2/feed": self = .wzdxFeed
+    case "/openapi.json": self = .openAPI
     default:
       if rawPath.utf8.starts(with: "/tiles/".utf8) {
         let rest = rawPath.dropFirst("/tiles/".count)
+        if !rest.utf8.contains(UInt8(ascii: "/")), rest.hasSuffix(".json") {
+          self = .tileJSON(rawLayer: rest.dropLast(".json".count))
+          return
+        }
         guard let slash = rest.utf8.firstIndex(of: UInt8(ascii: "/")),
           let layer = TileLayer(rawValue: String(rest[..<slash]))
         else { return nil }
@@ -94,6 +103,8 @@ enum Route: Equatable {
     case .apiSummary: return "/api"
     case .datex2Situations: return "/datex2/v3/situations"
     case .wzdxFeed: return "/wzdx/v4.2/feed"
+    case .openAPI: return "/openapi.json"
+    case .tileJSON: return "/tiles/{layer}.json"
     }
   }
 
@@ -117,7 +128,7 @@ enum Route: Equatable {
   /// Whether the route needs an API key when keys are configured.
   var needsKey: Bool {
     switch self {
-    case .index, .health, .readiness, .webAsset, .leaflet, .apiSummary: return false
+    case .index, .health, .readiness, .webAsset, .leaflet, .apiSummary, .openAPI: return false
     default: return true
     }
   }

@@ -190,6 +190,9 @@ extension TrafficServer {
     case .wzdxFeed: return try publication(.wzdx, request: request, query: query)
     case .routes:
       return routes(query: query)
+    case .openAPI: return openAPIDocument()
+    case .tileJSON(let rawLayer):
+      return try tileJSON(rawLayer: rawLayer, query: query, request: request)
     }
   }
 

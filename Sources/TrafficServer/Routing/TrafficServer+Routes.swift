@@ -436,13 +436,16 @@ extension TrafficServer {
         <code>mode=withFreeFlow|withoutFreeFlow</code>),
         <code>GET /tiles/incidents/{z}/{x}/{y}.png</code>,
         <code>GET /tiles/base/{z}/{x}/{y}.png</code>,
-        <code>GET /tiles/traffic/{z}/{x}/{y}.mvt</code> (Mapbox Vector Tile)</li>
+        <code>GET /tiles/traffic/{z}/{x}/{y}.mvt</code> (Mapbox Vector Tile);
+        <code>GET /tiles/{layer}.json</code> (TileJSON)</li>
       <li><code>GET /v1/info</code> (counts and data bounds)</li>
       <li><code>GET /</code> (the web map), <code>GET /healthz</code>,
         <code>GET /readyz</code>, <code>GET /metrics</code></li>
       </ul>
       <p>Authentication: <code>apiKey=</code> or <code>Authorization: Bearer</code> when keys
       are configured.</p>
+      <p>The whole API, machine-readable: <a href="/openapi.json">/openapi.json</a>
+      (OpenAPI 3.1).</p>
       </body></html>
 
       """

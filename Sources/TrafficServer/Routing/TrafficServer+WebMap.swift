@@ -42,14 +42,20 @@ extension TrafficServer {
 
   /// `GET /v1/info`: counts and the bounds of the network and the incidents.
   func info() -> HTTPResponse {
-    let bounds = infoBounds.withLock { cached in
+    var response = HTTPResponse.json(
+      WebMapInfo.encode(engine: engine, bounds: currentInfoBounds()))
+    response.headers.add("Cache-Control", "no-cache")
+    return response
+  }
+
+  /// The bounds of the network and the incidents now (computed again only when the
+  /// incidents changed).
+  func currentInfoBounds() -> WebMapInfo.Bounds {
+    infoBounds.withLock { cached in
       let fresh = WebMapInfo.bounds(of: engine, previous: cached)
       cached = fresh
       return fresh
     }
-    var response = HTTPResponse.json(WebMapInfo.encode(engine: engine, bounds: bounds))
-    response.headers.add("Cache-Control", "no-cache")
-    return response
   }
 
   /// `GET /`: the web map. When Leaflet is missing from `leafletDirectory` the page says so
