@@ -18,6 +18,8 @@ import TrafficTestSupport
 /// `.build/tools/venv`); without them these tests fail, naming that target.
 @Suite(.serialized) struct OpenAPIDocumentTests {
   struct MissingTool: Error { var name: String }
+  /// The demo server printed no "listening" line in 30 s; what it printed instead.
+  struct DemoDidNotStart: Error { var log: String }
 
   /// A program of the tools' virtual environment, or a failure naming `make test`.
   static func tool(_ name: String) throws -> URL {
@@ -187,25 +189,59 @@ import TrafficTestSupport
     return (server, try #require(server.port), leaflet)
   }
 
-  /// schemathesis against the running server, every check on: every answer has a documented
-  /// status, content type, headers and body; no answer is a 5xx; what the document calls
-  /// valid is taken and what it calls invalid refused; keyed operations refuse requests
-  /// without a key. At least 1000 requests, in a couple of minutes.
+  /// The static demo as users run it (`traffic serve --demo=static`, the built binary), on
+  /// a free port with `key`: its process and port. Its state goes to `directory`.
+  static func startedDemo(key: String, in directory: URL) async throws -> (Process, port: Int) {
+    let built = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(
+      "traffic")
+    let binary =
+      FileManager.default.isExecutableFile(atPath: built.path)
+      ? built : Fixtures.repositoryRoot.appendingPathComponent(".build/debug/traffic")
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = [
+      "serve", "--demo=static", "--port", "0", "--api-key", key, "--access-log", "off",
+      "--state-dir", directory.appendingPathComponent("state").path,
+    ]
+    process.currentDirectoryURL = directory
+    let log = directory.appendingPathComponent("serve.log")
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: log)
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    for _ in 0..<300 {
+      let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+      if let range = text.range(of: "listening on http://127.0.0.1:"),
+        let port = Int(text[range.upperBound...].prefix { $0.isNumber }),
+        text.contains("replaying recorded probes")
+      {
+        return (process, port)
+      }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    process.terminate()
+    process.waitUntilExit()
+    throw DemoDidNotStart(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+  }
+
+  /// schemathesis against the running demo server, every check on: every answer has a
+  /// documented status, content type, headers and body; no answer is a 5xx; what the
+  /// document calls valid is taken and what it calls invalid refused; keyed operations refuse
+  /// requests without a key. At least 1000 requests, in a couple of minutes.
   @Test func schemathesisFindsNothingTheDocumentDoesNotSay() async throws {
     let schemathesis = try Self.tool("schemathesis")
     let key = "schemathesis-key"
-    let (server, port, leaflet) = try Self.startedServer(key: key)
-    defer {
-      server.stop()
-      try? FileManager.default.removeItem(at: leaflet)
-    }
     let directory = try Self.scratch()
     defer { try? FileManager.default.removeItem(at: directory) }
+    let (demo, port) = try await Self.startedDemo(key: key, in: directory)
+    defer {
+      demo.terminate()
+      demo.waitUntilExit()
+    }
     try Data(Self.hooks.utf8).write(to: directory.appendingPathComponent("traffic_hooks.py"))
     let configuration = directory.appendingPathComponent("schemathesis.toml")
     try Data(Self.configuration.utf8).write(to: configuration)
-    let west = FlowServerFixtures.coordinates(east: 0)
-    let east = FlowServerFixtures.coordinates(east: 1000)
     let arguments = [
       "--config-file", configuration.path, "run", "http://127.0.0.1:\(port)/openapi.json",
       "--checks", "all", "--header", "Authorization: Bearer \(key)",
@@ -217,8 +253,8 @@ import TrafficTestSupport
       schemathesis, arguments,
       environment: [
         "SCHEMATHESIS_HOOKS": "traffic_hooks", "PYTHONPATH": directory.path,
-        "TRAFFIC_SCHEMATHESIS_ROUTE":
-          "\(west.latitude),\(west.longitude);\(east.latitude),\(east.longitude)",
+        // Two places on the demo's A10 network, between which a route exists.
+        "TRAFFIC_SCHEMATHESIS_ROUTE": "52.3050,13.6200;52.3250,13.5800",
         "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
       ], in: directory, timeout: .seconds(600))
     let summary = output.split(separator: "\n").suffix(40).joined(separator: "\n")
