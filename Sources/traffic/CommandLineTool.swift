@@ -95,9 +95,9 @@ enum CommandLineTool {
       where [.serverUnreachable, .timedOut, .offline].contains(error)
     {
       // Name the server and the reason, which HERE's error cases leave out.
-      let server = rest.firstIndex(of: "--server").flatMap {
-        $0 + 1 < rest.count ? rest[$0 + 1] : nil
-      }
+      let server =
+        rest.firstIndex(of: "--server").flatMap { $0 + 1 < rest.count ? rest[$0 + 1] : nil }
+        ?? rest.first { $0.hasPrefix("--server=") }.map { String($0.dropFirst(9)) }
       let reason = TrafficEngine.lastTransportFailure.map { " (\($0))" } ?? ""
       console.error(
         "traffic \(command.name): \(error): cannot reach \(server ?? "the server")\(reason)")

@@ -23,6 +23,22 @@ import Testing
     }
   }
 
+  /// The usage lines name only options the command takes (help true to the command).
+  @Test func usageLinesNameOnlyOptionsTheCommandTakes() throws {
+    for command in CommandLineTool.commands.values {
+      let names = Set(command.options.flatMap(\.names)).union(["--help"])
+      // The usage lines: from "Usage:" to the first blank line.
+      let usage = command.synopsis.components(separatedBy: "\n\n")[0]
+      #expect(usage.hasPrefix("Usage: traffic \(command.name)"))
+      for match in usage.matches(of: /--[a-z][a-z0-9-]*(=[a-z]+)?/) {
+        let option = String(match.output.0)
+        #expect(
+          names.contains(option) || names.contains(String(option.prefix { $0 != "=" })),
+          "traffic \(command.name)'s usage names \(option), which it does not take")
+      }
+    }
+  }
+
   @Test func noArgumentsIsAUsageErrorThatShowsTheOverview() async {
     let result = await runTraffic([])
     #expect(result.status == .usage)
