@@ -34,9 +34,10 @@ enum NetworkArguments {
       return try NetworkFile.load(url, countryCode: countryCode, progress: progress)
     } catch {
       progress?.finish()
+      guard path == "-" else { throw UsageError("\(path): \(error)") }
       let message = "\(error)".replacingOccurrences(of: url.path, with: "standard input")
         .replacingOccurrences(of: url.lastPathComponent, with: "standard input")
-      throw UsageError("\(path == "-" ? "standard input" : path): \(message)")
+      throw UsageError("standard input: \(message)")
     }
   }
 }
