@@ -14,7 +14,8 @@ import Traffic
 /// the traffic at its end is like that at its beginning, and the loop hardly shows.
 ///
 /// `Sources/TrafficDemo/Resources/a10kw-probes.ndjson` was made with
-/// `TRAFFIC_DEMO_RECORD=Sources/TrafficDemo/Resources/a10kw-probes.ndjson swift test --filter DemoRecorderTests`
+/// `TRAFFIC_DEMO_RECORD=Sources/TrafficDemo/Resources/a10kw-probes.ndjson swift test
+/// -Xswiftc -DTRAFFIC_DEMO_TOOLS --filter DemoRecorderTests`
 /// (SUMO 1.15 from Debian 12, the default configuration below).
 package enum DemoRecorder {
   /// Where recorded times start: simulation second 0 (2025-01-01T00:00:00Z).

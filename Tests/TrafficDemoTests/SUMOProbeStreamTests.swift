@@ -180,55 +180,53 @@ struct SUMOProbeStreamTests {
   }
 }
 
-/// Not part of the suite: prints how flow on the motorway upstream of the roadworks changes
-/// over the demo's first 40 simulated minutes. Run with
-/// `TRAFFIC_DEMO_MEASURE=1 swift test --filter SUMOJamMeasurement`.
-@Suite("SUMO jam measurement")
-struct SUMOJamMeasurement {
-  @Test(
-    "jam factors upstream of the roadworks over time",
-    .enabled(
-      if: ProcessInfo.processInfo.environment["TRAFFIC_DEMO_MEASURE"] != nil,
-      "SKIPPED: set TRAFFIC_DEMO_MEASURE=1 to measure"),
-    .timeLimit(.minutes(10)))
-  func measure() throws {
-    let speed = Double(ProcessInfo.processInfo.environment["TRAFFIC_DEMO_SPEED"] ?? "") ?? 60
-    let minutes = Double(ProcessInfo.processInfo.environment["TRAFFIC_DEMO_MINUTES"] ?? "") ?? 40
-    let scenario = try DemoScenario()
-    let clock = try DemoClock(speedFactor: speed)
-    let engine = try TrafficEngine(
-      store: InMemoryTrafficStore(), clock: { clock.now() }, network: scenario.network)
-    var configuration = FlowConfiguration()
-    configuration.windowInSeconds = 120
-    try engine.configureFlow(configuration)
-    let stream = try SUMOProbeStream(
-      configuration: SUMOProbeStream.Configuration(scenario: scenario), engine: engine,
-      clock: clock)
-    let network = scenario.network
-    // The roadworks segment and the motorway segments leading to it, nearest first.
-    var chain = [scenario.roadworksSegment]
-    while chain.count < 5,
-      let previous = network.segments.first(where: {
-        $0.roadClass == .motorway && $0.toNode == chain[chain.count - 1].fromNode
-      })
-    {
-      chain.append(previous)
-    }
-    print("segments:", chain.map { "\($0.sourceID) (\(Int($0.lengthInMeters)) m)" })
-    try stream.start()
-    let started = clock.now()
-    let box = try #require(GeoBox.enclosing(network.nodes.map(\.coordinates)))
-    while clock.now().timeIntervalSince(started) < minutes * 60 {
-      Thread.sleep(forTimeInterval: 60 / speed)
-      let flows = try engine.flow(inside: box, options: TrafficFlowQueryOptions())
-      let bySegment = Dictionary(uniqueKeysWithValues: flows.map { ($0.segmentID, $0) })
-      let row = chain.map { segment -> String in
-        guard let flow = bySegment[segment.id], flow.confidence > 0.7 else { return "   - " }
-        return String(format: "%4.1f", flow.jamFactor)
+#if TRAFFIC_DEMO_TOOLS
+  /// Not part of the suite (compiled only on request, so it is never listed as skipped): prints
+  /// how flow on the motorway upstream of the roadworks changes over the demo's first 40
+  /// simulated minutes. Run with
+  /// `swift test -Xswiftc -DTRAFFIC_DEMO_TOOLS --filter SUMOJamMeasurement`.
+  @Suite("SUMO jam measurement")
+  struct SUMOJamMeasurement {
+    @Test("jam factors upstream of the roadworks over time", .timeLimit(.minutes(10)))
+    func measure() throws {
+      let speed = Double(ProcessInfo.processInfo.environment["TRAFFIC_DEMO_SPEED"] ?? "") ?? 60
+      let minutes = Double(ProcessInfo.processInfo.environment["TRAFFIC_DEMO_MINUTES"] ?? "") ?? 40
+      let scenario = try DemoScenario()
+      let clock = try DemoClock(speedFactor: speed)
+      let engine = try TrafficEngine(
+        store: InMemoryTrafficStore(), clock: { clock.now() }, network: scenario.network)
+      var configuration = FlowConfiguration()
+      configuration.windowInSeconds = 120
+      try engine.configureFlow(configuration)
+      let stream = try SUMOProbeStream(
+        configuration: SUMOProbeStream.Configuration(scenario: scenario), engine: engine,
+        clock: clock)
+      let network = scenario.network
+      // The roadworks segment and the motorway segments leading to it, nearest first.
+      var chain = [scenario.roadworksSegment]
+      while chain.count < 5,
+        let previous = network.segments.first(where: {
+          $0.roadClass == .motorway && $0.toNode == chain[chain.count - 1].fromNode
+        })
+      {
+        chain.append(previous)
       }
-      let minute = Int(clock.now().timeIntervalSince(started) / 60)
-      print(String(format: "min %3d  jam:", minute), row.joined(separator: " "))
+      print("segments:", chain.map { "\($0.sourceID) (\(Int($0.lengthInMeters)) m)" })
+      try stream.start()
+      let started = clock.now()
+      let box = try #require(GeoBox.enclosing(network.nodes.map(\.coordinates)))
+      while clock.now().timeIntervalSince(started) < minutes * 60 {
+        Thread.sleep(forTimeInterval: 60 / speed)
+        let flows = try engine.flow(inside: box, options: TrafficFlowQueryOptions())
+        let bySegment = Dictionary(uniqueKeysWithValues: flows.map { ($0.segmentID, $0) })
+        let row = chain.map { segment -> String in
+          guard let flow = bySegment[segment.id], flow.confidence > 0.7 else { return "   - " }
+          return String(format: "%4.1f", flow.jamFactor)
+        }
+        let minute = Int(clock.now().timeIntervalSince(started) / 60)
+        print(String(format: "min %3d  jam:", minute), row.joined(separator: " "))
+      }
+      stream.stop()
     }
-    stream.stop()
   }
-}
+#endif
