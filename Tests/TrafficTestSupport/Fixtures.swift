@@ -26,7 +26,9 @@ public enum Fixtures {
   /// The development checkout's extra real-world samples (`../shared/fixtures` beside the
   /// project), or `nil` when it is absent, as in every public clone. Tests may add its files
   /// to what they cover, never depend on it.
+  /// `TRAFFIC_TESTS_WITHOUT_SHARED=1` hides it, to run the suite as a public clone does.
   public static var shared: URL? {
+    if ProcessInfo.processInfo.environment["TRAFFIC_TESTS_WITHOUT_SHARED"] == "1" { return nil }
     let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
     return FileManager.default.fileExists(atPath: url.path) ? url : nil
   }
