@@ -16,15 +16,19 @@ public enum BlockDecompression {
     guard source.count <= Int(Int32.max), expectedSize <= Int(Int32.max) else {
       throw .malformed("an LZ4 block of more than 2 GiB")
     }
+    guard !source.isEmpty else {
+      guard expectedSize == 0 else {
+        throw .malformed("an empty LZ4 block for \(expectedSize) bytes")
+      }
+      return []
+    }
     var output = [UInt8](repeating: 0, count: max(expectedSize, 1))
-    let written = output.withUnsafeMutableBufferPointer { out in
-      source.withUnsafeBufferPointer { input in
-        input.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(input.count, 1)) {
-          from in
-          out.baseAddress!.withMemoryRebound(to: CChar.self, capacity: out.count) { to in
-            LZ4_decompress_safe(from, to, Int32(input.count), Int32(expectedSize))
-          }
-        }
+    let written = output.withUnsafeMutableBytes { out in
+      source.withUnsafeBytes { input -> Int32 in
+        guard let from = input.bindMemory(to: CChar.self).baseAddress,
+          let to = out.bindMemory(to: CChar.self).baseAddress
+        else { return -1 }
+        return LZ4_decompress_safe(from, to, Int32(input.count), Int32(expectedSize))
       }
     }
     guard written >= 0 else { throw .malformed("corrupt LZ4 data") }

@@ -52,19 +52,17 @@ public enum Bzip2File {
         inStream = true
         sawStream = true
       }
-      let status: Int32 = input.withUnsafeMutableBufferPointer { inBuffer in
-        output.withUnsafeMutableBufferPointer { outBuffer in
-          inBuffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: inBuffer.count) {
-            from in
-            outBuffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: outBuffer.count) {
-              to in
-              stream.next_in = from + inputOffset
-              stream.avail_in = UInt32(inBuffer.count - inputOffset)
-              stream.next_out = to
-              stream.avail_out = UInt32(outBuffer.count)
-              return BZ2_bzDecompress(&stream)
-            }
-          }
+      // Both buffers are non-empty here: the input was refilled above, the output is fixed.
+      let status: Int32 = input.withUnsafeMutableBytes { inBuffer in
+        output.withUnsafeMutableBytes { outBuffer in
+          guard let from = inBuffer.bindMemory(to: CChar.self).baseAddress,
+            let to = outBuffer.bindMemory(to: CChar.self).baseAddress
+          else { return BZ_PARAM_ERROR }
+          stream.next_in = from + inputOffset
+          stream.avail_in = UInt32(inBuffer.count - inputOffset)
+          stream.next_out = to
+          stream.avail_out = UInt32(outBuffer.count)
+          return BZ2_bzDecompress(&stream)
         }
       }
       let produced = output.count - Int(stream.avail_out)
@@ -107,6 +105,7 @@ public enum Bzip2File {
     public let path: String
     /// Why, in plain words.
     public let reason: String
+    /// The file and why, in one line.
     public var description: String { "\(path): cannot read: \(reason)" }
   }
 }

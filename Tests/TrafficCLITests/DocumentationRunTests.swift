@@ -65,7 +65,7 @@ import TrafficTestSupport
           Block(
             line: index - body.count - 1, script: body.joined(separator: "\n"),
             runs: !info.contains("norun"), expected: nil))
-        lastRunBlockEnd = blocks.last!.runs ? index : nil
+        lastRunBlockEnd = info.contains("norun") ? nil : index
       } else if info.first == "text", lastRunBlockEnd != nil, !blocks.isEmpty {
         blocks[blocks.count - 1].expected = body
         lastRunBlockEnd = nil
@@ -118,7 +118,7 @@ import TrafficTestSupport
       guard let found = rest.range(of: piece) else { return false }
       rest = rest[found.upperBound...]
     }
-    return rest.hasSuffix(pieces.last!)
+    return rest.hasSuffix(pieces.last ?? "")
   }
 
   /// Runs the page's run blocks; the output of each, by block index.
