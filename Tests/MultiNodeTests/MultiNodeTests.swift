@@ -35,31 +35,10 @@ import TrafficTestSupport
       _ = FileManager.default.createFile(atPath: log.path, contents: nil)
       logPath = log.path
       process.standardError = FileHandle(forWritingAtPath: log.path) ?? FileHandle.nullDevice
-      let seen = Mutex("")
-      let listening = AsyncStream<Int>.makeStream()
-      output.fileHandleForReading.readabilityHandler = { handle in
-        let chunk = handle.availableData
-        if chunk.isEmpty {
-          listening.continuation.finish()
-          return
-        }
-        let text = seen.withLock { text -> String in
-          text += String(decoding: chunk, as: UTF8.self)
-          return text
-        }
-        if let range = text.range(of: "listening on http://127.0.0.1:") {
-          let digits = text[range.upperBound...].prefix { $0.isNumber }
-          if let port = Int(digits) { listening.continuation.yield(port) }
-          listening.continuation.finish()
-        }
-      }
+      let line = ListeningLine(output)
       try process.run()
-      var found: Int?
-      for await port in listening.stream {
-        found = port
-        break
-      }
-      port = try #require(found, "traffic serve did not start: \(seen.withLock { $0 })")
+      let found = await line.port()
+      port = try #require(found, "traffic serve did not start: \(line.printed)")
     }
 
     func kill(_ signal: Int32) {

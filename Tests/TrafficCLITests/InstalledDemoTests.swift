@@ -47,37 +47,15 @@ import TrafficTestSupport
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
-    let seen = Mutex("")
-    let listening = AsyncStream<Int>.makeStream()
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let chunk = handle.availableData
-      if chunk.isEmpty {
-        listening.continuation.finish()
-        return
-      }
-      let text = seen.withLock { text -> String in
-        text += String(decoding: chunk, as: UTF8.self)
-        return text
-      }
-      if let range = text.range(of: "listening on http://127.0.0.1:") {
-        if let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
-          listening.continuation.yield(port)
-        }
-        listening.continuation.finish()
-      }
-    }
+    let line = ListeningLine(output)
     try process.run()
     defer {
       process.interrupt()
       process.waitUntilExit()
       output.fileHandleForReading.readabilityHandler = nil
     }
-    var port: Int?
-    for await found in listening.stream {
-      port = found
-      break
-    }
-    let listeningPort = try #require(port, "serve did not listen: \(seen.withLock { $0 })")
+    let port = await line.port()
+    let listeningPort = try #require(port, "serve did not listen: \(line.printed)")
     let url = try #require(URL(string: "http://127.0.0.1:\(listeningPort)\(path)"))
     // Asked again (for up to 20 s) until the answer and the server's lines show `expected`:
     // the demo's feeds are polled and its probes start once the server listens.
@@ -86,7 +64,7 @@ import TrafficTestSupport
       let (data, response) = try await URLSession.shared.data(from: url)
       answer = (
         (response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self),
-        seen.withLock { $0 }
+        line.printed
       )
       if (answer.body + answer.printed).contains(expected) { break }
       try await Task.sleep(for: .milliseconds(250))
