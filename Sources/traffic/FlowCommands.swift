@@ -131,6 +131,9 @@ enum ProbesCommand: Subcommand {
     guard rest.first == "import" else { throw UsageError("expects 'import FILE...'") }
     let files = Array(rest.dropFirst())
     guard !files.isEmpty else { throw UsageError("expects at least one FILE after import") }
+    guard files.filter({ $0 == "-" }).count <= 1 else {
+      throw UsageError("- (standard input) can be read once; give it once")
+    }
     for file in files where file != "-" { try FileArguments.checkReadable(file) }
     try EngineArguments.requireStore(at: path)
     let engine: TrafficEngine

@@ -93,6 +93,9 @@ enum ImportCommand: Subcommand {
     guard !files.isEmpty else {
       throw UsageError("expects at least one FILE (- for standard input)")
     }
+    guard files.filter({ $0 == "-" }).count <= 1 else {
+      throw UsageError("- (standard input) can be read once; give it once")
+    }
     let inputs = try files.map { file throws(UsageError) in try FileArguments.feed(file) }
     let engine = try EngineArguments.open(&arguments, creating: true)
     _ = try arguments.positionals()

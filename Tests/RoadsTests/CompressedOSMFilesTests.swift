@@ -30,16 +30,8 @@ import TrafficTestSupport
 
   /// Runs Debian's python3 with `arguments`; fails the test with its output otherwise.
   static func runPython(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = python.url
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "python3 \(arguments): \(text)")
+    let result = try ChildProcess.run(python.url, arguments)
+    try #require(result.status == 0, "python3 \(arguments): \(result.output)")
   }
 
   @Test(arguments: ["lz4", "zstd", "raw"])

@@ -46,6 +46,7 @@ import TrafficTestSupport
     (["network", "import", "nosuch.osm.pbf"], "nosuch.osm.pbf: no such file"),
     (["network", "import", "DIR"], "is a directory, not a file"),
     (["network", "import", "--bogus", "x.osm"], "unknown option --bogus"),
+    (["import", "-", "-"], "- (standard input) can be read once"),
   ])
   func nothingIsWrittenBeforeTheInputsAreChecked(
     arguments: [String], message: String
@@ -129,20 +130,11 @@ import TrafficTestSupport
     let directory = try Self.directory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let db = directory.appendingPathComponent("store.sqlite").path
-    let process = Process()
-    process.executableURL = try Self.trafficBinary()
-    process.arguments = ["import", "--db", db, "-"]
-    process.currentDirectoryURL = directory
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    input.fileHandleForWriting.write(try Data(contentsOf: Self.feed))
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text)")
+    let result = try ChildProcess.run(
+      try Self.trafficBinary(), ["import", "--db", db, "-"], in: directory,
+      input: .bytes(try Data(contentsOf: Self.feed)))
+    let text = result.output
+    #expect(result.status == 0, "\(text)")
     #expect(text.hasPrefix("datex2 stdin: "), "\(text)")
     let stored = try SQLiteTrafficStore(path: db).currentIncidents()
     #expect(!stored.isEmpty)
@@ -183,18 +175,11 @@ import TrafficTestSupport
     let directory = try Self.directory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let db = directory.appendingPathComponent("store.sqlite").path
-    let process = Process()
-    process.executableURL = try Self.trafficBinary()
-    process.arguments = ["network", "import", "--db", db, "-"]
-    process.currentDirectoryURL = directory
-    process.standardInput = try FileHandle(forReadingFrom: Fixtures.liechtenstein(`extension`))
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text)")
+    let result = try ChildProcess.run(
+      try Self.trafficBinary(), ["network", "import", "--db", db, "-"], in: directory,
+      input: .file(Fixtures.liechtenstein(`extension`)))
+    let text = result.output
+    #expect(result.status == 0, "\(text)")
     #expect(text.hasPrefix("standard input: 2318 nodes, 5391 directed segments"), "\(text)")
   }
 }

@@ -77,24 +77,6 @@ import TrafficTestSupport
       path: path, blocks: blocks, needsDemo: text.contains("<!-- docs-test: demo -->"))
   }
 
-  /// A free TCP port of the loopback interface.
-  static func freePort() throws -> Int {
-    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-      }
-    }
-    try #require(bound, "no free port")
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
   /// Whether `actual` matches `expected`, `…` standing for any text and a line of `…` alone
   /// for any lines.
   static func matches(_ actual: ArraySlice<String>, _ expected: ArraySlice<String>) -> Bool {
@@ -139,7 +121,7 @@ import TrafficTestSupport
     try FileManager.default.createSymbolicLink(
       at: bin.appendingPathComponent("traffic"),
       withDestinationURL: try CarefulCommandsTests.trafficBinary())
-    let port = try freePort()
+    let port = try ChildProcess.freeLoopbackPort()
     var script = "exec 2>&1\ntrap 'echo \"(exit status $?)\"' ERR\n"
     if page.needsDemo {
       script += """

@@ -70,25 +70,12 @@ import TrafficTestSupport
   static func run(
     _ arguments: [String], in directory: URL
   ) throws -> (Int32, String, String) {
-    let process = Process()
-    process.executableURL = try CarefulCommandsTests.trafficBinary()
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
     var environment = ProcessInfo.processInfo.environment
     environment["TRAFFIC_DB"] = nil
-    process.environment = environment
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: out, as: UTF8.self),
-      String(decoding: err, as: UTF8.self)
-    )
+    let result = try ChildProcess.run(
+      try CarefulCommandsTests.trafficBinary(), arguments, in: directory,
+      environment: environment, mergingErrors: false)
+    return (result.status, result.output, result.errors)
   }
 
   @Test(arguments: try OperationsBadInputTests.rows())

@@ -147,7 +147,7 @@ import TrafficTestSupport
   // MARK: Publisher shapes
 
   /// The project's one-event documents in the shape of a national traffic centre's event feed
-  /// (`v2_event_*.xml`), and the UK NTIS events of `../shared/fixtures/datex2` when present.
+  /// (`v2_event_*.xml`), and the UK NTIS events of `Fixtures.shared` (`datex2/`, a development checkout's samples) when present.
   static func eventDocuments() throws -> [(name: String, data: Data)] {
     var documents = try ["v2_event_queue.xml", "v2_event_cleared.xml", "v2_event_cancelled.xml"]
       .map { (name: $0, data: try ownFixture("datex2", $0)) }
@@ -312,7 +312,7 @@ import TrafficTestSupport
       ])
   }
 
-  /// The South Tyrol publication of `../shared/fixtures/datex2` when present: the same shape
+  /// The South Tyrol publication of `Fixtures.shared` (`datex2/`, a development checkout's samples) when present: the same shape
   /// as `v2_bilingual_situations.xml`, which the test above reads exactly.
   @Test func everyMultiRecordPublicationDecodesWithoutProblems() throws {
     var documents = [
@@ -338,7 +338,7 @@ import TrafficTestSupport
 
   /// Measured data (loop detectors whose places are in a site table the document does not
   /// carry) is DATEX II but yields neither incidents nor flow; the NTIS MIDAS sample of
-  /// `../shared/fixtures/datex2` is checked too when present.
+  /// `Fixtures.shared` (`datex2/`, a development checkout's samples) is checked too when present.
   @Test func measuredDataIsRecognisedAndHasNoIncidents() throws {
     var documents = [("v2_measured_data.xml", try ownFixture("datex2", "v2_measured_data.xml"))]
     if let shared = Fixtures.shared {

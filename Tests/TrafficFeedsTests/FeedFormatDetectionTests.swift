@@ -6,7 +6,7 @@ import TrafficTestSupport
 
 @Suite struct FeedFormatDetectionTests {
   /// The folders of test data: the suite's own fixtures, the public samples shipped under
-  /// `Tests/Fixtures`, and `../shared/fixtures` when present.
+  /// `Tests/Fixtures`, and `Fixtures.shared` when present.
   static func roots() -> [URL] {
     var roots = [
       Fixtures.repositoryRoot.appendingPathComponent("Tests/TrafficFeedsTests/Fixtures"),

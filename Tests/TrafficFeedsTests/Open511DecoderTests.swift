@@ -341,7 +341,7 @@ import TrafficTestSupport
   }
 
   /// Every Open511 JSON document of the publisher shapes above, and the TMDD conversions and
-  /// open511-server records of `../shared/fixtures/open511` when present.
+  /// open511-server records of `Fixtures.shared` (`open511/`) when present.
   @Test func everyPublisherShapedDocumentDecodesWithoutProblems() throws {
     var documents = try ["tmdd_events.json", "server_roadevents.json"].map {
       ($0, try ownFixture("open511", $0))

@@ -31,7 +31,7 @@ import TrafficTestSupport
       }
     }
     // The public WZDx samples shipped in Tests/Fixtures, and the development checkout's
-    // other real samples where ../shared is present.
+    // other real samples where `Fixtures.shared` is present.
     let samples = Fixtures.sample("wzdx")
     urls += try FileManager.default.contentsOfDirectory(atPath: samples.path).sorted().map {
       samples.appendingPathComponent($0)

@@ -213,7 +213,7 @@ private let options = FeedOptions(sourceName: "test")
   }
 
   /// Every jams-only window: the one above, and Louisville's archived window of
-  /// `../shared/fixtures/waze` when present.
+  /// `Fixtures.shared` (`waze/`) when present.
   @Test func everyJamsOnlyWindowDecodes() throws {
     var documents = [("jams_only_window.json", try ownFixture("jams_only_window.json"))]
     if let shared = Fixtures.shared {

@@ -186,28 +186,11 @@ public final class PostgresCluster: Sendable {
     }
   }
 
-  /// A loopback port that was free a moment ago (the kernel's choice for port 0).
+  /// A loopback port that was free a moment ago.
   private static func freePort() throws(PostgresClusterError) -> Int {
-    #if canImport(Glibc)
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    guard descriptor >= 0 else { throw PostgresClusterError(description: "socket: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-        bind(descriptor, socketAddress, length) == 0
-          && getsockname(descriptor, socketAddress, &length) == 0
-      }
+    do { return try ChildProcess.freeLoopbackPort() } catch {
+      throw PostgresClusterError(description: "\(error)")
     }
-    guard bound else { throw PostgresClusterError(description: "bind: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
   }
 
   /// Starts a shell that waits for this process to end, then stops the server and removes

@@ -10,10 +10,9 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The file's content breaks its format: truncated, corrupt, or out of bounds.
   case malformed(file: String, position: String?, reason: String)
   /// The file is well formed but uses a feature this importer does not handle (an unknown
-  /// projection, a compression other than zlib, a required PBF feature).
+  /// projection, a PBF compression other than zlib, LZ4 and Zstandard, a required PBF
+  /// feature).
   case unsupported(file: String, reason: String)
-  /// A tool the import needs (such as the `bzip2` command) is not installed.
-  case missingTool(name: String, reason: String)
   /// A value passed by the caller is out of range or inconsistent.
   case invalidArgument(String)
 
@@ -27,8 +26,6 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
       return "malformed \(file): \(reason)"
     case .unsupported(let file, let reason):
       return "unsupported content in \(file): \(reason)"
-    case .missingTool(let name, let reason):
-      return "the \(name) tool is needed but unavailable: \(reason)"
     case .invalidArgument(let reason):
       return "invalid argument: \(reason)"
     }
