@@ -14,7 +14,7 @@ VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 # The main job: the server with the live demo on http://127.0.0.1:8080 (Ctrl-C stops it).
 RUN_ARGS ?= serve --demo
 
-.PHONY: deps deps-test deps-bench routing-tools python-tools run test bench fuzz build release install format lint vectors clean
+.PHONY: deps deps-test deps-bench routing-tools python-tools run test bench accuracy fuzz build release install format lint vectors clean
 
 # The routing engines the speed exports are for, run by the export tests: OSRM and Valhalla
 # as their official Python wheels ship them (prebuilt programs with their libraries; only
@@ -129,6 +129,13 @@ test: deps-test routing-tools python-tools
 
 bench: deps-bench
 	bench/run.sh
+
+# Flow and ETAs against SUMO over several simulated days on three networks, at 5, 15 and 40 %
+# of the vehicles as probes (traffic-bench --accuracy; the table goes into
+# docs/performance.md). About 10 minutes on two cores.
+accuracy: deps
+	$(SWIFT) build -c release --product traffic-bench
+	$$($(SWIFT) build -c release --show-bin-path)/traffic-bench --accuracy
 
 # Builds traffic-fuzz with libFuzzer and runs every target for FUZZ_SECONDS from its seeds.
 fuzz: deps-test

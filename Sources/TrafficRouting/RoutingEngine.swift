@@ -501,14 +501,16 @@ public final class RoutingEngine: Sendable {
       var typical = 0.0
       var typicalKnown = false
       let start = clock.timeIntervalSince(departure)
-      for piece in pieces {
-        let driven =
-          times.seconds(piece.segmentID, meters: piece.lengthInMeters, after: start + seconds)
-          ?? 0
+      for (k, piece) in pieces.enumerated() {
+        // The way across the junction before the piece (a SUMO network's) at its speed.
+        let meters =
+          piece.lengthInMeters
+          + (k > 0 && pieces[k - 1].segmentID != piece.segmentID
+            ? view.network.junctionGap(from: pieces[k - 1].segmentID, to: piece.segmentID) : 0)
+        let driven = times.seconds(piece.segmentID, meters: meters, after: start + seconds) ?? 0
         pieceSeconds.append(driven)
         seconds += driven
-        if let usual = times.typicalSeconds(
-          piece.segmentID, meters: piece.lengthInMeters, after: start + typical)
+        if let usual = times.typicalSeconds(piece.segmentID, meters: meters, after: start + typical)
         {
           typical += usual
           typicalKnown = true
@@ -516,7 +518,7 @@ public final class RoutingEngine: Sendable {
           let free =
             view.flow.freeFlow[piece.segmentID]
             ?? view.network.segments[piece.segmentID].speedLimitInMetersPerSecond
-          typical += piece.lengthInMeters / max(free, 0.1)
+          typical += meters / max(free, 0.1)
         }
       }
       let begin = polyline.vertices[0]

@@ -10,13 +10,14 @@ import Foundation
 let groups = ["geo", "incidents", "feeds", "stores", "flow", "typical", "map"]
 let arguments = Set(CommandLine.arguments.dropFirst())
 let known = Set(
-  ["--quick", "--json-only", "--help", "--scale"] + groups.map { "--only=\($0)" })
+  ["--quick", "--json-only", "--help", "--scale", "--accuracy"] + groups.map { "--only=\($0)" })
 if !arguments.isSubset(of: known) || arguments.contains("--help") {
   let unknown = arguments.subtracting(known).sorted().joined(separator: " ")
   if !unknown.isEmpty { FileHandle.standardError.write(Data("unknown option: \(unknown)\n".utf8)) }
   print(
     "usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]\n"
-      + "       traffic-bench --scale   (the region-size benchmarks, from the project's root)")
+      + "       traffic-bench --scale   (the region-size benchmarks, from the project's root)\n"
+      + "       traffic-bench --accuracy   (flow and ETAs against SUMO over several days)")
   exit(arguments.contains("--help") ? 0 : 64)
 }
 if arguments.contains("--scale") {
@@ -36,6 +37,23 @@ if arguments.contains("--scale") {
   } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(64)
+  }
+}
+if arguments.contains("--accuracy") {
+  if arguments.count > 1 {
+    FileHandle.standardError.write(Data("--accuracy takes no other option\n".utf8))
+    exit(64)
+  }
+  do {
+    let report = try await AccuracyHarness.run { line in
+      FileHandle.standardError.write(Data("\(line)\n".utf8))
+    }
+    print(report.markdown)
+    print(String(format: "took %.0f s", report.seconds))
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
   }
 }
 let only = Set(arguments.compactMap { $0.hasPrefix("--only=") ? String($0.dropFirst(7)) : nil })

@@ -463,7 +463,9 @@ struct SUMORoutingAccuracyTests {
     // 258 trips; 19.7 % (56.9 %, signed -8.5 %) over the 170 congested ones, where knowing
     // the other vehicles' times gives 9.4 %. Asked at now: 12.3 % and 15.7 %.
     // Every trip in the window routes: a queue standing still is slow, not closed.
-    Self.expect(outcome, trips: 250, congestedTrips: 150, live: 0.17, congestedLive: 0.22)
+    // Since routes count the way across SUMO's junctions (2026-12-06), free flow is closer to
+    // SUMO's times and fewer trips are off it by 40 %: 147 measured.
+    Self.expect(outcome, trips: 250, congestedTrips: 130, live: 0.17, congestedLive: 0.22)
     // Against SUMO's times on the route we give (7.7 % measured).
     #expect(outcome.congestedOnChosenRoute <= 0.1)
   }

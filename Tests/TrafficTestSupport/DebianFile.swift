@@ -60,6 +60,8 @@ public struct DebianFileMissing: Error, CustomStringConvertible {
 extension DebianFile {
   /// SUMO, the traffic simulator.
   public static let sumo = DebianFile("/usr/bin/sumo", package: "sumo")
+  /// SUMO's router, which finds which trips can be driven at all.
+  public static let duarouter = DebianFile("/usr/bin/duarouter", package: "sumo")
   /// SUMO's A10KW game scenario: the A10 (Berliner Ring) junction south-east of Berlin.
   public static let a10kwNetwork = DebianFile(
     "/usr/share/sumo/tools/game/A10KW/osm.net.xml", package: "sumo-tools")

@@ -244,22 +244,27 @@ extension TrafficEngine {
     var base = 0.0, traffic = 0.0, delay = 0.0
     var blocked = false
     var offset = 0.0
+    var previous: Int?
     for piece in pieces {
       let segment = network.segments[piece.segmentID]
       let flow = snapshot.flow(of: segment)
       let length = piece.lengthInMeters
+      // The way across the junction before the piece is driven at its speed.
+      let gap =
+        previous.map { $0 == segment.id ? 0 : network.junctionGap(from: $0, to: segment.id) } ?? 0
+      previous = segment.id
       let free = flow.freeFlowSpeedInMetersPerSecond
       let speed = flow.speedUncappedInMetersPerSecond
       // Closed by an incident or blocked (jam factor 10, which `flow(of:)` gives only with
       // `.closed`); a standstill of the probes is a queue, driven at a crawl.
       let closed = flow.traversability == .closed
       let driven = max(speed, FlowSnapshot.crawlSpeedInMetersPerSecond)
-      let baseTime = free > 0 ? length / free : 0
+      let baseTime = free > 0 ? (length + gap) / free : 0
       var spanDelay: Double?
       if closed {
         blocked = true
       } else {
-        let time = length / driven
+        let time = (length + gap) / driven
         spanDelay = time - baseTime
         traffic += time
         delay += time - baseTime

@@ -28,6 +28,14 @@ public struct FlowConfiguration: Hashable, Sendable {
   public var observationLifetimeInSeconds: Double = 600
   /// A feed observation weighs as much as this many probe vehicles when blended.
   public var observationWeight: Double = 2
+  /// How far a segment's speed on a given day strays from its typical speed for that time
+  /// (one standard deviation of the natural logarithm of their ratio): the prior's spread
+  /// when live evidence is fused with the typical week.
+  public var typicalSpreadInLogSpeed: Double = 0.25
+  /// How far one probe vehicle's speed over a segment strays from the mean of all its
+  /// vehicles (one standard deviation, natural logarithm): the weight of each vehicle's
+  /// evidence when fused with the typical week.
+  public var vehicleSpreadInLogSpeed: Double = 0.3
   /// Queries rebuild the live values when they are older than this, seconds.
   public var refreshIntervalInSeconds: Double = 30
   /// How many past samples a bin of a typical week averages before older ones fade (an
@@ -56,6 +64,8 @@ public struct FlowConfiguration: Hashable, Sendable {
       ("observationLifetimeInSeconds", observationLifetimeInSeconds),
       ("observationWeight", observationWeight),
       ("refreshIntervalInSeconds", refreshIntervalInSeconds),
+      ("typicalSpreadInLogSpeed", typicalSpreadInLogSpeed),
+      ("vehicleSpreadInLogSpeed", vehicleSpreadInLogSpeed),
       ("closureMatchDistanceInMeters", closureMatchDistanceInMeters),
     ]
     for (name, value) in positives where !(value.isFinite && value > 0) {

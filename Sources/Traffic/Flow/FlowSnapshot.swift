@@ -6,15 +6,17 @@ import Roads
 ///
 /// Values, per directed segment:
 /// - `speedUncapped`: the window's space-mean speed from probes (see ``SpeedAggregator``),
-///   blended with fresh feed observations; without either, the segment's typical speed at
-///   the snapshot's time (its ``TypicalWeek``), else the free flow.
+///   blended with fresh feed observations, and fused with the segment's typical speed at the
+///   snapshot's time when it has one (a Kalman update on log speed: see
+///   `FlowPipeline.fuse`); without live evidence, the typical speed, else the free flow.
 /// - `speed`: `speedUncapped` capped at the segment's speed limit.
 /// - `freeFlow`: the 85th percentile of the segment's own history bucket speeds once it has
 ///   enough of them, else the speed limit.
 /// - `jamFactor` (see ``FlowSnapshot/jamFactor(speed:freeFlow:)``): `10 × (1 − speed /
 ///   freeFlow)`, clamped to 0...9.9; exactly 10 only when the road is closed or blocked.
-/// - `confidence`: `0.7 + 0.3 × min(1, vehicles / 10)` (0.73...1) from probes, at least 0.8
-///   from a fresh feed observation; without live data 0.6...0.7 from a typical speed (see
+/// - `confidence`: with live evidence fused with a typical speed, `0.7 + 0.3 × gain` (the
+///   share of the answer the evidence carries); live evidence alone `0.7 + 0.3 × min(1,
+///   vehicles / 10)` (0.73...1); at least 0.8 with a fresh feed observation; without live data 0.6...0.7 from a typical speed (see
 ///   ``TypicalSpeeds/confidence(samples:)``), 0.6 when only free flow is learned (both
 ///   historical); 0.5 from the speed limit only.
 /// - `jamTendency`: from the jam factors of the older and newer halves of the window.

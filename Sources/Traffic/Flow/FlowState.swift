@@ -337,38 +337,87 @@ struct FlowPipeline: Sendable {
           ?? observed.jamFactor.map { max(0, (observed.freeFlow ?? free) * (1 - $0 / 10)) }
         if newest.map({ observed.time > $0 }) ?? true { newest = observed.time }
       }
-      var live: FlowSnapshot.Live
+      // The live evidence: the probes' space-mean speed, blended with a fresh feed
+      // observation (worth `observationWeight` vehicles; weighted harmonic mean, arithmetic
+      // when a speed is 0).
+      var evidence: (speed: Double, weight: Double)?
       switch (estimate, observedSpeed) {
       case (let estimate?, let observed?):
         let n = Double(estimate.vehicles), w = configuration.observationWeight
         let probe = estimate.speedInMetersPerSecond
-        // Weighted harmonic mean (space-mean); arithmetic when a speed is 0.
-        let speed =
+        evidence = (
           probe > 0 && observed > 0
-          ? (n + w) / (n / probe + w / observed) : (n * probe + w * observed) / (n + w)
-        live = FlowSnapshot.Live(
-          speedUncapped: speed,
-          confidence: max(0.8, FlowSnapshot.realTimeConfidence(vehicles: estimate.vehicles)),
-          tendency: FlowPipeline.tendency(estimate, freeFlow: free), blocked: blocked)
+            ? (n + w) / (n / probe + w / observed) : (n * probe + w * observed) / (n + w),
+          n + w
+        )
       case (let estimate?, nil):
-        live = FlowSnapshot.Live(
-          speedUncapped: estimate.speedInMetersPerSecond,
-          confidence: FlowSnapshot.realTimeConfidence(vehicles: estimate.vehicles),
-          tendency: FlowPipeline.tendency(estimate, freeFlow: free), blocked: blocked)
+        evidence = (estimate.speedInMetersPerSecond, Double(estimate.vehicles))
       case (nil, let observed?):
-        live = FlowSnapshot.Live(
-          speedUncapped: observed, confidence: 0.8, tendency: nil, blocked: blocked)
+        evidence = (observed, configuration.observationWeight)
       case (nil, nil):
-        if blocked {
-          live = FlowSnapshot.Live(speedUncapped: 0, confidence: 0.8, tendency: nil, blocked: true)
-        } else {
-          continue
-        }
+        evidence = nil
       }
+      guard let evidence else {
+        if blocked {
+          snapshot.live[segment] = FlowSnapshot.Live(
+            speedUncapped: 0, confidence: 0.8, tendency: nil, blocked: true)
+        }
+        continue
+      }
+      // With a typical week, the evidence is fused with it; without, it stands alone.
+      let fused: (speed: Double, confidence: Double) =
+        Self.prior(segment, in: snapshot, configuration).map {
+          Self.fuse(prior: $0, evidence: evidence.speed, weight: evidence.weight, configuration)
+        }
+        ?? (
+          evidence.speed,
+          FlowSnapshot.realTimeConfidence(vehicles: Int(evidence.weight.rounded(.up)))
+        )
+      var live = FlowSnapshot.Live(
+        speedUncapped: fused.speed, confidence: fused.confidence,
+        tendency: estimate.flatMap { FlowPipeline.tendency($0, freeFlow: free) },
+        blocked: blocked)
+      if observedSpeed != nil { live.confidence = max(0.8, live.confidence) }
       snapshot.live[segment] = live
     }
     snapshot.sourceUpdated = newest
     return snapshot
+  }
+
+  /// What a segment's speed is expected to be before the live evidence: its typical speed
+  /// now, of spread `typicalSpreadInLogSpeed` (widened when the typical rests on few
+  /// samples); `nil` without a typical week.
+  static func prior(
+    _ segment: Int, in snapshot: FlowSnapshot, _ configuration: FlowConfiguration
+  ) -> (speed: Double, variance: Double)? {
+    let spread = configuration.typicalSpreadInLogSpeed
+    guard
+      let typical = snapshot.typical?.typical(
+        segment, atBin: snapshot.typicalBin, today: snapshot.typicalToday)
+    else { return nil }
+    return (typical.speed, spread * spread * (1 + 1 / max(typical.samples, 0.25)))
+  }
+
+  /// The live evidence (a space-mean speed resting on `weight` vehicles) fused with the
+  /// prior: one Kalman update on the logarithm of speed, each vehicle's evidence of variance
+  /// `vehicleSpreadInLogSpeed`². Speeds below the crawl speed count as the crawl speed (a
+  /// queue standing still for the whole window stays a queue). The confidence is 0.7 plus
+  /// 0.3 times the gain: the share of the answer the live evidence carries.
+  static func fuse(
+    prior: (speed: Double, variance: Double), evidence: Double, weight: Double,
+    _ configuration: FlowConfiguration
+  ) -> (speed: Double, confidence: Double) {
+    let crawl = FlowSnapshot.crawlSpeedInMetersPerSecond
+    let spread = configuration.vehicleSpreadInLogSpeed
+    let noise = spread * spread / max(weight, 0.1)
+    let gain = prior.variance / (prior.variance + noise)
+    let logSpeed =
+      log(max(prior.speed, crawl)) + gain
+      * (log(max(evidence, crawl)) - log(max(prior.speed, crawl)))
+    var speed = exp(logSpeed)
+    // A standing queue (the evidence at a crawl or below) keeps its evidence's own value.
+    if evidence < crawl, speed <= crawl { speed = evidence }
+    return (speed, 0.7 + 0.3 * gain)
   }
 
   /// Rising when the jam factor of the newer half of the window exceeds the older half's by

@@ -173,6 +173,12 @@ struct SpeedAggregator: Sendable {
     } else {
       for (k, segment) in path.enumerated() {
         let length = network.segments[segment].lengthInMeters
+        if k > 0 {
+          // The way across the junction between two segments that do not touch (a SUMO
+          // network's edges end at the junction's border): driven, but on neither segment.
+          let gap = network.junctionGap(from: path[k - 1], to: segment)
+          if gap > 0 { pieces.append((-1 - segment, gap)) }
+        }
         let meters: Double
         if k == 0 {
           meters = length - previous.position.offsetInMeters
@@ -192,11 +198,14 @@ struct SpeedAggregator: Sendable {
     }
     // The time is shared by free-flow travel time (meters / speed limit), so that a slow
     // ramp or street driven together with a fast road in one interval gets the larger share.
+    // A junction's way (segment -1 - the segment after it) takes its share at the speed
+    // limit of the segment after it, and counts on no segment.
     func weight(_ piece: (segment: Int, meters: Double)) -> Double {
-      piece.meters / max(network.segments[piece.segment].speedLimitInMetersPerSecond, 1)
+      let segment = piece.segment >= 0 ? piece.segment : -1 - piece.segment
+      return piece.meters / max(network.segments[segment].speedLimitInMetersPerSecond, 1)
     }
     let totalWeight = pieces.reduce(0) { $0 + weight($1) }
-    for piece in pieces where piece.meters > 0 {
+    for piece in pieces where piece.meters > 0 && piece.segment >= 0 {
       add(piece.segment, point.probe.time, piece.meters, seconds * weight(piece) / totalWeight)
     }
   }

@@ -1,0 +1,428 @@
+import Foundation
+import Roads
+import Synchronization
+import Traffic
+import TrafficRouting
+import TrafficTestSupport
+
+/// The accuracy harness (`make accuracy`, `traffic-bench --accuracy`): SUMO drives each
+/// network over several days (a morning each, demand following a daily profile and varying
+/// by seed and level); the earlier days are history, learned as typical weeks; then two
+/// "todays" unlike the usual day (busier; a lane closed) are replayed through the public API
+/// with the default configuration — probes ingested as they come, flow asked every five
+/// minutes, a route asked when each sampled trip departs — and compared with SUMO's own
+/// per-edge mean speeds and trip times, at 5, 15 and 40 % of the vehicles as probes.
+enum AccuracyHarness {
+  /// Probe shares, percent of all vehicles (SUMO's FCD device sits on 40 %; the smaller
+  /// fleets are subsets of it, chosen by a hash of the vehicle id).
+  static let rates = [5, 15, 40]
+  /// History days before "today", a week apart (the same weekday).
+  static let historyLevels = [0.9, 1.0, 1.1]
+  /// An edge is judged in an interval when at least this many vehicles entered it.
+  static let minimumVehicles = 5
+  /// Trips routed per today.
+  static let maximumTrips = 300
+  /// TRAFFIC_ACCURACY_DIAGNOSTICS prints every judged edge-interval on standard output.
+  static let diagnostics =
+    ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_DIAGNOSTICS"] != nil
+
+  static let networks: [AccuracyNetwork] = [
+    AccuracyNetwork(
+      name: "Braunschweig", kind: "city streets, traffic lights",
+      file: .braunschweigNetwork, demand: .randomTrips, peakRate: 0.45),
+    AccuracyNetwork(
+      name: "Berlin", kind: "city streets, trams, crossings", file: .drtNetwork,
+      demand: .randomTrips, peakRate: 0.8),
+    AccuracyNetwork(
+      name: "A10 Königs Wusterhausen", kind: "motorway interchange", file: .a10kwNetwork,
+      demand: .routeFiles(DebianFile.a10kwRoutes), peakRate: 0.3),
+  ]
+
+  /// Monday 2 November 2026, 06:30 in Berlin (05:30 UTC): the first history day.
+  static let firstDay = Date(timeIntervalSince1970: 1_793_597_400)
+  static let week = 7 * 86_400.0
+
+  /// Whether vehicle `name` (with an FCD device) reports at `rate` percent of all vehicles.
+  static func reports(_ name: String, rate: Int) -> Bool {
+    var hash: UInt32 = 2_166_136_261
+    for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return Int(hash % 40) < rate
+  }
+
+  /// Runs every network; returns the report.
+  static func run(log: @escaping (String) -> Void) async throws -> AccuracyReport {
+    var report = AccuracyReport()
+    let started = Date()
+    let only = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_NETWORK"]
+    for network in networks where only == nil || network.name.hasPrefix(only!) {
+      let roads = try SUMONetworkImporter.importNetwork(from: network.file.url)
+      let simulator = try AccuracySimulator(network: network, roads: roads)
+      var history: [SimulatedDay] = []
+      for (k, level) in historyLevels.enumerated() {
+        let day = AccuracyDay(
+          label: "history \(k + 1)", seed: UInt64(1_000 + k), level: level, closure: nil,
+          start: firstDay + Double(k) * week)
+        history.append(try simulator.simulate(day))
+        log(summary(network, history.last!))
+      }
+      let todayStart = firstDay + Double(historyLevels.count) * week
+      let closure = try closureSite(roads: roads, day: history[history.count / 2])
+      let todays = [
+        AccuracyDay(label: "busier", seed: 2_000, level: 1.3, closure: nil, start: todayStart),
+        AccuracyDay(
+          label: "lane closed", seed: 2_001, level: 1.0, closure: closure, start: todayStart),
+      ]
+      for day in todays {
+        let today = try simulator.simulate(day)
+        log(summary(network, today))
+        for rate in rates {
+          let outcome = try await evaluate(
+            network: network, roads: roads, history: history, today: today, rate: rate)
+          log(
+            "\(network.name), \(day.label), \(rate) %: \(outcome.line) "
+              + "(\(String(format: "%.0f", Date().timeIntervalSince(started))) s so far)")
+          report.rows.append(
+            AccuracyReport.Row(
+              network: network.name, kind: network.kind, today: day.label, rate: rate,
+              outcome: outcome))
+        }
+      }
+    }
+    report.seconds = Date().timeIntervalSince(started)
+    return report
+  }
+
+  static func summary(_ network: AccuracyNetwork, _ day: SimulatedDay) -> String {
+    let done = day.trips.count
+    return "\(network.name), \(day.day.label): SUMO \(String(format: "%.1f", day.sumoSeconds)) s, "
+      + "\(done) trips, \(day.teleports) teleported, \(day.records.count) FCD records"
+  }
+
+  /// The lane to close on the lane-closure day: lane 0 of the edge of two or more lanes
+  /// that most vehicles entered on a usual day, from 07:00 to 08:00.
+  static func closureSite(roads: RoadNetwork, day: SimulatedDay) throws -> LaneClosure {
+    var lanes: [String: Int] = [:]
+    for segment in roads.segments { lanes[segment.sourceID] = segment.laneCount ?? 1 }
+    var entered: [String: Int] = [:]
+    for interval in day.edgeData {
+      for (edge, values) in interval where (lanes[edge] ?? 1) >= 2 {
+        entered[edge, default: 0] += values.entered
+      }
+    }
+    guard let busiest = entered.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else {
+      throw AccuracyError("no edge of two or more lanes carried traffic")
+    }
+    return LaneClosure(edge: busiest.key, lane: 0, from: 1_800, until: 5_400)
+  }
+
+  /// The probes of the vehicles reporting at `rate` percent.
+  static func probes(of day: SimulatedDay, rate: Int) -> [Probe] {
+    let reporting = day.vehicleNames.map { reports($0, rate: rate) }
+    var probes: [Probe] = []
+    for record in day.records where reporting[Int(record.vehicle)] {
+      guard
+        let coordinates = try? GeoCoordinates(
+          latitude: record.latitude, longitude: record.longitude)
+      else { continue }
+      probes.append(
+        Probe(
+          vehicleID: day.vehicleNames[Int(record.vehicle)],
+          time: day.day.start + Double(record.second), coordinates: coordinates,
+          speedInMetersPerSecond: Double(record.speed),
+          headingInDegrees: Double(record.angle)))
+    }
+    return probes
+  }
+
+  /// One today at one probe rate: history, then the day replayed.
+  static func evaluate(
+    network: AccuracyNetwork, roads: RoadNetwork, history: [SimulatedDay],
+    today: SimulatedDay, rate: Int
+  ) async throws -> AccuracyOutcome {
+    let clock = Mutex(firstDay)
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: roads)
+    let router = RoutingEngine(trafficEngine: engine)
+    let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates))!
+    let segmentOfEdge = Dictionary(
+      roads.segments.map { ($0.sourceID, $0.id) }, uniquingKeysWith: { a, _ in a })
+
+    // History: each day's probes as they came, a minute at a time.
+    for day in history {
+      let probes = Self.probes(of: day, rate: rate)
+      var next = 0
+      var second = 60.0
+      while next < probes.count {
+        let end = day.day.start + second
+        let stop = probes[next...].firstIndex { $0.time > end } ?? probes.count
+        clock.withLock { $0 = end }
+        if stop > next { engine.ingest(probes: Array(probes[next..<stop])) }
+        next = stop
+        second += 60
+      }
+      clock.withLock { $0 = day.day.start + AccuracyProfile.demandSeconds + 3_600 }
+      engine.flushProbes()
+      _ = try await engine.queryForFlow(inside: box)
+    }
+
+    var outcome = AccuracyOutcome()
+    let probes = Self.probes(of: today, rate: rate)
+    let start = today.day.start
+    let reporting = Set(today.vehicleNames.filter { reports($0, rate: rate) })
+
+    // Raw probes per interval and edge: the mean of the probe speeds SUMO recorded on it.
+    var raw: [Int: [String: (sum: Double, count: Int)]] = [:]
+    for record in today.records
+    where record.edge >= 0 && reporting.contains(today.vehicleNames[Int(record.vehicle)]) {
+      let interval = Int((Double(record.second) - 0.001) / AccuracyProfile.intervalSeconds)
+      let edge = today.edgeNames[Int(record.edge)]
+      raw[interval, default: [:]][edge, default: (0, 0)].sum += Double(record.speed)
+      raw[interval, default: [:]][edge, default: (0, 0)].count += 1
+    }
+
+    // The trips to route: completed, not teleported, three edges or more, departing after
+    // the first 15 minutes (the live picture has started) and 10 minutes before the end.
+    let candidates = today.trips.filter {
+      !$0.teleported && $0.edges.count >= 3 && $0.duration >= 60 && $0.depart >= 900
+        && $0.depart <= AccuracyProfile.demandSeconds - 600
+        && segmentOfEdge[$0.edges.first!] != nil && segmentOfEdge[$0.edges.last!] != nil
+    }.sorted { $0.depart < $1.depart }
+    let stride = max(1, candidates.count / maximumTrips)
+    let trips = Swift.stride(from: 0, to: candidates.count, by: stride).map { candidates[$0] }
+    var etas: [Double?] = Array(repeating: nil, count: trips.count)
+    var ownRoute: [Double?] = Array(repeating: nil, count: trips.count)
+    var nextTrip = 0
+    let runs = EdgeRuns(trips: today.trips, reporting: reporting)
+
+    var next = 0
+    let step = 10.0
+    var second = 0.0
+    while second <= AccuracyProfile.demandSeconds {
+      let now = start + second
+      clock.withLock { $0 = now }
+      let stop = probes[next...].firstIndex { $0.time > now } ?? probes.count
+      if stop > next { engine.ingest(probes: Array(probes[next..<stop])) }
+      next = stop
+      // Trips departing within the step are routed now, from what was sent until now.
+      while nextTrip < trips.count, trips[nextTrip].depart < second + step {
+        let trip = trips[nextTrip]
+        if let picture = try engine.speedPicture(inside: nil, at: nil) {
+          ownRoute[nextTrip] = onOwnRoute(trip, picture: picture, segments: segmentOfEdge)
+        }
+        if let (origin, destination) = ends(of: trip, roads: roads, segments: segmentOfEdge) {
+          let route = try? await router.calculateRoute(from: origin, to: destination).first
+          etas[nextTrip] = route?.durationInSeconds
+          if diagnostics, let route {
+            let sumoLength = trip.edges.compactMap { segmentOfEdge[$0] }.reduce(0.0) {
+              $0 + roads.segments[$1].lengthInMeters
+            }
+            print(
+              "TRIP\t\(trip.vehicle)\t\(trip.duration)\t\(route.durationInSeconds)\t"
+                + "\(ownRoute[nextTrip] ?? -1)\t\(Int(route.lengthInMeters))\t\(Int(sumoLength))\t"
+                + "\(trip.edges.first!)\t\(trip.edges.last!)\t\(route.sections.first?.departure.location.description ?? "")\t\(origin)"
+            )
+          }
+        }
+        nextTrip += 1
+      }
+      let intervalEnd = second / AccuracyProfile.intervalSeconds
+      if second >= 600, intervalEnd == intervalEnd.rounded() {
+        let interval = Int(intervalEnd) - 1
+        try await compareFlow(
+          engine: engine, box: box, now: now, truth: today.edgeData[safe: interval] ?? [:],
+          raw: raw[interval] ?? [:], roads: roads, segments: segmentOfEdge,
+          into: &outcome)
+      }
+      second += step
+    }
+
+    // ETAs against SUMO's trip times, beside free flow and the two references.
+    for (k, trip) in trips.enumerated() {
+      guard let eta = etas[k],
+        let (origin, destination) = ends(of: trip, roads: roads, segments: segmentOfEdge),
+        let free = try? await router.calculateRoute(
+          from: origin, to: destination, options: RouteOptions(trafficOptimization: .disabled)
+        ).first?.baseDurationInSeconds
+      else {
+        outcome.unrouted += 1
+        continue
+      }
+      let duration = trip.duration
+      let freeError = abs(free - duration) / duration
+      let clairvoyant = runs.clairvoyant(trip, edgeData: today.edgeData)
+      let lastRuns = runs.lastProbeRuns(trip, roads: roads, segments: segmentOfEdge)
+      let errors = AccuracyOutcome.TripErrors(
+        ours: abs(eta - duration) / duration, signed: (eta - duration) / duration,
+        onOwnRoute: ownRoute[k].map { abs($0 - duration) / duration } ?? .nan, free: freeError,
+        clairvoyant: abs(clairvoyant - duration) / duration,
+        lastRuns: abs(lastRuns - duration) / duration)
+      outcome.trips.append(errors)
+    }
+    return outcome
+  }
+
+  /// The trip's time with each edge but the first and the last at the speed of our picture
+  /// at departure (the junctions between at the next edge's): our estimate without our
+  /// choice of route.
+  static func onOwnRoute(
+    _ trip: SimulatedDay.Trip, picture: SpeedPicture, segments: [String: Int]
+  ) -> Double? {
+    var total = 0.0
+    var entered = trip.depart
+    var previous: Int?
+    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
+      let segment = segments[edge]
+      defer { previous = segment }
+      if k > 0, k < trip.edges.count - 1 {
+        guard let segment else { return nil }
+        let flow = picture.flow(segment)
+        let gap = previous.map { picture.network.junctionGap(from: $0, to: segment) } ?? 0
+        total +=
+          (picture.network.segments[segment].lengthInMeters + gap)
+          / max(flow.speedUncappedInMetersPerSecond, 0.5)
+      } else {
+        total += exit - entered
+      }
+      entered = exit
+    }
+    return total
+  }
+
+  /// Where a trip is routed from and to: 5 m into its first edge, 5 m before the end of its
+  /// last (at most half the edge's length).
+  static func ends(
+    of trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
+  ) -> (GeoCoordinates, GeoCoordinates)? {
+    guard let first = segments[trip.edges.first!], let last = segments[trip.edges.last!]
+    else { return nil }
+    let a = roads.segments[first], b = roads.segments[last]
+    return (
+      a.geometry.coordinates(atDistance: min(5, a.lengthInMeters / 2)),
+      b.geometry.coordinates(atDistance: b.lengthInMeters - min(5, b.lengthInMeters / 2))
+    )
+  }
+
+  /// Compares the engine's flow now with SUMO's edge speeds over the interval that ends now.
+  static func compareFlow(
+    engine: TrafficEngine, box: GeoBox, now: Date,
+    truth: [String: SimulatedDay.EdgeInterval], raw: [String: (sum: Double, count: Int)],
+    roads: RoadNetwork, segments: [String: Int], into outcome: inout AccuracyOutcome
+  ) async throws {
+    let flows = try await engine.queryForFlow(inside: box)
+    var flowOfSegment: [Int: TrafficFlow] = [:]
+    for flow in flows { flowOfSegment[flow.segmentID] = flow }
+    let picture = try engine.speedPicture(inside: nil, at: nil)
+    let typical = picture?.snapshot.typical
+    let bin = picture?.clock?.bin(for: now) ?? 0
+    let today = TypicalSpeeds.day(of: now)
+    for (edge, sumo) in truth where sumo.entered >= minimumVehicles && sumo.speed > 0 {
+      guard let segment = segments[edge], let flow = flowOfSegment[segment] else { continue }
+      let limit = roads.segments[segment].speedLimitInMetersPerSecond
+      func within(_ speed: Double) -> Bool { abs(speed - sumo.speed) <= 0.15 * sumo.speed }
+      let rawSpeed = raw[edge].map { $0.sum / Double($0.count) } ?? limit
+      let typicalSpeed = typical?.typical(segment, atBin: bin, today: today)?.speed ?? limit
+      if diagnostics {
+        let record = roads.segments[segment]
+        print(
+          "FLOW\t\(now.timeIntervalSince1970)\t\(edge)\t\(record.roadClass)\t\(Int(record.lengthInMeters))\t"
+            + "\(limit)\t\(sumo.speed)\t\(sumo.entered)\t\(flow.speedUncappedInMetersPerSecond)\t"
+            + "\(flow.confidence)\t\(raw[edge].map { $0.sum / Double($0.count) } ?? -1)\t"
+            + "\(raw[edge]?.count ?? 0)\t\(typicalSpeed)")
+      }
+      outcome.flow.add(
+        ours: within(flow.speedUncappedInMetersPerSecond), raw: within(rawSpeed),
+        typical: within(typicalSpeed), confidence: flow.confidence)
+    }
+  }
+}
+
+extension Array {
+  subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// Every vehicle's drive of a day as seconds per edge (SUMO's exit times).
+struct EdgeRuns {
+  struct Run {
+    var entered: Double
+    var seconds: Double
+  }
+  /// Runs of the reporting vehicles by edge, by the time they left it.
+  private var probeRuns: [String: [Run]] = [:]
+  /// Runs of every vehicle by edge, by the time they entered it.
+  private var allRuns: [String: [Run]] = [:]
+
+  init(trips: [SimulatedDay.Trip], reporting: Set<String>) {
+    for trip in trips where !trip.teleported {
+      var entered = trip.depart
+      let reports = reporting.contains(trip.vehicle)
+      for (edge, exit) in zip(trip.edges, trip.exitTimes) {
+        let run = Run(entered: entered, seconds: exit - entered)
+        allRuns[edge, default: []].append(run)
+        if reports { probeRuns[edge, default: []].append(run) }
+        entered = exit
+      }
+    }
+    for key in probeRuns.keys {
+      probeRuns[key]!.sort { $0.entered + $0.seconds < $1.entered + $1.seconds }
+    }
+    for key in allRuns.keys { allRuns[key]!.sort { $0.entered < $1.entered } }
+  }
+
+  /// The trip's time with each edge but the first and the last at the mean time of the other
+  /// vehicles that entered it within 150 s of the trip (SUMO's interval mean where none
+  /// did): what knowing every other vehicle's times on the trip's own route gives.
+  func clairvoyant(
+    _ trip: SimulatedDay.Trip, edgeData: [[String: SimulatedDay.EdgeInterval]]
+  ) -> Double {
+    var total = 0.0
+    var entered = trip.depart
+    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
+      var seconds = exit - entered
+      if k > 0, k < trip.edges.count - 1 {
+        let own = seconds
+        var sum = 0.0, count = 0
+        for run in allRuns[edge] ?? [] where abs(run.entered - entered) <= 150 {
+          sum += run.seconds
+          count += 1
+        }
+        // The trip's own run is among them once.
+        if count > 1 {
+          seconds = (sum - own) / Double(count - 1)
+        } else if let mean = edgeData[safe: Int(entered / AccuracyProfile.intervalSeconds)]?[
+          edge]?.traveltime
+        {
+          seconds = mean
+        }
+      }
+      total += seconds
+      entered = exit
+    }
+    return total
+  }
+
+  /// The trip's time with each edge but the first and the last at the mean of the last
+  /// three runs of probe vehicles that left it before the trip departed, or at the speed
+  /// limit where none did: what the probe vehicles' own latest drives on the trip's route
+  /// say at departure.
+  func lastProbeRuns(
+    _ trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
+  ) -> Double {
+    var total = 0.0
+    var entered = trip.depart
+    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
+      var seconds = exit - entered
+      if k > 0, k < trip.edges.count - 1 {
+        let ended = (probeRuns[edge] ?? []).filter { $0.entered + $0.seconds <= trip.depart }
+        if !ended.isEmpty {
+          let recent = ended.suffix(3)
+          seconds = recent.reduce(0) { $0 + $1.seconds } / Double(recent.count)
+        } else if let segment = segments[edge] {
+          seconds = roads.segments[segment].travelTimeInSeconds
+        }
+      }
+      total += seconds
+      entered = exit
+    }
+    return total
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// What one today at one probe rate gave.
+struct AccuracyOutcome {
+  /// Edge-intervals judged, and how many of each estimate were within 15 % of SUMO.
+  struct FlowCounts {
+    var judged = 0
+    var ours = 0
+    var raw = 0
+    var typical = 0
+    /// By our confidence band (0: ≤ 0.7, 1: 0.7–0.8, 2: 0.8–0.9, 3: 0.9–1): judged, within.
+    var bands = Array(repeating: (judged: 0, within: 0), count: 4)
+
+    mutating func add(ours: Bool, raw: Bool, typical: Bool, confidence: Double) {
+      judged += 1
+      if ours { self.ours += 1 }
+      if raw { self.raw += 1 }
+      if typical { self.typical += 1 }
+      let band = confidence <= 0.7 ? 0 : confidence <= 0.8 ? 1 : confidence <= 0.9 ? 2 : 3
+      bands[band].judged += 1
+      if ours { bands[band].within += 1 }
+    }
+
+    static func share(_ count: Int, _ total: Int) -> Double {
+      total == 0 ? .nan : Double(count) / Double(total)
+    }
+  }
+
+  /// Relative errors of one trip's estimates.
+  struct TripErrors {
+    var ours: Double
+    /// Ours, signed (positive: we said longer).
+    var signed: Double
+    /// Our picture at departure on the trip's own route.
+    var onOwnRoute: Double
+    var free: Double
+    var clairvoyant: Double
+    var lastRuns: Double
+  }
+
+  var flow = FlowCounts()
+  var trips: [TripErrors] = []
+  var unrouted = 0
+
+  /// Trips whose free-flow time is off by more than 40 %.
+  var congested: [TripErrors] { trips.filter { $0.free > 0.4 } }
+
+  static func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+  }
+
+  static func percent(_ value: Double) -> String {
+    value.isNaN ? "–" : String(format: "%.1f", value * 100)
+  }
+
+  var line: String {
+    let f = flow
+    let c = congested
+    return "flow within 15 %: ours \(Self.percent(FlowCounts.share(f.ours, f.judged))) %, raw "
+      + "\(Self.percent(FlowCounts.share(f.raw, f.judged))) %, typical "
+      + "\(Self.percent(FlowCounts.share(f.typical, f.judged))) % of \(f.judged); ETA all "
+      + "\(Self.percent(Self.median(trips.map(\.ours)))) % (free "
+      + "\(Self.percent(Self.median(trips.map(\.free)))) %) of \(trips.count); congested "
+      + "\(Self.percent(Self.median(c.map(\.ours)))) % (free \(Self.percent(Self.median(c.map(\.free)))) %, "
+      + "clairvoyant \(Self.percent(Self.median(c.map(\.clairvoyant)))) %, probes' last runs "
+      + "\(Self.percent(Self.median(c.map(\.lastRuns)))) %, signed "
+      + "\(Self.percent(Self.median(c.map(\.signed)))) %, ours on own route "
+      + "\(Self.percent(Self.median(c.map(\.onOwnRoute).filter { !$0.isNaN }))) %) of \(c.count); bands "
+      + f.bands.map { "\(Self.percent(FlowCounts.share($0.within, $0.judged)))/\($0.judged)" }
+      .joined(separator: " ")
+  }
+}
+
+/// The harness's table.
+struct AccuracyReport {
+  struct Row {
+    var network: String
+    var kind: String
+    var today: String
+    var rate: Int
+    var outcome: AccuracyOutcome
+  }
+
+  var rows: [Row] = []
+  var seconds = 0.0
+
+  /// One Markdown table: a row per network, today and probe rate.
+  var markdown: String {
+    var lines = [
+      "| network | today | probes | flow within 15 %: ours | raw window | typical week | edge-intervals | ETA median error, all trips: ours | free flow | congested trips: ours | free flow | clairvoyant | probes' last runs | congested trips | flow within 15 % by confidence ≤0.7 / 0.7–0.8 / 0.8–0.9 / >0.9 |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    let p = AccuracyOutcome.percent
+    let m = AccuracyOutcome.median
+    for row in rows {
+      let f = row.outcome.flow
+      let trips = row.outcome.trips
+      let c = row.outcome.congested
+      let share = AccuracyOutcome.FlowCounts.share
+      let bands = f.bands.map { band in
+        band.judged == 0 ? "–" : "\(p(share(band.within, band.judged))) (\(band.judged))"
+      }.joined(separator: " / ")
+      lines.append(
+        "| \(row.network) | \(row.today) | \(row.rate) % | **\(p(share(f.ours, f.judged))) %** | "
+          + "\(p(share(f.raw, f.judged))) % | \(p(share(f.typical, f.judged))) % | \(f.judged) | "
+          + "\(p(m(trips.map(\.ours)))) % | \(p(m(trips.map(\.free)))) % | "
+          + "**\(p(m(c.map(\.ours)))) %** | \(p(m(c.map(\.free)))) % | "
+          + "\(p(m(c.map(\.clairvoyant)))) % | \(p(m(c.map(\.lastRuns)))) % | \(c.count) of "
+          + "\(trips.count) | \(bands) |")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,444 @@
+import Foundation
+import Roads
+import Traffic
+import TrafficTestSupport
+
+/// A network of the accuracy harness and the demand it carries on a usual day.
+struct AccuracyNetwork: Sendable {
+  /// Where the day's trips come from.
+  enum Demand: Sendable {
+    /// Trips between random car edges (weighted by length, at least 500 m apart in a straight
+    /// line); SUMO routes them and drops those it cannot.
+    case randomTrips
+    /// The origin-destination pairs of a scenario's own route files (the first and the last
+    /// edge of each route), drawn uniformly.
+    case routeFiles([DebianFile])
+  }
+
+  var name: String
+  /// What kind of roads it is (printed in the table).
+  var kind: String
+  var file: DebianFile
+  var demand: Demand
+  /// Vehicles inserted per second at the peak of a usual day.
+  var peakRate: Double
+}
+
+/// A lane closed for part of a day (a `closingLaneReroute` of SUMO: the lane's vehicles
+/// change lanes, those about to enter it are rerouted).
+struct LaneClosure: Sendable {
+  var edge: String
+  var lane: Int
+  var from: Double
+  var until: Double
+}
+
+/// One simulated day: its demand and what happened on the roads.
+struct AccuracyDay: Sendable {
+  var label: String
+  var seed: UInt64
+  /// The day's demand as a factor of the usual day's.
+  var level: Double
+  var closure: LaneClosure?
+  /// When the simulation's second 0 is (06:30 local time of the day).
+  var start: Date
+}
+
+/// The daily profile and length of the harness's days.
+enum AccuracyProfile {
+  /// Seconds of demand simulated per day: the morning from 06:30 to 08:30.
+  static let demandSeconds = 7_200.0
+  /// Seconds simulated after the last departure, for the last trips to arrive.
+  static let drainSeconds = 1_200.0
+  /// SUMO's edge data and the harness's flow comparisons are per interval of this length.
+  static let intervalSeconds = 300.0
+  /// The share of the peak rate at a second of the day: 40 % at 06:30, rising to the peak at
+  /// 07:15, held until 07:45, falling to 50 % at 08:30 (piecewise linear).
+  static func share(at second: Double) -> Double {
+    let points: [(Double, Double)] = [(0, 0.4), (2_700, 1), (4_500, 1), (7_200, 0.5)]
+    for k in 1..<points.count where second <= points[k].0 {
+      let (t0, v0) = points[k - 1], (t1, v1) = points[k]
+      return v0 + (v1 - v0) * (second - t0) / (t1 - t0)
+    }
+    return points.last!.1
+  }
+}
+
+/// What SUMO reported for a day.
+struct SimulatedDay: Sendable {
+  /// A floating-car record of a vehicle with SUMO's FCD device (40 % of the vehicles).
+  struct Record: Sendable {
+    var vehicle: Int32
+    /// The SUMO edge the vehicle is on (index into `edgeNames`), -1 inside a junction.
+    var edge: Int32
+    var second: Float
+    var latitude: Double
+    var longitude: Double
+    var speed: Float
+    var angle: Float
+  }
+
+  /// SUMO's mean values of one edge over one interval (all vehicles).
+  struct EdgeInterval: Sendable {
+    var speed: Double
+    var traveltime: Double?
+    var entered: Int
+  }
+
+  /// A trip SUMO completed.
+  struct Trip: Sendable {
+    var vehicle: String
+    var depart: Double
+    var arrival: Double
+    var edges: [String]
+    /// When the vehicle left each edge.
+    var exitTimes: [Double]
+    var teleported: Bool
+    var duration: Double { arrival - depart }
+  }
+
+  var day: AccuracyDay
+  var vehicleNames: [String]
+  var edgeNames: [String]
+  var records: [Record]
+  /// Per interval index: SUMO edge id -> its values.
+  var edgeData: [[String: EdgeInterval]]
+  var trips: [Trip]
+  var teleports: Int
+  /// Seconds SUMO ran.
+  var sumoSeconds: Double
+}
+
+/// Writes a day's trips, runs SUMO and reads its outputs.
+struct AccuracySimulator {
+  let network: AccuracyNetwork
+  let roads: RoadNetwork
+  /// The origin-destination pairs of `.routeFiles` demand.
+  private let pairs: [(String, String)]
+  /// The car edges random trips start and end on, with cumulative lengths.
+  private let edges: [(id: String, middle: GeoCoordinates)]
+  private let cumulative: [Double]
+
+  /// Traffic lights whose programs never give some of their links green (SUMO warns "Missing
+  /// green phase"): switched off, so that the junction's priority rules apply instead of a
+  /// wait that only teleporting ends (Braunschweig's and A10KW's networks have such lights).
+  private let brokenTrafficLights: [String]
+
+  init(network: AccuracyNetwork, roads: RoadNetwork) throws {
+    self.network = network
+    self.roads = roads
+    try DebianFile.require(.sumo, network.file)
+    let check = Process()
+    check.executableURL = DebianFile.sumo.url
+    check.arguments = [
+      "-n", network.file.path, "--end", "0", "--xml-validation", "never", "--no-step-log",
+    ]
+    let output = Pipe()
+    check.standardOutput = FileHandle.nullDevice
+    check.standardError = output
+    try check.run()
+    let warnings = String(
+      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    check.waitUntilExit()
+    var broken = Set<String>()
+    let marker = "Missing green phase in tlLogic '"
+    for line in warnings.split(separator: "\n") {
+      guard let range = line.range(of: marker) else { continue }
+      if let id = line[range.upperBound...].split(separator: "'").first {
+        broken.insert(String(id))
+      }
+    }
+    brokenTrafficLights = broken.sorted()
+    var candidates: [(id: String, middle: GeoCoordinates)] = []
+    var cumulative: [Double] = []
+    var total = 0.0
+    for segment in roads.segments where segment.isOpenToCars && segment.lengthInMeters >= 20 {
+      total += segment.lengthInMeters
+      cumulative.append(total)
+      let vertices = segment.geometry.vertices
+      candidates.append((segment.sourceID, vertices[vertices.count / 2]))
+    }
+    edges = candidates
+    self.cumulative = cumulative
+    var pairs: [(String, String)] = []
+    if case .routeFiles(let files) = network.demand {
+      var seen = Set<String>()
+      for file in files {
+        let text = try String(contentsOf: file.url, encoding: .utf8)
+        for line in text.split(separator: "\n") where line.contains("<route ") {
+          guard let edges = AccuracySimulator.attribute("edges", in: line) else { continue }
+          let list = edges.split(separator: " ")
+          guard let first = list.first, let last = list.last, first != last,
+            seen.insert("\(first) \(last)").inserted
+          else { continue }
+          pairs.append((String(first), String(last)))
+        }
+      }
+      guard !pairs.isEmpty else {
+        throw AccuracyError("no routes in \(files.map(\.path).joined(separator: ", "))")
+      }
+    }
+    self.pairs = pairs
+  }
+
+  /// The value of `name="..."` in one line of XML.
+  static func attribute(_ name: String, in line: Substring) -> String? {
+    guard let start = line.range(of: " \(name)=\"") else { return nil }
+    let rest = line[start.upperBound...]
+    guard let end = rest.firstIndex(of: "\"") else { return nil }
+    return String(rest[..<end])
+  }
+
+  /// The day's trips as SUMO trip XML: departures by a Poisson process whose rate follows
+  /// the profile, origins and destinations as the network's demand says.
+  func trips(for day: AccuracyDay) -> String {
+    var generator = SeededGenerator(seed: day.seed)
+    let peak = network.peakRate * day.level
+    var second = 0.0
+    var lines = ["<routes>"]
+    var count = 0
+    while true {
+      second += -log(Double.random(in: Double.ulpOfOne..<1, using: &generator)) / peak
+      guard second < AccuracyProfile.demandSeconds else { break }
+      guard Double.random(in: 0..<1, using: &generator) < AccuracyProfile.share(at: second)
+      else { continue }
+      let (from, to): (String, String)
+      if pairs.isEmpty {
+        guard let pair = randomPair(&generator) else { continue }
+        (from, to) = pair
+      } else {
+        (from, to) = pairs[Int.random(in: 0..<pairs.count, using: &generator)]
+      }
+      lines.append(
+        "<trip id=\"v\(count)\" depart=\"\(String(format: "%.2f", second))\" from=\""
+          + "\(Self.escaped(from))\" to=\"\(Self.escaped(to))\" departLane=\"best\""
+          + " departSpeed=\"max\"/>")
+      count += 1
+    }
+    lines.append("</routes>")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private func randomEdge(_ generator: inout SeededGenerator) -> Int {
+    let target = Double.random(in: 0..<(cumulative.last ?? 1), using: &generator)
+    var low = 0, high = cumulative.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if cumulative[middle] > target { high = middle } else { low = middle + 1 }
+    }
+    return low
+  }
+
+  private func randomPair(_ generator: inout SeededGenerator) -> (String, String)? {
+    let from = randomEdge(&generator)
+    for _ in 0..<20 {
+      let to = randomEdge(&generator)
+      if edges[from].middle.distance(to: edges[to].middle) >= 500 {
+        return (edges[from].id, edges[to].id)
+      }
+    }
+    return nil
+  }
+
+  static func escaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+      .replacingOccurrences(of: "<", with: "&lt;")
+  }
+
+  /// Runs SUMO for the day in a scratch folder and reads what it wrote.
+  func simulate(_ day: AccuracyDay) throws -> SimulatedDay {
+    try DebianFile.require(.sumo, .duarouter, network.file)
+    // TRAFFIC_ACCURACY_SCRATCH keeps SUMO's files of every day there, for a closer look.
+    let kept = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SCRATCH"]
+    let directory =
+      kept.map {
+        URL(fileURLWithPath: $0).appendingPathComponent(
+          "\(network.name)-\(day.label)".replacingOccurrences(of: " ", with: "-"))
+      }
+      ?? FileManager.default.temporaryDirectory
+      .appendingPathComponent("traffic-accuracy-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { if kept == nil { try? FileManager.default.removeItem(at: directory) } }
+    func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+    try Data(trips(for: day).utf8).write(to: file("drawn.xml"))
+    // Only the trips SUMO's router finds a route for: SUMO would insert the others anyway and
+    // leave them stuck where they start until it teleports them.
+    let router = Process()
+    router.executableURL = DebianFile.duarouter.url
+    router.arguments = [
+      "-n", network.file.path, "-r", file("drawn.xml").path, "-o", file("trips.xml").path,
+      "--ignore-errors", "true", "--write-trips", "true", "--no-step-log", "--no-warnings",
+      "--xml-validation", "never",
+    ]
+    router.standardOutput = FileHandle.nullDevice
+    router.standardError = FileHandle.nullDevice
+    try router.run()
+    router.waitUntilExit()
+    guard router.terminationStatus == 0 else {
+      throw AccuracyError("duarouter exited with \(router.terminationStatus) on \(network.name)")
+    }
+    var additional = "<additional>\n"
+    additional +=
+      "<edgeData id=\"edges\" freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
+      + " file=\"\(file("edges.xml").path)\" excludeEmpty=\"true\"/>\n"
+    for id in brokenTrafficLights {
+      additional +=
+        "<tlLogic id=\"\(Self.escaped(id))\" programID=\"off\" type=\"static\" offset=\"0\"/>\n"
+    }
+    if let closure = day.closure {
+      additional +=
+        "<rerouter id=\"closure\" edges=\"\(Self.escaped(closure.edge))\">"
+        + "<interval begin=\"\(closure.from)\" end=\"\(closure.until)\">"
+        + "<closingLaneReroute id=\"\(Self.escaped(closure.edge))_\(closure.lane)\"/>"
+        + "</interval></rerouter>\n"
+    }
+    additional += "</additional>\n"
+    try Data(additional.utf8).write(to: file("additional.xml"))
+    let process = Process()
+    process.executableURL = DebianFile.sumo.url
+    process.currentDirectoryURL = directory
+    process.arguments = [
+      "-n", network.file.path, "-r", file("trips.xml").path, "-a", file("additional.xml").path,
+      "--begin", "0", "--end",
+      "\(Int(AccuracyProfile.demandSeconds + AccuracyProfile.drainSeconds))",
+      "--seed", "\(day.seed % 1_000_000)", "--no-step-log", "--xml-validation", "never",
+      "--ignore-route-errors", "true", "--ignore-junction-blocker", "20",
+      "--device.rerouting.probability", "1", "--device.rerouting.period", "120",
+      "--error-log", file("warnings.txt").path,
+      "--tripinfo-output", file("tripinfo.xml").path,
+      "--vehroute-output", file("vehroutes.xml").path, "--vehroute-output.exit-times", "true",
+      "--fcd-output", file("fcd.xml").path, "--fcd-output.geo", "true",
+      "--device.fcd.probability", "0.4", "--device.fcd.period", "5",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let started = Date()
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      let log = (try? String(contentsOf: file("warnings.txt"), encoding: .utf8)) ?? ""
+      throw AccuracyError(
+        "sumo exited with \(process.terminationStatus) on \(network.name), \(day.label): "
+          + (log.split(separator: "\n").last { $0.hasPrefix("Error") }.map(String.init) ?? ""))
+    }
+    let sumoSeconds = Date().timeIntervalSince(started)
+
+    var teleported = Set<String>()
+    let warnings = (try? String(contentsOf: file("warnings.txt"), encoding: .utf8)) ?? ""
+    let prefix = "Warning: Teleporting vehicle '"
+    for line in warnings.split(separator: "\n") where line.hasPrefix(prefix) {
+      if let id = line.dropFirst(prefix.count).split(separator: "'").first {
+        teleported.insert(String(id))
+      }
+    }
+
+    // Floating-car data.
+    var vehicleIndex: [String: Int32] = [:]
+    var vehicleNames: [String] = []
+    var edgeIndex: [String: Int32] = [:]
+    var edgeNames: [String] = []
+    var records: [SimulatedDay.Record] = []
+    let fcd = try Data(contentsOf: file("fcd.xml"), options: .alwaysMapped)
+    var second = 0.0
+    try fcd.withUnsafeBytes { bytes in
+      try FCDReader.read(bytes) { element in
+        switch element {
+        case .timestep(let seconds, _):
+          second = seconds ?? second
+        case .mover(_, let attributes, _):
+          guard let id = attributes["id"], let x = attributes["x"].flatMap(Double.init),
+            let y = attributes["y"].flatMap(Double.init)
+          else { return }
+          let vehicle: Int32
+          if let known = vehicleIndex[id] {
+            vehicle = known
+          } else {
+            vehicle = Int32(vehicleNames.count)
+            vehicleIndex[id] = vehicle
+            vehicleNames.append(id)
+          }
+          var edge: Int32 = -1
+          if let lane = attributes["lane"], !lane.hasPrefix(":"),
+            let cut = lane.lastIndex(of: "_")
+          {
+            let name = String(lane[..<cut])
+            if let known = edgeIndex[name] {
+              edge = known
+            } else {
+              edge = Int32(edgeNames.count)
+              edgeIndex[name] = edge
+              edgeNames.append(name)
+            }
+          }
+          records.append(
+            SimulatedDay.Record(
+              vehicle: vehicle, edge: edge, second: Float(second), latitude: y, longitude: x,
+              speed: Float(attributes["speed"].flatMap(Double.init) ?? 0),
+              angle: Float(attributes["angle"].flatMap(Double.init) ?? 0)))
+        }
+      }
+    }
+
+    // Edge data per interval.
+    var edgeData: [[String: SimulatedDay.EdgeInterval]] = []
+    var interval = -1
+    let edgesXML = try Data(contentsOf: file("edges.xml"))
+    try edgesXML.withUnsafeBytes { bytes in
+      var scanner = XMLTagScanner(bytes: bytes)
+      while let tag = try scanner.next() {
+        if tag.name == "interval" {
+          let begin = tag.attributes["begin"].flatMap(Double.init) ?? 0
+          interval = Int((begin / AccuracyProfile.intervalSeconds).rounded())
+          while edgeData.count <= interval { edgeData.append([:]) }
+        } else if tag.name == "edge", interval >= 0, let id = tag.attributes["id"],
+          let speed = tag.attributes["speed"].flatMap(Double.init)
+        {
+          edgeData[interval][id] = SimulatedDay.EdgeInterval(
+            speed: speed, traveltime: tag.attributes["traveltime"].flatMap(Double.init),
+            entered: tag.attributes["entered"].flatMap(Int.init) ?? 0)
+        }
+      }
+    }
+
+    // Trips: each vehicle's route with its exit times.
+    var trips: [SimulatedDay.Trip] = []
+    let routesXML = try Data(contentsOf: file("vehroutes.xml"))
+    try routesXML.withUnsafeBytes { bytes in
+      var scanner = XMLTagScanner(bytes: bytes)
+      var current: SimulatedDay.Trip?
+      func finish() {
+        if let trip = current, !trip.edges.isEmpty, trip.edges.count == trip.exitTimes.count {
+          trips.append(trip)
+        }
+        current = nil
+      }
+      while let tag = try scanner.next() {
+        if tag.name == "vehicle" {
+          finish()
+          guard let id = tag.attributes["id"],
+            let depart = tag.attributes["depart"].flatMap(Double.init),
+            let arrival = tag.attributes["arrival"].flatMap(Double.init)
+          else { continue }
+          current = SimulatedDay.Trip(
+            vehicle: id, depart: depart, arrival: arrival, edges: [], exitTimes: [],
+            teleported: teleported.contains(id))
+        } else if tag.name == "route", let exits = tag.attributes["exitTimes"],
+          let edges = tag.attributes["edges"]
+        {
+          current?.edges = edges.split(separator: " ").map(String.init)
+          current?.exitTimes = exits.split(separator: " ").compactMap { Double($0) }
+        }
+      }
+      finish()
+    }
+    return SimulatedDay(
+      day: day, vehicleNames: vehicleNames, edgeNames: edgeNames, records: records,
+      edgeData: edgeData, trips: trips, teleports: teleported.count, sumoSeconds: sumoSeconds)
+  }
+}
+
+/// A failure of the accuracy harness, in words.
+struct AccuracyError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
