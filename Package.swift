@@ -75,7 +75,7 @@ let package = Package(
       name: "traffic-bench",
       dependencies: [
         "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
-        "TrafficMap", "TrafficRouting",
+        "TrafficMap", "TrafficRouting", "Zlib",
         "TrafficTestSupport",
       ]),
     .executableTarget(

@@ -63,6 +63,65 @@ import Zlib
     #expect(network.segments.map(\.isRoundabout) == [true, false, true])
   }
 
+  @Test("the lane connections are the turns; without any, every turn but the way back")
+  func connectionsAreTurns() throws {
+    let plain = try SUMONetworkImporter.importNetwork(from: RoadsFixtures.url("small.net.xml"))
+    #expect(plain.turns == nil)
+    #expect(RoutingGraph(network: plain).successors(of: 0) == [2])
+    // e1 goes on to e2 and turns back (its left lane) into -e1; its link into the footway is
+    // no road's.
+    let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)
+      .replacingOccurrences(
+        of: "</net>",
+        with: """
+              <connection from="e1" to="e2" fromLane="0" toLane="0" via=":B_0_0" dir="r" state="M"/>
+              <connection from="e1" to="-e1" fromLane="1" toLane="0" dir="t" state="M"/>
+              <connection from="e1" to="ped" fromLane="0" toLane="0" dir="r" state="M"/>
+              <connection from=":B_0" to="e2" fromLane="0" toLane="0" dir="r" state="M"/>
+          </net>
+          """)
+    let network = try SUMONetworkImporter.importNetwork(xml: Data(text.utf8), name: "t.net.xml")
+    let turns = try #require(network.turns)
+    #expect(turns.segmentCount == 3)
+    #expect(Array(turns[0]) == [1, 2])
+    #expect(turns[1].isEmpty && turns[2].isEmpty)
+    #expect(RoutingGraph(network: network).successors(of: 0) == [1, 2])
+    #expect(RoutingGraph(network: network).successors(of: 1).isEmpty)
+  }
+
+  @Test("Braunschweig's turns are its connections: a dead end leads only back")
+  func braunschweigTurns() throws {
+    try DebianFile.braunschweigNetwork.require()
+    let network = try SUMONetworkImporter.importNetwork(from: DebianFile.braunschweigNetwork.url)
+    let turns = try #require(network.turns)
+    // Every turn is a connection of the file between two imported edges (read here with
+    // Foundation's string search, not the importer's parser).
+    let text = try String(contentsOf: DebianFile.braunschweigNetwork.url, encoding: .utf8)
+    var connected = Set<String>()
+    for line in text.split(separator: "\n") where line.contains("<connection ") {
+      func value(_ name: String) -> String? {
+        guard let start = line.range(of: " \(name)=\"") else { return nil }
+        return line[start.upperBound...].split(separator: "\"").first.map(String.init)
+      }
+      if let from = value("from"), let to = value("to") { connected.insert("\(from)>\(to)") }
+    }
+    var count = 0
+    for segment in network.segments {
+      for next in turns[segment.id] {
+        #expect(connected.contains("\(segment.sourceID)>\(network.segments[Int(next)].sourceID)"))
+        count += 1
+      }
+    }
+    #expect(count > network.segments.count)
+    let deadEnd = try #require(network.segments.first { $0.sourceID == "-7782975#0" })
+    #expect(turns[deadEnd.id].map { network.segments[Int($0)].sourceID } == ["7782975#0"])
+    // The stored form keeps them.
+    let decoded = try RoadNetwork(
+      binaryChunks: network.binaryChunks(elementsPerChunk: 100), name: "bs")
+    #expect(decoded.turns == network.turns)
+    #expect(decoded.segments == network.segments)
+  }
+
   @Test("A network that is not geo-referenced is refused")
   func notGeoReferenced() throws {
     let text = try String(contentsOf: RoadsFixtures.url("small.net.xml"), encoding: .utf8)

@@ -60,6 +60,11 @@ public struct DebianFileMissing: Error, CustomStringConvertible {
 extension DebianFile {
   /// SUMO, the traffic simulator.
   public static let sumo = DebianFile("/usr/bin/sumo", package: "sumo")
+  /// SUMO's network converter (OpenStreetMap to SUMO networks).
+  public static let netconvert = DebianFile("/usr/bin/netconvert", package: "sumo")
+  /// SUMO's road types for OpenStreetMap, which netconvert reads.
+  public static let osmTypeMap = DebianFile(
+    "/usr/share/sumo/data/typemap/osmNetconvert.typ.xml", package: "sumo-tools")
   /// SUMO's router, which finds which trips can be driven at all.
   public static let duarouter = DebianFile("/usr/bin/duarouter", package: "sumo")
   /// SUMO's A10KW game scenario: the A10 (Berliner Ring) junction south-east of Berlin.

@@ -23,13 +23,15 @@ import Synchronization
 ///          | road class # | speed limit m/s | speed limit source # | [lanes] | [opposite]
 ///          | [vertex count | vertices: [altitude flag] latitude longitude [altitude]]
 ///          | [interior node id count | ids as zigzag varint deltas, the first from 0]
+///          | [turn count | successor segment ids as zigzag varint deltas from 0]
 /// ```
 ///
 /// Segment flags: 1 name, 2 ref, 4 lanes, 8 reversed, 16 opposite, 32 geometry is the
 /// reverse of the opposite segment's (which comes earlier in the same chunk; a two-way road
 /// then stores its vertices once), bits 6-7 altitudes (0 none, 1 every vertex, 2 some:
 /// a flag byte per vertex), 256 interior node ids follow (``RoadNetwork/segmentNodeIDs``:
-/// set on every segment of a network that has them, on none of one that has not). Enumerations are stored by their raw value through the string
+/// set on every segment of a network that has them, on none of one that has not), 2048 the
+/// segment's turns follow (``RoadNetwork/turns``: likewise on every segment or none). Enumerations are stored by their raw value through the string
 /// table, so adding or reordering cases never changes the meaning of stored data.
 extension RoadNetwork {
   /// The first bytes of every chunk: "RNC" and the format version.
@@ -53,8 +55,11 @@ extension RoadNetwork {
     static let closedToCars: UInt64 = 512
     /// Part of a roundabout (``RoadSegment/isRoundabout``).
     static let roundabout: UInt64 = 1024
+    /// The segment's turns follow (``RoadNetwork/turns``).
+    static let turns: UInt64 = 2048
     /// Every flag this version knows.
-    static let known: UInt64 = 63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout
+    static let known: UInt64 =
+      63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout | turns
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -144,6 +149,7 @@ extension RoadNetwork {
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       if segment.isRoundabout { flags |= SegmentFlag.roundabout }
+      if turns != nil { flags |= SegmentFlag.turns }
       records.varint(flags)
       records.count(table.index(segment.sourceID))
       records.count(segment.fromNode)
@@ -171,6 +177,14 @@ extension RoadNetwork {
         for id in ids {
           records.signedVarint(id &- previous)
           previous = id
+        }
+      }
+      if let next = turns?[segment.id] {
+        records.count(next.count)
+        var previous: Int64 = 0
+        for id in next {
+          records.signedVarint(Int64(id) &- previous)
+          previous = Int64(id)
         }
       }
     }
@@ -208,7 +222,7 @@ extension RoadNetwork {
     for case .success(let chunk)? in results {
       switch chunk {
       case .nodes(_, let values): nodeCount += values.count
-      case .segments(_, let values, _): segmentCount += values.count
+      case .segments(_, let values, _, _): segmentCount += values.count
       }
     }
     var nodes: [RoadNode] = []
@@ -217,6 +231,8 @@ extension RoadNetwork {
     segments.reserveCapacity(segmentCount)
     var interior = SegmentNodeIDs()
     var segmentsWithIDs = 0
+    var turns = SegmentTurns()
+    var segmentsWithTurns = 0
     for (k, result) in results.enumerated() {
       guard let result else {
         throw .malformed(file: name, position: "chunk \(k)", reason: "the chunk was not decoded")
@@ -229,7 +245,7 @@ extension RoadNetwork {
             reason: "node chunk starting at \(first) where \(nodes.count) was expected")
         }
         nodes += values
-      case .segments(let first, let values, let ids):
+      case .segments(let first, let values, let ids, let chunkTurns):
         guard first == segments.count else {
           throw .malformed(
             file: name, position: "chunk \(k)",
@@ -240,6 +256,12 @@ extension RoadNetwork {
           segmentsWithIDs += values.count
           for index in 0..<ids.segmentCount { interior.append(ids[index]) }
         }
+        if let chunkTurns {
+          segmentsWithTurns += values.count
+          for index in 0..<chunkTurns.segmentCount {
+            turns.append(chunkTurns[index].map { Int($0) })
+          }
+        }
       }
     }
     guard segmentsWithIDs == 0 || segmentsWithIDs == segments.count else {
@@ -247,10 +269,16 @@ extension RoadNetwork {
         file: name, position: nil,
         reason: "\(segmentsWithIDs) of \(segments.count) segments carry interior node ids")
     }
+    guard segmentsWithTurns == 0 || segmentsWithTurns == segments.count else {
+      throw .malformed(
+        file: name, position: nil,
+        reason: "\(segmentsWithTurns) of \(segments.count) segments carry turns")
+    }
     do {
       try self.init(
         nodes: nodes, segments: segments,
-        segmentNodeIDs: segmentsWithIDs == 0 ? nil : interior)
+        segmentNodeIDs: segmentsWithIDs == 0 ? nil : interior,
+        turns: segmentsWithTurns == 0 ? nil : turns)
     } catch {
       throw .malformed(file: name, position: nil, reason: error.description)
     }
@@ -258,7 +286,7 @@ extension RoadNetwork {
 
   private enum DecodedChunk: Sendable {
     case nodes(first: Int, [RoadNode])
-    case segments(first: Int, [RoadSegment], SegmentNodeIDs?)
+    case segments(first: Int, [RoadSegment], SegmentNodeIDs?, SegmentTurns?)
   }
 
   /// Ids (and so counts) are kept below 2^48 so that `first + count` cannot overflow.
@@ -314,6 +342,8 @@ extension RoadNetwork {
       segments.reserveCapacity(count)
       var interior = SegmentNodeIDs()
       var withIDs = 0
+      var turns = SegmentTurns()
+      var withTurns = 0
       for id in first..<first + count {
         let flags = try reader.varint()
         guard flags & ~SegmentFlag.known == 0, flags >> SegmentFlag.altitudeShift & 3 != 3 else {
@@ -386,6 +416,21 @@ extension RoadNetwork {
           interior.append(ids)
           withIDs += 1
         }
+        if flags & SegmentFlag.turns != 0 {
+          let turnCount = try reader.count(bytesPerItem: 1, "turns")
+          var next: [Int] = []
+          next.reserveCapacity(turnCount)
+          var previous: Int64 = 0
+          for _ in 0..<turnCount {
+            previous = previous &+ (try reader.signedVarint())
+            guard previous >= 0, previous < Int64(idLimit) else {
+              throw reader.failure("segment \(id) turns into segment \(previous)")
+            }
+            next.append(Int(previous))
+          }
+          turns.append(next)
+          withTurns += 1
+        }
         segments.append(
           RoadSegment(
             id: id, sourceID: sourceID, fromNode: fromNode, toNode: toNode, geometry: geometry,
@@ -399,7 +444,11 @@ extension RoadNetwork {
       guard withIDs == 0 || withIDs == count else {
         throw reader.failure("\(withIDs) of \(count) segments carry interior node ids")
       }
-      return .segments(first: first, segments, withIDs == 0 ? nil : interior)
+      guard withTurns == 0 || withTurns == count else {
+        throw reader.failure("\(withTurns) of \(count) segments carry turns")
+      }
+      return .segments(
+        first: first, segments, withIDs == 0 ? nil : interior, withTurns == 0 ? nil : turns)
     }
   }
 }

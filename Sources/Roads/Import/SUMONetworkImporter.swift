@@ -25,6 +25,8 @@ import Zlib
 ///   (`highway.motorway` -> ``RoadClass/motorway``; unknown types read as
 ///   ``RoadClass/road``).
 /// - Nodes: the edges' `from` and `to` junctions, at the junction's `x`,`y`.
+/// - Turns: ``RoadNetwork/turns`` from the `connection`s between lanes open to motor
+///   vehicles (none when the file has no connections: then every turn but the way back).
 /// - Opposite directions: an edge and one joining the same junctions the other way (SUMO
 ///   names them `id` and `-id` when both come from one OpenStreetMap way).
 /// - Left out: internal edges and junctions, `function="crossing|walkingarea|connector"`
@@ -195,6 +197,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
   private var edges: [Edge] = []
   private var current: Edge?
   private var junctions: [String: (x: Double, y: Double)] = [:]
+  /// The lane connections between normal edges: from edge, to edge, from lane, to lane.
+  private var connections: [(from: String, to: String, fromLane: Int, toLane: Int)] = []
   /// The edges `<roundabout edges="...">` lists.
   private var roundaboutEdges: Set<String> = []
   private var failure: RoadsError?
@@ -333,6 +337,12 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
         let y = attributes["y"].flatMap(Double.init)
       else { return }
       junctions[id] = (x, y)
+    case "connection":
+      guard let from = attributes["from"], let to = attributes["to"], !from.hasPrefix(":"),
+        !to.hasPrefix(":"), let fromLane = attributes["fromLane"].flatMap(Int.init),
+        let toLane = attributes["toLane"].flatMap(Int.init)
+      else { return }
+      connections.append((from, to, fromLane, toLane))
     case "roundabout":
       for edge in (attributes["edges"] ?? "").split(separator: " ") {
         roundaboutEdges.insert(String(edge))
@@ -415,7 +425,29 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
           oppositeID: opposite[i], isOpenToCars: edge.lanes.contains(where: \.allowsCars),
           isRoundabout: roundaboutEdges.contains(edge.id)))
     }
-    return RoadNetwork(uncheckedNodes: nodes, segments: segments)
+    // The turns: an edge leads to another where a lane of it open to motor vehicles
+    // connects to one of the other that is (SUMO's `connection`s, which leave out the turns
+    // a junction forbids and have U-turns only where the network allows them).
+    var turns: SegmentTurns?
+    if !connections.isEmpty {
+      var index: [String: Int] = [:]
+      for (i, item) in pending.enumerated() { index[item.edge.id] = i }
+      var next = [Set<Int>](repeating: [], count: pending.count)
+      for connection in connections {
+        guard let from = index[connection.from], let to = index[connection.to],
+          pending[to].from == pending[from].to,
+          pending[from].edge.lanes.indices.contains(connection.fromLane),
+          pending[to].edge.lanes.indices.contains(connection.toLane),
+          pending[from].edge.lanes[connection.fromLane].allowsMotorVehicles,
+          pending[to].edge.lanes[connection.toLane].allowsMotorVehicles
+        else { continue }
+        next[from].insert(to)
+      }
+      var table = SegmentTurns()
+      for successors in next { table.append(successors.sorted()) }
+      turns = table
+    }
+    return RoadNetwork(uncheckedNodes: nodes, segments: segments, turns: turns)
   }
 
   /// The lanes' centre line: the point-wise mean when all lanes have as many points.

@@ -10,7 +10,7 @@ import Geo
 /// the vertex distances — a geodesic each, the bulk of the work — are computed on every core.
 package final class MatchingGraph: Sendable {
   /// Turn successors of each segment: `successors[successorOffsets[s]..<successorOffsets[s
-  /// + 1]]` (U-turns only at dead ends).
+  /// + 1]]` (the network's own turns when it has them; else U-turns only at dead ends).
   package let successorOffsets: [Int32]
   package let successors: [Int32]
   /// Per segment, the geodesic distance from its start to each vertex, meters:
@@ -29,6 +29,11 @@ package final class MatchingGraph: Sendable {
     var successors: [Int32] = []
     successors.reserveCapacity(outgoing.count)
     for segment in network.segments {
+      if let turns = network.turns {
+        successors.append(contentsOf: turns[segment.id])
+        successorOffsets.append(Int32(successors.count))
+        continue
+      }
       let leaving = outgoing[offsets[segment.toNode]..<offsets[segment.toNode + 1]]
       let turns = leaving.filter { $0 != segment.oppositeID }
       for next in turns.isEmpty ? Array(leaving) : turns { successors.append(Int32(next)) }

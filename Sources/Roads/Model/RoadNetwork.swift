@@ -21,6 +21,9 @@ public struct RoadNetwork: Sendable {
   /// OpenStreetMap by this version (`nil` for SUMO networks, networks made from values, and
   /// networks stored before these ids were kept).
   public let segmentNodeIDs: SegmentNodeIDs?
+  /// The turns the source allows at each segment's end, for networks whose source says
+  /// (SUMO's lane connections); `nil` where every turn but the way back is allowed.
+  public let turns: SegmentTurns?
 
   /// Creates a network and indexes its segments.
   ///
@@ -37,7 +40,8 @@ public struct RoadNetwork: Sendable {
   /// Creates a network, checked as ``init(nodes:segments:)``, with the interior node ids of
   /// its segments (ignored unless they cover every segment).
   package init(
-    nodes: [RoadNode], segments: [RoadSegment], segmentNodeIDs: SegmentNodeIDs?
+    nodes: [RoadNode], segments: [RoadSegment], segmentNodeIDs: SegmentNodeIDs?,
+    turns: SegmentTurns? = nil
   ) throws(RoadsError) {
     for (i, node) in nodes.enumerated() where node.id != i {
       throw .invalidArgument("node at position \(i) has id \(node.id)")
@@ -59,17 +63,35 @@ public struct RoadNetwork: Sendable {
         }
       }
     }
-    self.init(uncheckedNodes: nodes, segments: segments, segmentNodeIDs: segmentNodeIDs)
+    if let turns {
+      guard turns.segmentCount == segments.count else {
+        throw .invalidArgument(
+          "turns cover \(turns.segmentCount) of \(segments.count) segments")
+      }
+      for segment in segments {
+        for next in turns[segment.id] {
+          guard segments.indices.contains(Int(next)),
+            segments[Int(next)].fromNode == segment.toNode
+          else {
+            throw .invalidArgument(
+              "segment \(segment.id) turns into \(next), which does not leave its end")
+          }
+        }
+      }
+    }
+    self.init(
+      uncheckedNodes: nodes, segments: segments, segmentNodeIDs: segmentNodeIDs, turns: turns)
   }
 
   /// Creates a network from values the importers have made consistent.
   init(
     uncheckedNodes nodes: [RoadNode], segments: [RoadSegment],
-    segmentNodeIDs: SegmentNodeIDs? = nil
+    segmentNodeIDs: SegmentNodeIDs? = nil, turns: SegmentTurns? = nil
   ) {
     self.nodes = nodes
     self.segments = segments
     self.segmentNodeIDs = segmentNodeIDs?.segmentCount == segments.count ? segmentNodeIDs : nil
+    self.turns = turns?.segmentCount == segments.count ? turns : nil
     self.index = RTree(
       segments.map { segment in
         let box = segment.geometry.boundingBox

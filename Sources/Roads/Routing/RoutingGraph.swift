@@ -52,12 +52,14 @@ public struct RoutingGraph: Sendable {
     return outgoing[offsets[nodeID]..<offsets[nodeID + 1]]
   }
 
-  /// The segments a vehicle may continue onto at the end of a segment: all segments leaving
-  /// its end node except its opposite direction, unless that is the only one (a dead end).
+  /// The segments a vehicle may continue onto at the end of a segment: those the network's
+  /// ``RoadNetwork/turns`` name when it has them; else all segments leaving its end node
+  /// except its opposite direction, unless that is the only one (a dead end).
   ///
   /// - Complexity: O(d) for d segments leaving the end node.
   public func successors(of segmentID: Int) -> [Int] {
     guard network.segments.indices.contains(segmentID) else { return [] }
+    if let turns = network.turns { return turns[segmentID].map { Int($0) } }
     let segment = network.segments[segmentID]
     let leaving = segments(leaving: segment.toNode)
     let turns = leaving.filter { $0 != segment.oppositeID }

@@ -29,13 +29,14 @@ enum AccuracyHarness {
   static let networks: [AccuracyNetwork] = [
     AccuracyNetwork(
       name: "Braunschweig", kind: "city streets, traffic lights",
-      file: .braunschweigNetwork, demand: .randomTrips, peakRate: 0.45),
+      source: .sumo(.braunschweigNetwork), demand: .randomTrips, peakRate: 0.45),
     AccuracyNetwork(
-      name: "Berlin", kind: "city streets, trams, crossings", file: .drtNetwork,
+      name: "Berlin", kind: "city streets, trams, crossings", source: .sumo(.drtNetwork),
       demand: .randomTrips, peakRate: 0.8),
     AccuracyNetwork(
-      name: "A10 Königs Wusterhausen", kind: "motorway interchange", file: .a10kwNetwork,
-      demand: .routeFiles(DebianFile.a10kwRoutes), peakRate: 0.3),
+      name: "Liechtenstein", kind: "a country's roads (OpenStreetMap 2013, netconvert)",
+      source: .openStreetMap(Fixtures.liechtenstein("osm.bz2")), demand: .randomTrips,
+      peakRate: 1.0),
   ]
 
   /// Monday 2 November 2026, 06:30 in Berlin (05:30 UTC): the first history day.
@@ -55,8 +56,12 @@ enum AccuracyHarness {
     let started = Date()
     let only = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_NETWORK"]
     for network in networks where only == nil || network.name.hasPrefix(only!) {
-      let roads = try SUMONetworkImporter.importNetwork(from: network.file.url)
-      let simulator = try AccuracySimulator(network: network, roads: roads)
+      let scratch = FileManager.default.temporaryDirectory
+        .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
+      defer { try? FileManager.default.removeItem(at: scratch) }
+      let file = try AccuracySimulator.networkFile(network, in: scratch)
+      let roads = try SUMONetworkImporter.importNetwork(from: file)
+      let simulator = try AccuracySimulator(network: network, file: file, roads: roads)
       var history: [SimulatedDay] = []
       for (k, level) in historyLevels.enumerated() {
         let day = AccuracyDay(
@@ -180,12 +185,24 @@ enum AccuracyHarness {
       raw[interval, default: [:]][edge, default: (0, 0)].count += 1
     }
 
-    // The trips to route: completed, not teleported, three edges or more, departing after
-    // the first 15 minutes (the live picture has started) and 10 minutes before the end.
-    let candidates = today.trips.filter {
-      !$0.teleported && $0.edges.count >= 3 && $0.duration >= 60 && $0.depart >= 900
-        && $0.depart <= AccuracyProfile.demandSeconds - 600
-        && segmentOfEdge[$0.edges.first!] != nil && segmentOfEdge[$0.edges.last!] != nil
+    // The trips to route: completed, not teleported, departing after the first 15 minutes
+    // (the live picture has started) and 10 minutes before the end; each from where it
+    // enters its second edge to where it leaves its last but one, at SUMO's times there. Its
+    // first and last edges are left out: a random trip may start by turning back at a dead
+    // end or end by driving round a block to reach the other side of a two-way street, and
+    // a route asked from a point without a heading rightly does neither.
+    let candidates = today.trips.compactMap { trip -> SimulatedDay.Trip? in
+      guard !trip.teleported, trip.edges.count >= 4 else { return nil }
+      let inner = SimulatedDay.Trip(
+        vehicle: trip.vehicle, depart: trip.exitTimes[0],
+        arrival: trip.exitTimes[trip.edges.count - 2],
+        edges: Array(trip.edges[1..<(trip.edges.count - 1)]),
+        exitTimes: Array(trip.exitTimes[1..<(trip.edges.count - 1)]), teleported: false)
+      guard inner.duration >= 60, inner.depart >= 900,
+        inner.depart <= AccuracyProfile.demandSeconds - 600,
+        segmentOfEdge[inner.edges.first!] != nil, segmentOfEdge[inner.edges.last!] != nil
+      else { return nil }
+      return inner
     }.sorted { $0.depart < $1.depart }
     let stride = max(1, candidates.count / maximumTrips)
     let trips = Swift.stride(from: 0, to: candidates.count, by: stride).map { candidates[$0] }

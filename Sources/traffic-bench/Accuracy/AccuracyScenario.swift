@@ -2,6 +2,7 @@ import Foundation
 import Roads
 import Traffic
 import TrafficTestSupport
+import Zlib
 
 /// A network of the accuracy harness and the demand it carries on a usual day.
 struct AccuracyNetwork: Sendable {
@@ -15,10 +16,18 @@ struct AccuracyNetwork: Sendable {
     case routeFiles([DebianFile])
   }
 
+  /// Where the SUMO network comes from.
+  enum Source: Sendable {
+    /// A network Debian's SUMO packages ship.
+    case sumo(DebianFile)
+    /// An OpenStreetMap extract (bzip2 XML) that SUMO's netconvert turns into a network.
+    case openStreetMap(URL)
+  }
+
   var name: String
   /// What kind of roads it is (printed in the table).
   var kind: String
-  var file: DebianFile
+  var source: Source
   var demand: Demand
   /// Vehicles inserted per second at the peak of a usual day.
   var peakRate: Double
@@ -112,6 +121,8 @@ struct SimulatedDay: Sendable {
 /// Writes a day's trips, runs SUMO and reads its outputs.
 struct AccuracySimulator {
   let network: AccuracyNetwork
+  /// The SUMO network file.
+  let file: URL
   let roads: RoadNetwork
   /// The origin-destination pairs of `.routeFiles` demand.
   private let pairs: [(String, String)]
@@ -124,14 +135,56 @@ struct AccuracySimulator {
   /// wait that only teleporting ends (Braunschweig's and A10KW's networks have such lights).
   private let brokenTrafficLights: [String]
 
-  init(network: AccuracyNetwork, roads: RoadNetwork) throws {
+  /// The SUMO network file of a network: Debian's, or one netconvert makes from an
+  /// OpenStreetMap extract into `directory` (with SUMO's own type map; signals, ramps and
+  /// roundabouts guessed, clusters of junctions joined, as SUMO's documentation advises).
+  static func networkFile(_ network: AccuracyNetwork, in directory: URL) throws -> URL {
+    switch network.source {
+    case .sumo(let file):
+      try file.require()
+      return file.url
+    case .openStreetMap(let extract):
+      try DebianFile.require(.netconvert, .osmTypeMap)
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      let osm = directory.appendingPathComponent("network.osm")
+      FileManager.default.createFile(atPath: osm.path, contents: nil)
+      let output = try FileHandle(forWritingTo: osm)
+      try Bzip2File.decompress(path: extract.path) { bytes in
+        output.write(Data(bytes))
+        return true
+      }
+      try output.close()
+      let net = directory.appendingPathComponent("network.net.xml")
+      let process = Process()
+      process.executableURL = DebianFile.netconvert.url
+      process.arguments = [
+        "--osm-files", osm.path, "--type-files", DebianFile.osmTypeMap.path,
+        "--xml-validation", "never", "--keep-edges.by-vclass", "passenger",
+        "--remove-edges.isolated", "--geometry.remove", "--ramps.guess", "--junctions.join",
+        "--tls.guess-signals", "--tls.discard-simple", "--tls.join", "--roundabouts.guess",
+        "--no-warnings", "--output-file", net.path,
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      guard process.terminationStatus == 0 else {
+        throw AccuracyError(
+          "netconvert exited with \(process.terminationStatus) on \(extract.lastPathComponent)")
+      }
+      return net
+    }
+  }
+
+  init(network: AccuracyNetwork, file: URL, roads: RoadNetwork) throws {
     self.network = network
+    self.file = file
     self.roads = roads
-    try DebianFile.require(.sumo, network.file)
+    try DebianFile.require(.sumo)
     let check = Process()
     check.executableURL = DebianFile.sumo.url
     check.arguments = [
-      "-n", network.file.path, "--end", "0", "--xml-validation", "never", "--no-step-log",
+      "-n", file.path, "--end", "0", "--xml-validation", "never", "--no-step-log",
     ]
     let output = Pipe()
     check.standardOutput = FileHandle.nullDevice
@@ -247,7 +300,7 @@ struct AccuracySimulator {
 
   /// Runs SUMO for the day in a scratch folder and reads what it wrote.
   func simulate(_ day: AccuracyDay) throws -> SimulatedDay {
-    try DebianFile.require(.sumo, .duarouter, network.file)
+    try DebianFile.require(.sumo, .duarouter)
     // TRAFFIC_ACCURACY_SCRATCH keeps SUMO's files of every day there, for a closer look.
     let kept = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SCRATCH"]
     let directory =
@@ -266,7 +319,7 @@ struct AccuracySimulator {
     let router = Process()
     router.executableURL = DebianFile.duarouter.url
     router.arguments = [
-      "-n", network.file.path, "-r", file("drawn.xml").path, "-o", file("trips.xml").path,
+      "-n", self.file.path, "-r", file("drawn.xml").path, "-o", file("trips.xml").path,
       "--ignore-errors", "true", "--write-trips", "true", "--no-step-log", "--no-warnings",
       "--xml-validation", "never",
     ]
@@ -298,7 +351,7 @@ struct AccuracySimulator {
     process.executableURL = DebianFile.sumo.url
     process.currentDirectoryURL = directory
     process.arguments = [
-      "-n", network.file.path, "-r", file("trips.xml").path, "-a", file("additional.xml").path,
+      "-n", self.file.path, "-r", file("trips.xml").path, "-a", file("additional.xml").path,
       "--begin", "0", "--end",
       "\(Int(AccuracyProfile.demandSeconds + AccuracyProfile.drainSeconds))",
       "--seed", "\(day.seed % 1_000_000)", "--no-step-log", "--xml-validation", "never",
