@@ -62,7 +62,9 @@ struct SpeedAggregator: Sendable {
   /// other heap entries for it are stale and skipped.
   private var due = Heap<CostedItem>()
   private var scheduled: [Int: Double] = [:]
-  private var lastPoints: [String: (position: RoadPosition, time: Date)] = [:]
+  /// A vehicle's last matched point: where, when, and its reported speed.
+  typealias Anchor = (position: RoadPosition, time: Date, speed: Double?)
+  private var lastPoints: [String: Anchor] = [:]
   /// The latest time of any contribution (settable for restoring).
   var latestTime: Date?
   /// The typical weeks, learned from every closed bucket (of any age) and from feed
@@ -119,7 +121,9 @@ struct SpeedAggregator: Sendable {
   /// Adds a matched point: the travel from the vehicle's previous matched point.
   mutating func add(_ point: MatchedPoint) {
     let previous = lastPoints[point.vehicleID]
-    lastPoints[point.vehicleID] = (point.position, point.probe.time)
+    lastPoints[point.vehicleID] = (
+      point.position, point.probe.time, point.probe.speedInMetersPerSecond
+    )
     for (segment, contribution) in contributions(of: point, after: previous) {
       record(segment, contribution)
     }
@@ -128,7 +132,7 @@ struct SpeedAggregator: Sendable {
   /// What a matched point adds: the travel from the vehicle's previous matched point
   /// (`previous`), then the time the vehicle stood at the point.
   func contributions(
-    of point: MatchedPoint, after previous: (position: RoadPosition, time: Date)?
+    of point: MatchedPoint, after previous: Anchor?
   ) -> [(segment: Int, contribution: Contribution)] {
     var output: [(segment: Int, contribution: Contribution)] = []
     travel(from: previous, to: point, into: &output)
@@ -148,7 +152,7 @@ struct SpeedAggregator: Sendable {
 
   /// The meters and seconds of the travel from `previous` to `point`, by segment.
   private func travel(
-    from previous: (position: RoadPosition, time: Date)?, to point: MatchedPoint,
+    from previous: Anchor?, to point: MatchedPoint,
     into output: inout [(segment: Int, contribution: Contribution)]
   ) {
     func add(_ segment: Int, _ time: Date, _ meters: Double, _ seconds: Double) {
@@ -196,7 +200,21 @@ struct SpeedAggregator: Sendable {
       add(point.position.segmentID, point.probe.time, 0, seconds)
       return
     }
-    // The time is shared by free-flow travel time (meters / speed limit), so that a slow
+    // With the speeds the vehicle reported at both ends, the time is shared as a vehicle
+    // whose speed changes evenly between them drives the pieces (scaled to the distance
+    // driven): one braking for a junction spends its slow seconds on the short segment
+    // before it, not on the long one it came from.
+    if pieces.count > 1,
+      let shares = Self.kinematicShares(
+        pieces.map(\.meters), seconds: seconds, from: previous.speed,
+        to: point.probe.speedInMetersPerSecond)
+    {
+      for (piece, share) in zip(pieces, shares) where piece.meters > 0 && piece.segment >= 0 {
+        add(piece.segment, point.probe.time, piece.meters, share)
+      }
+      return
+    }
+    // Otherwise it is shared by free-flow travel time (meters / speed limit), so that a slow
     // ramp or street driven together with a fast road in one interval gets the larger share.
     // A junction's way (segment -1 - the segment after it) takes its share at the speed
     // limit of the segment after it, and counts on no segment.
@@ -208,6 +226,43 @@ struct SpeedAggregator: Sendable {
     for piece in pieces where piece.meters > 0 && piece.segment >= 0 {
       add(piece.segment, point.probe.time, piece.meters, seconds * weight(piece) / totalWeight)
     }
+  }
+
+  /// The seconds spent on each of consecutive stretches of `meters`, driven in `seconds`
+  /// by a vehicle whose speed changes evenly from `start` to `end` (both scaled by the one
+  /// factor that makes the distance come out right); `nil` without both speeds, or when
+  /// they are too far from the distance driven (a factor outside 0.5...2) to say anything.
+  static func kinematicShares(
+    _ meters: [Double], seconds: Double, from start: Double?, to end: Double?
+  ) -> [Double]? {
+    guard let start, let end, start >= 0, end >= 0, seconds > 0 else { return nil }
+    let distance = meters.reduce(0, +)
+    let implied = (start + end) / 2 * seconds
+    guard distance > 0, implied > 0 else { return nil }
+    let scale = distance / implied
+    guard scale >= 0.5, scale <= 2 else { return nil }
+    let u0 = start * scale
+    let a = (end - start) * scale / seconds
+    func time(at d: Double) -> Double {
+      let t: Double
+      if abs(a) < 1e-9 {
+        t = d / u0
+      } else {
+        t = (-u0 + max(0, u0 * u0 + 2 * a * d).squareRoot()) / a
+      }
+      return min(max(t, 0), seconds)
+    }
+    var shares: [Double] = []
+    shares.reserveCapacity(meters.count)
+    var covered = 0.0
+    var before = 0.0
+    for (k, piece) in meters.enumerated() {
+      covered += piece
+      let after = k == meters.count - 1 ? seconds : time(at: covered)
+      shares.append(max(0, after - before))
+      before = after
+    }
+    return shares
   }
 
   private mutating func record(_ segment: Int, _ contribution: Contribution) {
@@ -316,10 +371,12 @@ struct SpeedAggregator: Sendable {
   /// - Parameter points: the undecided positions, each vehicle's in time order.
   mutating func setPending(_ points: [MatchedPoint]) {
     pending = [:]
-    var previous: [String: (position: RoadPosition, time: Date)] = [:]
+    var previous: [String: Anchor] = [:]
     for point in points {
       let before = previous[point.vehicleID] ?? lastPoints[point.vehicleID]
-      previous[point.vehicleID] = (point.position, point.probe.time)
+      previous[point.vehicleID] = (
+        point.position, point.probe.time, point.probe.speedInMetersPerSecond
+      )
       for (segment, contribution) in contributions(of: point, after: before) {
         pending[segment, default: []].append(contribution)
       }

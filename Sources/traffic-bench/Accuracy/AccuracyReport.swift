@@ -8,11 +8,14 @@ struct AccuracyOutcome {
     var ours = 0
     var raw = 0
     var typical = 0
+    /// The fleet's exact mean speeds where it drove (else the typical week).
+    var sampled = 0
     /// By our confidence band (0: ≤ 0.7, 1: 0.7–0.8, 2: 0.8–0.9, 3: 0.9–1): judged, within.
     var bands = Array(repeating: (judged: 0, within: 0), count: 4)
 
-    mutating func add(ours: Bool, raw: Bool, typical: Bool, confidence: Double) {
+    mutating func add(ours: Bool, raw: Bool, typical: Bool, sampled: Bool, confidence: Double) {
       judged += 1
+      if sampled { self.sampled += 1 }
       if ours { self.ours += 1 }
       if raw { self.raw += 1 }
       if typical { self.typical += 1 }
@@ -59,7 +62,8 @@ struct AccuracyOutcome {
     let c = congested
     return "flow within 15 %: ours \(Self.percent(FlowCounts.share(f.ours, f.judged))) %, raw "
       + "\(Self.percent(FlowCounts.share(f.raw, f.judged))) %, typical "
-      + "\(Self.percent(FlowCounts.share(f.typical, f.judged))) % of \(f.judged); ETA all "
+      + "\(Self.percent(FlowCounts.share(f.typical, f.judged))) %, fleet's exact "
+      + "\(Self.percent(FlowCounts.share(f.sampled, f.judged))) % of \(f.judged); ETA all "
       + "\(Self.percent(Self.median(trips.map(\.ours)))) % (free "
       + "\(Self.percent(Self.median(trips.map(\.free)))) %) of \(trips.count); congested "
       + "\(Self.percent(Self.median(c.map(\.ours)))) % (free \(Self.percent(Self.median(c.map(\.free)))) %, "

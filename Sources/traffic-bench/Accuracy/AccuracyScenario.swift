@@ -75,7 +75,7 @@ enum AccuracyProfile {
 
 /// What SUMO reported for a day.
 struct SimulatedDay: Sendable {
-  /// A floating-car record of a vehicle with SUMO's FCD device (40 % of the vehicles).
+  /// A floating-car record of a vehicle of a probe fleet (40 % of the vehicles).
   struct Record: Sendable {
     var vehicle: Int32
     /// The SUMO edge the vehicle is on (index into `edgeNames`), -1 inside a junction.
@@ -112,6 +112,8 @@ struct SimulatedDay: Sendable {
   var records: [Record]
   /// Per interval index: SUMO edge id -> its values.
   var edgeData: [[String: EdgeInterval]]
+  /// The same from each probe fleet's vehicles alone, by fleet (percent).
+  var fleetEdgeData: [Int: [[String: EdgeInterval]]]
   var trips: [Trip]
   var teleports: Int
   /// Seconds SUMO ran.
@@ -248,7 +250,15 @@ struct AccuracySimulator {
     var generator = SeededGenerator(seed: day.seed)
     let peak = network.peakRate * day.level
     var second = 0.0
+    // Every vehicle is a passenger car; the type says which probe fleets it belongs to
+    // (SUMO gives those an FCD device and writes each fleet's own edge data).
     var lines = ["<routes>"]
+    for rate in AccuracyHarness.rates {
+      lines.append(
+        "<vType id=\"p\(rate)\" vClass=\"passenger\">"
+          + "<param key=\"has.fcd.device\" value=\"true\"/></vType>")
+    }
+    lines.append("<vType id=\"car\" vClass=\"passenger\"/>")
     var count = 0
     while true {
       second += -log(Double.random(in: Double.ulpOfOne..<1, using: &generator)) / peak
@@ -262,8 +272,10 @@ struct AccuracySimulator {
       } else {
         (from, to) = pairs[Int.random(in: 0..<pairs.count, using: &generator)]
       }
+      let id = "v\(count)"
+      let fleet = AccuracyHarness.rates.first { AccuracyHarness.reports(id, rate: $0) }
       lines.append(
-        "<trip id=\"v\(count)\" depart=\"\(String(format: "%.2f", second))\" from=\""
+        "<trip id=\"\(id)\" type=\"\(fleet.map { "p\($0)" } ?? "car")\" depart=\"\(String(format: "%.2f", second))\" from=\""
           + "\(Self.escaped(from))\" to=\"\(Self.escaped(to))\" departLane=\"best\""
           + " departSpeed=\"max\"/>")
       count += 1
@@ -334,6 +346,14 @@ struct AccuracySimulator {
     additional +=
       "<edgeData id=\"edges\" freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
       + " file=\"\(file("edges.xml").path)\" excludeEmpty=\"true\"/>\n"
+    // Each probe fleet's own edge data: what its vehicles alone drove, by SUMO's definition.
+    for (k, rate) in AccuracyHarness.rates.enumerated() {
+      let types = AccuracyHarness.rates[...k].map { "p\($0)" }.joined(separator: " ")
+      additional +=
+        "<edgeData id=\"fleet\(rate)\" vTypes=\"\(types)\""
+        + " freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
+        + " file=\"\(file("fleet\(rate).xml").path)\" excludeEmpty=\"true\"/>\n"
+    }
     for id in brokenTrafficLights {
       additional +=
         "<tlLogic id=\"\(Self.escaped(id))\" programID=\"off\" type=\"static\" offset=\"0\"/>\n"
@@ -361,7 +381,7 @@ struct AccuracySimulator {
       "--tripinfo-output", file("tripinfo.xml").path,
       "--vehroute-output", file("vehroutes.xml").path, "--vehroute-output.exit-times", "true",
       "--fcd-output", file("fcd.xml").path, "--fcd-output.geo", "true",
-      "--device.fcd.probability", "0.4", "--device.fcd.period", "5",
+      "--device.fcd.probability", "0", "--device.fcd.period", "5",
     ]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
@@ -432,25 +452,10 @@ struct AccuracySimulator {
       }
     }
 
-    // Edge data per interval.
-    var edgeData: [[String: SimulatedDay.EdgeInterval]] = []
-    var interval = -1
-    let edgesXML = try Data(contentsOf: file("edges.xml"))
-    try edgesXML.withUnsafeBytes { bytes in
-      var scanner = XMLTagScanner(bytes: bytes)
-      while let tag = try scanner.next() {
-        if tag.name == "interval" {
-          let begin = tag.attributes["begin"].flatMap(Double.init) ?? 0
-          interval = Int((begin / AccuracyProfile.intervalSeconds).rounded())
-          while edgeData.count <= interval { edgeData.append([:]) }
-        } else if tag.name == "edge", interval >= 0, let id = tag.attributes["id"],
-          let speed = tag.attributes["speed"].flatMap(Double.init)
-        {
-          edgeData[interval][id] = SimulatedDay.EdgeInterval(
-            speed: speed, traveltime: tag.attributes["traveltime"].flatMap(Double.init),
-            entered: tag.attributes["entered"].flatMap(Int.init) ?? 0)
-        }
-      }
+    let edgeData = try Self.edgeData(file("edges.xml"))
+    var fleetEdgeData: [Int: [[String: SimulatedDay.EdgeInterval]]] = [:]
+    for rate in AccuracyHarness.rates {
+      fleetEdgeData[rate] = try Self.edgeData(file("fleet\(rate).xml"))
     }
 
     // Trips: each vehicle's route with its exit times.
@@ -486,7 +491,32 @@ struct AccuracySimulator {
     }
     return SimulatedDay(
       day: day, vehicleNames: vehicleNames, edgeNames: edgeNames, records: records,
-      edgeData: edgeData, trips: trips, teleports: teleported.count, sumoSeconds: sumoSeconds)
+      edgeData: edgeData, fleetEdgeData: fleetEdgeData, trips: trips,
+      teleports: teleported.count, sumoSeconds: sumoSeconds)
+  }
+
+  /// SUMO's edge data per interval: edge id -> its values.
+  static func edgeData(_ url: URL) throws -> [[String: SimulatedDay.EdgeInterval]] {
+    var edgeData: [[String: SimulatedDay.EdgeInterval]] = []
+    var interval = -1
+    let xml = try Data(contentsOf: url)
+    try xml.withUnsafeBytes { bytes in
+      var scanner = XMLTagScanner(bytes: bytes)
+      while let tag = try scanner.next() {
+        if tag.name == "interval" {
+          let begin = tag.attributes["begin"].flatMap(Double.init) ?? 0
+          interval = Int((begin / AccuracyProfile.intervalSeconds).rounded())
+          while edgeData.count <= interval { edgeData.append([:]) }
+        } else if tag.name == "edge", interval >= 0, let id = tag.attributes["id"],
+          let speed = tag.attributes["speed"].flatMap(Double.init)
+        {
+          edgeData[interval][id] = SimulatedDay.EdgeInterval(
+            speed: speed, traveltime: tag.attributes["traveltime"].flatMap(Double.init),
+            entered: tag.attributes["entered"].flatMap(Int.init) ?? 0)
+        }
+      }
+    }
+    return edgeData
   }
 }
 
