@@ -57,6 +57,20 @@ import TrafficTestSupport
     return reference
   }
 
+  @Test("a route counts the way across a junction its network leaves out of its segments")
+  func junctionGapsTakeTime() async throws {
+    let network = try GappedNetwork.network(gap: 100)
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let route = try #require(
+      try await router.calculateRoute(
+        from: CrossingNetwork.coordinates(east: 10), to: CrossingNetwork.coordinates(east: 990)
+      ).first)
+    // 980 m at the limit: the 100 m across the junction too, not only the 880 m of segments.
+    let limit = CrossingNetwork.speedLimitInMetersPerSecond
+    #expect(abs(route.durationInSeconds - 980 / limit) < 0.5)
+    #expect(abs(route.baseDurationInSeconds - 980 / limit) < 0.5)
+  }
+
   @Test("without traffic, the fastest route takes the time Roads' Dijkstra finds")
   func matchesDijkstraOnARealNetwork() async throws {
     let network = try #require(Self.liechtenstein)

@@ -51,3 +51,30 @@ public enum CrossingNetwork {
     return try RoadNetwork(nodes: nodes, segments: segments)
   }
 }
+
+/// A straight road at 52° N, 13° E cut by a junction a network leaves out of its segments,
+/// as SUMO's do: segment A (0) from 0 to 450 m east, then `gap` meters of junction, then
+/// segment B (1) to 1000 m; both primary roads limited to 13.89 m/s.
+public enum GappedNetwork {
+  /// The network.
+  public static func network(gap: Double) throws -> RoadNetwork {
+    let point = { (east: Double) in CrossingNetwork.coordinates(east: east) }
+    let nodes = [0.0, 450 + gap / 2, 1000].enumerated().map { i, east in
+      RoadNode(id: i, sourceID: "n\(i)", coordinates: point(east))
+    }
+    let limit = SpeedLimit(
+      metersPerSecond: CrossingNetwork.speedLimitInMetersPerSecond, source: .posted)
+    return try RoadNetwork(
+      nodes: nodes,
+      segments: [
+        RoadSegment(
+          id: 0, sourceID: "A", fromNode: 0, toNode: 1,
+          geometry: try GeoPolyline(vertices: [point(0), point(450)]), roadClass: .primary,
+          speedLimit: limit),
+        RoadSegment(
+          id: 1, sourceID: "B", fromNode: 1, toNode: 2,
+          geometry: try GeoPolyline(vertices: [point(450 + gap), point(1000)]),
+          roadClass: .primary, speedLimit: limit),
+      ])
+  }
+}

@@ -35,7 +35,15 @@ public struct FlowConfiguration: Hashable, Sendable {
   /// How far one probe vehicle's speed over a segment strays from the mean of all its
   /// vehicles (one standard deviation, natural logarithm): the weight of each vehicle's
   /// evidence when fused with the typical week.
-  public var vehicleSpreadInLogSpeed: Double = 0.3
+  public var vehicleSpreadInLogSpeed: Double = 0.45
+  /// The prior share of days on which a segment is far from its typical week (a queue, an
+  /// incident): the fusion's prior mixes the typical spread with
+  /// `unusualSpreadInLogSpeed` in this share, so that evidence far from the typical speed
+  /// is believed rather than pulled back to it.
+  public var unusualShare: Double = 0.2
+  /// The spread of a segment's speed on an unusual day around its typical speed (natural
+  /// logarithm).
+  public var unusualSpreadInLogSpeed: Double = 1.0
   /// Queries rebuild the live values when they are older than this, seconds.
   public var refreshIntervalInSeconds: Double = 30
   /// How many past samples a bin of a typical week averages before older ones fade (an
@@ -66,6 +74,7 @@ public struct FlowConfiguration: Hashable, Sendable {
       ("refreshIntervalInSeconds", refreshIntervalInSeconds),
       ("typicalSpreadInLogSpeed", typicalSpreadInLogSpeed),
       ("vehicleSpreadInLogSpeed", vehicleSpreadInLogSpeed),
+      ("unusualSpreadInLogSpeed", unusualSpreadInLogSpeed),
       ("closureMatchDistanceInMeters", closureMatchDistanceInMeters),
     ]
     for (name, value) in positives where !(value.isFinite && value > 0) {
@@ -78,6 +87,9 @@ public struct FlowConfiguration: Hashable, Sendable {
     guard (1...16).contains(typicalMemoryInSamples) else {
       throw .invalidConfiguration(
         "typicalMemoryInSamples \(typicalMemoryInSamples) must be within 1...16")
+    }
+    guard unusualShare >= 0, unusualShare < 1 else {
+      throw .invalidConfiguration("unusualShare \(unusualShare) must be in [0, 1)")
     }
     guard freeFlowPercentile > 0, freeFlowPercentile <= 1 else {
       throw .invalidConfiguration("freeFlowPercentile \(freeFlowPercentile) must be in (0, 1]")

@@ -399,10 +399,14 @@ struct FlowPipeline: Sendable {
   }
 
   /// The live evidence (a space-mean speed resting on `weight` vehicles) fused with the
-  /// prior: one Kalman update on the logarithm of speed, each vehicle's evidence of variance
-  /// `vehicleSpreadInLogSpeed`². Speeds below the crawl speed count as the crawl speed (a
-  /// queue standing still for the whole window stays a queue). The confidence is 0.7 plus
-  /// 0.3 times the gain: the share of the answer the live evidence carries.
+  /// prior, on the logarithm of speed: each vehicle's evidence has variance
+  /// `vehicleSpreadInLogSpeed`², and the prior is a mixture of the usual day (the prior's own
+  /// variance) and, in `unusualShare`, an unusual one (`unusualSpreadInLogSpeed`²). Each
+  /// part gives a Kalman update; they are weighed by how likely each makes the evidence, so
+  /// evidence near the typical speed is pulled toward it and a queue far from it is believed.
+  /// Speeds below the crawl speed count as the crawl speed (a queue standing still for the
+  /// whole window stays a queue). The confidence is 0.7 plus 0.3 times the weighed gain: the
+  /// share of the answer the live evidence carries.
   static func fuse(
     prior: (speed: Double, variance: Double), evidence: Double, weight: Double,
     _ configuration: FlowConfiguration
@@ -410,14 +414,31 @@ struct FlowPipeline: Sendable {
     let crawl = FlowSnapshot.crawlSpeedInMetersPerSecond
     let spread = configuration.vehicleSpreadInLogSpeed
     let noise = spread * spread / max(weight, 0.1)
-    let gain = prior.variance / (prior.variance + noise)
-    let logSpeed =
-      log(max(prior.speed, crawl)) + gain
-      * (log(max(evidence, crawl)) - log(max(prior.speed, crawl)))
-    var speed = exp(logSpeed)
-    // A standing queue (the evidence at a crawl or below) keeps its evidence's own value.
-    if evidence < crawl, speed <= crawl { speed = evidence }
-    return (speed, 0.7 + 0.3 * gain)
+    let mean = log(max(prior.speed, crawl))
+    let observed = log(max(evidence, crawl))
+    let difference = observed - mean
+    let unusual = configuration.unusualSpreadInLogSpeed
+    let parts = [
+      (share: 1 - configuration.unusualShare, variance: prior.variance),
+      (share: configuration.unusualShare, variance: max(unusual * unusual, prior.variance)),
+    ]
+    var total = 0.0, logSpeed = 0.0, gain = 0.0
+    for part in parts where part.share > 0 {
+      let spreadOfEvidence = part.variance + noise
+      let likelihood =
+        part.share * exp(-difference * difference / (2 * spreadOfEvidence))
+        / spreadOfEvidence.squareRoot()
+      let partGain = part.variance / spreadOfEvidence
+      total += likelihood
+      logSpeed += likelihood * (mean + partGain * difference)
+      gain += likelihood * partGain
+    }
+    guard total > 0 else { return (evidence, 1) }
+    var speed = exp(logSpeed / total)
+    // A standing queue (the evidence at a crawl or below) the evidence decides keeps its
+    // evidence's own value.
+    if evidence < crawl, gain / total >= 0.8 { speed = evidence }
+    return (speed, 0.7 + 0.3 * gain / total)
   }
 
   /// Rising when the jam factor of the newer half of the window exceeds the older half's by

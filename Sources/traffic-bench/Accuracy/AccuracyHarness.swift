@@ -147,6 +147,19 @@ enum AccuracyHarness {
     let clock = Mutex(firstDay)
     let engine = try TrafficEngine(
       store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: roads)
+    // TRAFFIC_ACCURACY_SPREADS="typical,vehicle,unusual share,unusual" tries other spreads of the fusion (tuning
+    // only: the table is of the defaults).
+    if let spreads = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SPREADS"] {
+      let values = spreads.split(separator: ",").compactMap { Double($0) }
+      var configuration = FlowConfiguration()
+      if values.count == 4 {
+        configuration.typicalSpreadInLogSpeed = values[0]
+        configuration.vehicleSpreadInLogSpeed = values[1]
+        configuration.unusualShare = values[2]
+        configuration.unusualSpreadInLogSpeed = values[3]
+      }
+      try engine.configureFlow(configuration)
+    }
     let router = RoutingEngine(trafficEngine: engine)
     let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates))!
     let segmentOfEdge = Dictionary(

@@ -92,8 +92,8 @@ struct AccuracyReport {
   /// One Markdown table: a row per network, today and probe rate.
   var markdown: String {
     var lines = [
-      "| network | today | probes | flow within 15 %: ours | raw window | typical week | edge-intervals | ETA median error, all trips: ours | free flow | congested trips: ours | free flow | clairvoyant | probes' last runs | congested trips | flow within 15 % by confidence ≤0.7 / 0.7–0.8 / 0.8–0.9 / >0.9 |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+      "| network | today | probes | flow within 15 %: ours | raw window | typical week | the fleet's exact means | edge-intervals | ETA median error, all trips: ours | free flow | congested trips: ours | free flow | clairvoyant | probes' last runs | congested trips | flow within 15 % by confidence ≤0.7 / 0.7–0.8 / 0.8–0.9 / >0.9 |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     let p = AccuracyOutcome.percent
     let m = AccuracyOutcome.median
@@ -107,7 +107,8 @@ struct AccuracyReport {
       }.joined(separator: " / ")
       lines.append(
         "| \(row.network) | \(row.today) | \(row.rate) % | **\(p(share(f.ours, f.judged))) %** | "
-          + "\(p(share(f.raw, f.judged))) % | \(p(share(f.typical, f.judged))) % | \(f.judged) | "
+          + "\(p(share(f.raw, f.judged))) % | \(p(share(f.typical, f.judged))) % | "
+          + "\(p(share(f.sampled, f.judged))) % | \(f.judged) | "
           + "\(p(m(trips.map(\.ours)))) % | \(p(m(trips.map(\.free)))) % | "
           + "**\(p(m(c.map(\.ours)))) %** | \(p(m(c.map(\.free)))) % | "
           + "\(p(m(c.map(\.clairvoyant)))) % | \(p(m(c.map(\.lastRuns)))) % | \(c.count) of "

@@ -1,0 +1,118 @@
+import Foundation
+import Roads
+import Testing
+import TrafficTestSupport
+
+@testable import Traffic
+
+/// How the flow pipeline weighs its evidence: the way across junctions a network leaves out
+/// of its segments, the time a braking vehicle spends on each segment, and live evidence
+/// fused with the typical week.
+@Suite struct FlowEvidenceTests {
+  @Test("the way across a junction between segments counts on neither: both keep the speed driven")
+  func junctionGapCountsOnNoSegment() throws {
+    let network = try GappedNetwork.network(gap: 100)
+    #expect(abs(network.junctionGap(from: 0, to: 1) - 100) < 0.5)
+    #expect(network.junctionGap(from: 1, to: 1) > 400)
+    let engine = try FlowFixtures.engine(network: network)
+    // Three vehicles at 10 m/s along the whole line, the gap included, a probe every 5 s.
+    var probes: [Probe] = []
+    for vehicle in 0..<3 {
+      for k in 0...20 {
+        let east = Double(k) * 50
+        probes.append(
+          Probe(
+            vehicleID: "v\(vehicle)",
+            time: FlowFixtures.now - Double(20 - k) * 5 - Double(vehicle) * 3,
+            coordinates: try FlowFixtures.coordinates(east: min(east, 999)),
+            speedInMetersPerSecond: 10, headingInDegrees: 90))
+      }
+    }
+    engine.ingest(probes: probes.sorted { $0.time < $1.time })
+    engine.flushProbes()
+    let box = try GeoCircle(center: FlowFixtures.coordinates(east: 500), radiusInMeters: 2000)
+    let flows = try engine.flow(inside: box, options: TrafficFlowQueryOptions())
+    #expect(flows.count == 2)
+    for flow in flows {
+      // Counting the 10 s across the junction on the segments would give them 9 m/s or
+      // less (900 m in 100 s); the probes inside the junction, placed on the nearest end,
+      // leave a few percent either way.
+      #expect(abs(flow.speedUncappedInMetersPerSecond - 10) < 0.5, "\(flow.sourceID)")
+    }
+  }
+
+  @Test("a vehicle braking evenly spends its slow seconds where it drives slowly")
+  func kinematicShares() throws {
+    // From 20 m/s to a stop over 10 s: 100 m. The first 75 m take 5 s, the last 25 m 5 s
+    // (s(t) = 20 t - t²).
+    let shares = try #require(
+      SpeedAggregator.kinematicShares([75, 25], seconds: 10, from: 20, to: 0))
+    #expect(abs(shares[0] - 5) < 1e-9 && abs(shares[1] - 5) < 1e-9)
+    // Accelerating from a stop: s(t) = t²; 16 m take 4 s, the other 84 m 6 s.
+    let starting = try #require(
+      SpeedAggregator.kinematicShares([16, 84], seconds: 10, from: 0, to: 20))
+    #expect(abs(starting[0] - 4) < 1e-9 && abs(starting[1] - 6) < 1e-9)
+    // Speeds scaled to the distance driven: half the speeds, the same shares.
+    let scaled = try #require(
+      SpeedAggregator.kinematicShares([75, 25], seconds: 10, from: 10, to: 0))
+    #expect(abs(scaled[0] - 5) < 1e-9)
+    // Speeds that say nothing of the distance (four times too fast) or are missing: none.
+    #expect(SpeedAggregator.kinematicShares([75, 25], seconds: 10, from: 80, to: 0) == nil)
+    #expect(SpeedAggregator.kinematicShares([75, 25], seconds: 10, from: nil, to: 0) == nil)
+  }
+
+  @Test("evidence near the typical speed is pulled toward it; a queue far from it is believed")
+  func fusionWithTheTypicalWeek() throws {
+    let configuration = FlowConfiguration()
+    let prior = (speed: 12.0, variance: 0.25 * 0.25 * 1.125)
+    // One vehicle 10 % slower than usual: pulled well toward 12, confidence in the live band.
+    let near = FlowPipeline.fuse(prior: prior, evidence: 10.8, weight: 1, configuration)
+    #expect(near.speed > 10.8 && near.speed < 12)
+    #expect(near.speed > 11.3)
+    // The same with ten vehicles: closer to the evidence, more confident.
+    let nearMany = FlowPipeline.fuse(prior: prior, evidence: 10.8, weight: 10, configuration)
+    #expect(nearMany.speed < near.speed && nearMany.confidence > near.confidence)
+    #expect(near.confidence > 0.7 && nearMany.confidence <= 1)
+    // One vehicle in a queue at 2 m/s: the unusual day explains it; it stays near 2.
+    let queue = FlowPipeline.fuse(prior: prior, evidence: 2, weight: 1, configuration)
+    #expect(queue.speed < 3)
+    // A single Gaussian prior (no unusual days) would have pulled it to 5 m/s or more.
+    var gaussian = configuration
+    gaussian.unusualShare = 0
+    #expect(FlowPipeline.fuse(prior: prior, evidence: 2, weight: 1, gaussian).speed > 5)
+    // A standing queue stays standing.
+    #expect(FlowPipeline.fuse(prior: prior, evidence: 0, weight: 3, configuration).speed == 0)
+  }
+
+  @Test("a week of history makes a lone probe count less than many")
+  func typicalWeekFromHistory() throws {
+    let clock = FlowFixtures.Clock()
+    let engine = try FlowFixtures.engine(clock: clock)
+    let network = try #require(engine.roadNetwork)
+    // Last week, at this time of day: half an hour of vehicles at 12 m/s on segment 0.
+    let lastWeek = FlowFixtures.now - 7 * 86_400
+    for k in 0..<6 {
+      let end = lastWeek - 1_800 + Double(k + 1) * 300
+      clock.set(end)
+      engine.ingest(
+        probes: try FlowFixtures.fleet(
+          3, along: [0], speed: 12, end: end, prefix: "h\(k)-", network: network))
+      engine.flushProbes()
+    }
+    clock.set(lastWeek + 3_600)
+    _ = try FlowFixtures.flow(engine, 0)
+    // Today one vehicle at 10 m/s: between the two, and less confident than five.
+    clock.set(FlowFixtures.now)
+    engine.ingest(probes: try FlowFixtures.drive("a", along: [0], speed: 10, network: network))
+    engine.flushProbes()
+    let one = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(one.speedUncappedInMetersPerSecond > 10.1)
+    #expect(one.speedUncappedInMetersPerSecond < 12)
+    engine.ingest(
+      probes: try FlowFixtures.fleet(5, along: [0], speed: 10, prefix: "b", network: network))
+    engine.flushProbes()
+    let many = try #require(try FlowFixtures.flow(engine, 0))
+    #expect(many.speedUncappedInMetersPerSecond < one.speedUncappedInMetersPerSecond)
+    #expect(many.confidence > one.confidence)
+  }
+}
