@@ -405,8 +405,8 @@ struct FlowPipeline: Sendable {
   /// part gives a Kalman update; they are weighed by how likely each makes the evidence, so
   /// evidence near the typical speed is pulled toward it and a queue far from it is believed.
   /// Speeds below the crawl speed count as the crawl speed (a queue standing still for the
-  /// whole window stays a queue). The confidence is 0.7 plus 0.3 times the weighed gain: the
-  /// share of the answer the live evidence carries.
+  /// whole window stays a queue). The confidence is 0.7 + 0.3 × (1 − s / 0.5) for the
+  /// answer's spread s (log speed; at least 0.7): the surer the answer, the higher.
   static func fuse(
     prior: (speed: Double, variance: Double), evidence: Double, weight: Double,
     _ configuration: FlowConfiguration
@@ -423,6 +423,7 @@ struct FlowPipeline: Sendable {
       (share: configuration.unusualShare, variance: max(unusual * unusual, prior.variance)),
     ]
     var total = 0.0, logSpeed = 0.0, gain = 0.0
+    var posteriors: [(weight: Double, mean: Double, variance: Double)] = []
     for part in parts where part.share > 0 {
       let spreadOfEvidence = part.variance + noise
       let likelihood =
@@ -432,13 +433,20 @@ struct FlowPipeline: Sendable {
       total += likelihood
       logSpeed += likelihood * (mean + partGain * difference)
       gain += likelihood * partGain
+      posteriors.append(
+        (likelihood, mean + partGain * difference, part.variance * noise / spreadOfEvidence))
     }
     guard total > 0 else { return (evidence, 1) }
-    var speed = exp(logSpeed / total)
+    let posteriorMean = logSpeed / total
+    // The spread of the answer: the parts' own and that between them.
+    let variance = posteriors.reduce(0) {
+      $0 + $1.weight / total * ($1.variance + ($1.mean - posteriorMean) * ($1.mean - posteriorMean))
+    }
+    var speed = exp(posteriorMean)
     // A standing queue (the evidence at a crawl or below) the evidence decides keeps its
     // evidence's own value.
     if evidence < crawl, gain / total >= 0.8 { speed = evidence }
-    return (speed, 0.7 + 0.3 * gain / total)
+    return (speed, 0.7 + 0.3 * min(1, max(0, 1 - variance.squareRoot() / 0.5)))
   }
 
   /// Rising when the jam factor of the newer half of the window exceeds the older half's by

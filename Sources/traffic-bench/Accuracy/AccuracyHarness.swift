@@ -288,6 +288,18 @@ enum AccuracyHarness {
         clairvoyant: abs(clairvoyant - duration) / duration,
         lastRuns: abs(lastRuns - duration) / duration)
       outcome.trips.append(errors)
+      if diagnostics, freeError > 0.4 {
+        var parts: [String] = []
+        var entered = trip.depart
+        for (edge, exit) in zip(trip.edges, trip.exitTimes) {
+          parts.append("\(edge):\(Int(exit - entered))")
+          entered = exit
+        }
+        print(
+          "CONGESTED\t\(trip.vehicle)\t\(Int(trip.depart))\t\(Int(duration))\t\(Int(eta))\t"
+            + "\(Int(ownRoute[k] ?? -1))\t\(Int(clairvoyant))\t\(Int(lastRuns))\t\(Int(free))\t"
+            + parts.joined(separator: " "))
+      }
     }
     return outcome
   }
