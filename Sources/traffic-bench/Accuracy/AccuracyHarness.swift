@@ -16,6 +16,8 @@ enum AccuracyHarness {
   /// Probe shares, percent of all vehicles; each fleet is a subset of the next, chosen by a
   /// hash of the vehicle id.
   static let rates = [5, 15, 40]
+  /// The probe share run once more with the induction loops' readings as a detector feed.
+  static let loopRate = 15
   /// History days before "today", a week apart (the same weekday).
   static let historyLevels = [0.9, 1.0, 1.1]
   /// An edge is judged in an interval when at least this many vehicles entered it.
@@ -80,15 +82,17 @@ enum AccuracyHarness {
       for day in todays {
         let today = try simulator.simulate(day)
         log(summary(network, today))
-        for rate in rates {
+        for (rate, loops) in rates.map({ ($0, false) }) + [(loopRate, true)] {
           let outcome = try await evaluate(
-            network: network, roads: roads, history: history, today: today, rate: rate)
+            network: network, roads: roads, history: history, today: today, rate: rate,
+            loops: loops)
+          let probes = loops ? "\(rate) % + loops" : "\(rate) %"
           log(
-            "\(network.name), \(day.label), \(rate) %: \(outcome.line) "
+            "\(network.name), \(day.label), \(probes): \(outcome.line) "
               + "(\(String(format: "%.0f", Date().timeIntervalSince(started))) s so far)")
           report.rows.append(
             AccuracyReport.Row(
-              network: network.name, kind: network.kind, today: day.label, rate: rate,
+              network: network.name, kind: network.kind, today: day.label, probes: probes,
               outcome: outcome))
         }
       }
@@ -142,7 +146,7 @@ enum AccuracyHarness {
   /// One today at one probe rate: history, then the day replayed.
   static func evaluate(
     network: AccuracyNetwork, roads: RoadNetwork, history: [SimulatedDay],
-    today: SimulatedDay, rate: Int
+    today: SimulatedDay, rate: Int, loops: Bool
   ) async throws -> AccuracyOutcome {
     let clock = Mutex(firstDay)
     let engine = try TrafficEngine(
@@ -165,6 +169,21 @@ enum AccuracyHarness {
     let segmentOfEdge = Dictionary(
       roads.segments.map { ($0.sourceID, $0.id) }, uniquingKeysWith: { a, _ in a })
 
+    // The loops' readings of a day as a detector feed: each minute an observation of the
+    // edge's speed (what a DATEX II MeasuredDataPublication or a HERE or TomTom flow item
+    // gives), through the same API as a feed's.
+    func observations(_ day: SimulatedDay, in seconds: ClosedRange<Double>) -> [FlowObservation] {
+      guard loops else { return [] }
+      return day.loopReadings.compactMap { reading in
+        guard seconds.contains(reading.end), let segment = segmentOfEdge[reading.edge] else {
+          return nil
+        }
+        return FlowObservation(
+          polyline: roads.segments[segment].geometry, speedInMetersPerSecond: reading.speed,
+          time: day.day.start + reading.end, sourceId: "loop \(reading.edge)")
+      }
+    }
+
     // History: each day's probes as they came, a minute at a time.
     for day in history {
       let probes = Self.probes(of: day, rate: rate)
@@ -175,6 +194,8 @@ enum AccuracyHarness {
         let stop = probes[next...].firstIndex { $0.time > end } ?? probes.count
         clock.withLock { $0 = end }
         if stop > next { engine.ingest(probes: Array(probes[next..<stop])) }
+        let readings = observations(day, in: (second - 59.5)...second)
+        if !readings.isEmpty { engine.ingest(observations: readings) }
         next = stop
         second += 60
       }
@@ -232,6 +253,8 @@ enum AccuracyHarness {
       clock.withLock { $0 = now }
       let stop = probes[next...].firstIndex { $0.time > now } ?? probes.count
       if stop > next { engine.ingest(probes: Array(probes[next..<stop])) }
+      let readings = observations(today, in: (second - step + 0.5)...second)
+      if !readings.isEmpty { engine.ingest(observations: readings) }
       next = stop
       // Trips departing within the step are routed now, from what was sent until now.
       while nextTrip < trips.count, trips[nextTrip].depart < second + step {

@@ -82,7 +82,8 @@ struct AccuracyReport {
     var network: String
     var kind: String
     var today: String
-    var rate: Int
+    /// The probe share, and whether the loops' feed was read too.
+    var probes: String
     var outcome: AccuracyOutcome
   }
 
@@ -106,7 +107,7 @@ struct AccuracyReport {
         band.judged == 0 ? "–" : "\(p(share(band.within, band.judged))) (\(band.judged))"
       }.joined(separator: " / ")
       lines.append(
-        "| \(row.network) | \(row.today) | \(row.rate) % | **\(p(share(f.ours, f.judged))) %** | "
+        "| \(row.network) | \(row.today) | \(row.probes) | **\(p(share(f.ours, f.judged))) %** | "
           + "\(p(share(f.raw, f.judged))) % | \(p(share(f.typical, f.judged))) % | "
           + "\(p(share(f.sampled, f.judged))) % | \(f.judged) | "
           + "\(p(m(trips.map(\.ours)))) % | \(p(m(trips.map(\.free)))) % | "

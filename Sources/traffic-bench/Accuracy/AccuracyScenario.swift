@@ -116,6 +116,9 @@ struct SimulatedDay: Sendable {
   var fleetEdgeData: [Int: [[String: EdgeInterval]]]
   var trips: [Trip]
   var teleports: Int
+  /// The induction loops' readings: edge, when the minute ended (seconds into the day),
+  /// the mean spot speed of the vehicles that passed and how many did.
+  var loopReadings: [(edge: String, end: Double, speed: Double, vehicles: Int)]
   /// Seconds SUMO ran.
   var sumoSeconds: Double
 }
@@ -126,6 +129,10 @@ struct AccuracySimulator {
   /// The SUMO network file.
   let file: URL
   let roads: RoadNetwork
+  /// The edges with an induction loop on each lane (SUMO E1 detectors, read every minute):
+  /// the main roads (motorway, trunk and primary) of 60 m or more, at 40 % of their length,
+  /// at most every seventh of the network's edges.
+  let loopEdges: [(id: String, lanes: Int, position: Double)]
   /// The origin-destination pairs of `.routeFiles` demand.
   private let pairs: [(String, String)]
   /// The car edges random trips start and end on, with cumulative lengths.
@@ -234,6 +241,12 @@ struct AccuracySimulator {
       }
     }
     self.pairs = pairs
+    let main: Set<RoadClass> = [.motorway, .trunk, .primary]
+    loopEdges = Array(
+      roads.segments.filter { main.contains($0.roadClass) && $0.lengthInMeters >= 60 }
+        .sorted { ($0.lengthInMeters, $0.sourceID) > ($1.lengthInMeters, $1.sourceID) }
+        .prefix(max(1, roads.segments.count / 7))
+        .map { ($0.sourceID, $0.laneCount ?? 1, ($0.lengthInMeters * 0.4).rounded()) })
   }
 
   /// The value of `name="..."` in one line of XML.
@@ -353,6 +366,13 @@ struct AccuracySimulator {
         "<edgeData id=\"fleet\(rate)\" vTypes=\"\(types)\""
         + " freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
         + " file=\"\(file("fleet\(rate).xml").path)\" excludeEmpty=\"true\"/>\n"
+    }
+    for (k, loop) in loopEdges.enumerated() {
+      for lane in 0..<loop.lanes {
+        additional +=
+          "<inductionLoop id=\"L\(k)_\(lane)\" lane=\"\(Self.escaped(loop.id))_\(lane)\""
+          + " pos=\"\(loop.position)\" period=\"60\" file=\"\(file("loops.xml").path)\"/>\n"
+      }
     }
     for id in brokenTrafficLights {
       additional +=
@@ -489,10 +509,35 @@ struct AccuracySimulator {
       }
       finish()
     }
+    // The loops' minutes, the lanes of an edge together (speeds weighted by vehicles).
+    var readings: [String: (edge: String, end: Double, sum: Double, vehicles: Int)] = [:]
+    if !loopEdges.isEmpty {
+      let loopsXML = try Data(contentsOf: file("loops.xml"))
+      try loopsXML.withUnsafeBytes { bytes in
+        var scanner = XMLTagScanner(bytes: bytes)
+        while let tag = try scanner.next() {
+          guard tag.name == "interval", let id = tag.attributes["id"], id.hasPrefix("L"),
+            let index = id.dropFirst().split(separator: "_").first.flatMap({ Int($0) }),
+            loopEdges.indices.contains(index),
+            let end = tag.attributes["end"].flatMap(Double.init),
+            let count = tag.attributes["nVehContrib"].flatMap(Int.init), count > 0,
+            let speed = tag.attributes["speed"].flatMap(Double.init), speed >= 0
+          else { continue }
+          let key = "\(index)@\(end)"
+          var reading = readings[key] ?? (loopEdges[index].id, end, 0, 0)
+          reading.sum += speed * Double(count)
+          reading.vehicles += count
+          readings[key] = reading
+        }
+      }
+    }
+    let loopReadings = readings.values.map {
+      (edge: $0.edge, end: $0.end, speed: $0.sum / Double($0.vehicles), vehicles: $0.vehicles)
+    }.sorted { ($0.end, $0.edge) < ($1.end, $1.edge) }
     return SimulatedDay(
       day: day, vehicleNames: vehicleNames, edgeNames: edgeNames, records: records,
       edgeData: edgeData, fleetEdgeData: fleetEdgeData, trips: trips,
-      teleports: teleported.count, sumoSeconds: sumoSeconds)
+      teleports: teleported.count, loopReadings: loopReadings, sumoSeconds: sumoSeconds)
   }
 
   /// SUMO's edge data per interval: edge id -> its values.
