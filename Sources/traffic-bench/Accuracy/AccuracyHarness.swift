@@ -57,7 +57,7 @@ enum AccuracyHarness {
     var report = AccuracyReport()
     let started = Date()
     let only = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_NETWORK"]
-    for network in networks where only == nil || network.name.hasPrefix(only!) {
+    for network in networks where only.map({ network.name.hasPrefix($0) }) ?? true {
       let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
       defer { try? FileManager.default.removeItem(at: scratch) }
@@ -69,8 +69,9 @@ enum AccuracyHarness {
         let day = AccuracyDay(
           label: "history \(k + 1)", seed: UInt64(1_000 + k), level: level, closure: nil,
           start: firstDay + Double(k) * week)
-        history.append(try simulator.simulate(day))
-        log(summary(network, history.last!))
+        let simulated = try simulator.simulate(day)
+        history.append(simulated)
+        log(summary(network, simulated))
       }
       let todayStart = firstDay + Double(historyLevels.count) * week
       let closure = try closureSite(roads: roads, day: history[history.count / 2])
@@ -165,7 +166,9 @@ enum AccuracyHarness {
       try engine.configureFlow(configuration)
     }
     let router = RoutingEngine(trafficEngine: engine)
-    let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates))!
+    guard let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates)) else {
+      throw AccuracyError("\(network.name) has no nodes")
+    }
     let segmentOfEdge = Dictionary(
       roads.segments.map { ($0.sourceID, $0.id) }, uniquingKeysWith: { a, _ in a })
 
@@ -234,7 +237,8 @@ enum AccuracyHarness {
         exitTimes: Array(trip.exitTimes[1..<(trip.edges.count - 1)]), teleported: false)
       guard inner.duration >= 60, inner.depart >= 900,
         inner.depart <= AccuracyProfile.demandSeconds - 600,
-        segmentOfEdge[inner.edges.first!] != nil, segmentOfEdge[inner.edges.last!] != nil
+        let firstEdge = inner.edges.first, let lastEdge = inner.edges.last,
+        segmentOfEdge[firstEdge] != nil, segmentOfEdge[lastEdge] != nil
       else { return nil }
       return inner
     }.sorted { $0.depart < $1.depart }
@@ -272,7 +276,7 @@ enum AccuracyHarness {
             print(
               "TRIP\t\(trip.vehicle)\t\(trip.duration)\t\(route.durationInSeconds)\t"
                 + "\(ownRoute[nextTrip] ?? -1)\t\(Int(route.lengthInMeters))\t\(Int(sumoLength))\t"
-                + "\(trip.edges.first!)\t\(trip.edges.last!)\t\(route.sections.first?.departure.location.description ?? "")\t\(origin)"
+                + "\(trip.edges.first ?? "")\t\(trip.edges.last ?? "")\t\(route.sections.first?.departure.location.description ?? "")\t\(origin)"
             )
           }
         }
@@ -359,7 +363,8 @@ enum AccuracyHarness {
   static func ends(
     of trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
   ) -> (GeoCoordinates, GeoCoordinates)? {
-    guard let first = segments[trip.edges.first!], let last = segments[trip.edges.last!]
+    guard let firstEdge = trip.edges.first, let lastEdge = trip.edges.last,
+      let first = segments[firstEdge], let last = segments[lastEdge]
     else { return nil }
     let a = roads.segments[first], b = roads.segments[last]
     return (
@@ -432,10 +437,10 @@ struct EdgeRuns {
         entered = exit
       }
     }
-    for key in probeRuns.keys {
-      probeRuns[key]!.sort { $0.entered + $0.seconds < $1.entered + $1.seconds }
+    probeRuns = probeRuns.mapValues { runs in
+      runs.sorted { $0.entered + $0.seconds < $1.entered + $1.seconds }
     }
-    for key in allRuns.keys { allRuns[key]!.sort { $0.entered < $1.entered } }
+    allRuns = allRuns.mapValues { runs in runs.sorted { $0.entered < $1.entered } }
   }
 
   /// The trip's time with each edge but the first and the last at the mean time of the other
