@@ -53,7 +53,7 @@ if arguments.contains("--accuracy") {
     exit(0)
   } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(1)
+    exit((error as? AccuracyError)?.isUsage == true ? 64 : 1)
   }
 }
 let only = Set(arguments.compactMap { $0.hasPrefix("--only=") ? String($0.dropFirst(7)) : nil })

@@ -1,19 +1,6 @@
 import Foundation
 
 extension SUMORoutingAccuracyTests {
-  /// The vehicles SUMO's warnings say it teleported.
-  static func teleportedVehicles(in warnings: URL) throws -> Set<String> {
-    let text = try String(contentsOf: warnings, encoding: .utf8)
-    let prefix = "Warning: Teleporting vehicle '"
-    var vehicles: Set<String> = []
-    for line in text.split(separator: "\n") where line.hasPrefix(prefix) {
-      if let id = line.dropFirst(prefix.count).split(separator: "'").first {
-        vehicles.insert(String(id))
-      }
-    }
-    return vehicles
-  }
-
   /// Median relative errors of ETAs against the times they are compared with, live and
   /// free flow, over all trips and over the congested ones (free flow off by > 40 %).
   struct Errors: CustomStringConvertible {

@@ -49,11 +49,7 @@ struct SUMORoutingAccuracyTests {
   }
 
   /// FNV-1a of the id: a stable choice of the vehicles that report.
-  static func reports(_ id: String) -> Bool {
-    var hash: UInt32 = 2_166_136_261
-    for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-    return hash % 100 < 40
-  }
+  static func reports(_ id: String) -> Bool { SUMOVehicles.percentile(id) < 40 }
 
   /// What a scenario gave.
   struct Outcome: CustomStringConvertible {
@@ -153,8 +149,9 @@ struct SUMORoutingAccuracyTests {
     // a vehicle stuck for `--time-to-teleport` (300 s) at a deadlocked junction or lane
     // change is taken off the network and put down further on its route. Its time is then
     // an artefact of the simulation, not traffic any router could foresee.
-    let teleported = try Self.teleportedVehicles(
-      in: directory.appendingPathComponent("warnings.txt"))
+    let teleported = SUMOVehicles.teleported(
+      inWarnings: try String(
+        contentsOf: directory.appendingPathComponent("warnings.txt"), encoding: .utf8))
     var trips: [Trip] = []
     var teleportedTrips = 0
     let tripinfo = try String(

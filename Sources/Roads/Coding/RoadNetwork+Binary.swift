@@ -171,21 +171,9 @@ extension RoadNetwork {
           if altitudeMode != 0, let altitude = vertex.altitude { records.double(altitude) }
         }
       }
-      if let ids = segmentNodeIDs?[segment.id] {
-        records.count(ids.count)
-        var previous: Int64 = 0
-        for id in ids {
-          records.signedVarint(id &- previous)
-          previous = id
-        }
-      }
+      if let ids = segmentNodeIDs?[segment.id] { Self.writeDeltas(ids, to: &records) }
       if let next = turns?[segment.id] {
-        records.count(next.count)
-        var previous: Int64 = 0
-        for id in next {
-          records.signedVarint(Int64(id) &- previous)
-          previous = Int64(id)
-        }
+        Self.writeDeltas(next.lazy.map { Int64($0) }, to: &records)
       }
     }
     return Self.chunk(.segments, range, table, records)
@@ -291,6 +279,33 @@ extension RoadNetwork {
 
   /// Ids (and so counts) are kept below 2^48 so that `first + count` cannot overflow.
   private static let idLimit = 1 << 48
+
+  /// Writes a list of ids as its count and zigzag varint deltas, the first from 0.
+  private static func writeDeltas(
+    _ ids: some Collection<Int64>, to records: inout BinaryWriter
+  ) {
+    records.count(ids.count)
+    var previous: Int64 = 0
+    for id in ids {
+      records.signedVarint(id &- previous)
+      previous = id
+    }
+  }
+
+  /// Reads a list written by ``writeDeltas(_:to:)``; `what` names it in errors.
+  private static func readDeltas(
+    _ reader: inout BinaryReader, _ what: String
+  ) throws(BinaryDataError) -> [Int64] {
+    let count = try reader.count(bytesPerItem: 1, what)
+    var ids: [Int64] = []
+    ids.reserveCapacity(count)
+    var previous: Int64 = 0
+    for _ in 0..<count {
+      previous = previous &+ (try reader.signedVarint())
+      ids.append(previous)
+    }
+    return ids
+  }
 
   private static func decodeChunk(
     _ reader: inout BinaryReader
@@ -405,30 +420,15 @@ extension RoadNetwork {
           geometry = GeoPolyline(uncheckedVertices: vertices)
         }
         if flags & SegmentFlag.interiorIDs != 0 {
-          let idCount = try reader.count(bytesPerItem: 1, "interior node ids")
-          var ids: [Int64] = []
-          ids.reserveCapacity(idCount)
-          var previous: Int64 = 0
-          for _ in 0..<idCount {
-            previous = previous &+ (try reader.signedVarint())
-            ids.append(previous)
-          }
-          interior.append(ids)
+          interior.append(try readDeltas(&reader, "interior node ids"))
           withIDs += 1
         }
         if flags & SegmentFlag.turns != 0 {
-          let turnCount = try reader.count(bytesPerItem: 1, "turns")
-          var next: [Int] = []
-          next.reserveCapacity(turnCount)
-          var previous: Int64 = 0
-          for _ in 0..<turnCount {
-            previous = previous &+ (try reader.signedVarint())
-            guard previous >= 0, previous < Int64(idLimit) else {
-              throw reader.failure("segment \(id) turns into segment \(previous)")
-            }
-            next.append(Int(previous))
+          let next = try readDeltas(&reader, "turns")
+          if let wrong = next.first(where: { $0 < 0 || $0 >= Int64(idLimit) }) {
+            throw reader.failure("segment \(id) turns into segment \(wrong)")
           }
-          turns.append(next)
+          turns.append(next.map { Int($0) })
           withTurns += 1
         }
         segments.append(

@@ -418,30 +418,28 @@ struct FlowPipeline: Sendable {
     let observed = log(max(evidence, crawl))
     let difference = observed - mean
     let unusual = configuration.unusualSpreadInLogSpeed
-    let parts = [
-      (share: 1 - configuration.unusualShare, variance: prior.variance),
-      (share: configuration.unusualShare, variance: max(unusual * unusual, prior.variance)),
-    ]
-    var total = 0.0, logSpeed = 0.0, gain = 0.0
-    var posteriors: [(weight: Double, mean: Double, variance: Double)] = []
-    for part in parts where part.share > 0 {
-      let spreadOfEvidence = part.variance + noise
+    // Both parts' updates, weighed by the likelihood each gives the evidence (no arrays:
+    // this runs for every live segment of every refresh).
+    var total = 0.0, logSpeed = 0.0, secondMoment = 0.0, gain = 0.0
+    func add(share: Double, variance: Double) {
+      guard share > 0 else { return }
+      let spreadOfEvidence = variance + noise
       let likelihood =
-        part.share * exp(-difference * difference / (2 * spreadOfEvidence))
+        share * exp(-difference * difference / (2 * spreadOfEvidence))
         / spreadOfEvidence.squareRoot()
-      let partGain = part.variance / spreadOfEvidence
+      let partGain = variance / spreadOfEvidence
+      let partMean = mean + partGain * difference
       total += likelihood
-      logSpeed += likelihood * (mean + partGain * difference)
+      logSpeed += likelihood * partMean
+      secondMoment += likelihood * (variance * noise / spreadOfEvidence + partMean * partMean)
       gain += likelihood * partGain
-      posteriors.append(
-        (likelihood, mean + partGain * difference, part.variance * noise / spreadOfEvidence))
     }
+    add(share: 1 - configuration.unusualShare, variance: prior.variance)
+    add(share: configuration.unusualShare, variance: max(unusual * unusual, prior.variance))
     guard total > 0 else { return (evidence, 1) }
     let posteriorMean = logSpeed / total
     // The spread of the answer: the parts' own and that between them.
-    let variance = posteriors.reduce(0) {
-      $0 + $1.weight / total * ($1.variance + ($1.mean - posteriorMean) * ($1.mean - posteriorMean))
-    }
+    let variance = max(0, secondMoment / total - posteriorMean * posteriorMean)
     var speed = exp(posteriorMean)
     // A standing queue (the evidence at a crawl or below) the evidence decides keeps its
     // evidence's own value.

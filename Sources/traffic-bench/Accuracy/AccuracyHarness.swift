@@ -47,16 +47,21 @@ enum AccuracyHarness {
 
   /// Whether vehicle `name` reports in the fleet of `rate` percent of all vehicles.
   static func reports(_ name: String, rate: Int) -> Bool {
-    var hash: UInt32 = 2_166_136_261
-    for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-    return Int(hash % 100) < rate
+    SUMOVehicles.percentile(name) < rate
   }
 
   /// Runs every network; returns the report.
   static func run(log: @escaping (String) -> Void) async throws -> AccuracyReport {
     var report = AccuracyReport()
     let started = Date()
+    // Bad settings are refused before anything runs.
+    _ = try tuning()
     let only = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_NETWORK"]
+    if let only, !networks.contains(where: { $0.name.hasPrefix(only) }) {
+      throw AccuracyError(
+        "TRAFFIC_ACCURACY_NETWORK=\(only) names none of "
+          + networks.map(\.name).joined(separator: ", "), isUsage: true)
+    }
     for network in networks where only.map({ network.name.hasPrefix($0) }) ?? true {
       let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
@@ -100,6 +105,36 @@ enum AccuracyHarness {
     }
     report.seconds = Date().timeIntervalSince(started)
     return report
+  }
+
+  /// The flow configuration TRAFFIC_ACCURACY_SPREADS="typical,vehicle,unusual share,unusual"
+  /// asks for (tuning only: the table is of the defaults), `nil` without it.
+  ///
+  /// - Throws: `AccuracyError` (a usage error) for anything but four numbers the
+  ///   configuration accepts.
+  static func tuning() throws -> FlowConfiguration? {
+    guard let text = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SPREADS"] else {
+      return nil
+    }
+    let values = text.split(separator: ",", omittingEmptySubsequences: false).map {
+      Double($0.trimmingCharacters(in: .whitespaces))
+    }
+    let numbers = values.compactMap { $0 }
+    guard values.count == 4, numbers.count == 4
+    else {
+      throw AccuracyError(
+        "TRAFFIC_ACCURACY_SPREADS=\(text) is not four numbers "
+          + "\"typical,vehicle,unusual share,unusual\"", isUsage: true)
+    }
+    var configuration = FlowConfiguration()
+    configuration.typicalSpreadInLogSpeed = numbers[0]
+    configuration.vehicleSpreadInLogSpeed = numbers[1]
+    configuration.unusualShare = numbers[2]
+    configuration.unusualSpreadInLogSpeed = numbers[3]
+    do { try configuration.validate() } catch {
+      throw AccuracyError("TRAFFIC_ACCURACY_SPREADS=\(text): \(error)", isUsage: true)
+    }
+    return configuration
   }
 
   static func summary(_ network: AccuracyNetwork, _ day: SimulatedDay) -> String {
@@ -152,19 +187,7 @@ enum AccuracyHarness {
     let clock = Mutex(firstDay)
     let engine = try TrafficEngine(
       store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: roads)
-    // TRAFFIC_ACCURACY_SPREADS="typical,vehicle,unusual share,unusual" tries other spreads of the fusion (tuning
-    // only: the table is of the defaults).
-    if let spreads = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SPREADS"] {
-      let values = spreads.split(separator: ",").compactMap { Double($0) }
-      var configuration = FlowConfiguration()
-      if values.count == 4 {
-        configuration.typicalSpreadInLogSpeed = values[0]
-        configuration.vehicleSpreadInLogSpeed = values[1]
-        configuration.unusualShare = values[2]
-        configuration.unusualSpreadInLogSpeed = values[3]
-      }
-      try engine.configureFlow(configuration)
-    }
+    if let configuration = try tuning() { try engine.configureFlow(configuration) }
     let router = RoutingEngine(trafficEngine: engine)
     guard let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates)) else {
       throw AccuracyError("\(network.name) has no nodes")
@@ -337,25 +360,14 @@ enum AccuracyHarness {
   static func onOwnRoute(
     _ trip: SimulatedDay.Trip, picture: SpeedPicture, segments: [String: Int]
   ) -> Double? {
-    var total = 0.0
-    var entered = trip.depart
-    var previous: Int?
-    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
-      let segment = segments[edge]
-      defer { previous = segment }
-      if k > 0, k < trip.edges.count - 1 {
-        guard let segment else { return nil }
-        let flow = picture.flow(segment)
-        let gap = previous.map { picture.network.junctionGap(from: $0, to: segment) } ?? 0
-        total +=
-          (picture.network.segments[segment].lengthInMeters + gap)
-          / max(flow.speedUncappedInMetersPerSecond, 0.5)
-      } else {
-        total += exit - entered
-      }
-      entered = exit
+    let ids = trip.edges.map { segments[$0] }
+    guard ids.dropFirst().dropLast().allSatisfy({ $0 != nil }) else { return nil }
+    return trip.retimed { k, _, _, _ in
+      guard let segment = ids[k] else { return nil }
+      let gap = ids[k - 1].map { picture.network.junctionGap(from: $0, to: segment) } ?? 0
+      return (picture.network.segments[segment].lengthInMeters + gap)
+        / max(picture.flow(segment).speedUncappedInMetersPerSecond, 0.5)
     }
-    return total
   }
 
   /// Where a trip is routed from and to: 5 m into its first edge, 5 m before the end of its
@@ -415,6 +427,25 @@ extension Array {
   subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
+extension SimulatedDay.Trip {
+  /// The trip's time with each edge but the first and the last timed by `seconds` (given
+  /// the edge's place in the trip, the edge, when the trip entered it and its own seconds
+  /// there; `nil` keeps its own), the first and the last at the trip's own times.
+  func retimed(
+    _ seconds: (_ k: Int, _ edge: String, _ entered: Double, _ own: Double) -> Double?
+  ) -> Double {
+    var total = 0.0
+    var entered = depart
+    for (k, (edge, exit)) in zip(edges, exitTimes).enumerated() {
+      let own = exit - entered
+      let middle = k > 0 && k < edges.count - 1
+      total += middle ? seconds(k, edge, entered, own) ?? own : own
+      entered = exit
+    }
+    return total
+  }
+}
+
 /// Every vehicle's drive of a day as seconds per edge (SUMO's exit times).
 struct EdgeRuns {
   struct Run {
@@ -449,30 +480,16 @@ struct EdgeRuns {
   func clairvoyant(
     _ trip: SimulatedDay.Trip, edgeData: [[String: SimulatedDay.EdgeInterval]]
   ) -> Double {
-    var total = 0.0
-    var entered = trip.depart
-    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
-      var seconds = exit - entered
-      if k > 0, k < trip.edges.count - 1 {
-        let own = seconds
-        var sum = 0.0, count = 0
-        for run in allRuns[edge] ?? [] where abs(run.entered - entered) <= 150 {
-          sum += run.seconds
-          count += 1
-        }
-        // The trip's own run is among them once.
-        if count > 1 {
-          seconds = (sum - own) / Double(count - 1)
-        } else if let mean = edgeData[safe: Int(entered / AccuracyProfile.intervalSeconds)]?[
-          edge]?.traveltime
-        {
-          seconds = mean
-        }
+    trip.retimed { _, edge, entered, own in
+      var sum = 0.0, count = 0
+      for run in allRuns[edge] ?? [] where abs(run.entered - entered) <= 150 {
+        sum += run.seconds
+        count += 1
       }
-      total += seconds
-      entered = exit
+      // The trip's own run is among them once.
+      if count > 1 { return (sum - own) / Double(count - 1) }
+      return edgeData[safe: Int(entered / AccuracyProfile.intervalSeconds)]?[edge]?.traveltime
     }
-    return total
   }
 
   /// The trip's time with each edge but the first and the last at the mean of the last
@@ -482,22 +499,11 @@ struct EdgeRuns {
   func lastProbeRuns(
     _ trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
   ) -> Double {
-    var total = 0.0
-    var entered = trip.depart
-    for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
-      var seconds = exit - entered
-      if k > 0, k < trip.edges.count - 1 {
-        let ended = (probeRuns[edge] ?? []).filter { $0.entered + $0.seconds <= trip.depart }
-        if !ended.isEmpty {
-          let recent = ended.suffix(3)
-          seconds = recent.reduce(0) { $0 + $1.seconds } / Double(recent.count)
-        } else if let segment = segments[edge] {
-          seconds = roads.segments[segment].travelTimeInSeconds
-        }
-      }
-      total += seconds
-      entered = exit
+    trip.retimed { _, edge, _, _ in
+      let recent = (probeRuns[edge] ?? []).filter { $0.entered + $0.seconds <= trip.depart }
+        .suffix(3)
+      if !recent.isEmpty { return recent.reduce(0) { $0 + $1.seconds } / Double(recent.count) }
+      return segments[edge].map { roads.segments[$0].travelTimeInSeconds }
     }
-    return total
   }
 }

@@ -416,14 +416,8 @@ struct AccuracySimulator {
     }
     let sumoSeconds = Date().timeIntervalSince(started)
 
-    var teleported = Set<String>()
-    let warnings = (try? String(contentsOf: file("warnings.txt"), encoding: .utf8)) ?? ""
-    let prefix = "Warning: Teleporting vehicle '"
-    for line in warnings.split(separator: "\n") where line.hasPrefix(prefix) {
-      if let id = line.dropFirst(prefix.count).split(separator: "'").first {
-        teleported.insert(String(id))
-      }
-    }
+    let teleported = SUMOVehicles.teleported(
+      inWarnings: (try? String(contentsOf: file("warnings.txt"), encoding: .utf8)) ?? "")
 
     // Floating-car data.
     var vehicleIndex: [String: Int32] = [:]
@@ -568,5 +562,10 @@ struct AccuracySimulator {
 /// A failure of the accuracy harness, in words.
 struct AccuracyError: Error, CustomStringConvertible {
   var description: String
-  init(_ description: String) { self.description = description }
+  /// A setting of the user's is wrong (exit 64), not a run that failed.
+  var isUsage = false
+  init(_ description: String, isUsage: Bool = false) {
+    self.description = description
+    self.isUsage = isUsage
+  }
 }
