@@ -82,21 +82,53 @@ public final class RoutingEngine: Sendable {
     return try routes(through: points, options: options, via: via)
   }
 
+  /// The fastest route from `origin` to `destination` through `via`, each a ``Waypoint``
+  /// that may say the direction of travel there (``Waypoint/headingInDegrees``: a vehicle
+  /// asking on its way leaves in the direction it drives), then up to `options.alternatives`
+  /// others.
+  ///
+  /// - Throws: ``RoutingError`` as ``calculateRoute(from:to:via:options:)``, and for a
+  ///   heading out of range or a stop at the origin or destination.
+  public func calculateRoute(
+    from origin: Waypoint, to destination: Waypoint, via: [Waypoint] = [],
+    options: RouteOptions = RouteOptions()
+  ) async throws(RoutingError) -> [Route] {
+    for (end, name) in [(origin, "origin"), (destination, "destination")] {
+      guard end.stopDurationInSeconds == 0, !end.isPassThrough else {
+        throw .invalidOption("the \(name) cannot have a stop or be passed through")
+      }
+      try Waypoint.validate(heading: end.headingInDegrees, name: name)
+    }
+    let all = [origin] + via + [destination]
+    let points = all.map(\.coordinates)
+    let headings = all.map(\.headingInDegrees)
+    if trafficEngine.isRemote {
+      return try await remoteRoutes(
+        through: points, options: options, via: via, headings: headings)
+    }
+    return try routes(through: points, options: options, via: via, headings: headings)
+  }
+
   /// The routes of the remote engine's server (`GET /v8/routes`).
   private func remoteRoutes(
-    through waypoints: [GeoCoordinates], options: RouteOptions, via details: [Waypoint] = []
+    through waypoints: [GeoCoordinates], options: RouteOptions, via details: [Waypoint] = [],
+    headings: [Double?] = []
   ) async throws(RoutingError) -> [Route] {
-    func place(_ point: GeoCoordinates) -> String { "\(point.latitude),\(point.longitude)" }
+    func place(_ index: Int) -> String {
+      V8RouteWire.placeText(
+        Waypoint(waypoints[index], headingInDegrees: index < headings.count ? headings[index] : nil)
+      )
+    }
     var parameters = [
-      ("transportMode", "car"), ("origin", place(waypoints[0])),
-      ("destination", place(waypoints[waypoints.count - 1])),
+      ("transportMode", "car"), ("origin", place(0)),
+      ("destination", place(waypoints.count - 1)),
       ("return", "summary,polyline,incidents,turnByTurnActions"),
       ("spans", "length,duration,dynamicSpeedInfo,names,speedLimit,functionalClass"),
       ("alternatives", String(options.alternatives)),
       ("routingMode", options.routingMode.rawValue),
     ]
-    for (k, point) in waypoints.dropFirst().dropLast().enumerated() {
-      var text = place(point)
+    for k in 0..<(waypoints.count - 2) {
+      var text = place(k + 1)
       if k < details.count {
         try details[k].validate(index: k)
         if details[k].stopDurationInSeconds > 0 {
@@ -160,8 +192,10 @@ public final class RoutingEngine: Sendable {
   /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).
   ///
   /// - Parameter via: the via points' options, in order (none: plain stopovers).
+  /// - Parameter headings: the direction of travel at each waypoint, in order (none: any).
   package func routes(
-    through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = []
+    through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
+    headings: [Double?] = []
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -176,7 +210,8 @@ public final class RoutingEngine: Sendable {
       k < via.count ? via[k].stopDurationInSeconds : 0
     }
     if let arrival = options.arrivalTime {
-      return try routes(through: waypoints, options: options, via: via, arrivingAt: arrival)
+      return try routes(
+        through: waypoints, options: options, via: via, headings: headings, arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -213,8 +248,11 @@ public final class RoutingEngine: Sendable {
             ?? 0)
       }
     }
+    func heading(_ index: Int) -> Double? { index < headings.count ? headings[index] : nil }
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
-      try snap(point, index: index, view: view, within: 15)
+      try snap(
+        point, index: index, view: view, within: 15, heading: heading(index),
+        arriving: index == waypoints.count - 1)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.
@@ -222,7 +260,9 @@ public final class RoutingEngine: Sendable {
     func widened(_ index: Int) -> [Snap] {
       if let known = wide[index] { return known }
       let snaps =
-        (try? snap(waypoints[index], index: index, view: view, within: 100)) ?? snaps[index]
+        (try? snap(
+          waypoints[index], index: index, view: view, within: 100, heading: heading(index),
+          arriving: index == waypoints.count - 1)) ?? snaps[index]
       wide[index] = snaps
       return snaps
     }
@@ -273,7 +313,7 @@ public final class RoutingEngine: Sendable {
   /// time changes with the traffic of the hours it drives through), at most six rounds.
   private func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
-    arrivingAt arrival: Date
+    headings: [Double?], arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -283,7 +323,8 @@ public final class RoutingEngine: Sendable {
     departing.departureTime = arrival
     var routes: [Route] = []
     for _ in 0..<6 {
-      routes = try self.routes(through: waypoints, options: departing, via: via)
+      routes = try self.routes(
+        through: waypoints, options: departing, via: via, headings: headings)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }
@@ -308,7 +349,35 @@ public final class RoutingEngine: Sendable {
   }
 
   /// The road positions near a waypoint: the nearest segment open to cars and the others
-  /// within `meters` of it (15 m: the other direction of a two-way road), at most 12.
+  /// within `meters` of it (15 m: the other direction of a two-way road), at most 12; with
+  /// a heading, those driven within ``Waypoint/headingToleranceInDegrees`` of it where
+  /// there are any (`arriving`: the direction in which the position is reached, which at a
+  /// segment's start is the way the segment before it ends).
+  private func snap(
+    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
+    heading: Double?, arriving: Bool
+  ) throws(RoutingError) -> [Snap] {
+    let all = try snap(point, index: index, view: view, within: meters)
+    guard let heading else { return all }
+    let segments = view.network.segments
+    let matching = all.filter { snap in
+      let geometry = segments[snap.segmentID].geometry
+      let length = segments[snap.segmentID].lengthInMeters
+      // The direction over up to 10 m from the position: ahead when leaving, behind when
+      // arriving (a position at a segment's very end or start looks the other way).
+      var from = arriving ? snap.offsetInMeters - 10 : snap.offsetInMeters
+      var to = arriving ? snap.offsetInMeters : snap.offsetInMeters + 10
+      if from < 0 { (from, to) = (0, min(length, 10)) }
+      if to > length { (from, to) = (max(0, length - 10), length) }
+      guard to > from else { return false }
+      let bearing = geometry.coordinates(atDistance: from).bearing(
+        to: geometry.coordinates(atDistance: to))
+      let difference = abs((bearing - heading).truncatingRemainder(dividingBy: 360))
+      return min(difference, 360 - difference) <= Waypoint.headingToleranceInDegrees
+    }
+    return matching.isEmpty ? all : matching
+  }
+
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
   ) throws(RoutingError) -> [Snap] {

@@ -214,6 +214,45 @@ import TrafficTestSupport
     }
   }
 
+  @Test("a heading at the origin or destination picks the side of a two-way road driven")
+  func headingsPickTheDirection() async throws {
+    // W(0) - C(500) - E(1000), two-way: from 200 m heading west the vehicle drives to the
+    // dead end at W and back (200 + 1000 m to E); heading east, straight on (800 m).
+    let network = try CrossingNetwork.network()
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let start = CrossingNetwork.coordinates(east: 200),
+      end = CrossingNetwork.coordinates(east: 1000)
+    func length(_ heading: Double?, to destination: Waypoint? = nil) async throws -> Double {
+      try #require(
+        try await router.calculateRoute(
+          from: Waypoint(start, headingInDegrees: heading), to: destination ?? Waypoint(end)
+        ).first
+      ).lengthInMeters
+    }
+    #expect(abs(try await length(nil) - 800) < 2)
+    #expect(abs(try await length(90) - 800) < 2)
+    #expect(abs(try await length(270) - 1200) < 2)
+    // Within the tolerance (45°) still east; a heading no road near has is ignored.
+    #expect(abs(try await length(130) - 800) < 2)
+    #expect(abs(try await length(0) - 800) < 2)
+    // Reaching 800 m heading west: on to E's dead end and back (800 + 200 m).
+    let westward = Waypoint(CrossingNetwork.coordinates(east: 800), headingInDegrees: 270)
+    #expect(abs(try await length(90, to: westward) - 1000) < 2)
+    // Out of range, or a stop at an end: refused by name.
+    for bad in [-1.0, 360, .nan] {
+      await #expect(
+        throws: RoutingError.invalidOption("origin: course must be 0...359 degrees, got \(bad)")
+      ) {
+        try await router.calculateRoute(
+          from: Waypoint(start, headingInDegrees: bad), to: Waypoint(end))
+      }
+    }
+    await #expect(throws: RoutingError.self) {
+      try await router.calculateRoute(
+        from: Waypoint(start, stopDurationInSeconds: 60), to: Waypoint(end))
+    }
+  }
+
   @Test("an arrival time gives the departure from which the route arrives then")
   func arrivalTime() async throws {
     let network = try CrossingNetwork.network()

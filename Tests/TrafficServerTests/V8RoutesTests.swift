@@ -114,6 +114,22 @@ import TrafficRouting
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&traffic[flow]=1", 400,
       "unknown parameter traffic[flow]"
     ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13;course=360&destination=52,13.01", 400,
+      "origin course 360 is not whole degrees 0...359"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01;course=90;course=90",
+      400, "destination course is given more than once"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01;sideOfStreetHint=52,13",
+      400, "destination place option sideOfStreetHint is not supported"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&via=52,13.005;course=x",
+      400, "via 0 course x is not whole degrees"
+    ),
   ])
   func refusesBadRequestsInV8Shape(target: String, status: Int, mentions: String) throws {
     let server = try F.server()
@@ -404,6 +420,32 @@ import TrafficRouting
     }
     #expect(error?.description.contains("answered 400") == true, "\(String(describing: error))")
     #expect(error?.description.contains("more than 1000 m") == true)
+  }
+
+  @Test func aCourseAtTheOriginPicksTheDirectionLocallyAndThroughARemoteEngine() async throws {
+    let server = try F.server(configuration: HTTPFrontEndTests.quietLoopback())
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = RoutingEngine(
+      trafficEngine: try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)"))))
+    let local = RoutingEngine(trafficEngine: server.engine)
+    // From 200 m heading west: to W's dead end and back, 1200 m to E; heading east 800 m.
+    for (heading, meters) in [(270.0, 1200.0), (90, 800)] {
+      let origin = Waypoint(F.coordinates(east: 200), headingInDegrees: heading)
+      let destination = Waypoint(Self.east)
+      let here = try #require(
+        try await local.calculateRoute(from: origin, to: destination).first)
+      let there = try #require(
+        try await remote.calculateRoute(from: origin, to: destination).first)
+      #expect(abs(here.lengthInMeters - meters) < 2)
+      #expect(abs(there.lengthInMeters - meters) < 2)
+      #expect(there.durationInSeconds == here.durationInSeconds.rounded())
+    }
+    // As v8 writes it on the wire.
+    let text = V8RouteWire.placeText(Waypoint(F.coordinates(east: 200), headingInDegrees: 270))
+    #expect(text.hasSuffix(";course=270"))
+    #expect(try V8RouteWire.placeWithOptions(text, name: "origin").headingInDegrees == 270)
   }
 
   @Test func aRemoteEngineAsksForTheTrafficModeAsV8SaysIt() async throws {

@@ -25,7 +25,8 @@ extension TrafficServer {
       let routes: [TrafficRouting.Route]
       do throws(RoutingError) {
         routes = try router.routes(
-          through: request.waypoints, options: request.options, via: request.via)
+          through: request.waypoints, options: request.options, via: request.via,
+          headings: request.headings)
       } catch {
         throw Self.failure(error)
       }
@@ -63,6 +64,8 @@ extension TrafficServer {
 /// The parameters of `GET /v8/routes`.
 struct V8RouteRequest {
   var waypoints: [GeoCoordinates]
+  /// The direction of travel at each waypoint (`;course=`), in order.
+  var headings: [Double?] = []
   /// The via points with their options (`!stopDuration=`, `!passThrough=`).
   var via: [Waypoint] = []
   var options = RouteOptions()
@@ -103,9 +106,10 @@ struct V8RouteRequest {
     via = try vias.enumerated().map { k, text throws(TrafficServer.V8Failure) in
       try Self.viaPoint(text, index: k)
     }
-    waypoints =
-      [try Self.place(origin, "origin")] + via.map(\.coordinates)
-      + [try Self.place(destination, "destination")]
+    let start = try Self.place(origin, "origin")
+    let end = try Self.place(destination, "destination")
+    waypoints = [start.coordinates] + via.map(\.coordinates) + [end.coordinates]
+    headings = [start.headingInDegrees] + via.map(\.headingInDegrees) + [end.headingInDegrees]
     // `any` is v8's planning mode: no traffic flow nor anything time-dependent, only the
     // long-term closures (the times of the answer then count from now).
     if let time = try Self.single("departureTime", query) {
@@ -181,11 +185,11 @@ struct V8RouteRequest {
     }
   }
 
-  /// `LAT,LNG` (v8 place options after `!` are refused).
+  /// `LAT,LNG` with its place options (`;course=`; others are refused).
   private static func place(
     _ text: String, _ name: String
-  ) throws(TrafficServer.V8Failure) -> GeoCoordinates {
-    do { return try V8RouteWire.place(text, name: name) } catch {
+  ) throws(TrafficServer.V8Failure) -> Waypoint {
+    do { return try V8RouteWire.placeWithOptions(text, name: name) } catch {
       throw .malformed(error.description)
     }
   }

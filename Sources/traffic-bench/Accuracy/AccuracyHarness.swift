@@ -299,7 +299,7 @@ enum AccuracyHarness {
             print(
               "TRIP\t\(trip.vehicle)\t\(trip.duration)\t\(route.durationInSeconds)\t"
                 + "\(ownRoute[nextTrip] ?? -1)\t\(Int(route.lengthInMeters))\t\(Int(sumoLength))\t"
-                + "\(trip.edges.first ?? "")\t\(trip.edges.last ?? "")\t\(route.sections.first?.departure.location.description ?? "")\t\(origin)"
+                + "\(trip.edges.first ?? "")\t\(trip.edges.last ?? "")\t\(route.sections.first?.departure.location.description ?? "")\t\(origin.coordinates)"
             )
           }
         }
@@ -374,14 +374,24 @@ enum AccuracyHarness {
   /// last (at most half the edge's length).
   static func ends(
     of trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
-  ) -> (GeoCoordinates, GeoCoordinates)? {
+  ) -> (Waypoint, Waypoint)? {
     guard let firstEdge = trip.edges.first, let lastEdge = trip.edges.last,
       let first = segments[firstEdge], let last = segments[lastEdge]
     else { return nil }
+    // Each end with the direction the vehicle drives there, as a navigation device on its
+    // way would ask (a point near a junction alone could be any of the roads meeting there).
+    func end(_ segment: RoadSegment, at offset: Double) -> Waypoint {
+      let geometry = segment.geometry
+      let ahead = min(segment.lengthInMeters, offset + 5), behind = max(0, offset - 5)
+      return Waypoint(
+        geometry.coordinates(atDistance: offset),
+        headingInDegrees: geometry.coordinates(atDistance: behind).bearing(
+          to: geometry.coordinates(atDistance: ahead)))
+    }
     let a = roads.segments[first], b = roads.segments[last]
     return (
-      a.geometry.coordinates(atDistance: min(5, a.lengthInMeters / 2)),
-      b.geometry.coordinates(atDistance: b.lengthInMeters - min(5, b.lengthInMeters / 2))
+      end(a, at: min(5, a.lengthInMeters / 2)),
+      end(b, at: b.lengthInMeters - min(5, b.lengthInMeters / 2))
     )
   }
 
