@@ -354,17 +354,17 @@ enum AccuracyHarness {
     return outcome
   }
 
-  /// The trip's time with each edge but the first and the last at the speed of our picture
-  /// at departure (the junctions between at the next edge's): our estimate without our
-  /// choice of route.
+  /// The trip's time with each edge at the speed of our picture at departure (the
+  /// junctions between at the next edge's): our estimate without our choice of route.
   static func onOwnRoute(
     _ trip: SimulatedDay.Trip, picture: SpeedPicture, segments: [String: Int]
   ) -> Double? {
     let ids = trip.edges.map { segments[$0] }
-    guard ids.dropFirst().dropLast().allSatisfy({ $0 != nil }) else { return nil }
+    guard ids.allSatisfy({ $0 != nil }) else { return nil }
     return trip.retimed { k, _, _, _ in
       guard let segment = ids[k] else { return nil }
-      let gap = ids[k - 1].map { picture.network.junctionGap(from: $0, to: segment) } ?? 0
+      let gap =
+        k > 0 ? ids[k - 1].map { picture.network.junctionGap(from: $0, to: segment) } ?? 0 : 0
       return (picture.network.segments[segment].lengthInMeters + gap)
         / max(picture.flow(segment).speedUncappedInMetersPerSecond, 0.5)
     }
@@ -438,9 +438,10 @@ extension Array {
 }
 
 extension SimulatedDay.Trip {
-  /// The trip's time with each edge but the first and the last timed by `seconds` (given
-  /// the edge's place in the trip, the edge, when the trip entered it and its own seconds
-  /// there; `nil` keeps its own), the first and the last at the trip's own times.
+  /// The trip's time with each of its edges timed by `seconds` (given the edge's place in
+  /// the trip, the edge, when the trip entered it and its own seconds there; `nil` keeps
+  /// its own). The judged trips are already cut to their second to last-but-one edges, the
+  /// span our route covers, so every edge of them is estimated, as our ETA estimates it.
   func retimed(
     _ seconds: (_ k: Int, _ edge: String, _ entered: Double, _ own: Double) -> Double?
   ) -> Double {
@@ -448,8 +449,7 @@ extension SimulatedDay.Trip {
     var entered = depart
     for (k, (edge, exit)) in zip(edges, exitTimes).enumerated() {
       let own = exit - entered
-      let middle = k > 0 && k < edges.count - 1
-      total += middle ? seconds(k, edge, entered, own) ?? own : own
+      total += seconds(k, edge, entered, own) ?? own
       entered = exit
     }
     return total
@@ -484,7 +484,7 @@ struct EdgeRuns {
     allRuns = allRuns.mapValues { runs in runs.sorted { $0.entered < $1.entered } }
   }
 
-  /// The trip's time with each edge but the first and the last at the mean time of the other
+  /// The trip's time with each edge at the mean time of the other
   /// vehicles that entered it within 150 s of the trip (SUMO's interval mean where none
   /// did): what knowing every other vehicle's times on the trip's own route gives.
   func clairvoyant(
@@ -502,7 +502,7 @@ struct EdgeRuns {
     }
   }
 
-  /// The trip's time with each edge but the first and the last at the mean of the last
+  /// The trip's time with each edge at the mean of the last
   /// three runs of probe vehicles that left it before the trip departed, or at the speed
   /// limit where none did: what the probe vehicles' own latest drives on the trip's route
   /// say at departure.
