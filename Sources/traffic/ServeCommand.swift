@@ -46,8 +46,13 @@ enum ServeCommand: Subcommand {
         itself, else the URL's host and path)
         """),
       OptionDefinition(
-        "--api-key", "KEY", "accept this key (apiKey= or Authorization: Bearer); repeatable"),
-      OptionDefinition("--keys-file", "F", "accept the keys in F, one per line"),
+        "--api-key", "KEY",
+        "accept this key with every scope (apiKey= or Authorization: Bearer); repeatable;"
+          + " shows in ps: prefer --keys-file or TRAFFIC_API_KEYS"),
+      OptionDefinition(
+        "--keys-file", "F",
+        "accept the keys in F, one per line with its scopes: KEY [read] [probes]"
+          + " [write:SOURCE,...]"),
       OptionDefinition(
         "--threads", "N", "request threads (default: one per core the process may use)"),
       OptionDefinition(
@@ -177,11 +182,22 @@ enum ServeCommand: Subcommand {
     }
     if let file = try arguments.option("--keys-file") {
       do {
-        configuration.apiKeys.formUnion(try ServerConfiguration.apiKeys(fromFile: file))
+        configuration.accept(try ServerConfiguration.apiKeys(fromFile: file))
       } catch .invalidConfiguration(let detail) {
         throw UsageError("--keys-file: \(detail)")
       } catch {
         throw UsageError("--keys-file: \(error)")
+      }
+    }
+    // Keys from the environment, as a keys file writes them (out of `ps`, unlike --api-key).
+    if let text = ProcessInfo.processInfo.environment["TRAFFIC_API_KEYS"] {
+      do {
+        configuration.accept(
+          try ServerConfiguration.apiKeys(fromText: text, origin: "TRAFFIC_API_KEYS"))
+      } catch .invalidConfiguration(let detail) {
+        throw UsageError(detail)
+      } catch {
+        throw UsageError("TRAFFIC_API_KEYS: \(error)")
       }
     }
     var feeds: [FeedPoller.Feed] = []

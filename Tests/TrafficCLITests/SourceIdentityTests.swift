@@ -146,23 +146,23 @@ import TrafficTestSupport
     #expect(named["source"]?.string == "viz-push")
   }
 
-  @Test func aSecondSourcesNewerClosureShowsAtOnce() async throws {
+  @Test func aSecondSourcesClosureShowsAtOnceAsAnIncidentOfItsOwn() async throws {
     let (engine, server) = try Self.inMemoryServer()
-    // B reports the same work zone an hour later, closed: a road closure where A said lane
-    // restriction, and the newer report.
+    // B reports the same work zone an hour later, closed, where A said lanes closed: B's
+    // closure is not A's report, so it stands on its own, at once.
     let second = try Self.pushFromAThenB(server, impactOfB: "all-lanes-closed")
-    #expect(second["merged"]?.int == 1)
-    #expect(engine.incidentCount == 1)
-    let incident = try await engine.lookupIncident(with: "b-7")
-    #expect(incident.originalId == "wz-1")
-    #expect(incident.isRoadClosed)
-    #expect(incident.sources.map(\.feed) == ["wzdx:A", "wzdx:B"])
-    // A repeating its older report leaves the closure standing.
+    #expect(second["added"]?.int == 1)
+    #expect(engine.incidentCount == 2)
+    let closure = try await engine.lookupIncident(with: "b-7")
+    #expect(closure.isRoadClosed)
+    #expect(closure.sources.map(\.feed) == ["wzdx:B"])
+    #expect(try await engine.lookupIncident(with: "wz-1").isRoadClosed == false)
+    // A repeating its report leaves both standing.
     let again = try Self.push(
       server,
       Self.document(publisher: "A", impact: "some-lanes-closed", updated: "2026-11-01T08:00:00Z"))
     #expect(again["unchanged"]?.int == 1)
-    #expect(try await engine.lookupIncident(with: "wz-1").isRoadClosed)
+    #expect(try await engine.lookupIncident(with: "b-7").isRoadClosed)
   }
 
   @Test func aPushListsEachRecordWhenAsked() throws {
@@ -181,7 +181,7 @@ import TrafficTestSupport
     let records = try #require(answer["records"]?.array)
     #expect(
       records.map { [$0["id"]?.string, $0["outcome"]?.string, $0["incident"]?.string] } == [
-        ["b-7", "merged", "wz-1"], ["b-8", "merged", "wz-2"],
+        ["b-7", "added", "b-7"], ["b-8", "merged", "wz-2"],
       ])
     // Without the parameter no list; a bad value is named.
     let plain = try Self.push(
@@ -218,7 +218,7 @@ import TrafficTestSupport
       ["import", "--db", database, "--records", second.path, first.path])
     #expect(listed.status == .success, "\(listed.errors)")
     let lines = listed.output.split(separator: "\n").filter { $0.hasPrefix("  ") }
-    #expect(lines == ["  b-7 merged -> wz-1", "  wz-1 unchanged", "  wz-2 unchanged"])
+    #expect(lines == ["  b-7 added", "  wz-1 unchanged", "  wz-2 unchanged"])
   }
 
   @Test func theCommandLineNamesSources() throws {

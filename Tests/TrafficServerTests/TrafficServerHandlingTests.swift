@@ -73,7 +73,7 @@ import Zlib
       "keys-\(UUID().uuidString)")
     try "# keys\n\n  alpha  \nbeta\n".write(to: url, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: url) }
-    #expect(try ServerConfiguration.apiKeys(fromFile: url.path) == ["alpha", "beta"])
+    #expect(try ServerConfiguration.apiKeys(fromFile: url.path) == ["alpha": .full, "beta": .full])
     #expect(throws: ServerError.self) { try ServerConfiguration.apiKeys(fromFile: "/nonexistent") }
   }
 

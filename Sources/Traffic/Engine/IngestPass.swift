@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import Synchronization
 
 /// One feed document turned into one store batch: what each of the feed's reports does to
@@ -9,7 +10,10 @@ import Synchronization
 /// compared with it field by field. Once reports of several feeds are merged into an
 /// incident, each source entry records a digest and the entry time of its feed's latest
 /// report; a report is compared with its own entry, so that one feed's unchanged report never
-/// undoes another feed's change, and the content is the latest report that changed.
+/// undoes another feed's change. The content is always one feed's report: that of the feed
+/// that reported first (or that the content waits for after it left); another feed's report
+/// joins only while it agrees with the content (`agrees(_:with:now:)`), and leaves as an
+/// incident of its own when it stops agreeing.
 struct IngestPass {
   /// The feed whose document this is.
   let feed: String
@@ -47,21 +51,21 @@ struct IngestPass {
   ///
   /// - Complexity: O(log m) for m held incidents, plus a digest of the report when it
   ///   concerns a merged incident.
-  mutating func take(_ incoming: consuming TrafficIncident) {
+  mutating func take(_ report: consuming TrafficIncident) {
+    var incoming = consume report
+    // A source cannot date a report after its arrival: a time ahead would make an old
+    // report win over newer ones and move `sourceUpdated` (the latest entry) into the future.
+    if let entry = incoming.entryTime, entry > now { incoming.entryTime = now }
     let reference = TrafficIncidentSource(feed: feed, id: incoming.originalId)
     guard let held = heldIncident(reportedAs: reference) else {
-      if let host = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot, now: now),
-        !(upserts[host.originalId] ?? host).sources.contains(where: { $0.feed == feed })
+      if let found = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot, now: now),
+        case let host = upserts[found.originalId] ?? found,
+        !host.sources.contains(where: { $0.feed == feed }),
+        Self.agrees(incoming, with: host, now: now)
       {
-        merge(incoming, into: upserts[host.originalId] ?? host)
+        merge(incoming, into: host)
       } else {
-        // Moved, not copied: setting the sources then writes in place when the caller
-        // handed over its only copy.
-        var added = consume incoming
-        added.sources = [reference]
-        seen.insert(added.originalId)
-        count(.added, reference.id, added.originalId)
-        stage(added)
+        add(incoming, as: reference)
       }
       return
     }
@@ -71,12 +75,58 @@ struct IngestPass {
     if let position, hasOtherReports || held.sources[position].reportDigest != nil {
       updateMergedReport(incoming, in: held, at: position)
     } else if hasOtherReports {
-      // The same id from another feed: the publisher's ids are shared, so it is one event.
-      merge(incoming, into: held)
+      // The same id from another feed: one event when the two agree (a publisher's ids
+      // shared by two channels); else another event that happens to reuse the id, kept
+      // apart under an id of its own.
+      if Self.agrees(incoming, with: held, now: now) {
+        merge(incoming, into: held)
+      } else {
+        add(incoming, as: reference)
+      }
     } else {
       replaceOwnReport(
         incoming, in: held, lastEntryTime: position.flatMap { held.sources[$0].reportEntryTime })
     }
+  }
+
+  /// Adds a report as an incident of its own: under its own id, or, when another feed's
+  /// incident holds that id, under ``TrafficEngine/ownId(_:feed:)``.
+  private mutating func add(
+    _ incoming: consuming TrafficIncident, as reference: TrafficIncidentSource
+  ) {
+    // Moved, not copied: setting the sources then writes in place when the caller handed
+    // over its only copy.
+    var added = consume incoming
+    if upserts[added.originalId] != nil
+      || snapshot.incident(exactOriginalId: added.originalId) != nil
+    {
+      let own = TrafficEngine.ownId(added.originalId, feed: feed)
+      added = added.reidentified(id: nextVersionId(of: own), originalId: own)
+    }
+    added.sources = [reference]
+    seen.insert(added.originalId)
+    count(.added, reference.id, added.originalId)
+    stage(added)
+  }
+
+  /// Whether a report of one source can be the same event as an incident of others: the
+  /// same kind (``TrafficEngine/isSameKind(_:_:)``), geometry within
+  /// ``TrafficEngine/duplicateDistanceInMeters``, time intervals sharing an instant, both
+  /// active now or both not (begun and not ended), and both closing the road or neither.
+  /// What users act on (where, what, whether now, whether closed) must agree before one
+  /// source's report stands for another's.
+  static func agrees(_ report: TrafficIncident, with incident: TrafficIncident, now: Date) -> Bool {
+    guard TrafficEngine.isSameKind(report.type, incident.type),
+      report.isRoadClosed == incident.isRoadClosed,
+      TrafficEngine.isActive(report, at: now) == TrafficEngine.isActive(incident, at: now),
+      TrafficEngine.overlaps(report, incident),
+      let reach = try? GeoCorridor(
+        polyline: report.location.polyline.vertices,
+        halfWidthInMeters: TrafficEngine.duplicateDistanceInMeters)
+    else { return false }
+    let test = GeoPathTest(reach)
+    return test.meets(incident.location.polyline)
+      || incident.location.additionalPolylines.contains { test.meets($0) }
   }
 
   /// Ends or leaves the incidents the feed reported before and this document no longer
@@ -114,6 +164,9 @@ struct IngestPass {
   /// The incident a report concerns: the one of its id (staged in this pass, or held), or
   /// the one it was merged into before.
   private func heldIncident(reportedAs reference: TrafficIncidentSource) -> TrafficIncident? {
+    // A report kept apart from another feed's incident of the same id.
+    let apart = TrafficEngine.ownId(reference.id, feed: feed)
+    if let own = upserts[apart] ?? snapshot.incident(exactOriginalId: apart) { return own }
     if let own = upserts[reference.id] ?? snapshot.incident(exactOriginalId: reference.id) {
       return own
     }
@@ -153,9 +206,11 @@ struct IngestPass {
     count(.updated, incoming.originalId, held.originalId)
   }
 
-  /// A report of a merged incident: compared with what this feed said last. A change is
-  /// recorded in the feed's source entry, and becomes the content unless the content is more
-  /// recent (by entry time) than the report.
+  /// A report of a merged incident: compared with what this feed said last. The feed whose
+  /// report is the content (or that the content waits for) changes the content; another
+  /// feed's change is recorded in its source entry only, never shown in another feed's
+  /// name. A change that no longer agrees with the content (``agrees(_:with:now:)``) takes
+  /// the feed out of the incident, as an incident of its own: the others keep theirs.
   private mutating func updateMergedReport(
     _ incoming: TrafficIncident, in held: TrafficIncident, at position: Int
   ) {
@@ -171,9 +226,18 @@ struct IngestPass {
       count(.stale, incoming.originalId, held.originalId)
       return
     }
+    // The content's feed: the first entry whose report it is (or that it waits for). Two
+    // feeds with the same report: the first to report it; a copy never takes it over.
+    let content = held.contentDigest
+    let ownsContent =
+      held.sources.firstIndex { $0.reportDigest == nil || $0.reportDigest == content } == position
+    guard held.sources.count == 1 || Self.agrees(incoming, with: held, now: now) else {
+      leave(held, at: position, with: incoming)
+      return
+    }
     let id = nextVersionId(of: held.originalId)
     var next: TrafficIncident
-    if entry.reportDigest == nil || Self.isAtLeastAsRecent(incoming, as: held) {
+    if ownsContent {
       next = incoming.reidentified(id: id, originalId: held.originalId)
       next.sources = held.sources
     } else {
@@ -185,11 +249,33 @@ struct IngestPass {
     count(.updated, incoming.originalId, held.originalId)
   }
 
+  /// Takes this feed out of a merged incident whose content its report no longer agrees
+  /// with: the incident keeps its content for the other feeds (the next of them to report
+  /// supplies it when it was this feed's), and the report becomes an incident of its own.
+  private mutating func leave(
+    _ held: TrafficIncident, at position: Int, with incoming: TrafficIncident
+  ) {
+    var rest = held.reidentified(
+      id: nextVersionId(of: held.originalId), originalId: held.originalId)
+    let reference = rest.sources.remove(at: position)
+    Self.settleSources(of: &rest)
+    stage(rest)
+    mergedHere[reference.id] = nil
+    var own = incoming
+    let apart =
+      upserts[incoming.originalId] != nil
+        || snapshot.incident(exactOriginalId: incoming.originalId) != nil
+      ? TrafficEngine.ownId(incoming.originalId, feed: feed) : incoming.originalId
+    own = own.reidentified(id: nextVersionId(of: apart), originalId: apart)
+    own.sources = [TrafficIncidentSource(feed: feed, id: reference.id)]
+    seen.insert(apart)
+    stage(own)
+    count(.updated, reference.id, apart)
+  }
+
   /// A report joining an incident another feed reported: the incident gains the feed in its
-  /// sources, each entry with its digest. A report newer than the content (by entry time,
-  /// both known) becomes the content — the newest report decides the closure, impact and
-  /// end time users act on —; otherwise the incident keeps its content (the report confirms
-  /// it, or is older).
+  /// sources, each entry with its digest and entry time, and keeps its content: a feed's
+  /// report never stands in another feed's name (the merge needs ``agrees(_:with:now:)``).
   private mutating func merge(_ incoming: TrafficIncident, into host: TrafficIncident) {
     let id = nextVersionId(of: host.originalId)
     var next = host.reidentified(id: id, originalId: host.originalId)
@@ -205,13 +291,6 @@ struct IngestPass {
       TrafficIncidentSource(
         feed: feed, id: incoming.originalId, reportDigest: incoming.contentDigest,
         reportEntryTime: incoming.entryTime))
-    if let incomingTime = incoming.entryTime, let contentTime = host.entryTime,
-      incomingTime > contentTime
-    {
-      let sources = next.sources
-      next = incoming.reidentified(id: id, originalId: host.originalId)
-      next.sources = sources
-    }
     seen.insert(host.originalId)
     mergedHere[incoming.originalId] = host.originalId
     stage(next)
@@ -258,12 +337,6 @@ struct IngestPass {
       latest = position
     }
     incident.sources[latest].reportDigest = nil
-  }
-
-  /// Whether `report` is not older than `held`'s content (an unknown time counts as recent).
-  static func isAtLeastAsRecent(_ report: TrafficIncident, as held: TrafficIncident) -> Bool {
-    guard let reportTime = report.entryTime, let heldTime = held.entryTime else { return true }
-    return reportTime >= heldTime
   }
 
   /// The last version stamp handed out in this process.

@@ -57,18 +57,22 @@ extension TrafficEngine {
   /// - An incident whose `originalId` is known gets a new version (a new `id`) when its
   ///   content changed, and nothing when it did not: importing the same document twice
   ///   changes nothing. A version whose entry time is older than the held one's is ignored.
-  /// - An incident of a new id that matches one reported by another feed (the same kind of
-  ///   event, time intervals overlapping, geometry within 50 m, not ended) is merged into it:
-  ///   the existing incident gains this feed in `sources` and keeps its `originalId`, each
-  ///   source entry records a digest of its feed's report, and the content is the newer of
-  ///   the two reports by entry time (the held one when either time is unknown). The same
-  ///   kind: the same type, or both roadworks (`construction`, `laneRestriction`,
-  ///   `roadClosure`: feeds such as WZDx and DATEX II type a work zone by its impact, so a
-  ///   source that reports it closed says `roadClosure` where another said `construction`).
+  /// - An incident of a new id that agrees with one reported by another feed (the same kind
+  ///   of event, geometry within 50 m, time intervals overlapping, both active now or not,
+  ///   both closing the road or not; and that incident not ended while the report is in
+  ///   effect) is merged into it: the existing incident gains this feed in `sources` and
+  ///   keeps its `originalId` and its content; each source entry records a digest of its
+  ///   feed's report. The same kind: the same type, or both roadworks (`construction`,
+  ///   `laneRestriction`, `roadClosure`: feeds such as WZDx and DATEX II type a work zone by
+  ///   its impact). The same id from another feed merges the same way when it agrees, and
+  ///   is otherwise kept apart as an incident of its own under `ID@FEED`.
   /// - A later report of a merged incident is compared with what its own feed said last:
   ///   unchanged, it writes nothing; changed, it is `updated`: the feed's source entry
-  ///   records it and, unless the incident's content is more recent by entry time, it
-  ///   becomes the content (a new version); older than the feed's last report, it is stale.
+  ///   records it, and it becomes the content only when the content is this feed's report;
+  ///   a change that no longer agrees with the incident takes the feed out, as an incident
+  ///   of its own; older than the feed's last report, it is stale. So one feed can neither
+  ///   change, end nor hide what another feed reports.
+  /// - An entry time after the ingest's time is taken as the ingest's time.
   /// - With `isFullRefresh`, incidents this feed reported before but no longer carries are
   ///   ended now (a new version whose end time is now); an incident other feeds also report
   ///   just loses this feed from its sources, and when its content was this feed's report,
@@ -169,6 +173,15 @@ extension TrafficEngine {
   /// roadworks.
   static func isSameKind(_ a: TrafficIncidentType, _ b: TrafficIncidentType) -> Bool {
     a == b || (roadworkTypes.contains(a) && roadworkTypes.contains(b))
+  }
+
+  /// The original id under which a feed's report is kept apart from another feed's
+  /// incident of the same id (`ID@FEED`).
+  static func ownId(_ id: String, feed: String) -> String { "\(id)@\(feed)" }
+
+  /// Whether the incident has begun and not ended at `now` (open ends count as such).
+  static func isActive(_ incident: TrafficIncident, at now: Date) -> Bool {
+    (incident.startTime.map { $0 <= now } ?? true) && isInEffect(incident, at: now)
   }
 
   /// Whether the incident has not ended by `now` (it may not have begun).

@@ -141,6 +141,9 @@ public final class FeedPoller: Sendable {
     public var problemCount = 0
     /// What the last ingest changed.
     public var lastReport: IngestReport?
+    /// The source name the last document was ingested under (its publisher's, unless the
+    /// feed is named).
+    public var source: String?
     /// The `ETag` of the last document ingested.
     public var etag: String?
     /// The `Last-Modified` of the last document ingested.
@@ -225,6 +228,20 @@ public final class FeedPoller: Sendable {
   /// The feeds' statuses, by name.
   public var status: [Status] {
     statuses.withLock { Array($0.values) }.sorted { $0.feed.name < $1.feed.name }
+  }
+
+  /// The source names the feeds write: each feed's name, and the source its last document
+  /// was ingested under (an unnamed feed's publisher). A push may not write these without
+  /// a key granted the source by name.
+  public var sourceNames: Set<String> {
+    statuses.withLock { statuses in
+      var names = Set<String>()
+      for status in statuses.values {
+        names.insert(status.feed.name)
+        if let source = status.source { names.insert(source) }
+      }
+      return names
+    }
   }
 
   /// Starts one polling loop per feed.
@@ -351,11 +368,10 @@ public final class FeedPoller: Sendable {
     options.now = Date()
     let document = try format.decoder.decode(input, options: options)
     let report: IngestReport
+    let source = document.sourceName(given: feed.isNamed ? feed.name : nil, origin: feed.name)
     do {
       report = try engine.ingest(
-        document.incidents,
-        from: document.sourceName(given: feed.isNamed ? feed.name : nil, origin: feed.name),
-        isFullRefresh: document.isFullRefresh)
+        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
     } catch {
       throw FeedError(format: format, location: feed.displayURL, reason: "\(error)")
     }
@@ -367,5 +383,6 @@ public final class FeedPoller: Sendable {
     status.incidentCount = document.incidents.count
     status.problemCount = document.problems.count
     status.lastReport = report
+    status.source = source
   }
 }

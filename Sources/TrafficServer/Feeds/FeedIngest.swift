@@ -49,10 +49,15 @@ final class FeedIngest: Sendable {
   ///     says so (`?fullRefresh=true`), since the same source's polls and imports carry the
   ///     whole picture and a push of a few changes must not end the rest.
   ///   - recordingEach: Whether the report lists each record's outcome (`?records=true`).
+  ///   - authorize: Checks that the caller may write the source the document goes under
+  ///     (throws the refusal), before anything is stored.
   func push(
     _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?,
-    isFullRefresh: Bool, recordingEach: Bool = false, now: Date
+    isFullRefresh: Bool, recordingEach: Bool = false, now: Date,
+    authorize: (String) throws(TrafficQueryError) -> Void = { _ in }
   ) throws(TrafficQueryError) -> Outcome {
+    // A source the client names is checked before the document is read.
+    if let givenSource { try authorize(givenSource) }
     var document: FeedDocument
     do {
       document = try format.decoder.decode(data, options: options)
@@ -63,6 +68,7 @@ final class FeedIngest: Sendable {
     }
     document.isFullRefresh = isFullRefresh
     let source = document.sourceName(given: givenSource, origin: options.sourceName)
+    try authorize(source)
     var outcome = Outcome(document: document, source: source)
     do {
       outcome.report = try engine.ingest(

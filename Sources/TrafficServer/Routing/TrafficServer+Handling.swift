@@ -150,7 +150,7 @@ extension TrafficServer {
       response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
       return response
     }
-    let client = try authenticate(request, route: route)
+    let (client, scope) = try authenticate(request, route: route)
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
       var response = errorResponse(.tooManyRequests)
       response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
@@ -181,7 +181,8 @@ extension TrafficServer {
       return try flow(try RequestParameters.of(decoded(request), query: query))
     case .feeds: return feedList()
     case .feedPush(let rawFormat):
-      return try feedPush(rawFormat: rawFormat, query: query, request: try decoded(request))
+      return try feedPush(
+        rawFormat: rawFormat, query: query, request: try decoded(request), scope: scope)
     case .probes:
       return try probes(query: query, request: try decoded(request))
     case .routeTraffic:
@@ -196,10 +197,13 @@ extension TrafficServer {
     }
   }
 
-  /// The client's identity for rate limiting, after checking its key.
+  /// The client's identity for rate limiting and what its key may do, after checking the
+  /// key: a route that needs one refuses a key the server does not know (401) and a key
+  /// whose scope does not cover the route (403: queries need `read`, probes `probes`; a
+  /// feed push's source is checked once its document names it).
   private func authenticate(
     _ request: HTTPRequest, route: Route
-  ) throws(TrafficQueryError) -> String {
+  ) throws(TrafficQueryError) -> (client: String, scope: APIKeyScope) {
     var key = try Self.apiKeyParameter(request.rawQuery)
     if key == nil, let authorization = request.headers["Authorization"] {
       let parts = authorization.split(separator: " ", maxSplits: 1)
@@ -208,11 +212,29 @@ extension TrafficServer {
       }
     }
     guard !configuration.apiKeys.isEmpty else {
-      return request.remoteAddress ?? "anonymous"
+      return (request.remoteAddress ?? "anonymous", .full)
     }
-    guard route.needsKey else { return key ?? request.remoteAddress ?? "anonymous" }
-    guard let key, configuration.apiKeys.contains(key) else { throw .authenticationFailed }
-    return "key:" + key
+    guard route.needsKey else {
+      return (key ?? request.remoteAddress ?? "anonymous", APIKeyScope())
+    }
+    guard let scope = configuration.scope(ofKey: key), let key else {
+      throw .authenticationFailed
+    }
+    switch route {
+    case .feedPush where scope.sources.isEmpty:
+      throw .httpError(status: 403, "this key may not push feeds (its scopes: \(scope))")
+    case .feedPush:
+      break
+    case .probes where !scope.canPushProbes:
+      throw .httpError(status: 403, "this key may not push probes (its scopes: \(scope))")
+    case .probes:
+      break
+    default:
+      guard scope.canRead else {
+        throw .httpError(status: 403, "this key may not query (its scopes: \(scope))")
+      }
+    }
+    return ("key:" + key, scope)
   }
 
   /// The `apiKey` query parameter, parsing the query only when it may hold one (a cached

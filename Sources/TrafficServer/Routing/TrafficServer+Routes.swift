@@ -116,7 +116,7 @@ extension TrafficServer {
   /// (`latLon` or `lonLat`, for DATEX II position lists), `fullRefresh`, `records` (list
   /// each record's outcome).
   func feedPush(
-    rawFormat: Substring, query: QueryParameters, request: HTTPRequest
+    rawFormat: Substring, query: QueryParameters, request: HTTPRequest, scope: APIKeyScope
   ) throws(TrafficQueryError) -> HTTPResponse {
     guard let name = QueryParameters.percentDecoded(rawFormat),
       let format = FeedFormat(rawValue: name)
@@ -165,9 +165,22 @@ extension TrafficServer {
       }
       recordsEach = value
     }
+    // A key writes only the sources granted to it; a polled feed's only by name.
+    let polled = poller?.sourceNames ?? []
     let outcome = try feeds.push(
       request.body, format: format, options: options, givenSource: givenSource,
-      isFullRefresh: isFullRefresh, recordingEach: recordsEach, now: Date())
+      isFullRefresh: isFullRefresh, recordingEach: recordsEach, now: Date()
+    ) { source throws(TrafficQueryError) in
+      guard scope.mayWrite(source: source, polled: polled.contains(source)) else {
+        let name = AreaParameter.excerpt(source)
+        let reason =
+          polled.contains(source)
+          ? "source \"\(name)\" is a feed this server polls; only a key granted it by name"
+            + " (write:\(name)) may push it"
+          : "this key may not write source \"\(name)\""
+        throw .httpError(status: 403, "\(reason) (its scopes: \(scope))")
+      }
+    }
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
     writer.member("format", format.rawValue)

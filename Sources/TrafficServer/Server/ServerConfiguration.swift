@@ -13,8 +13,10 @@ public struct ServerConfiguration: Sendable {
   /// The TCP port; 0 picks a free one (see `TrafficServer.port` after `start()`).
   public var port: Int
   /// The API keys accepted as `apiKey=` or `Authorization: Bearer`; empty leaves the
-  /// server open.
+  /// server open. A key has the scope `keyScopes` gives it, else every scope.
   public var apiKeys: Set<String>
+  /// What each key may do (``APIKeyScope``); a key of `apiKeys` not listed may do everything.
+  public var keyScopes: [String: APIKeyScope] = [:]
   /// Requests each key (or, on an open server, each client address) may make; `nil` for no
   /// limit.
   public var rateLimit: RateLimit?
@@ -149,14 +151,31 @@ public struct ServerConfiguration: Sendable {
     self.responseCacheMaxAgeSeconds = responseCacheMaxAgeSeconds
   }
 
-  /// Reads API keys from a file: one key per line; blank lines and lines starting with `#`
-  /// are skipped, surrounding white space is trimmed.
+  /// The scope a key has: `nil` for a key the server does not accept (with keys), every
+  /// scope on an open server.
+  public func scope(ofKey key: String?) -> APIKeyScope? {
+    guard !apiKeys.isEmpty else { return .full }
+    guard let key, apiKeys.contains(key) else { return nil }
+    return keyScopes[key] ?? .full
+  }
+
+  /// Adds the keys and scopes of `keys` (``apiKeys(fromFile:)``).
+  public mutating func accept(_ keys: [String: APIKeyScope]) {
+    for (key, scope) in keys {
+      apiKeys.insert(key)
+      keyScopes[key] = scope
+    }
+  }
+
+  /// Reads API keys and their scopes from a file: one key per line, then its scopes
+  /// separated by spaces (``APIKeyScope``: `KEY read`, `KEY write:wzdx:colorado,datex2:ndw`;
+  /// the key alone has every scope); blank lines and lines starting with `#` are skipped.
   ///
   /// - Parameter path: The file.
-  /// - Returns: The keys.
-  /// - Throws: `ServerError.invalidConfiguration` when the file cannot be read or holds no
-  ///   key.
-  public static func apiKeys(fromFile path: String) throws(ServerError) -> Set<String> {
+  /// - Returns: The scope of each key.
+  /// - Throws: `ServerError.invalidConfiguration` when the file cannot be read, holds no
+  ///   key, or a line is not a key with scopes (naming the line).
+  public static func apiKeys(fromFile path: String) throws(ServerError) -> [String: APIKeyScope] {
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
@@ -164,13 +183,29 @@ public struct ServerConfiguration: Sendable {
       throw .invalidConfiguration(
         "cannot read the API keys file \(path): \(SystemErrorText.reason(error))")
     }
-    let keys = Set(
-      text.split(whereSeparator: \.isNewline)
-        .map { $0.trimmingCharacters(in: .whitespaces) }
-        .filter { !$0.isEmpty && !$0.hasPrefix("#") })
-    guard !keys.isEmpty else {
-      throw .invalidConfiguration("the API keys file \(path) holds no key")
+    return try apiKeys(fromText: text, origin: "the API keys file \(path)")
+  }
+
+  /// The keys and scopes of a keys file's text (``apiKeys(fromFile:)``); `origin` names
+  /// where it came from in errors (`the API keys file F`, `TRAFFIC_API_KEYS`).
+  public static func apiKeys(
+    fromText text: String, origin: String
+  ) throws(ServerError) -> [String: APIKeyScope] {
+    var keys: [String: APIKeyScope] = [:]
+    for (number, line) in text.split(
+      omittingEmptySubsequences: false, whereSeparator: \.isNewline
+    ).enumerated() {
+      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard let key = words.first, !key.hasPrefix("#") else { continue }
+      let scope: APIKeyScope
+      do { scope = try APIKeyScope.parse(Array(words.dropFirst())) } catch {
+        throw .invalidConfiguration("\(origin), line \(number + 1): \(error)")
+      }
+      guard keys.updateValue(scope, forKey: String(key)) == nil else {
+        throw .invalidConfiguration("\(origin), line \(number + 1): the key is given twice")
+      }
     }
+    guard !keys.isEmpty else { throw .invalidConfiguration("\(origin) holds no key") }
     return keys
   }
 

@@ -223,22 +223,25 @@ import Testing
   }
 
   @Test(arguments: Change.allCases)
-  func aChangedReportFromTheSecondFeedUpdatesTheMergedIncident(change: Change) async throws {
+  func aChangeOfTheSecondFeedIsRecordedButNeverShownInTheFirstsName(change: Change) async throws {
     let engine = try mergedEngine()
     var changed = try b7()
     try change.apply(to: &changed)
     #expect(try engine.ingest([changed], from: "feed-b", isFullRefresh: true) == counts(updated: 1))
 
-    // The merged incident now says what B said last, under A's original id.
+    // The merged incident still says what A said, under A's original id; B's report is
+    // recorded in B's entry, attributable.
     let merged = try await engine.lookupIncident(with: "a1")
+    let first = try a1()
     #expect(merged.originalId == "a1")
     #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
-    #expect(merged.impact == changed.impact)
-    #expect(merged.endTime == changed.endTime)
-    #expect(merged.sourceTexts == changed.sourceTexts)
-    #expect(merged.location == changed.location)
+    #expect(merged.impact == first.impact)
+    #expect(merged.endTime == first.endTime)
+    #expect(merged.sourceTexts == first.sourceTexts)
+    #expect(merged.location == first.location)
+    #expect(merged.sources[1].reportDigest == changed.contentDigest)
     #expect(try await engine.lookupIncident(with: "b7").id == merged.id)
-    // Added, merged, updated: three versions.
+    // Added, merged, B's report recorded: three versions.
     #expect(try engine.store.history(ofOriginalId: "a1").count == 3)
 
     // Idempotent: B's changed report again, or A's unchanged one, writes nothing.
@@ -249,8 +252,9 @@ import Testing
     #expect(try await engine.lookupIncident(with: "a1").id == merged.id)
   }
 
-  @Test func aNewerReportDecidesWhenItJoins() async throws {
-    // B reports A's accident later, and worse and longer: its report is the content at once.
+  @Test func aJoiningReportNeverReplacesTheContentEvenWhenNewer() async throws {
+    // B reports A's accident later, worse and longer: it joins, and A's report stays the
+    // content (a feed's report never stands in another feed's name).
     var later = try b7(impact: .critical, entryTime: F.now - 60)
     later = try later.updated(
       id: later.id, startTime: later.startTime, endTime: F.now + 48 * F.hour)
@@ -258,15 +262,12 @@ import Testing
     let merged = try await engine.lookupIncident(with: "a1")
     #expect(merged.originalId == "a1")
     #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
-    #expect(merged.impact == .critical)
-    #expect(merged.endTime == F.now + 48 * F.hour)
-    #expect(merged.entryTime == F.now - 60)
-    #expect(merged.location == later.location)
-    // A repeating its older, unchanged report does not take the content back.
-    #expect(
-      try engine.ingest([a1(entryTime: F.now - 600)], from: "feed-a", isFullRefresh: true)
-        == counts(unchanged: 1))
-    #expect(try await engine.lookupIncident(with: "a1").impact == .critical)
+    #expect(merged.impact == .major)
+    #expect(merged.endTime == F.now + 24 * F.hour)
+    #expect(merged.entryTime == F.now - 600)
+    #expect(merged.location == (try a1()).location)
+    #expect(merged.sources[1].reportEntryTime == F.now - 60)
+    #expect(merged.sources[1].reportDigest == later.contentDigest)
   }
 
   @Test func anOlderOrUntimedReportJoinsWithoutChangingTheContent() async throws {
@@ -283,46 +284,51 @@ import Testing
     }
   }
 
-  @Test func aWorkZoneClosedByASecondSourceIsOneClosedIncident() async throws {
+  @Test func aClosureBySecondSourceStandsAsAnIncidentOfItsOwn() async throws {
     let engine = try F.engine([])
     var works = try F.incident("wz-a", [(52.5, 13.4), (52.501, 13.4)], type: .construction)
     works.entryTime = F.now - 3_600
     #expect(try engine.ingest([works], from: "feed-a", isFullRefresh: true) == counts(added: 1))
+    // B says the road is closed where A says it is open: they do not agree on what users
+    // act on, so B's closure is shown as B reports it, and A's work zone as A does.
     var closure = try F.incident(
       "wz-b", [(52.5, 13.4), (52.501, 13.4)], type: .roadClosure, impact: .critical)
     closure.isRoadClosed = true
     closure.entryTime = F.now - 60
-    #expect(try engine.ingest([closure], from: "feed-b", isFullRefresh: true) == counts(merged: 1))
-    #expect(engine.incidentCount == 1)
-    let merged = try await engine.lookupIncident(with: "wz-b")
-    #expect(merged.originalId == "wz-a")
-    #expect(merged.isRoadClosed)
-    #expect(merged.type == .roadClosure)
-    #expect(merged.sources.map(\.feed) == ["feed-a", "feed-b"])
+    #expect(try engine.ingest([closure], from: "feed-b", isFullRefresh: true) == counts(added: 1))
+    #expect(engine.incidentCount == 2)
+    let closed = try await engine.lookupIncident(with: "wz-b")
+    #expect(closed.isRoadClosed)
+    #expect(closed.sources.map(\.feed) == ["feed-b"])
+    #expect(try await engine.lookupIncident(with: "wz-a").isRoadClosed == false)
+    // A lane restriction of a third feed, open as A says: the same work zone, merged.
+    let lanes = try F.incident(
+      "wz-c", [(52.5, 13.4), (52.501, 13.4)], type: .laneRestriction)
+    #expect(try engine.ingest([lanes], from: "feed-c", isFullRefresh: true) == counts(merged: 1))
     // An accident at the same place stays an incident of its own.
     let accident = try F.incident("acc", [(52.5, 13.4), (52.501, 13.4)])
-    #expect(try engine.ingest([accident], from: "feed-c", isFullRefresh: true) == counts(added: 1))
+    #expect(try engine.ingest([accident], from: "feed-d", isFullRefresh: true) == counts(added: 1))
   }
 
-  @Test func eachFeedsLatestChangeWinsWithoutFlipFlopping() async throws {
+  @Test func onlyTheFeedWhoseReportIsTheContentChangesIt() async throws {
     let engine = try mergedEngine()
     #expect(
       try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
         == counts(updated: 1))
-    #expect(try await engine.lookupIncident(with: "a1").impact == .critical)
-    // A changes after B: A's report is the latest information.
+    #expect(try await engine.lookupIncident(with: "a1").impact == .major)
+    // A's change is the content's own.
     #expect(
       try engine.ingest([a1(impact: .minor)], from: "feed-a", isFullRefresh: true)
         == counts(updated: 1))
     #expect(try await engine.lookupIncident(with: "a1").impact == .minor)
-    // B repeating its own (older) change does not take the content back.
+    // B repeating its own change writes nothing.
     #expect(
       try engine.ingest([b7(impact: .critical)], from: "feed-b", isFullRefresh: true)
         == counts(unchanged: 1))
     #expect(try await engine.lookupIncident(with: "a1").impact == .minor)
     #expect(
       try engine.store.history(ofOriginalId: "a1").map(\.impact)
-        == [.major, .major, .critical, .minor])
+        == [.major, .major, .major, .minor])
   }
 
   @Test func anOlderReportOfTheSecondFeedIsStale() async throws {
@@ -333,8 +339,8 @@ import Testing
         [b7(impact: .critical, entryTime: F.now - 60)], from: "feed-b", isFullRefresh: true)
         == counts(updated: 1))
     let current = try await engine.lookupIncident(with: "a1")
-    #expect(current.impact == .critical)
-    #expect(current.entryTime == F.now - 60)
+    #expect(current.impact == .major)
+    #expect(current.sources[1].reportEntryTime == F.now - 60)
     // Older than what B said last: ignored.
     #expect(
       try engine.ingest(
@@ -375,8 +381,7 @@ import Testing
     #expect(left.sources.map(\.feed) == ["feed-a"])
     #expect(left.endTime == F.now + 24 * F.hour)
     #expect(try await engine.queryForIncidents(inside: F.circle(52.5, 13.4, 100)).count == 1)
-    // The content was B's: A's next report, although unchanged, becomes the content again.
-    #expect(try engine.ingest([a1()], from: "feed-a", isFullRefresh: true) == counts(updated: 1))
+    // The content was A's all along: A's next report is unchanged.
     let back = try await engine.lookupIncident(with: "a1")
     #expect(back.impact == .major)
     #expect(back.location == (try a1()).location)
@@ -424,7 +429,12 @@ import Testing
     changed.impact = .critical
     #expect(try engine.ingest([changed], from: "feed-b", isFullRefresh: true) == counts(updated: 1))
     #expect(try engine.ingest([x], from: "feed-a", isFullRefresh: true) == counts(unchanged: 1))
-    #expect(try await engine.lookupIncident(with: "x1").impact == .critical)
+    // B reports the same content as A: still A's report is the content, and B's change is
+    // recorded in B's entry only.
+    #expect(try await engine.lookupIncident(with: "x1").impact == x.impact)
+    #expect(
+      try await engine.lookupIncident(with: "x1").sources[1].reportDigest
+        == changed.contentDigest)
   }
 
   @Test func whatEachFeedSaidSurvivesARestart() throws {
