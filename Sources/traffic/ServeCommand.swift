@@ -81,6 +81,12 @@ enum ServeCommand: Subcommand {
         completely when the server stops
         """),
       OptionDefinition(
+        "--max-results", "N",
+        """
+        the most incidents one query answers (default 10000); a
+        query matching more without a smaller limit= gets 413
+        """),
+      OptionDefinition(
         "--rate-limit", "R",
         """
         requests per second per key (per client address without
@@ -237,6 +243,13 @@ enum ServeCommand: Subcommand {
     // Start-up only: while serving, standard error carries the operator's lines.
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
+    var limits = TrafficQueryLimits.here
+    if let text = try arguments.option("--max-results") {
+      guard let count = Int(text), count >= 1 else {
+        throw UsageError("--max-results expects a whole number >= 1, got '\(text)'")
+      }
+      limits.maxResults = count
+    }
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
@@ -251,6 +264,7 @@ enum ServeCommand: Subcommand {
     options.demo = demo
     options.demoSpeed = speed
     options.stateDirectory = stateDirectory
+    options.limits = limits
     let reporter = ServerApplication.Reporter(
       status: { console.error($0) }, output: { console.print($0) },
       progress: progress)

@@ -68,6 +68,7 @@ import TrafficTestSupport
     (["serve", "--keys-file", "/nonexistent-keys"], "--keys-file"),
     (["serve", "--demo", "--demo-speed", "99"], "--demo-speed expects 1...60"),
     (["serve", "--rate-limit", "-3"], "--rate-limit expects"),
+    (["serve", "--max-results", "0"], "--max-results expects a whole number >= 1"),
     (["serve", "--max-connections-per-address", "0"], "--max-connections-per-address expects"),
     (["serve", "--head-timeout", "0"], "--head-timeout expects"),
     (["serve", "--min-body-rate", "fast"], "--min-body-rate expects"),

@@ -198,8 +198,9 @@ public final class TrafficEngine: Sendable {
   /// - Returns: The incidents, nearest first when `sortOrigin` is set, else most severe
   ///   first (then latest start, then original id).
   /// - Throws: `TrafficQueryError.invalidGeometry` beyond a limit, `.invalidFilterOptions`
-  ///   or `.invalidParameter` for bad options, `.operationCancelled` when the task is
-  ///   cancelled.
+  ///   or `.invalidParameter` for bad options, `.httpError` 413 when more incidents match
+  ///   than `limits.maxResults` and no smaller `limit` is asked, `.operationCancelled` when
+  ///   the task is cancelled.
   /// - Complexity: O(log n + k) index work for k candidates, plus sorting the results.
   public func queryForIncidents(
     inside area: some GeoArea,
@@ -320,6 +321,8 @@ public final class TrafficEngine: Sendable {
         type: fact.type, impact: fact.impact, startTime: fact.startTime,
         endTime: fact.endTime, window: window)
     }
+    // Bounded before anything is sorted or encoded.
+    try limits.check(results: matches.count, limit: options.limit)
     if let origin = options.sortOrigin {
       let incidents = index.incidents
       let keys = matches.map {

@@ -11,6 +11,10 @@ public struct TrafficQueryLimits: Hashable, Sendable {
   public var maxCorridorHalfWidthInMeters: Double
   /// Most corridor vertices (HERE: 300).
   public var maxCorridorPoints: Int
+  /// Most incidents one query answers (10 000; an addition to HERE's limits): a query
+  /// matching more without a `limit` at most this is refused with HTTP 413 naming the count,
+  /// so that an answer's size stays bounded whatever the store holds.
+  public var maxResults: Int
 
   /// HERE Traffic API v7's limits.
   public static let here = TrafficQueryLimits()
@@ -19,19 +23,31 @@ public struct TrafficQueryLimits: Hashable, Sendable {
   public static let unlimited = TrafficQueryLimits(
     maxCircleRadiusInMeters: .infinity, maxBoxSideInDegrees: 360,
     maxCorridorLengthInMeters: .infinity, maxCorridorHalfWidthInMeters: .infinity,
-    maxCorridorPoints: .max)
+    maxCorridorPoints: .max, maxResults: .max)
 
   /// Creates limits; every argument defaults to HERE's value.
   public init(
     maxCircleRadiusInMeters: Double = 50_000, maxBoxSideInDegrees: Double = 1,
     maxCorridorLengthInMeters: Double = 500_000, maxCorridorHalfWidthInMeters: Double = 5_000,
-    maxCorridorPoints: Int = 300
+    maxCorridorPoints: Int = 300, maxResults: Int = 10_000
   ) {
     self.maxCircleRadiusInMeters = maxCircleRadiusInMeters
     self.maxBoxSideInDegrees = maxBoxSideInDegrees
     self.maxCorridorLengthInMeters = maxCorridorLengthInMeters
     self.maxCorridorHalfWidthInMeters = maxCorridorHalfWidthInMeters
     self.maxCorridorPoints = maxCorridorPoints
+    self.maxResults = maxResults
+  }
+
+  /// Checks that an answer of `count` matches, cut to `limit`, is within ``maxResults``.
+  ///
+  /// - Throws: `TrafficQueryError.httpError` 413 naming the count and how to narrow it.
+  public func check(results count: Int, limit: Int?) throws(TrafficQueryError) {
+    guard min(count, limit ?? .max) > maxResults else { return }
+    throw .httpError(
+      status: 413,
+      "\(count) incidents match, more than the \(maxResults) one answer holds: narrow the area"
+        + " or the filters, or give a limit of at most \(maxResults)")
   }
 
   /// Checks an area against the limits.

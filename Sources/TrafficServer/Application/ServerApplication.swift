@@ -37,6 +37,8 @@ public final class ServerApplication: Sendable {
     public var store: Store
     /// The HTTP server's settings.
     public var configuration: ServerConfiguration
+    /// The engine's query limits: area sizes and the most incidents one answer holds.
+    public var limits: TrafficQueryLimits = .here
     /// The feeds to poll.
     public var feeds: [FeedPoller.Feed] = []
     /// A road network file for flow (OSM XML, PBF or SUMO); without one, the SQLite store's
@@ -157,7 +159,8 @@ public final class ServerApplication: Sendable {
       loadsInBackground = true
       do {
         startup.begin("reading what the store holds")
-        engine = try TrafficEngine(store: store, network: network, loading: .inBackground)
+        engine = try TrafficEngine(
+          store: store, limits: options.limits, network: network, loading: .inBackground)
         startup.end("\(engine.incidentCount) incidents in the store, loading them meanwhile")
         // Also loads the flow state saved for the network and replays the probes after it.
         startup.begin("loading the flow state, following the other nodes")
@@ -211,7 +214,7 @@ public final class ServerApplication: Sendable {
         // store's own index, everything else once they are in memory (`run` reports it).
         loadsInBackground = run == nil
         engine = try TrafficEngine(
-          store: store, clock: clock, network: network,
+          store: store, limits: options.limits, clock: clock, network: network,
           loading: loadsInBackground ? .inBackground : .immediately)
         startup.end(
           (loadsInBackground

@@ -292,6 +292,18 @@ enum AccuracyHarness {
         if let (origin, destination) = ends(of: trip, roads: roads, segments: segmentOfEdge) {
           let route = try? await router.calculateRoute(from: origin, to: destination).first
           etas[nextTrip] = route?.durationInSeconds
+          if diagnostics, let route, let picture = try engine.speedPicture(inside: nil, at: nil) {
+            // Our route's segments and speeds beside SUMO's route at our picture's speeds.
+            let ours = route.sections.flatMap(\.traffic.spans).map {
+              "\($0.segmentID):\(Int($0.lengthInMeters)):\(String(format: "%.1f", $0.trafficSpeedInMetersPerSecond))"
+            }
+            let theirs = trip.edges.compactMap { segmentOfEdge[$0] }.map {
+              "\($0):\(Int(roads.segments[$0].lengthInMeters)):\(String(format: "%.1f", picture.flow($0).speedUncappedInMetersPerSecond))"
+            }
+            print(
+              "ROUTE\t\(trip.vehicle)\t\(ours.joined(separator: " "))\t\(theirs.joined(separator: " "))"
+            )
+          }
           if diagnostics, let route {
             let sumoLength = trip.edges.compactMap { segmentOfEdge[$0] }.reduce(0.0) {
               $0 + roads.segments[$1].lengthInMeters
