@@ -272,7 +272,8 @@ extension TrafficServer {
     writer.member("title", error.title)
     writer.member("code", error.name)
     if let detail = error.detail {
-      writer.member("detail", detail)
+      // A detail may quote a malformed query, key and all.
+      writer.member("detail", AccessLogSink.redactingKeys(in: detail))
     }
     writer.member("correlationId", "")
     writer.endObject()
