@@ -70,6 +70,7 @@ import TrafficTestSupport
     (["serve", "--rate-limit", "-3"], "--rate-limit expects"),
     (["serve", "--max-connections-per-address", "0"], "--max-connections-per-address expects"),
     (["serve", "--head-timeout", "0"], "--head-timeout expects"),
+    (["serve", "--metric-sources", "0"], "--metric-sources expects"),
     (["serve", "--min-body-rate", "fast"], "--min-body-rate expects"),
     (["serve", "--trusted-proxy", "nginx"], "trusted proxy \"nginx\" is not an IPv4 or IPv6"),
   ])
