@@ -72,6 +72,12 @@ import Zlib
       statusLine: badRequest),
     Refused(name: "missing Host on HTTP/1.1", head: get + "\r\n", statusLine: badRequest),
     Refused(
+      name: "space in the request target", head: "GET /healthz x HTTP/1.1\r\nHost: x\r\n\r\n",
+      statusLine: badRequest),
+    Refused(
+      name: "tab in the request target", head: "GET /healthz\tx HTTP/1.1\r\nHost: x\r\n\r\n",
+      statusLine: badRequest),
+    Refused(
       name: "two different Host fields", head: get + "Host: x\r\nHost: y\r\n\r\n",
       statusLine: badRequest),
     Refused(
@@ -192,7 +198,9 @@ import Zlib
     ]
     for (version, headers) in heads {
       #expect(
-        RequestHeadCheck.violation(version: version, headers: headers, linesVerbatim: true)
+        RequestHeadCheck.violation(
+          target: "/v7/incidents?in=circle:52.5,13.4;r=500&x=%20", version: version,
+          headers: headers, linesVerbatim: true)
           == nil, "\(version) \(headers.fields)")
     }
   }

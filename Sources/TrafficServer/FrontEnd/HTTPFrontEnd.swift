@@ -188,7 +188,8 @@ final class HTTPFrontEnd: Sendable {
         trusted: server.configuration.trustedProxies)
       // A head RFC 9112 refuses is answered before any route runs, and closes.
       if let violation = RequestHeadCheck.violation(
-        version: version.map { String(cString: $0) } ?? "HTTP/1.1", headers: context.headers,
+        target: context.target, version: version.map { String(cString: $0) } ?? "HTTP/1.1",
+        headers: context.headers,
         linesVerbatim: traffic_mhd_head_is_verbatim(connection, method) != 0)
       {
         return reject(connection, context: context, headViolation: violation)

@@ -13,6 +13,8 @@ enum RequestHeadCheck {
   /// The error a request head is answered with; `nil` for a well-formed head.
   ///
   /// - Parameters:
+  ///   - target: The request target as sent (libmicrohttpd splits the request line at its
+  ///     first and last space, so a space inside the target stays in it).
   ///   - version: The request's HTTP version, `HTTP/1.1` or `HTTP/1.0`.
   ///   - headers: The header fields as received, in order, repeated names kept.
   ///   - linesVerbatim: Whether the socket layer found every header line as it arrived:
@@ -20,8 +22,13 @@ enum RequestHeadCheck {
   ///     merges or cuts before the fields are listed.
   /// - Returns: A 400 (`badRequest`), or an `httpError` 413 or 501.
   static func violation(
-    version: String, headers: HTTPHeaders, linesVerbatim: Bool
+    target: String, version: String, headers: HTTPHeaders, linesVerbatim: Bool
   ) -> TrafficQueryError? {
+    // RFC 9112 §3.2: the target holds no whitespace (a client must percent-encode it).
+    if target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+      return .badRequest(
+        "the request target holds a space or a control character; percent-encode it")
+    }
     guard linesVerbatim else {
       return .badRequest(
         "a header line is folded onto the previous one (obsolete line folding) or holds a "
