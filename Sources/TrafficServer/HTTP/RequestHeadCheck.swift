@@ -77,7 +77,7 @@ enum RequestHeadCheck {
     }
     if headers["Transfer-Encoding"] != nil {
       if version != "HTTP/1.1" {
-        return .badRequest("Transfer-Encoding is not HTTP/1.0; send Content-Length")
+        return .badRequest("Transfer-Encoding is not part of HTTP/1.0; send Content-Length")
       }
       if !lengths.isEmpty {
         return .badRequest("Content-Length and Transfer-Encoding together; send only one")
