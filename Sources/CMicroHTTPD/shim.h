@@ -165,8 +165,9 @@ static inline void traffic_mhd_hide_query(const char *uri) {
 // Anything else (a name moved by a fold, bytes after a NUL) means the head was not
 // verbatim. Only pointers into the connection's pool are compared, and bytes are read only
 // between two such pointers in increasing order (the pool is one block).
-// libmicrohttpd 0.9.76 and later reject such heads themselves, with another buffer
-// layout: there, the check is not made.
+// The layout is that of 0.9.75 (Debian's package, measured); 0.9.76 and 0.9.77 changed
+// the line parser and 1.0 rewrote it (refusing folded lines itself): with another version
+// the check is not made, until it is measured there.
 
 /// The walk over a head's fields (the context of traffic_mhd_head_is_verbatim's iterator).
 struct traffic_mhd_head_walk {
@@ -211,7 +212,7 @@ static enum MHD_Result traffic_mhd_head_walk_field(void *cls, enum MHD_ValueKind
 /// Whether every header line of the request arrived as libmicrohttpd lists it: no
 /// obsolete line folding, no NUL inside a value (see above). `method` is the method the
 /// access handler received (where the head starts). Call it from the access handler's
-/// first call for a request. Always 1 with libmicrohttpd other than 0.9.75.
+/// first call for a request. Always 1 with a libmicrohttpd other than 0.9.75.
 static inline int traffic_mhd_head_is_verbatim(struct MHD_Connection *connection,
                                                const char *method) {
 #if MHD_VERSION >= 0x00097500 && MHD_VERSION < 0x00097600
