@@ -149,6 +149,90 @@ static inline void traffic_mhd_hide_query(const char *uri) {
   if (mark != NULL) mark[1] = '\0';
 }
 
+// MARK: Whether the header lines arrived as libmicrohttpd lists them
+//
+// libmicrohttpd 0.9.75 parses a request head in place: each line's CR LF (or bare LF) and
+// the colon after a field name become NULs, and a field's name and value point into that
+// buffer. Two kinds of line do not survive this verbatim, and the handler cannot tell
+// them from the field list alone:
+// - an obsolete folded line (RFC 9112 §5.2, a line starting with space or tab) is glued to
+//   the previous field's *name* ("X-A: 1" + " b" becomes "X-Ab: 1"), in a copy elsewhere
+//   in the connection's memory pool;
+// - a NUL inside a value ends the value there ("a\0b" is listed as "a").
+// Walking the fields in order, a verbatim head has exactly: name, one NUL (the colon),
+// spaces or tabs, value, one or two NULs (the line end), the next name; after the last
+// value, two to four NULs (its line end and the empty line) up to the end of the head.
+// Anything else (a name moved by a fold, bytes after a NUL) means the head was not
+// verbatim. Only pointers into the connection's pool are compared, and bytes are read only
+// between two such pointers in increasing order (the pool is one block).
+// The layout is that of 0.9.75 (Debian's package, measured); 0.9.76 and 0.9.77 changed
+// the line parser and 1.0 rewrote it (refusing folded lines itself): with another version
+// the check is not made, until it is measured there.
+
+/// The walk over a head's fields (the context of traffic_mhd_head_is_verbatim's iterator).
+struct traffic_mhd_head_walk {
+  /// Where the previous field's value ends; NULL before the first field.
+  const char *line_end;
+  /// Cleared at the first field not where a verbatim line puts it.
+  int verbatim;
+};
+
+/// Whether the bytes from `from` to `to` are between `least` and `most` bytes of NUL, or
+/// (`colon` set) one NUL followed by spaces and tabs.
+static inline int traffic_mhd_gap_is(const char *from, const char *to, size_t least,
+                                     size_t most, int colon) {
+  if (to < from) return 0;
+  size_t count = (size_t)(to - from);
+  if (count < least || count > most) return 0;
+  for (size_t i = 0; i < count; i++) {
+    char c = from[i];
+    int expected = colon && i > 0 ? (c == ' ' || c == '\t') : c == '\0';
+    if (!expected) return 0;
+  }
+  return 1;
+}
+
+static enum MHD_Result traffic_mhd_head_walk_field(void *cls, enum MHD_ValueKind kind,
+                                                   const char *key, const char *value) {
+  (void)kind;
+  struct traffic_mhd_head_walk *walk = (struct traffic_mhd_head_walk *)cls;
+  // The previous line ends (CR LF or LF, now NULs) where this name starts; then the colon
+  // (a NUL), the whitespace libmicrohttpd skipped, and the value. A header line is at most
+  // the connection's memory, far below 1 MiB.
+  if (key == NULL || value == NULL ||
+      (walk->line_end != NULL && !traffic_mhd_gap_is(walk->line_end, key, 1, 2, 0)) ||
+      !traffic_mhd_gap_is(key + strlen(key), value, 1, 1 << 20, 1)) {
+    walk->verbatim = 0;
+    return MHD_NO;
+  }
+  walk->line_end = value + strlen(value);
+  return MHD_YES;
+}
+
+/// Whether every header line of the request arrived as libmicrohttpd lists it: no
+/// obsolete line folding, no NUL inside a value (see above). `method` is the method the
+/// access handler received (where the head starts). Call it from the access handler's
+/// first call for a request. Always 1 with a libmicrohttpd other than 0.9.75.
+static inline int traffic_mhd_head_is_verbatim(struct MHD_Connection *connection,
+                                               const char *method) {
+#if MHD_VERSION >= 0x00097500 && MHD_VERSION < 0x00097600
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  if (info == NULL || method == NULL) return 0;
+  struct traffic_mhd_head_walk walk = {NULL, 1};
+  (void)MHD_get_connection_values(connection, MHD_HEADER_KIND, traffic_mhd_head_walk_field,
+                                  &walk);
+  if (!walk.verbatim) return 0;
+  if (walk.line_end == NULL) return 1;
+  // The last line's end and the empty line, up to the end of the head.
+  return traffic_mhd_gap_is(walk.line_end, method + info->header_size, 2, 4, 0);
+#else
+  (void)connection;
+  (void)method;
+  return 1;
+#endif
+}
+
 /// Sets the inactivity timeout of one connection, seconds (0 for none).
 static inline void traffic_mhd_set_connection_timeout(struct MHD_Connection *connection,
                                                       unsigned int seconds) {

@@ -59,6 +59,9 @@ enum ServeCommand: Subcommand {
         "--max-connections-per-address", "N",
         "connections one client address may hold at once (default 64); more are refused"),
       OptionDefinition(
+        "--metric-sources", "N",
+        "feed sources /metrics names one by one (default 100); later ones are summed as other"),
+      OptionDefinition(
         "--trusted-proxy", "ADDR",
         "a reverse proxy whose X-Forwarded-For names the client; repeatable"),
       OptionDefinition(
@@ -142,6 +145,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-connections-per-address expects 1...100000, got '\(text)'")
       }
       configuration.maxConnectionsPerAddress = value
+    }
+    if let text = try arguments.option("--metric-sources") {
+      guard let value = Int(text), (1...100_000).contains(value) else {
+        throw UsageError("--metric-sources expects 1...100000, got '\(text)'")
+      }
+      configuration.maxMetricSources = value
     }
     if let text = try arguments.option("--head-timeout") {
       guard let value = Int(text), (1...3_600).contains(value) else {

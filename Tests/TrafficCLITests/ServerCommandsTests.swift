@@ -71,6 +71,7 @@ import TrafficTestSupport
     (["serve", "--max-results", "0"], "--max-results expects a whole number >= 1"),
     (["serve", "--max-connections-per-address", "0"], "--max-connections-per-address expects"),
     (["serve", "--head-timeout", "0"], "--head-timeout expects"),
+    (["serve", "--metric-sources", "0"], "--metric-sources expects"),
     (["serve", "--min-body-rate", "fast"], "--min-body-rate expects"),
     (["serve", "--trusted-proxy", "nginx"], "trusted proxy \"nginx\" is not an IPv4 or IPv6"),
   ])

@@ -129,6 +129,47 @@ import Zlib
     #expect(metrics.contains(#"traffic_feed_failing{format="open511",source="bc"} 0"#))
   }
 
+  /// Pushes under ever new source names cannot grow `/metrics` without bound: the first
+  /// `maxMetricSources` sources keep their series, the later ones are summed as `other`.
+  @Test func perSourceMetricSeriesAreCapped() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxMetricSources = 2
+    let server = try ServerFixtures.server(configuration)
+    for (index, source) in ["first", "second", "x1", "x2", "x3", "other"].enumerated() {
+      let push = server.handle(
+        ServerFixtures.post(
+          "/v1/feeds/open511?source=\(source)", Self.open511(["m\(index)a", "m\(index)b"])))
+      #expect(push.status == 200)
+    }
+    let metrics = server.handle(ServerFixtures.get("/metrics")).bodyText
+    let pushes = metrics.split(separator: "\n").filter {
+      $0.hasPrefix("traffic_feed_pushes_total{")
+    }
+    #expect(
+      pushes == [
+        #"traffic_feed_pushes_total{format="open511",source="first"} 1"#,
+        #"traffic_feed_pushes_total{format="open511",source="other"} 4"#,
+        #"traffic_feed_pushes_total{format="open511",source="second"} 1"#,
+      ])
+    #expect(metrics.contains(#"traffic_feed_incidents{format="open511",source="other"} 8"#))
+    #expect(!metrics.contains("x1"))
+  }
+
+  /// Label values are escaped as the Prometheus text format says; control characters, which
+  /// it has no escape for, become U+FFFD; a pushed source name may not hold them at all.
+  @Test func metricLabelsAreEscaped() throws {
+    #expect(ServerMetrics.label("a\\b\"c\nd\re\u{0}f") == "\"a\\\\b\\\"c\\nd\u{FFFD}e\u{FFFD}f\"")
+    let server = try ServerFixtures.server()
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.post("/v1/feeds/open511?source=a%0Db", Self.open511(["c1"]))),
+      status: 400, code: "invalidParameter", mentions: "control character")
+    _ = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=%22quoted%22%5Cname", Self.open511(["c2"])))
+    let metrics = server.handle(ServerFixtures.get("/metrics")).bodyText
+    #expect(
+      metrics.contains(#"traffic_feed_pushes_total{format="open511",source="\"quoted\"\\name"} 1"#))
+  }
+
   @Test func everyFormatHasADecoder() {
     for format in FeedFormat.allCases {
       #expect(format.decoder.format == format)

@@ -176,6 +176,27 @@ import Traffic
   /// Sends `request` to an IPv4 or IPv6 literal and reads the answer until the server
   /// closes the connection.
   static func rawGet(host: String, port: Int, _ request: String) throws -> String {
+    try rawExchange(host: host, port: port, Array(request.utf8)).text
+  }
+
+  /// What a raw exchange read back.
+  struct RawAnswer {
+    /// Everything read, as UTF-8 text.
+    var text: String
+    /// Whether the server closed the connection (else reading stopped at the 10 s receive
+    /// timeout: a failure for every test that expects a close, never a wait that passes).
+    var closedByServer: Bool
+
+    /// The status lines in `text`, in order, wherever they start: a second answer on the
+    /// connection follows the first one's body directly.
+    var statusLines: [String] {
+      text.matches(of: /HTTP\/1\.[01] [1-5][0-9][0-9] [^\r]*/).map { String($0.output) }
+    }
+  }
+
+  /// Sends `bytes` to an IPv4 or IPv6 literal and reads the answer until the server closes
+  /// the connection (or 10 s pass without a byte).
+  static func rawExchange(host: String, port: Int, _ bytes: [UInt8]) throws -> RawAnswer {
     var storage = sockaddr_storage()
     let length: socklen_t
     let family: Int32
@@ -212,16 +233,18 @@ import Traffic
       }
     }
     try #require(connected == 0, "connect to \(host) port \(port): errno \(errno)")
-    let bytes = Array(request.utf8)
     try #require(write(socketDescriptor, bytes, bytes.count) == bytes.count)
     var answer = Data()
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = read(socketDescriptor, &buffer, buffer.count)
-      guard count > 0 else { break }
-      answer.append(contentsOf: buffer[0..<count])
-    }
-    return String(decoding: answer, as: UTF8.self)
+    var count = 0
+    repeat {
+      count = read(socketDescriptor, &buffer, buffer.count)
+      if count > 0 { answer.append(contentsOf: buffer[0..<count]) }
+    } while count > 0
+    // A close with bytes still unread on the server's side arrives as a reset.
+    return RawAnswer(
+      text: String(decoding: answer, as: UTF8.self),
+      closedByServer: count == 0 || errno == ECONNRESET)
   }
 
   @Test func oversizedBodiesAndTargetsOverTheSocket() async throws {

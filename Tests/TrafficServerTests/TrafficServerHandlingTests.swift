@@ -211,6 +211,41 @@ import Zlib
     #expect(logged[1].contains("APIKEY=REDACTED"))
   }
 
+  /// A key inside a malformed query (after a stray `?` or `;`, or spelled with escapes) is
+  /// neither echoed in the 400's detail nor logged.
+  @Test(arguments: [
+    "/v7/incidents?apiKey=secret-key&in=circle:1,2;r=5000?apiKey=other-secret",
+    "/v7/incidents?apiKey=secret-key&in=circle:1,2;r=5000?APIKEY%3Dother-secret",
+    "/v7/incidents?apiKey=secret-key&in=circle:1,2;r=5000%3Fapi%4Bey%3Dother-secret",
+    "/v7/incidents?apiKey=secret-key&in=circle:1,2;r=500&lang=xx;apiKey=other-secret",
+  ])
+  func keysInMalformedQueriesAreNeitherEchoedNorLogged(_ target: String) throws {
+    let lines = Mutex([String]())
+    let server = try ServerFixtures.server(
+      ServerConfiguration(
+        apiKeys: ["secret-key"],
+        accessLog: .custom { line in lines.withLock { $0.append(line) } }))
+    let response = server.handle(ServerFixtures.get(target))
+    #expect(response.status == 400)
+    #expect(!response.bodyText.contains("secret"), "\(response.bodyText)")
+    #expect(response.bodyText.contains("REDACTED"))
+    let logged = lines.withLock { $0 }
+    #expect(logged.count == 1)
+    #expect(!logged.contains { $0.contains("secret") }, "\(logged)")
+  }
+
+  /// The key scrubber on its own: what follows `apiKey=` goes, up to a delimiter; text
+  /// without a key stays as it is.
+  @Test func keysAreRedactedUpToTheirDelimiter() {
+    #expect(
+      AccessLogSink.redactingKeys(in: #"radius "5000?apiKey=abc" is not a number"#)
+        == #"radius "5000?apiKey=REDACTED" is not a number"#)
+    #expect(AccessLogSink.redactingKeys(in: "x;APIKEY%3dabc&y=1") == "x;APIKEY%3dREDACTED&y=1")
+    #expect(
+      AccessLogSink.redactingKeys(in: "apikeys are fine, apiKey") == "apikeys are fine, apiKey")
+    #expect(AccessLogSink.redactingKeys(in: "no key here") == "no key here")
+  }
+
   @Test func accessLogLinesStartWithTheUTCTimeAndTheClientAddress() throws {
     let lines = Mutex([String]())
     let server = try ServerFixtures.server(

@@ -10,6 +10,8 @@ final class FeedIngest: Sendable {
   struct Status: Sendable {
     var format: FeedFormat
     var source: String
+    /// The order the source first pushed in (0 for the first one).
+    var arrival = 0
     var pushes = 0
     var lastPushTime: Date?
     var lastPublicationTime: Date?
@@ -106,7 +108,8 @@ final class FeedIngest: Sendable {
   ) {
     let key = "\(format.rawValue)\u{0}\(source)"
     statuses.withLock { statuses in
-      var status = statuses[key] ?? Status(format: format, source: source)
+      var status =
+        statuses[key] ?? Status(format: format, source: source, arrival: statuses.count)
       status.pushes += 1
       change(&status)
       statuses[key] = status

@@ -163,9 +163,12 @@ final class HTTPFrontEnd: Sendable {
   }
 
   /// Handles the access handler's calls for one request.
+  ///
+  /// `method` and `version` are libmicrohttpd's, read on the first call only.
   func access(
-    connection: OpaquePointer, context: RequestContext, method: String,
-    upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    connection: OpaquePointer, context: RequestContext, method: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
+    uploadSize: UnsafeMutablePointer<Int>
   ) -> MHD_Result {
     let limit = server.configuration.maxBodyBytes
     if !context.announced {
@@ -174,7 +177,7 @@ final class HTTPFrontEnd: Sendable {
       server.connections.headComplete(connection: UInt(bitPattern: Int(bitPattern: connection)))
       traffic_mhd_set_connection_timeout(
         connection, UInt32(clamping: server.configuration.connectionTimeoutSeconds))
-      context.method = method
+      context.method = method.map { String(cString: $0) } ?? "GET"
       context.headers = Self.headers(of: connection)
       var address = [CChar](repeating: 0, count: 64)
       traffic_mhd_client_address(connection, &address, address.count)
@@ -183,6 +186,14 @@ final class HTTPFrontEnd: Sendable {
       context.remoteAddress = ClientAddress.resolve(
         peer: peer, forwardedFor: context.headers["X-Forwarded-For"],
         trusted: server.configuration.trustedProxies)
+      // A head RFC 9112 refuses is answered before any route runs, and closes.
+      if let violation = RequestHeadCheck.violation(
+        target: context.target, version: version.map { String(cString: $0) } ?? "HTTP/1.1",
+        headers: context.headers,
+        linesVerbatim: traffic_mhd_head_is_verbatim(connection, method) != 0)
+      {
+        return reject(connection, context: context, headViolation: violation)
+      }
       if let length = context.headers["Content-Length"].flatMap(Int.init), length > limit {
         return reject(connection, context: context)
       }
@@ -249,14 +260,19 @@ final class HTTPFrontEnd: Sendable {
     return queue(response, on: connection)
   }
 
-  /// Answers 413 before the whole body arrived; libmicrohttpd then discards the rest.
-  private func reject(_ connection: OpaquePointer, context: RequestContext) -> MHD_Result {
+  /// Answers before the whole body arrived: `headViolation` for a malformed head, else 413
+  /// for a body over the limit. libmicrohttpd then discards the rest of the request.
+  private func reject(
+    _ connection: OpaquePointer, context: RequestContext,
+    headViolation: TrafficQueryError? = nil
+  ) -> MHD_Result {
     context.responded = true
     context.body = []
     var request = HTTPRequest(
       method: context.method, target: context.target, headers: context.headers,
       remoteAddress: context.remoteAddress)
-    request.bodyExceedsLimit = true
+    request.headViolation = headViolation
+    request.bodyExceedsLimit = headViolation == nil
     return queue(server.handle(request), on: connection)
   }
 
@@ -352,9 +368,8 @@ private func accessHandler(
     contextSlot.pointee = Unmanaged.passRetained(context).toOpaque()
   }
   return frontEnd.access(
-    connection: connection, context: context,
-    method: method.map { String(cString: $0) } ?? "GET", upload: uploadData,
-    uploadSize: uploadDataSize)
+    connection: connection, context: context, method: method, version: version,
+    upload: uploadData, uploadSize: uploadDataSize)
 }
 
 private func requestCompleted(

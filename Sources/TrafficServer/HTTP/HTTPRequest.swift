@@ -1,4 +1,5 @@
 import Foundation
+import Traffic
 
 /// One HTTP request as the server's router sees it: independent of the socket layer, so
 /// that every route can be exercised in-process.
@@ -18,6 +19,9 @@ public struct HTTPRequest: Sendable, Hashable {
   public var remoteAddress: String?
   /// Set by the socket layer when the body was cut off at `maxBodyBytes`; answered with 413.
   var bodyExceedsLimit = false
+  /// Set by the socket layer when the head breaks RFC 9112 (`RequestHeadCheck`): answered
+  /// with this error before any route runs, and the connection closed.
+  var headViolation: TrafficQueryError?
 
   /// Creates a request.
   ///

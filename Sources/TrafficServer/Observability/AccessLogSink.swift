@@ -74,7 +74,8 @@ public struct AccessLogSink: Sendable {
   // MARK: The fields of a line
 
   /// The request target with the value of every `apiKey` parameter replaced by `REDACTED`,
-  /// so that keys never reach a log.
+  /// so that keys never reach a log: also a key inside another parameter's value, as in a
+  /// malformed query (`in=circle:1,2;r=5000?apiKey=K`), percent-encoded or not.
   ///
   /// - Parameter target: The raw request target.
   /// - Returns: The target safe to log.
@@ -88,9 +89,59 @@ public struct AccessLogSink: Sendable {
       piece -> String in
       let name = piece.prefix { $0 != "=" }
       let decoded = QueryParameters.percentDecoded(name) ?? String(name)
-      return decoded.caseInsensitiveEquals("apiKey") ? "\(name)=REDACTED" : String(piece)
+      if decoded.caseInsensitiveEquals("apiKey") { return "\(name)=REDACTED" }
+      let raw = redactingKeys(in: String(piece))
+      // A key spelled with escapes inside a value (`api%4Bey%3DK`): the whole value goes.
+      if raw == piece, piece.utf8.contains(UInt8(ascii: "%")),
+        let whole = QueryParameters.percentDecoded(piece), redactingKeys(in: whole) != whole
+      {
+        return "\(name)=REDACTED"
+      }
+      return raw
     }
     return target[...question] + pieces.joined(separator: "&")
+  }
+
+  /// `text` with whatever follows `apiKey=` (any letter case; `=` also as `%3D`) replaced by
+  /// `REDACTED`, up to the next `&`, quote, backslash, whitespace or the end: for a log line
+  /// or an error detail that quotes a client's malformed query.
+  ///
+  /// - Parameter text: Any text.
+  /// - Returns: The text without keys.
+  static func redactingKeys(in text: String) -> String {
+    guard mayNameAPIKey(text.utf8) else { return text }
+    let bytes = Array(text.utf8)
+    let word = Array("apikey".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      let end = index + word.count
+      guard end < bytes.count,
+        zip(bytes[index..<end], word).allSatisfy({ $0 | 0x20 == $1 })
+      else {
+        out.append(bytes[index])
+        index += 1
+        continue
+      }
+      let valueStart: Int
+      if bytes[end] == UInt8(ascii: "=") {
+        valueStart = end + 1
+      } else if end + 2 < bytes.count, bytes[end] == UInt8(ascii: "%"),
+        bytes[end + 1] == UInt8(ascii: "3"), bytes[end + 2] | 0x20 == UInt8(ascii: "d")
+      {
+        valueStart = end + 3
+      } else {
+        out.append(contentsOf: bytes[index..<end])
+        index = end
+        continue
+      }
+      out.append(contentsOf: bytes[index..<valueStart])
+      out.append(contentsOf: "REDACTED".utf8)
+      index = valueStart
+      while index < bytes.count, !"&\"\\ \t\r\n".utf8.contains(bytes[index]) { index += 1 }
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// Whether `text` holds a percent escape or `apikey` in any letter case.

@@ -81,11 +81,22 @@ final class ServerMetrics: Sendable {
     return out
   }
 
-  /// A quoted Prometheus label value (backslash, quote and newline escaped).
+  /// A quoted Prometheus label value: backslash, quote and newline escaped as the text
+  /// format says, other control characters (which it has no escape for, and which would
+  /// break a scraper's lines or terminal) replaced by U+FFFD.
   static func label(_ value: String) -> String {
-    "\""
-      + value.replacingOccurrences(of: "\\", with: "\\\\")
-      .replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    var quoted = "\""
+    quoted.unicodeScalars.reserveCapacity(value.unicodeScalars.count + 2)
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\\": quoted += "\\\\"
+      case "\"": quoted += "\\\""
+      case "\n": quoted += "\\n"
+      case _ where scalar.properties.generalCategory == .control:
+        quoted.unicodeScalars.append("\u{FFFD}")
+      default: quoted.unicodeScalars.append(scalar)
+      }
+    }
+    return quoted + "\""
   }
 }

@@ -44,6 +44,11 @@ extension TrafficServer {
       }
     }
     response = finish(response, for: request, correlationId: correlationId)
+    if request.headViolation != nil {
+      // What follows on this connection cannot be framed safely (it may be a request
+      // smuggled in the body): libmicrohttpd closes it after this answer.
+      response.headers.set("Connection", "close")
+    }
     let elapsed = started.duration(to: .now).components
     let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
     metrics.record(route: route?.label ?? "unmatched", status: response.status, seconds: seconds)
@@ -120,6 +125,7 @@ extension TrafficServer {
   ) throws(TrafficQueryError)
     -> HTTPResponse
   {
+    if let violation = request.headViolation { throw violation }
     guard request.target.utf8.count <= configuration.maxRequestTargetBytes else {
       throw .httpError(
         status: 414,
@@ -288,7 +294,8 @@ extension TrafficServer {
     writer.member("title", error.title)
     writer.member("code", error.name)
     if let detail = error.detail {
-      writer.member("detail", detail)
+      // A detail may quote a malformed query, key and all.
+      writer.member("detail", AccessLogSink.redactingKeys(in: detail))
     }
     writer.member("correlationId", "")
     writer.endObject()

@@ -130,8 +130,11 @@ extension TrafficServer {
       throw .badRequest("the body is empty; send one \(format) document")
     }
     let givenSource = try query.single("source", error: TrafficQueryError.invalidParameter)
-    if let givenSource, givenSource.isEmpty || givenSource.count > 100 {
-      throw .invalidParameter("source must have 1 to 100 characters")
+    if let givenSource,
+      givenSource.isEmpty || givenSource.count > 100
+        || givenSource.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    {
+      throw .invalidParameter("source must have 1 to 100 characters, none a control character")
     }
     // Without ?source=, the document's own publisher names the source, else the format.
     var options = FeedOptions(sourceName: name, now: Date())
@@ -309,7 +312,8 @@ extension TrafficServer {
     var text = "# HELP traffic_build_info The build that serves: version and git revision.\n"
     text += "# TYPE traffic_build_info gauge\n"
     text +=
-      "traffic_build_info{version=\"\(BuildInfo.version)\",revision=\"\(BuildInfo.revision)\"} 1\n"
+      "traffic_build_info{version=\(ServerMetrics.label(BuildInfo.version)),"
+      + "revision=\(ServerMetrics.label(BuildInfo.revision))} 1\n"
     text += metrics.exposition()
     text += connections.exposition()
     text +=
@@ -370,7 +374,7 @@ extension TrafficServer {
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
     text += "# TYPE traffic_http_requests_in_flight gauge\n"
     text += "traffic_http_requests_in_flight \(requestsInFlight)\n"
-    let statuses = feeds.statusList()
+    let statuses = Self.metricSeries(feeds.statusList(), most: configuration.maxMetricSources)
     text += "# HELP traffic_feed_pushes_total Feed documents pushed, by format and source.\n"
     text += "# TYPE traffic_feed_pushes_total counter\n"
     for status in statuses {
@@ -412,6 +416,39 @@ extension TrafficServer {
       body: Data(text.utf8))
     response.headers.add("Cache-Control", "no-store")
     return response
+  }
+
+  /// The sources `/metrics` names: the first `most` to push keep their own series; the
+  /// later ones (and a source called `other`) are summed per format as source `other`:
+  /// pushes and incidents added up, the times those of the latest push and error among them.
+  static func metricSeries(_ statuses: [FeedIngest.Status], most: Int) -> [FeedIngest.Status] {
+    let kept = Set(
+      statuses.filter { $0.source != "other" }.sorted { $0.arrival < $1.arrival }.prefix(most)
+        .map(\.arrival))
+    var series: [FeedIngest.Status] = []
+    var others: [FeedFormat: FeedIngest.Status] = [:]
+    for status in statuses {
+      guard !kept.contains(status.arrival) else {
+        series.append(status)
+        continue
+      }
+      var other =
+        others[status.format]
+        ?? FeedIngest.Status(format: status.format, source: "other", arrival: status.arrival)
+      other.pushes += status.pushes
+      other.lastIncidentCount += status.lastIncidentCount
+      if let time = status.lastPushTime, time > (other.lastPushTime ?? .distantPast) {
+        other.lastPushTime = time
+        other.lastPublicationTime = status.lastPublicationTime
+      }
+      if let time = status.lastErrorTime, time > (other.lastErrorTime ?? .distantPast) {
+        other.lastErrorTime = time
+      }
+      others[status.format] = other
+    }
+    return (series + others.values).sorted {
+      ($0.format.rawValue, $0.source) < ($1.format.rawValue, $1.source)
+    }
   }
 
   private static func feedLabels(_ status: FeedIngest.Status) -> String {

@@ -64,6 +64,10 @@ public struct ServerConfiguration: Sendable {
   /// The most event streams one client (API key, else address) may hold open; more are
   /// answered 429.
   public var maxEventStreamsPerClient = 16
+  /// The most feed sources `/metrics` gives series of their own, in the order they first
+  /// pushed; the others are summed per format under `source="other"`, so that clients
+  /// pushing under ever new source names cannot grow the metrics without bound.
+  public var maxMetricSources = 100
   /// A request body must arrive at this many bytes per second on average once
   /// ``slowBodyGraceSeconds`` have passed since its head; slower, the connection is closed.
   public var minimumBodyBytesPerSecond = 1_024
@@ -225,6 +229,7 @@ public struct ServerConfiguration: Sendable {
     guard maxEventStreamsPerClient >= 1 else {
       throw fail("maxEventStreamsPerClient must be >= 1")
     }
+    guard maxMetricSources >= 1 else { throw fail("maxMetricSources must be >= 1") }
     guard maxEventStreamBacklogBytes >= 1_024 else {
       throw fail("maxEventStreamBacklogBytes must be >= 1024")
     }

@@ -268,6 +268,10 @@ enum AccuracyHarness {
     let stride = max(1, candidates.count / maximumTrips)
     let trips = Swift.stride(from: 0, to: candidates.count, by: stride).map { candidates[$0] }
     var etas: [Double?] = Array(repeating: nil, count: trips.count)
+    // Our route's time as SUMO's vehicles drove its edges (nil: an edge without runs).
+    var driven: [Double?] = Array(repeating: nil, count: trips.count)
+    let edgeOfSegment = Dictionary(
+      segmentOfEdge.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
     var ownRoute: [Double?] = Array(repeating: nil, count: trips.count)
     var nextTrip = 0
     let runs = EdgeRuns(trips: today.trips, reporting: reporting)
@@ -292,6 +296,12 @@ enum AccuracyHarness {
         if let (origin, destination) = ends(of: trip, roads: roads, segments: segmentOfEdge) {
           let route = try? await router.calculateRoute(from: origin, to: destination).first
           etas[nextTrip] = route?.durationInSeconds
+          if let route {
+            driven[nextTrip] = runs.driven(
+              route.sections.flatMap(\.traffic.spans).map {
+                (edgeOfSegment[$0.segmentID], $0.lengthInMeters, roads.segments[$0.segmentID].lengthInMeters)
+              }, from: trip.depart)
+          }
           if diagnostics, let route, let picture = try engine.speedPicture(inside: nil, at: nil) {
             // Our route's segments and speeds beside SUMO's route at our picture's speeds.
             let ours = route.sections.flatMap(\.traffic.spans).map {
@@ -348,7 +358,9 @@ enum AccuracyHarness {
         ours: abs(eta - duration) / duration, signed: (eta - duration) / duration,
         onOwnRoute: ownRoute[k].map { abs($0 - duration) / duration } ?? .nan, free: freeError,
         clairvoyant: abs(clairvoyant - duration) / duration,
-        lastRuns: abs(lastRuns - duration) / duration)
+        lastRuns: abs(lastRuns - duration) / duration,
+        onOurRoute: driven[k].map { abs(eta - $0) / $0 } ?? .nan,
+        routeGain: driven[k].map { ($0 - duration) / duration } ?? .nan)
       outcome.trips.append(errors)
       if diagnostics, freeError > 0.4 {
         var parts: [String] = []
@@ -512,6 +524,24 @@ struct EdgeRuns {
       if count > 1 { return (sum - own) / Double(count - 1) }
       return edgeData[safe: Int(entered / AccuracyProfile.intervalSeconds)]?[edge]?.traveltime
     }
+  }
+
+  /// The time of a route of ours as the vehicles drove its edges: each piece (its edge,
+  /// meters driven of it, the edge's length) at the mean time of the runs that entered the
+  /// edge within 150 s of when the route reaches it, in proportion to the meters; `nil`
+  /// when an edge has no such run or no SUMO edge.
+  func driven(_ pieces: [(edge: String?, meters: Double, length: Double)], from depart: Double)
+    -> Double?
+  {
+    var clock = depart
+    for piece in pieces {
+      guard let edge = piece.edge, piece.length > 0 else { return nil }
+      let runs = (allRuns[edge] ?? []).filter { abs($0.entered - clock) <= 150 }
+      guard !runs.isEmpty else { return nil }
+      let mean = runs.reduce(0) { $0 + $1.seconds } / Double(runs.count)
+      clock += mean * min(1, piece.meters / piece.length)
+    }
+    return clock - depart
   }
 
   /// The trip's time with each edge at the mean of the last

@@ -39,6 +39,13 @@ struct AccuracyOutcome {
     var free: Double
     var clairvoyant: Double
     var lastRuns: Double
+    /// Ours against our own route as SUMO's vehicles drove its edges around the times we
+    /// would have (`nan` where an edge of it had no run): the estimate without the
+    /// difference of routes.
+    var onOurRoute: Double
+    /// Our route as driven against SUMO's time on the trip's route, signed (negative: our
+    /// route was faster as driven).
+    var routeGain: Double
   }
 
   var flow = FlowCounts()
@@ -70,7 +77,10 @@ struct AccuracyOutcome {
       + "clairvoyant \(Self.percent(Self.median(c.map(\.clairvoyant)))) %, probes' last runs "
       + "\(Self.percent(Self.median(c.map(\.lastRuns)))) %, signed "
       + "\(Self.percent(Self.median(c.map(\.signed)))) %, ours on own route "
-      + "\(Self.percent(Self.median(c.map(\.onOwnRoute).filter { !$0.isNaN }))) %) of \(c.count); bands "
+      + "\(Self.percent(Self.median(c.map(\.onOwnRoute).filter { !$0.isNaN }))) %, ours against "
+      + "our route as driven \(Self.percent(Self.median(c.map(\.onOurRoute).filter { !$0.isNaN }))) % "
+      + "of \(c.filter { !$0.onOurRoute.isNaN }.count), our route as driven against theirs "
+      + "\(Self.percent(Self.median(c.map(\.routeGain).filter { !$0.isNaN }))) %) of \(c.count); bands "
       + f.bands.map { "\(Self.percent(FlowCounts.share($0.within, $0.judged)))/\($0.judged)" }
       .joined(separator: " ")
   }
