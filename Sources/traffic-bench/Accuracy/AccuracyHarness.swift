@@ -299,7 +299,10 @@ enum AccuracyHarness {
           if let route {
             driven[nextTrip] = runs.driven(
               route.sections.flatMap(\.traffic.spans).map {
-                (edgeOfSegment[$0.segmentID], $0.lengthInMeters, roads.segments[$0.segmentID].lengthInMeters)
+                (
+                  edgeOfSegment[$0.segmentID], $0.lengthInMeters,
+                  roads.segments[$0.segmentID].lengthInMeters
+                )
               }, from: trip.depart)
           }
           if diagnostics, let route, let picture = try engine.speedPicture(inside: nil, at: nil) {
@@ -530,7 +533,9 @@ struct EdgeRuns {
   /// meters driven of it, the edge's length) at the mean time of the runs that entered the
   /// edge within 150 s of when the route reaches it, in proportion to the meters; `nil`
   /// when an edge has no such run or no SUMO edge.
-  func driven(_ pieces: [(edge: String?, meters: Double, length: Double)], from depart: Double)
+  func driven(
+    _ pieces: [(edge: String?, meters: Double, length: Double)], from depart: Double
+  )
     -> Double?
   {
     var clock = depart
