@@ -62,6 +62,9 @@ enum ServeCommand: Subcommand {
         "--metric-sources", "N",
         "feed sources /metrics names one by one (default 100); later ones are summed as other"),
       OptionDefinition(
+        "--max-push-records", "N",
+        "records one pushed feed document may hold (default 100000); more get 413"),
+      OptionDefinition(
         "--trusted-proxy", "ADDR",
         "a reverse proxy whose X-Forwarded-For names the client; repeatable"),
       OptionDefinition(
@@ -151,6 +154,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--metric-sources expects 1...100000, got '\(text)'")
       }
       configuration.maxMetricSources = value
+    }
+    if let text = try arguments.option("--max-push-records") {
+      guard let value = Int(text), value >= 1 else {
+        throw UsageError("--max-push-records expects a whole number >= 1, got '\(text)'")
+      }
+      configuration.maxPushRecords = value
     }
     if let text = try arguments.option("--head-timeout") {
       guard let value = Int(text), (1...3_600).contains(value) else {

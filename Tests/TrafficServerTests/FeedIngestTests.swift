@@ -20,6 +20,22 @@ import Zlib
     return #"{"events":[\#(events.joined(separator: ","))]}"#
   }
 
+  @Test func aPushOfMoreRecordsThanTheLimitIsRefusedWhole() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxPushRecords = 2
+    let server = try ServerFixtures.server(configuration)
+    let before = server.engine.incidentCount
+    let refused = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1", "e2", "e3"])))
+    ServerFixtures.expectError(refused, status: 413, code: "httpError")
+    #expect(refused.bodyText.contains("3 records, more than the 2 one push may hold"))
+    #expect(server.engine.incidentCount == before)
+    let taken = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1", "e2"])))
+    #expect(taken.status == 200)
+    #expect(server.engine.incidentCount == before + 2)
+  }
+
   @Test func pushesAreAppliedAsOneBatchAndCounted() throws {
     let server = try ServerFixtures.server()
     let response = server.handle(

@@ -32,8 +32,9 @@ final class FeedIngest: Sendable {
   private let engine: TrafficEngine
   private let statuses = Mutex([String: Status]())
 
-  init(engine: TrafficEngine) {
+  init(engine: TrafficEngine, maximumRecords: Int = 100_000) {
     self.engine = engine
+    self.maximumRecords = maximumRecords
   }
 
   /// Decodes one document and applies its incidents as one batch.
@@ -53,6 +54,9 @@ final class FeedIngest: Sendable {
   ///   - recordingEach: Whether the report lists each record's outcome (`?records=true`).
   ///   - authorize: Checks that the caller may write the source the document goes under
   ///     (throws the refusal), before anything is stored.
+  /// The most records (incidents and flow observations) one pushed document may hold.
+  let maximumRecords: Int
+
   func push(
     _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?,
     isFullRefresh: Bool, recordingEach: Bool = false, now: Date,
@@ -70,6 +74,15 @@ final class FeedIngest: Sendable {
     }
     document.isFullRefresh = isFullRefresh
     let source = document.sourceName(given: givenSource, origin: options.sourceName)
+    let records = document.incidents.count + document.flowObservations.count
+    guard records <= maximumRecords else {
+      recordFailure(
+        "\(records) records, more than \(maximumRecords)", format: format, source: source, at: now)
+      throw .httpError(
+        status: 413,
+        "the document holds \(records) records, more than the \(maximumRecords) one push may"
+          + " hold; split it into several pushes")
+    }
     try authorize(source)
     var outcome = Outcome(document: document, source: source)
     do {

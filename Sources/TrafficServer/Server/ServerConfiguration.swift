@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable {
   /// pushed; the others are summed per format under `source="other"`, so that clients
   /// pushing under ever new source names cannot grow the metrics without bound.
   public var maxMetricSources = 100
+  /// The most records (incidents and flow observations) one pushed feed document may hold;
+  /// more are refused with 413 before anything is stored.
+  public var maxPushRecords = 100_000
   /// A request body must arrive at this many bytes per second on average once
   /// ``slowBodyGraceSeconds`` have passed since its head; slower, the connection is closed.
   public var minimumBodyBytesPerSecond = 1_024
@@ -259,6 +262,7 @@ public struct ServerConfiguration: Sendable {
       else { throw fail("rate limit must have requestsPerSecond > 0 and burst >= 1") }
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
+    guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }
     guard responseCacheEntries >= 0, responseCacheBytes >= 0 else {
       throw fail("response cache bounds must be >= 0")
     }

@@ -71,7 +71,7 @@ public final class TrafficServer: Sendable {
     router = RoutingEngine(trafficEngine: engine)
     self.poller = poller
     self.configuration = configuration
-    feeds = FeedIngest(engine: engine)
+    feeds = FeedIngest(engine: engine, maximumRecords: configuration.maxPushRecords)
     connections = ConnectionGuard(perAddressLimit: configuration.maxConnectionsPerAddress)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
     responseCache = ResponseCache(
