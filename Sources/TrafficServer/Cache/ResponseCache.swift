@@ -125,6 +125,14 @@ final class ResponseCache: Sendable {
     }
   }
 
+  /// Whether a fresh entry for `key` at `version` is there (no hit or miss counted).
+  func contains(_ key: Key, version: Version, now: Double) -> Bool {
+    state.withLock { state in
+      guard let entry = state.entries[key] else { return false }
+      return entry.version == version && now - entry.createdAt <= maxAgeSeconds
+    }
+  }
+
   /// Whether an answer for `key` is worth storing: its key was offered before (and is
   /// remembered among the last `doorkeeperSlots` or so). Remembers it otherwise.
   ///

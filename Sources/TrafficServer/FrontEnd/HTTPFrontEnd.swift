@@ -40,8 +40,10 @@ final class HTTPFrontEnd: Sendable {
     let sweeper = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
     let deadline = Duration.seconds(server.configuration.headTimeoutSeconds)
     sweeper.schedule(deadline: .now() + 0.5, repeating: 0.5)
-    sweeper.setEventHandler { [connections = server.connections] in
+    sweeper.setEventHandler { [connections = server.connections, admission = server.admission] in
       connections.closeLateHeads(deadline: deadline)
+      // Expensive requests that waited too long for a worker are answered 503.
+      admission.expire()
     }
     sweeper.resume()
     headSweeper = sweeper
@@ -238,26 +240,51 @@ final class HTTPFrontEnd: Sendable {
       method: context.method, target: context.target, headers: context.headers,
       body: Data(context.body), remoteAddress: context.remoteAddress)
     context.body = []
+    let server = self.server
     if let ingestQueue = server.ingestQueue(for: request) {
-      // Run the ingest off this thread; the connection sleeps until the answer is ready, and
-      // libmicrohttpd calls this handler again after the resume.
-      let deferred = DeferredResponse()
-      context.deferred = deferred
-      let connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-      suspendedCount.add(1, ordering: .relaxed)
-      MHD_suspend_connection(connection)
-      let server = self.server
-      ingestQueue.async { [self] in
-        deferred.put(server.handle(request))
-        if let connection = OpaquePointer(bitPattern: connectionBits) {
-          MHD_resume_connection(connection)
-        }
-        suspendedCount.subtract(1, ordering: .releasing)
+      // Run the ingest off this thread, one push after another.
+      suspend(connection, context: context) { answer in
+        ingestQueue.async { answer(server.handle(request)) }
+      }
+      return TRAFFIC_MHD_YES
+    }
+    if let (lane, client) = server.admission(for: request) {
+      // Expensive work waits for a worker of its own, its client's turn among the others;
+      // refused (too many of its client's waiting, or too long a wait): 503.
+      suspend(connection, context: context) { answer in
+        server.admission.submit(
+          lane: lane, client: client, run: { answer(server.handle(request)) },
+          refuse: { reason in
+            var refused = request
+            refused.admissionRefusal = reason
+            answer(server.handle(refused))
+          })
       }
       return TRAFFIC_MHD_YES
     }
     let response = server.handle(request)
     return queue(response, on: connection)
+  }
+
+  /// Suspends the connection while `work` makes its answer off this thread: the answer is
+  /// kept, the connection resumed, and libmicrohttpd calls the access handler again, which
+  /// queues it. `work` must call its argument exactly once.
+  private func suspend(
+    _ connection: OpaquePointer, context: RequestContext,
+    work: (@escaping @Sendable (HTTPResponse) -> Void) -> Void
+  ) {
+    let deferred = DeferredResponse()
+    context.deferred = deferred
+    let connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    suspendedCount.add(1, ordering: .relaxed)
+    MHD_suspend_connection(connection)
+    work { [self] response in
+      deferred.put(response)
+      if let connection = OpaquePointer(bitPattern: connectionBits) {
+        MHD_resume_connection(connection)
+      }
+      suspendedCount.subtract(1, ordering: .releasing)
+    }
   }
 
   /// Answers before the whole body arrived: `headViolation` for a malformed head, else 413

@@ -22,6 +22,9 @@ public struct HTTPRequest: Sendable, Hashable {
   /// Set by the socket layer when the head breaks RFC 9112 (`RequestHeadCheck`): answered
   /// with this error before any route runs, and the connection closed.
   var headViolation: TrafficQueryError?
+  /// Set by the socket layer when admission control did not run the request (its client
+  /// waits too many, or it waited too long): answered 503 with `Retry-After`.
+  var admissionRefusal: AdmissionControl.Refusal?
 
   /// Creates a request.
   ///

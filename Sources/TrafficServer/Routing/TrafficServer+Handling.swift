@@ -44,6 +44,9 @@ extension TrafficServer {
       }
     }
     response = finish(response, for: request, correlationId: correlationId)
+    if request.admissionRefusal != nil {
+      response.headers.set("Retry-After", "1")
+    }
     if request.headViolation != nil {
       // What follows on this connection cannot be framed safely (it may be a request
       // smuggled in the body): libmicrohttpd closes it after this answer.
@@ -92,16 +95,7 @@ extension TrafficServer {
   private func cachedAnswer(
     _ request: HTTPRequest, route: Route, slot: inout CacheSlot?
   ) -> HTTPResponse? {
-    // While the snapshot loads, answers come from the store, which other writers (other
-    // nodes on PostgreSQL) change without changing the stamp: they are not cached then.
-    guard route.isCacheable, request.method == "GET" || request.method == "HEAD",
-      responseCache.isEnabled, engine.isLoaded
-    else { return nil }
-    let key = ResponseCache.Key(
-      route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
-      acceptsGzip: Self.acceptsGzip(request))
-    let version = ResponseCache.Version(
-      stamp: engine.snapshotStamp, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
+    guard let (key, version) = cacheKey(request, route: route) else { return nil }
     let now = monotonicSeconds()
     guard let entry = responseCache.lookup(key, version: version, now: now) else {
       slot = CacheSlot(key: key, version: version, time: now)
@@ -126,6 +120,19 @@ extension TrafficServer {
     -> HTTPResponse
   {
     if let violation = request.headViolation { throw violation }
+    if let refusal = request.admissionRefusal {
+      switch refusal {
+      case .clientQueueFull:
+        throw .httpError(
+          status: 503,
+          "this client has \(admission.perClientWaiting) expensive requests waiting already;"
+            + " retry after one is answered")
+      case .deadlinePassed:
+        throw .httpError(
+          status: 503,
+          "no worker was free within \(Int(admission.deadlineSeconds)) s; retry later")
+      }
+    }
     guard request.target.utf8.count <= configuration.maxRequestTargetBytes else {
       throw .httpError(
         status: 414,
@@ -210,13 +217,7 @@ extension TrafficServer {
   private func authenticate(
     _ request: HTTPRequest, route: Route
   ) throws(TrafficQueryError) -> (client: String, scope: APIKeyScope) {
-    var key = try Self.apiKeyParameter(request.rawQuery)
-    if key == nil, let authorization = request.headers["Authorization"] {
-      let parts = authorization.split(separator: " ", maxSplits: 1)
-      if parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") {
-        key = parts[1].trimmingCharacters(in: .whitespaces)
-      }
-    }
+    let key = try Self.apiKeyParameter(request.rawQuery) ?? Self.bearerKey(request)
     guard !configuration.apiKeys.isEmpty else {
       return (request.remoteAddress ?? "anonymous", .full)
     }
@@ -241,6 +242,39 @@ extension TrafficServer {
       }
     }
     return ("key:" + key, scope)
+  }
+
+  /// The key of an `Authorization: Bearer KEY` header.
+  static func bearerKey(_ request: HTTPRequest) -> String? {
+    guard let authorization = request.headers["Authorization"] else { return nil }
+    let parts = authorization.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, String(parts[0]).caseInsensitiveEquals("Bearer") else { return nil }
+    return parts[1].trimmingCharacters(in: .whitespaces)
+  }
+
+  /// Whether a fresh cached answer to the request is there (the socket layer answers it
+  /// inline then, never queued behind expensive work).
+  func hasCachedAnswer(_ request: HTTPRequest, route: Route) -> Bool {
+    guard let key = cacheKey(request, route: route) else { return false }
+    return responseCache.contains(key.key, version: key.version, now: monotonicSeconds())
+  }
+
+  /// The cache key and data version of a `GET` of a cacheable route, `nil` when its answer
+  /// is not cached.
+  private func cacheKey(
+    _ request: HTTPRequest, route: Route
+  ) -> (key: ResponseCache.Key, version: ResponseCache.Version)? {
+    // While the snapshot loads, answers come from the store, which other writers (other
+    // nodes on PostgreSQL) change without changing the stamp: they are not cached then.
+    guard route.isCacheable, request.method == "GET" || request.method == "HEAD",
+      responseCache.isEnabled, engine.isLoaded
+    else { return nil }
+    let key = ResponseCache.Key(
+      route: route.label, query: ResponseCache.normalisedQuery(request.rawQuery),
+      acceptsGzip: Self.acceptsGzip(request))
+    let version = ResponseCache.Version(
+      stamp: engine.snapshotStamp, flowUpdated: route == .flow ? engine.flowLastUpdate : nil)
+    return (key, version)
   }
 
   /// The `apiKey` query parameter, parsing the query only when it may hold one (a cached

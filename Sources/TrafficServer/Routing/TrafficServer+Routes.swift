@@ -374,6 +374,18 @@ extension TrafficServer {
     text += "# HELP traffic_http_requests_in_flight Requests being handled.\n"
     text += "# TYPE traffic_http_requests_in_flight gauge\n"
     text += "traffic_http_requests_in_flight \(requestsInFlight)\n"
+    let admitted = admission.counts
+    text +=
+      "# HELP traffic_admission_waiting Expensive requests waiting for a worker.\n"
+      + "# TYPE traffic_admission_waiting gauge\ntraffic_admission_waiting \(admitted.waiting)\n"
+      + "# HELP traffic_admission_running Expensive requests running on the workers.\n"
+      + "# TYPE traffic_admission_running gauge\ntraffic_admission_running \(admitted.running)\n"
+      + "# HELP traffic_admission_refused_total Expensive requests answered 503: the client"
+      + " had too many waiting.\n# TYPE traffic_admission_refused_total counter\n"
+      + "traffic_admission_refused_total \(admitted.refused)\n"
+      + "# HELP traffic_admission_expired_total Expensive requests answered 503: no worker"
+      + " within the deadline.\n# TYPE traffic_admission_expired_total counter\n"
+      + "traffic_admission_expired_total \(admitted.expired)\n"
     let statuses = Self.metricSeries(feeds.statusList(), most: configuration.maxMetricSources)
     text += "# HELP traffic_feed_pushes_total Feed documents pushed, by format and source.\n"
     text += "# TYPE traffic_feed_pushes_total counter\n"

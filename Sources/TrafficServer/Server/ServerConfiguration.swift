@@ -71,6 +71,10 @@ public struct ServerConfiguration: Sendable {
   /// The most records (incidents and flow observations) one pushed feed document may hold;
   /// more are refused with 413 before anything is stored.
   public var maxPushRecords = 100_000
+  /// How long an expensive request (a route search, a publication, a tile, an uncached
+  /// area query) may wait for a worker before it is answered 503 with `Retry-After`,
+  /// seconds (``AdmissionControl``).
+  public var admissionDeadlineSeconds = 10.0
   /// A request body must arrive at this many bytes per second on average once
   /// ``slowBodyGraceSeconds`` have passed since its head; slower, the connection is closed.
   public var minimumBodyBytesPerSecond = 1_024
@@ -263,6 +267,9 @@ public struct ServerConfiguration: Sendable {
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
     guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }
+    guard admissionDeadlineSeconds > 0, admissionDeadlineSeconds.isFinite else {
+      throw fail("admissionDeadlineSeconds must be > 0")
+    }
     guard responseCacheEntries >= 0, responseCacheBytes >= 0 else {
       throw fail("response cache bounds must be >= 0")
     }

@@ -42,6 +42,8 @@ public final class TrafficServer: Sendable {
   /// The bounds `/v1/info` reports, kept while the incidents are unchanged.
   let infoBounds = Mutex<WebMapInfo.Bounds?>(nil)
   /// Feed pushes run one after another here, off the socket layer's threads.
+  /// Where expensive requests wait for a worker of their own (``AdmissionControl``).
+  let admission: AdmissionControl
   let feedQueue = DispatchQueue(label: "traffic.server.feeds", qos: .utility)
   /// Probe batches run one after another here, off the socket layer's threads.
   let probeQueue = DispatchQueue(label: "traffic.server.probes", qos: .utility)
@@ -72,6 +74,8 @@ public final class TrafficServer: Sendable {
     self.poller = poller
     self.configuration = configuration
     feeds = FeedIngest(engine: engine, maximumRecords: configuration.maxPushRecords)
+    admission = AdmissionControl(
+      workers: configuration.threads, deadlineSeconds: configuration.admissionDeadlineSeconds)
     connections = ConnectionGuard(perAddressLimit: configuration.maxConnectionsPerAddress)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
     responseCache = ResponseCache(
@@ -160,6 +164,31 @@ public final class TrafficServer: Sendable {
     case .probes: return probeQueue
     default: return nil
     }
+  }
+
+  /// Where the socket layer runs a request: in an admission lane (off its threads, with
+  /// its client's fair share) for the expensive classes — route searches, publications,
+  /// tiles, area queries without a fresh cached answer —, or inline (`nil`) for the rest
+  /// and for requests that fail at once (a malformed head, a wrong key).
+  func admission(for request: HTTPRequest) -> (lane: AdmissionControl.Lane, client: String)? {
+    guard request.headViolation == nil, let route = Route(rawPath: request.rawPath) else {
+      return nil
+    }
+    let lane: AdmissionControl.Lane
+    switch route {
+    case .routes, .routeTraffic: lane = .routes
+    case .datex2Situations, .wzdxFeed: lane = .publications
+    case .tile: lane = .tiles
+    case .incidents, .flow:
+      guard !hasCachedAnswer(request, route: route) else { return nil }
+      lane = .queries
+    default: return nil
+    }
+    guard let key = try? Self.apiKeyParameter(request.rawQuery) ?? Self.bearerKey(request)
+    else { return configuration.apiKeys.isEmpty ? (lane, request.remoteAddress ?? "") : nil }
+    // A key the server does not know is refused inline, at once.
+    guard configuration.scope(ofKey: key) != nil else { return nil }
+    return (lane, configuration.apiKeys.isEmpty ? request.remoteAddress ?? "" : "key:" + key)
   }
 
   /// The number of event streams open now.
