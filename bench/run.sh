@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds traffic-bench in release mode, runs it and the same workload on Python rtree
 # (libspatialindex), and prints the figures side by side with flatbush's published ones.
-# `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark)
+# `make bench` calls this; at full size it ends with bench/load.sh (the HTTP load benchmark),
+# bench/fair_share.sh (a well-behaved client among abusive ones)
 # and `traffic-bench --scale` (bench/scale.sh, bench/scale_postgres.sh and
 # bench/scale_flow.sh: the region-size benchmarks).
 # Pass --quick for a fast smoke run (small sizes, no load benchmark).
@@ -68,6 +69,12 @@ PY
 if [[ -z "$quick" ]]; then
   echo "== load (bench/load.sh)" >&2
   bench/load.sh
+fi
+
+# Fair share under abuse: eight abusive clients against one well-behaved client.
+if [[ -z "$quick" ]]; then
+  echo "== fair share (bench/fair_share.sh)" >&2
+  bench/fair_share.sh
 fi
 
 # Publishing: DATEX II and WZDx documents of the 100,000-work-zone store.

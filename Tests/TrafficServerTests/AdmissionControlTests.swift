@@ -102,3 +102,43 @@ import Testing
     gate.release.signal()
   }
 }
+
+/// Admission control in the running server, over the socket.
+@Suite(.serialized) struct AdmissionOverTheSocketTests {
+  @Test func whileTheWorkersAreHeldCheapRoutesAnswerAndAWaitingQueryGets503NotAClose()
+    async throws
+  {
+    var configuration = HTTPFrontEndTests.quietLoopback()
+    configuration.admissionDeadlineSeconds = 1
+    let (server, port) = try HTTPFrontEndTests.started(configuration)
+    defer { server.stop() }
+    // Both workers held: one by a route search, one by a publication.
+    let release = DispatchSemaphore(value: 0)
+    let held = DispatchSemaphore(value: 0)
+    for lane in [AdmissionControl.Lane.routes, .publications] {
+      server.admission.submit(
+        lane: lane, client: "holder-\(lane.name)",
+        run: {
+          held.signal()
+          release.wait()
+        }, refuse: { _ in })
+    }
+    #expect(held.wait(timeout: .now() + 5) == .success)
+    #expect(held.wait(timeout: .now() + 5) == .success)
+    // Cheap routes answer meanwhile.
+    #expect(try await HTTPFrontEndTests.fetch(port, "/healthz").status == 200)
+    // An uncached query waits for a worker, and past the deadline gets a 503 to retry.
+    let started = ContinuousClock.now
+    let waiting = try await HTTPFrontEndTests.fetch(
+      port, "/v7/incidents?in=circle:52.52,13.40;r=777")
+    #expect(waiting.status == 503)
+    #expect(waiting.header("Retry-After") == "1")
+    #expect(started.duration(to: .now) < .seconds(5))
+    release.signal()
+    release.signal()
+    // Workers free again: the same query is answered.
+    let answered = try await HTTPFrontEndTests.fetch(
+      port, "/v7/incidents?in=circle:52.52,13.40;r=777")
+    #expect(answered.status == 200)
+  }
+}
