@@ -62,6 +62,10 @@ enum ServeCommand: Subcommand {
         "--metric-sources", "N",
         "feed sources /metrics names one by one (default 100); later ones are summed as other"),
       OptionDefinition(
+        "--failed-key-limit", "R",
+        "wrong keys per second one address may send, after a burst of 20 (default 1; off:"
+          + " no limit); beyond it 429 whatever key it sends"),
+      OptionDefinition(
         "--max-push-records", "N",
         "records one pushed feed document may hold (default 100000); more get 413"),
       OptionDefinition(
@@ -154,6 +158,18 @@ enum ServeCommand: Subcommand {
         throw UsageError("--metric-sources expects 1...100000, got '\(text)'")
       }
       configuration.maxMetricSources = value
+    }
+    if let text = try arguments.option("--failed-key-limit") {
+      if text == "off" {
+        configuration.failedKeyLimit = nil
+      } else {
+        guard let rate = Double(text), rate.isFinite, rate > 0 else {
+          throw UsageError(
+            "--failed-key-limit expects wrong keys per second > 0 or off, got '\(text)'")
+        }
+        configuration.failedKeyLimit = ServerConfiguration.RateLimit(
+          requestsPerSecond: rate, burst: 20 * rate)
+      }
     }
     if let text = try arguments.option("--max-push-records") {
       guard let value = Int(text), value >= 1 else {

@@ -109,6 +109,25 @@ import TrafficFeeds
     #expect(after.allSatisfy { $0.sources.map(\.feed) == ["beta"] })
   }
 
+  @Test func anAddressSendingWrongKeysWaitsWhateverKeyItSendsThen() throws {
+    let server = try Self.server()
+    func get(_ key: String, from address: String) -> HTTPResponse {
+      server.handle(
+        HTTPRequest(
+          target: "/v7/incidents?in=circle:52.52,13.41;r=500&apiKey=\(key)",
+          remoteAddress: address))
+    }
+    for attempt in 0..<20 {
+      #expect(get("guess\(attempt)", from: "10.0.0.9").status == 401)
+    }
+    let throttled = get("guess20", from: "10.0.0.9")
+    ServerFixtures.expectError(throttled, status: 429, code: "tooManyRequests")
+    #expect(throttled.headers["Retry-After"] == "1")
+    // No oracle: the right key from that address waits too; another address is served.
+    #expect(get("reader", from: "10.0.0.9").status == 429)
+    #expect(get("reader", from: "10.0.0.10").status == 200)
+  }
+
   @Test func aPolledFeedsSourceIsWrittenOnlyByAKeyThatNamesIt() throws {
     let engine = try ServerFixtures.engine()
     let feed = FeedPoller.Feed(

@@ -20,6 +20,16 @@ final class RateLimiter: Sendable {
     self.limit = limit
   }
 
+  /// The seconds until `client` has a token again; `nil` while it has one (nothing taken).
+  func wait(for client: String, now: Double) -> Double? {
+    buckets.withLock { buckets in
+      guard let bucket = buckets[client] else { return nil }
+      let tokens = min(
+        limit.burst, bucket.tokens + max(0, now - bucket.updated) * limit.requestsPerSecond)
+      return tokens >= 1 ? nil : (1 - tokens) / limit.requestsPerSecond
+    }
+  }
+
   /// Takes a token for `client`.
   ///
   /// - Parameters:

@@ -163,6 +163,16 @@ extension TrafficServer {
       response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
       return response
     }
+    // An address that sent too many wrong keys waits, whatever key it sends now (no
+    // oracle to guess against): 429 until its budget refills.
+    if route.needsKey, !configuration.apiKeys.isEmpty,
+      let retryAfter = failedKeys?.wait(
+        for: request.remoteAddress ?? "anonymous", now: monotonicSeconds())
+    {
+      var response = errorResponse(.tooManyRequests)
+      response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+      return response
+    }
     let (client, scope) = try authenticate(request, route: route)
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
       var response = errorResponse(.tooManyRequests)
@@ -225,6 +235,8 @@ extension TrafficServer {
       return (key ?? request.remoteAddress ?? "anonymous", APIKeyScope())
     }
     guard let scope = configuration.scope(ofKey: key), let key else {
+      // Counted against the address: past the budget it waits (`failedKeys`).
+      _ = failedKeys?.take(for: request.remoteAddress ?? "anonymous", now: monotonicSeconds())
       throw .authenticationFailed
     }
     switch route {

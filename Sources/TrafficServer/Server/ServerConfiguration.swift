@@ -20,6 +20,10 @@ public struct ServerConfiguration: Sendable {
   /// Requests each key (or, on an open server, each client address) may make; `nil` for no
   /// limit.
   public var rateLimit: RateLimit?
+  /// Wrong or missing keys one client address may send on routes that need a key: a burst
+  /// of 20, then one a second; past it the address is answered 429 with `Retry-After`
+  /// whatever key it sends (no oracle to guess keys against). `nil`: not limited.
+  public var failedKeyLimit: RateLimit? = RateLimit(requestsPerSecond: 1, burst: 20)
   /// Threads serving connections; by default one per core the process may run on
   /// (``availableCores``: its CPU affinity).
   public var threads: Int
@@ -264,6 +268,11 @@ public struct ServerConfiguration: Sendable {
       guard rateLimit.requestsPerSecond > 0, rateLimit.requestsPerSecond.isFinite,
         rateLimit.burst >= 1, rateLimit.burst.isFinite
       else { throw fail("rate limit must have requestsPerSecond > 0 and burst >= 1") }
+    }
+    if let failedKeyLimit {
+      guard failedKeyLimit.requestsPerSecond > 0, failedKeyLimit.requestsPerSecond.isFinite,
+        failedKeyLimit.burst >= 1, failedKeyLimit.burst.isFinite
+      else { throw fail("failed key limit must have requestsPerSecond > 0 and burst >= 1") }
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
     guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }

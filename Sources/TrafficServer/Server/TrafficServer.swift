@@ -42,6 +42,9 @@ public final class TrafficServer: Sendable {
   /// The bounds `/v1/info` reports, kept while the incidents are unchanged.
   let infoBounds = Mutex<WebMapInfo.Bounds?>(nil)
   /// Feed pushes run one after another here, off the socket layer's threads.
+  /// Wrong keys per client address (`configuration.failedKeyLimit`); past the budget the
+  /// address is answered 429 whatever key it sends.
+  let failedKeys: RateLimiter?
   /// Where expensive requests wait for a worker of their own (``AdmissionControl``).
   let admission: AdmissionControl
   let feedQueue = DispatchQueue(label: "traffic.server.feeds", qos: .utility)
@@ -78,6 +81,7 @@ public final class TrafficServer: Sendable {
       workers: configuration.threads, deadlineSeconds: configuration.admissionDeadlineSeconds)
     connections = ConnectionGuard(perAddressLimit: configuration.maxConnectionsPerAddress)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    failedKeys = configuration.failedKeyLimit.map(RateLimiter.init(limit:))
     responseCache = ResponseCache(
       maxEntries: configuration.responseCacheEntries, maxBytes: configuration.responseCacheBytes,
       maxAgeSeconds: configuration.responseCacheMaxAgeSeconds)
