@@ -288,23 +288,66 @@ extension TrafficEngine {
 
   /// The incidents active at `now` whose geometry meets the corridor around a route, with
   /// where their first point in the corridor projects onto the route, in route order.
+  ///
+  /// The route is taken in pieces of `IncidentIndex.corridorPieceSegments` segments: an
+  /// incident's point in the corridor and its projection are looked for only on the pieces
+  /// whose corridor's box holds the point (the nearest route point is within the corridor's
+  /// half width), not along the whole route (a route across a town of 20,000 work zones
+  /// spent seconds projecting every incident onto every segment). The answer is the whole
+  /// route's.
   package static func incidents(
     along route: GeoPolyline, corridorHalfWidthInMeters: Double, in incidentIndex: IncidentIndex,
     at now: Date
   ) -> [TrafficOnRoute.IncidentOnRoute] {
+    struct Piece {
+      var polyline: GeoPolyline
+      var corridor: GeoCorridor
+      var offset: Double
+    }
+    let vertices = route.vertices
+    let size = IncidentIndex.corridorPieceSegments
+    var pieces: [Piece] = []
+    var start = 0, offset = 0.0
+    repeat {
+      let end = min(start + size, vertices.count - 1)
+      let polyline =
+        start == 0 && end == vertices.count - 1
+        ? route : GeoPolyline(uncheckedVertices: Array(vertices[start...end]))
+      guard
+        let corridor = try? GeoCorridor(
+          polyline: polyline.vertices, halfWidthInMeters: corridorHalfWidthInMeters)
+      else { return [] }
+      pieces.append(Piece(polyline: polyline, corridor: corridor, offset: offset))
+      // Summed as `closestPoint` sums its distances along, segment by segment.
+      for k in start..<end { offset += vertices[k].distance(to: vertices[k + 1]) }
+      start = end
+    } while start < vertices.count - 1
+    // The pieces whose corridor may hold `point`.
+    func near(_ point: GeoCoordinates) -> [Piece] {
+      pieces.filter { $0.corridor.boundingBox.contains(point) }
+    }
     var onRoute: [TrafficOnRoute.IncidentOnRoute] = []
-    if let corridor = try? GeoCorridor(
-      polyline: route.vertices, halfWidthInMeters: corridorHalfWidthInMeters)
-    {
-      for position in incidentIndex.positions(meeting: corridor) {
+    var seen = Set<Int>()
+    for piece in pieces {
+      for position in incidentIndex.positions(meeting: piece.corridor)
+      where seen.insert(position).inserted {
         let incident = incidentIndex.incidents[position]
         guard incident.isActive(at: now) else { continue }
-        let vertices = incident.location.allPolylines.flatMap(\.vertices)
-        let inside = vertices.first { corridor.contains($0) } ?? vertices[0]
+        let points = incident.location.allPolylines.flatMap(\.vertices)
+        let within = points.first { point in near(point).contains { $0.corridor.contains(point) } }
+        let inside = within ?? points[0]
+        // The nearest point of the route: for a point in the corridor, within the half
+        // width, so on a piece whose corridor's box holds the point; else on any piece (an
+        // incident crossing the corridor between its points).
+        var best: (distance: Double, along: Double)?
+        for candidate in within == nil ? pieces : near(inside) {
+          let closest = candidate.polyline.closestPoint(to: inside)
+          if best.map({ closest.distanceInMeters < $0.distance }) ?? true {
+            best = (closest.distanceInMeters, candidate.offset + closest.distanceAlongInMeters)
+          }
+        }
         onRoute.append(
-          TrafficOnRoute.IncidentOnRoute(
-            incident: incident,
-            offsetInMeters: route.closestPoint(to: inside).distanceAlongInMeters))
+          TrafficOnRoute.IncidentOnRoute(incident: incident, offsetInMeters: best?.along ?? 0))
       }
     }
     onRoute.sort {

@@ -345,11 +345,43 @@ package struct IncidentIndex: Sendable {
     return incidents[position]
   }
 
+  /// The most segments of a corridor searched as one: a longer corridor (a route's) is
+  /// searched piece by piece, so that the R-tree is asked for the boxes along it rather than
+  /// for its whole bounding box (a diagonal route's box holds most of a town), and each
+  /// candidate is tested against a few segments rather than all of them.
+  static let corridorPieceSegments = 16
+
   /// Positions of the incidents whose geometry really meets `area` (an R-tree search on
   /// bounding boxes, then the exact test of `GeoArea.intersects`), ascending.
   ///
-  /// - Complexity: O(log n + k x m) for k candidates of m vertices each.
+  /// - Complexity: O(log n + k x m) for k candidates of m vertices each; a corridor of more
+  ///   than ``corridorPieceSegments`` segments is searched in pieces of that many (the same
+  ///   area: a corridor is the union of its segments' buffers).
   package func positions(meeting area: some GeoArea) -> [Int] {
+    if let corridor = area as? GeoCorridor,
+      corridor.polyline.count > Self.corridorPieceSegments + 1
+    {
+      var found = Set<Int>()
+      var start = 0
+      while start < corridor.polyline.count - 1 {
+        let end = min(start + Self.corridorPieceSegments, corridor.polyline.count - 1)
+        if let piece = try? GeoCorridor(
+          polyline: Array(corridor.polyline[start...end]),
+          halfWidthInMeters: corridor.halfWidthInMeters)
+        {
+          found.formUnion(positions(meetingWhole: piece))
+        } else {
+          return positions(meetingWhole: corridor)
+        }
+        start = end
+      }
+      return found.sorted()
+    }
+    return positions(meetingWhole: area)
+  }
+
+  /// ``positions(meeting:)`` in one search of the area's bounding box.
+  private func positions(meetingWhole area: some GeoArea) -> [Int] {
     var candidates: [Int32] = []
     for box in RTreeBox.covering(area.boundingBox) {
       tree.visit(intersecting: box) { payload, _ in

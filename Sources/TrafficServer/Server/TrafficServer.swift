@@ -77,8 +77,11 @@ public final class TrafficServer: Sendable {
     self.poller = poller
     self.configuration = configuration
     feeds = FeedIngest(engine: engine, maximumRecords: configuration.maxPushRecords)
+    // A client waits with at most as many requests as it may hold connections: a busy
+    // client alone is never refused, only made to wait its turn.
     admission = AdmissionControl(
-      workers: configuration.threads, deadlineSeconds: configuration.admissionDeadlineSeconds)
+      workers: configuration.threads, perClientWaiting: configuration.maxConnectionsPerAddress,
+      deadlineSeconds: configuration.admissionDeadlineSeconds)
     connections = ConnectionGuard(perAddressLimit: configuration.maxConnectionsPerAddress)
     rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
     failedKeys = configuration.failedKeyLimit.map(RateLimiter.init(limit:))

@@ -38,11 +38,22 @@ import TrafficTestSupport
   }
 
   /// Every area kind: circles (some reaching past the planar filter's range), boxes and
-  /// corridors.
+  /// corridors, short ones and routes of many vertices (searched piece by piece).
   static func area(_ generator: inout SeededGenerator) throws -> any GeoArea {
     let latitude = 52.5 + Double.random(in: -0.01...0.06, using: &generator)
     let longitude = 13.4 + Double.random(in: -0.01...0.09, using: &generator)
-    switch Int.random(in: 0..<3, using: &generator) {
+    switch Int.random(in: 0..<4, using: &generator) {
+    case 3:
+      // A winding route of 20 to 60 vertices.
+      var point = (latitude, longitude)
+      var vertices: [GeoCoordinates] = []
+      for _ in 0..<Int.random(in: 20...60, using: &generator) {
+        vertices.append(try GeoCoordinates(latitude: point.0, longitude: point.1))
+        point.0 += Double.random(in: -0.001...0.002, using: &generator)
+        point.1 += Double.random(in: -0.001...0.003, using: &generator)
+      }
+      return try GeoCorridor(
+        polyline: vertices, halfWidthInMeters: Double.random(in: 5...200, using: &generator))
     case 0:
       return try F.circle(latitude, longitude, Double.random(in: 20...12_000, using: &generator))
     case 1:
