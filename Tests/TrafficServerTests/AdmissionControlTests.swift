@@ -94,6 +94,11 @@ import Testing
     #expect(gate.refused.withLock { $0["w2"] } == .deadlinePassed)
     #expect(control.counts.expired == 2)
     #expect(control.counts.refused == 1)
+    // A server stopping refuses what waits, at once.
+    gate.submit(control, "w4", client: "c")
+    control.refuseWaiting()
+    gate.wait(1)
+    #expect(gate.refused.withLock { $0["w4"] } == .deadlinePassed)
     gate.release.signal()
     // The worker is free again: the next job runs.
     gate.submit(control, "next", client: "b")

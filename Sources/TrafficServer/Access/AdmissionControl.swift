@@ -110,7 +110,16 @@ final class AdmissionControl: Sendable {
   /// Refuses the jobs that waited past the deadline (the socket layer's sweeper calls it
   /// twice a second).
   func expire() {
-    let deadline = ContinuousClock.now - .milliseconds(Int64(deadlineSeconds * 1000))
+    expire(enqueuedBefore: ContinuousClock.now - .milliseconds(Int64(deadlineSeconds * 1000)))
+  }
+
+  /// Refuses every waiting job (a server stopping: their connections must resume before
+  /// libmicrohttpd stops); the running ones finish.
+  func refuseWaiting() {
+    expire(enqueuedBefore: .now + .seconds(1))
+  }
+
+  private func expire(enqueuedBefore deadline: ContinuousClock.Instant) {
     let late = state.withLock { state -> [Job] in
       var late: [Job] = []
       for client in state.turn {

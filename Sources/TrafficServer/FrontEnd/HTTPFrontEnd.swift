@@ -138,7 +138,10 @@ final class HTTPFrontEnd: Sendable {
     while !streams.withLock({ $0.isEmpty }), ContinuousClock.now < drain {
       Thread.sleep(forTimeInterval: 0.005)
     }
-    // libmicrohttpd must not stop with suspended connections: let ingest work finish.
+    // Expensive requests still waiting for a worker are answered 503 now (their
+    // connections resume); the running ones and ingest work finish: libmicrohttpd must not
+    // stop with suspended connections.
+    server.admission.refuseWaiting()
     let ingestDrain = ContinuousClock.now + .seconds(60)
     while suspendedCount.load(ordering: .acquiring) > 0, ContinuousClock.now < ingestDrain {
       Thread.sleep(forTimeInterval: 0.005)
