@@ -75,11 +75,9 @@ public final class RoutingEngine: Sendable {
     from origin: GeoCoordinates, to destination: GeoCoordinates, via: [Waypoint],
     options: RouteOptions = RouteOptions()
   ) async throws(RoutingError) -> [Route] {
-    let points = [origin] + via.map(\.coordinates) + [destination]
-    if trafficEngine.isRemote {
-      return try await remoteRoutes(through: points, options: options, via: via)
-    }
-    return try routes(through: points, options: options, via: via)
+    // The via points' headings count too.
+    try await calculateRoute(
+      from: Waypoint(origin), to: Waypoint(destination), via: via, options: options)
   }
 
   /// The fastest route from `origin` to `destination` through `via`, each a ``Waypoint``

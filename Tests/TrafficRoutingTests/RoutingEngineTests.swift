@@ -238,6 +238,15 @@ import TrafficTestSupport
     // Reaching 800 m heading west: on to E's dead end and back (800 + 200 m).
     let westward = Waypoint(CrossingNetwork.coordinates(east: 800), headingInDegrees: 270)
     #expect(abs(try await length(90, to: westward) - 1000) < 2)
+    // A via point passed heading west, on a trip from W to E: on to E's dead end and back
+    // west past 700 m (1000 + 300), then on west to W's dead end and back to E (700 + 1000:
+    // no U-turn at the crossing).
+    let passedWest = try #require(
+      try await router.calculateRoute(
+        from: CrossingNetwork.coordinates(east: 0), to: end,
+        via: [Waypoint(CrossingNetwork.coordinates(east: 700), headingInDegrees: 270)]
+      ).first)
+    #expect(passedWest.sections.map { ($0.lengthInMeters / 10).rounded() * 10 } == [1300, 1700])
     // Out of range, or a stop at an end: refused by name.
     for bad in [-1.0, 360, .nan] {
       await #expect(

@@ -1,5 +1,4 @@
 import Foundation
-import Geo
 import Synchronization
 
 /// One feed document turned into one store batch: what each of the feed's reports does to
@@ -12,7 +11,7 @@ import Synchronization
 /// report; a report is compared with its own entry, so that one feed's unchanged report never
 /// undoes another feed's change. The content is always one feed's report: that of the feed
 /// that reported first (or that the content waits for after it left); another feed's report
-/// joins only while it agrees with the content (`agrees(_:with:now:)`), and leaves as an
+/// joins only while it agrees with the content (`TrafficEngine.agrees(_:with:now:)`), and leaves as an
 /// incident of its own when it stops agreeing.
 struct IngestPass {
   /// The feed whose document this is.
@@ -58,10 +57,12 @@ struct IngestPass {
     if let entry = incoming.entryTime, entry > now { incoming.entryTime = now }
     let reference = TrafficIncidentSource(feed: feed, id: incoming.originalId)
     guard let held = heldIncident(reportedAs: reference) else {
+      // `duplicate` found it agreeing as the snapshot holds it; a version staged in this
+      // pass is checked again.
       if let found = TrafficEngine.duplicate(of: incoming, from: feed, in: snapshot, now: now),
         case let host = upserts[found.originalId] ?? found,
         !host.sources.contains(where: { $0.feed == feed }),
-        Self.agrees(incoming, with: host, now: now)
+        upserts[found.originalId] == nil || TrafficEngine.agrees(incoming, with: host, now: now)
       {
         merge(incoming, into: host)
       } else {
@@ -78,7 +79,7 @@ struct IngestPass {
       // The same id from another feed: one event when the two agree (a publisher's ids
       // shared by two channels); else another event that happens to reuse the id, kept
       // apart under an id of its own.
-      if Self.agrees(incoming, with: held, now: now) {
+      if TrafficEngine.agrees(incoming, with: held, now: now) {
         merge(incoming, into: held)
       } else {
         add(incoming, as: reference)
@@ -97,10 +98,8 @@ struct IngestPass {
     // Moved, not copied: setting the sources then writes in place when the caller handed
     // over its only copy.
     var added = consume incoming
-    if upserts[added.originalId] != nil
-      || snapshot.incident(exactOriginalId: added.originalId) != nil
-    {
-      let own = TrafficEngine.ownId(added.originalId, feed: feed)
+    let own = originalId(keepingApart: added.originalId)
+    if own != added.originalId {
       added = added.reidentified(id: nextVersionId(of: own), originalId: own)
     }
     added.sources = [reference]
@@ -109,24 +108,11 @@ struct IngestPass {
     stage(added)
   }
 
-  /// Whether a report of one source can be the same event as an incident of others: the
-  /// same kind (``TrafficEngine/isSameKind(_:_:)``), geometry within
-  /// ``TrafficEngine/duplicateDistanceInMeters``, time intervals sharing an instant, both
-  /// active now or both not (begun and not ended), and both closing the road or neither.
-  /// What users act on (where, what, whether now, whether closed) must agree before one
-  /// source's report stands for another's.
-  static func agrees(_ report: TrafficIncident, with incident: TrafficIncident, now: Date) -> Bool {
-    guard TrafficEngine.isSameKind(report.type, incident.type),
-      report.isRoadClosed == incident.isRoadClosed,
-      TrafficEngine.isActive(report, at: now) == TrafficEngine.isActive(incident, at: now),
-      TrafficEngine.overlaps(report, incident),
-      let reach = try? GeoCorridor(
-        polyline: report.location.polyline.vertices,
-        halfWidthInMeters: TrafficEngine.duplicateDistanceInMeters)
-    else { return false }
-    let test = GeoPathTest(reach)
-    return test.meets(incident.location.polyline)
-      || incident.location.additionalPolylines.contains { test.meets($0) }
+  /// The original id a report of this feed is stored under: its own, or
+  /// ``TrafficEngine/ownId(_:feed:)`` when another incident holds that id.
+  private func originalId(keepingApart id: String) -> String {
+    upserts[id] != nil || snapshot.incident(exactOriginalId: id) != nil
+      ? TrafficEngine.ownId(id, feed: feed) : id
   }
 
   /// Ends or leaves the incidents the feed reported before and this document no longer
@@ -209,7 +195,7 @@ struct IngestPass {
   /// A report of a merged incident: compared with what this feed said last. The feed whose
   /// report is the content (or that the content waits for) changes the content; another
   /// feed's change is recorded in its source entry only, never shown in another feed's
-  /// name. A change that no longer agrees with the content (``agrees(_:with:now:)``) takes
+  /// name. A change that no longer agrees with the content (``TrafficEngine/agrees(_:with:now:)``) takes
   /// the feed out of the incident, as an incident of its own: the others keep theirs.
   private mutating func updateMergedReport(
     _ incoming: TrafficIncident, in held: TrafficIncident, at position: Int
@@ -231,7 +217,7 @@ struct IngestPass {
     let content = held.contentDigest
     let ownsContent =
       held.sources.firstIndex { $0.reportDigest == nil || $0.reportDigest == content } == position
-    guard held.sources.count == 1 || Self.agrees(incoming, with: held, now: now) else {
+    guard held.sources.count == 1 || TrafficEngine.agrees(incoming, with: held, now: now) else {
       leave(held, at: position, with: incoming)
       return
     }
@@ -261,12 +247,8 @@ struct IngestPass {
     Self.settleSources(of: &rest)
     stage(rest)
     mergedHere[reference.id] = nil
-    var own = incoming
-    let apart =
-      upserts[incoming.originalId] != nil
-        || snapshot.incident(exactOriginalId: incoming.originalId) != nil
-      ? TrafficEngine.ownId(incoming.originalId, feed: feed) : incoming.originalId
-    own = own.reidentified(id: nextVersionId(of: apart), originalId: apart)
+    let apart = originalId(keepingApart: incoming.originalId)
+    var own = incoming.reidentified(id: nextVersionId(of: apart), originalId: apart)
     own.sources = [TrafficIncidentSource(feed: feed, id: reference.id)]
     seen.insert(apart)
     stage(own)
@@ -275,7 +257,8 @@ struct IngestPass {
 
   /// A report joining an incident another feed reported: the incident gains the feed in its
   /// sources, each entry with its digest and entry time, and keeps its content: a feed's
-  /// report never stands in another feed's name (the merge needs ``agrees(_:with:now:)``).
+  /// report never stands in another feed's name (the merge needs
+  /// ``TrafficEngine/agrees(_:with:now:)``).
   private mutating func merge(_ incoming: TrafficIncident, into host: TrafficIncident) {
     let id = nextVersionId(of: host.originalId)
     var next = host.reidentified(id: id, originalId: host.originalId)

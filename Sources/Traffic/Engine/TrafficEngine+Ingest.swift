@@ -139,9 +139,10 @@ extension TrafficEngine {
       ?? incident
   }
 
-  /// An incident from another feed that reports the same event as `incoming`. A report
-  /// still in effect at `now` never joins an incident that has ended (where it would not be
-  /// seen); past reports may join past incidents.
+  /// An incident from another feed that reports the same event as `incoming`: one it agrees
+  /// with (``agrees(_:with:now:)``). A report still in effect at `now` never joins an
+  /// incident that has ended (where it would not be seen); past reports may join past
+  /// incidents.
   static func duplicate(
     of incoming: TrafficIncident, from feed: String, in snapshot: IncidentIndex, now: Date
   )
@@ -151,17 +152,41 @@ extension TrafficEngine {
       let reach = try? GeoCorridor(
         polyline: incoming.location.polyline.vertices, halfWidthInMeters: duplicateDistanceInMeters)
     else { return nil }
+    // The index search is the place test of `agrees`; the rest is checked here.
     for position in snapshot.positions(meeting: reach) {
       let candidate = snapshot.incidents[position]
-      guard isSameKind(candidate.type, incoming.type),
-        !candidate.sources.isEmpty,
+      guard !candidate.sources.isEmpty,
         !candidate.sources.contains(where: { $0.feed == feed }),
         isInEffect(candidate, at: now) || !isInEffect(incoming, at: now),
-        overlaps(candidate, incoming)
+        agreesOnWhatAndWhen(incoming, with: candidate, now: now)
       else { continue }
       return candidate
     }
     return nil
+  }
+
+  /// Whether a report of one source can be the same event as an incident of others: it
+  /// agrees on what and when (``agreesOnWhatAndWhen(_:with:now:)``) and its polyline widened
+  /// by ``duplicateDistanceInMeters`` meets the incident's geometry. What users act on
+  /// (where, what, whether now, whether closed) must agree before one source's report
+  /// stands for another's.
+  static func agrees(_ report: TrafficIncident, with incident: TrafficIncident, now: Date) -> Bool {
+    guard agreesOnWhatAndWhen(report, with: incident, now: now),
+      let reach = try? GeoCorridor(
+        polyline: report.location.polyline.vertices, halfWidthInMeters: duplicateDistanceInMeters)
+    else { return false }
+    let test = GeoPathTest(reach)
+    return test.meets(incident.location.polyline)
+      || incident.location.additionalPolylines.contains { test.meets($0) }
+  }
+
+  /// The same kind (``isSameKind(_:_:)``), time intervals sharing an instant, both active
+  /// now or both not (begun and not ended), both closing the road or neither.
+  static func agreesOnWhatAndWhen(
+    _ report: TrafficIncident, with incident: TrafficIncident, now: Date
+  ) -> Bool {
+    isSameKind(report.type, incident.type) && report.isRoadClosed == incident.isRoadClosed
+      && isActive(report, at: now) == isActive(incident, at: now) && overlaps(report, incident)
   }
 
   /// The types a work zone is reported as, by its impact.
