@@ -122,7 +122,7 @@ import Testing
     let held = DispatchSemaphore(value: 0)
     for lane in [AdmissionControl.Lane.routes, .publications] {
       server.admission.submit(
-        lane: lane, client: "holder-\(lane.name)",
+        lane: lane, client: "holder-\(lane)",
         run: {
           held.signal()
           release.wait()

@@ -347,6 +347,20 @@ import TrafficRouting
   static let west = F.coordinates(east: 0)
   static let east = F.coordinates(east: 1000)
 
+  /// A started server on the crossing network with `incidents`, and routing engines on it
+  /// through its socket (remote) and in its process (local); stop the server after.
+  static func routers(
+    incidents: [TrafficIncident] = []
+  ) throws -> (server: TrafficServer, remote: RoutingEngine, local: RoutingEngine) {
+    let server = try F.server(
+      incidents: incidents, configuration: HTTPFrontEndTests.quietLoopback())
+    try server.start()
+    let port = try #require(server.port)
+    let remote = RoutingEngine(
+      trafficEngine: try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)"))))
+    return (server, remote, RoutingEngine(trafficEngine: server.engine))
+  }
+
   @Test func theAnswerReadsBackIntoTheSameRoutes() async throws {
     let server = try F.server()
     let routes = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
@@ -423,13 +437,8 @@ import TrafficRouting
   }
 
   @Test func aCourseAtTheOriginPicksTheDirectionLocallyAndThroughARemoteEngine() async throws {
-    let server = try F.server(configuration: HTTPFrontEndTests.quietLoopback())
-    try server.start()
+    let (server, remote, local) = try Self.routers()
     defer { server.stop() }
-    let port = try #require(server.port)
-    let remote = RoutingEngine(
-      trafficEngine: try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)"))))
-    let local = RoutingEngine(trafficEngine: server.engine)
     // From 200 m heading west: to W's dead end and back, 1200 m to E; heading east 800 m.
     for (heading, meters) in [(270.0, 1200.0), (90, 800)] {
       let origin = Waypoint(F.coordinates(east: 200), headingInDegrees: heading)
@@ -450,15 +459,8 @@ import TrafficRouting
 
   @Test func aRemoteEngineAsksForTheTrafficModeAsV8SaysIt() async throws {
     // A closure of three hours, which only live traffic avoids.
-    let server = try F.server(
-      incidents: [V8RoutesTests.closure(hours: 2)], configuration: HTTPFrontEndTests.quietLoopback()
-    )
-    try server.start()
+    let (server, remote, local) = try Self.routers(incidents: [V8RoutesTests.closure(hours: 2)])
     defer { server.stop() }
-    let port = try #require(server.port)
-    let remote = RoutingEngine(
-      trafficEngine: try TrafficEngine(server: #require(URL(string: "http://127.0.0.1:\(port)"))))
-    let local = RoutingEngine(trafficEngine: server.engine)
     await #expect(throws: RoutingError.self) {
       try await remote.calculateRoute(from: Self.west, to: Self.east)
     }

@@ -21,15 +21,6 @@ final class AdmissionControl: Sendable {
   /// The expensive route classes.
   enum Lane: Int, CaseIterable, Sendable {
     case routes, publications, queries, tiles
-
-    var name: String {
-      switch self {
-      case .routes: return "routes"
-      case .publications: return "publications"
-      case .queries: return "queries"
-      case .tiles: return "tiles"
-      }
-    }
   }
 
   /// Why a request was not run: the client waits too many already, or it waited too long.

@@ -31,6 +31,8 @@ final class FeedIngest: Sendable {
 
   private let engine: TrafficEngine
   private let statuses = Mutex([String: Status]())
+  /// The most records (incidents and flow observations) one pushed document may hold.
+  let maximumRecords: Int
 
   init(engine: TrafficEngine, maximumRecords: Int = 100_000) {
     self.engine = engine
@@ -43,7 +45,8 @@ final class FeedIngest: Sendable {
   /// with other feeds' reports, and, for a full refresh, ending the source's incidents the
   /// document no longer carries.
   /// - Throws: `TrafficQueryError.badRequest` naming the problem when the document cannot
-  ///   be read; `.internalError` when the store fails.
+  ///   be read; `.httpError` 413 beyond `maximumRecords`, or the refusal of `authorize`;
+  ///   `.internalError` when the store fails.
   /// - Parameters:
   ///   - givenSource: The source name the client gave (`?source=`); else the document's
   ///     own (`FeedDocument.sourceName`), else `options.sourceName`.
@@ -54,9 +57,6 @@ final class FeedIngest: Sendable {
   ///   - recordingEach: Whether the report lists each record's outcome (`?records=true`).
   ///   - authorize: Checks that the caller may write the source the document goes under
   ///     (throws the refusal), before anything is stored.
-  /// The most records (incidents and flow observations) one pushed document may hold.
-  let maximumRecords: Int
-
   func push(
     _ data: Data, format: FeedFormat, options: FeedOptions, givenSource: String?,
     isFullRefresh: Bool, recordingEach: Bool = false, now: Date,
@@ -83,7 +83,8 @@ final class FeedIngest: Sendable {
         "the document holds \(records) records, more than the \(maximumRecords) one push may"
           + " hold; split it into several pushes")
     }
-    try authorize(source)
+    // A source the document names itself is checked now that it is known.
+    if givenSource == nil { try authorize(source) }
     var outcome = Outcome(document: document, source: source)
     do {
       outcome.report = try engine.ingest(

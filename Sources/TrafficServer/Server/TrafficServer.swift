@@ -41,12 +41,12 @@ public final class TrafficServer: Sendable {
   let tiles: TileService
   /// The bounds `/v1/info` reports, kept while the incidents are unchanged.
   let infoBounds = Mutex<WebMapInfo.Bounds?>(nil)
-  /// Feed pushes run one after another here, off the socket layer's threads.
   /// Wrong keys per client address (`configuration.failedKeyLimit`); past the budget the
   /// address is answered 429 whatever key it sends.
   let failedKeys: RateLimiter?
   /// Where expensive requests wait for a worker of their own (``AdmissionControl``).
   let admission: AdmissionControl
+  /// Feed pushes run one after another here, off the socket layer's threads.
   let feedQueue = DispatchQueue(label: "traffic.server.feeds", qos: .utility)
   /// Probe batches run one after another here, off the socket layer's threads.
   let probeQueue = DispatchQueue(label: "traffic.server.probes", qos: .utility)
