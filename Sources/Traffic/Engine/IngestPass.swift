@@ -150,12 +150,16 @@ struct IngestPass {
   /// The incident a report concerns: the one of its id (staged in this pass, or held), or
   /// the one it was merged into before.
   private func heldIncident(reportedAs reference: TrafficIncidentSource) -> TrafficIncident? {
-    // A report kept apart from another feed's incident of the same id.
+    let exact = upserts[reference.id] ?? snapshot.incident(exactOriginalId: reference.id)
+    // The feed's own incident of the id (the common case: no other lookup).
+    if let exact, exact.sources.isEmpty || exact.sources.contains(where: { $0.feed == feed }) {
+      return exact
+    }
+    // A report kept apart from another feed's incident of the same id (or from one that
+    // has since been removed).
     let apart = TrafficEngine.ownId(reference.id, feed: feed)
     if let own = upserts[apart] ?? snapshot.incident(exactOriginalId: apart) { return own }
-    if let own = upserts[reference.id] ?? snapshot.incident(exactOriginalId: reference.id) {
-      return own
-    }
+    if let exact { return exact }
     if let hostId = mergedHere[reference.id] { return upserts[hostId] }
     if let host = snapshot.incident(originalId: reference.id),
       host.sources.contains(where: { $0.isSameReport(as: reference) })
