@@ -47,14 +47,35 @@ for _ in $(seq 1 600); do
 done
 sleep 2  # past the second of the last write, so If-Modified-Since can answer 304
 
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status"; }
+sleep 3
+RESTING_KB=$(rss_kb)
+echo "traffic serve resting RSS: $((RESTING_KB / 1024)) MB"
+
 measure() {  # label, path, extra curl arguments...
   local label="$1" path="$2"
   shift 2
   rm -f "$WORK/body"
+  echo "$RESTING_KB" > "$WORK/peak"
+  # The server's RSS sampled every 50 ms while the request runs: its peak above the
+  # resting size is what one answer costs.
+  (
+    peak=0
+    while :; do
+      now=$(rss_kb)
+      [ "$now" -gt "$peak" ] && peak=$now && echo "$peak" > "$WORK/peak"
+      sleep 0.05
+    done
+  ) &
+  local sampler=$!
   curl -s -o "$WORK/body" -D "$WORK/headers" -w "%{http_code} %{time_total} %{size_download}\n" \
     "$@" "http://127.0.0.1:$PORT$path" > "$WORK/result"
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
   read -r status seconds size < "$WORK/result"
-  printf '%-56s %s in %6.3f s, %9d bytes\n' "$label" "$status" "$seconds" "$size"
+  local above=$(( ($(cat "$WORK/peak") - RESTING_KB) / 1024 ))
+  printf '%-56s %s in %6.3f s, %10d bytes, peak RSS +%d MB\n' "$label" "$status" "$seconds" \
+    "$size" "$above"
 }
 
 for path in /datex2/v3/situations /wzdx/v4.2/feed; do

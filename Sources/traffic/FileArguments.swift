@@ -37,8 +37,22 @@ enum FileArguments {
   /// Writes `data` to `path` (atomically: a reader never sees half a file), or to standard
   /// output for `-`.
   static func write(_ data: Data, to path: String, console: Console) throws(UsageError) {
+    var rest: Data? = data
+    try write(
+      pieces: {
+        defer { rest = nil }
+        return rest.map { [UInt8]($0) }
+      }, to: path, console: console)
+  }
+
+  /// Writes a document piece by piece (`-` for standard output): into a file beside
+  /// `path` that replaces it once complete, so that a reader never sees half a document
+  /// and a failed write leaves the old one.
+  static func write(
+    pieces next: () -> [UInt8]?, to path: String, console: Console
+  ) throws(UsageError) {
     if path == "-" {
-      console.writeData(data)
+      while let piece = next() { console.writeData(Data(piece)) }
       return
     }
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -48,7 +62,22 @@ enum FileArguments {
     else {
       throw UsageError("\(path): cannot write: the directory \(directory) does not exist")
     }
-    do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+    let partial = path + ".partial-\(getpid())"
+    do {
+      guard FileManager.default.createFile(atPath: partial, contents: nil),
+        let handle = FileHandle(forWritingAtPath: partial)
+      else { throw UsageError("\(path): cannot write: cannot create \(partial)") }
+      defer { try? handle.close() }
+      while let piece = next() { try handle.write(contentsOf: piece) }
+      try handle.synchronize()
+      guard rename(partial, path) == 0 else {
+        throw UsageError("\(path): cannot write: \(String(cString: strerror(errno)))")
+      }
+    } catch let error as UsageError {
+      unlink(partial)
+      throw error
+    } catch {
+      unlink(partial)
       throw UsageError("\(path): cannot write: \(reason(error))")
     }
   }

@@ -69,16 +69,17 @@ struct PublishingArguments {
     let publication = Publication(
       published, publisher: publisher ?? Publication.defaultPublisher,
       countryCode: country, language: language)
-    let document: Data
+    // Written as it is produced: a region's document is never held whole.
+    let document: DocumentStream
     let count: Int
     if format == "datex2" {
-      document = DATEXIIPublisher.document(publication)
+      document = DATEXIIPublisher.stream(publication)
       count = publication.incidents.count
     } else {
-      document = WZDxPublisher.document(publication)
-      count = publication.incidents.filter(WZDxPublisher.includes).count
+      document = WZDxPublisher.stream(publication)
+      count = publication.incidents.filtered(WZDxPublisher.includes).count
     }
-    try FileArguments.write(document, to: output, console: console)
+    try FileArguments.write(pieces: { document.next() }, to: output, console: console)
     let what = format == "datex2" ? "situations (DATEX II v3)" : "road events (WZDx 4.2)"
     FileArguments.summary("\(output): \(count) \(what)", output: output, console: console)
   }

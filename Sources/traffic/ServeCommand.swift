@@ -69,6 +69,10 @@ enum ServeCommand: Subcommand {
         "--max-push-records", "N",
         "records one pushed feed document may hold (default 100000); more get 413"),
       OptionDefinition(
+        "--max-source-records", "N",
+        "incidents one source may hold through pushes (default 500000); a push beyond gets"
+          + " 413"),
+      OptionDefinition(
         "--trusted-proxy", "ADDR",
         "a reverse proxy whose X-Forwarded-For names the client; repeatable"),
       OptionDefinition(
@@ -176,6 +180,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-push-records expects a whole number >= 1, got '\(text)'")
       }
       configuration.maxPushRecords = value
+    }
+    if let text = try arguments.option("--max-source-records") {
+      guard let value = Int(text), value >= 1 else {
+        throw UsageError("--max-source-records expects a whole number >= 1, got '\(text)'")
+      }
+      configuration.maxSourceRecords = value
     }
     if let text = try arguments.option("--head-timeout") {
       guard let value = Int(text), (1...3_600).contains(value) else {

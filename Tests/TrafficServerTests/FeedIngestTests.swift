@@ -36,6 +36,34 @@ import Zlib
     #expect(server.engine.incidentCount == before + 2)
   }
 
+  /// A source holds at most `maxSourceRecords` incidents through pushes: a push beyond is
+  /// refused whole, changes to what it holds are taken, and other sources are not held back.
+  @Test func aSourceHoldsAtMostItsLimit() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxSourceRecords = 3
+    let server = try ServerFixtures.server(configuration)
+    let before = server.engine.incidentCount
+    func push(_ source: String, _ ids: [String], latitude: Double = 52.52) -> HTTPResponse {
+      server.handle(
+        ServerFixtures.post(
+          "/v1/feeds/open511?source=\(source)", Self.open511(ids, latitude: latitude)))
+    }
+    #expect(push("a", ["e1", "e2"]).status == 200)
+    let refused = push("a", ["e1", "e3", "e4"])
+    ServerFixtures.expectError(refused, status: 413, code: "httpError")
+    #expect(refused.bodyText.contains("source a would hold 4 incidents, more than the 3"))
+    #expect(server.engine.incidentCount == before + 2)
+    // Changed reports of what it holds and one more are taken.
+    #expect(push("a", ["e1", "e2", "e3"]).status == 200)
+    #expect(server.engine.incidentCount == before + 3)
+    ServerFixtures.expectError(push("a", ["e5"]), status: 413, code: "httpError")
+    // Another source has a limit of its own.
+    #expect(push("b", ["f1", "f2", "f3"], latitude: 48.1).status == 200)
+    #expect(server.engine.incidentCount == before + 6)
+    let status = try ServerFixtures.object(server.handle(ServerFixtures.get("/v1/feeds")).body)
+    #expect("\(status)".contains("more than the 3 one source may"))
+  }
+
   @Test func pushesAreAppliedAsOneBatchAndCounted() throws {
     let server = try ServerFixtures.server()
     let response = server.handle(

@@ -181,6 +181,8 @@ import Traffic
 
   /// What a raw exchange read back.
   struct RawAnswer {
+    /// Everything read.
+    var bytes: Data
     /// Everything read, as UTF-8 text.
     var text: String
     /// Whether the server closed the connection (else reading stopped at the 10 s receive
@@ -243,7 +245,7 @@ import Traffic
     } while count > 0
     // A close with bytes still unread on the server's side arrives as a reset.
     return RawAnswer(
-      text: String(decoding: answer, as: UTF8.self),
+      bytes: answer, text: String(decoding: answer, as: UTF8.self),
       closedByServer: count == 0 || errno == ECONNRESET)
   }
 

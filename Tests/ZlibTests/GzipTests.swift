@@ -97,3 +97,47 @@ import Zlib
     #expect(throws: ZlibError.tooLarge(limit: 1_000)) { _ = try small.inflate(zeros) }
   }
 }
+
+@Suite struct StreamingDeflaterTests {
+  /// Pieces of any size compress into one gzip member that the `gzip` program reads back
+  /// (an independent reader) as the pieces joined.
+  @Test(arguments: [1, 700, 65_536, 1 << 20])
+  func piecesCompressIntoOneMemberGzipReads(pieceSize: Int) throws {
+    var generator = SeededGenerator(seed: UInt64(pieceSize))
+    let text = (0..<400_000).map { _ in UInt8.random(in: 97...104, using: &generator) }
+    let deflater = StreamingDeflater(level: 5)
+    var compressed: [UInt8] = []
+    var start = 0
+    while start < text.count {
+      let end = min(start + pieceSize, text.count)
+      compressed += deflater.compress(Array(text[start..<end]))
+      start = end
+    }
+    compressed += deflater.finish()
+    #expect(deflater.finish().isEmpty)
+    #expect(compressed.count < text.count / 2)
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("deflater-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("text.gz")
+    try Data(compressed).write(to: file)
+    let gzip = Process()
+    gzip.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
+    gzip.arguments = ["-dc", file.path]
+    let output = Pipe()
+    gzip.standardOutput = output
+    try gzip.run()
+    let read = output.fileHandleForReading.readDataToEndOfFile()
+    gzip.waitUntilExit()
+    #expect(gzip.terminationStatus == 0)
+    #expect(read == Data(text))
+  }
+
+  @Test func anEmptyStreamIsAnEmptyMember() throws {
+    let deflater = StreamingDeflater()
+    let member = Data(deflater.finish())
+    #expect(member.prefix(2) == Data([0x1f, 0x8b]))
+    #expect(try Gzip.decompress(member, maxOutputBytes: 10).isEmpty)
+  }
+}

@@ -32,6 +32,15 @@ package struct JSONWriter {
     return taken
   }
 
+  /// Takes the text written so far, keeping the place in the structure (the next member
+  /// still gets its comma): the next piece of a document written piece by piece.
+  package mutating func takeWritten() -> [UInt8] {
+    let taken = bytes
+    bytes = []
+    bytes.reserveCapacity(taken.count)
+    return taken
+  }
+
   /// The comma before a value or member that follows another.
   @inline(__always)
   @usableFromInline

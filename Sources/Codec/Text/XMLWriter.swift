@@ -80,9 +80,23 @@ package struct XMLWriter {
 
   /// Closes what is still open and returns the document.
   package mutating func finish() -> Data {
+    Data(finishWritten())
+  }
+
+  /// Closes what is still open and takes the rest of the document.
+  package mutating func finishWritten() -> [UInt8] {
     while !open.isEmpty { close() }
     bytes.append(UInt8(ascii: "\n"))
-    return Data(bytes)
+    return takeWritten()
+  }
+
+  /// Takes the text written so far, leaving the open elements open: the next piece of a
+  /// document written piece by piece.
+  package mutating func takeWritten() -> [UInt8] {
+    let taken = bytes
+    bytes = []
+    bytes.reserveCapacity(taken.count)
+    return taken
   }
 
   // MARK: Text

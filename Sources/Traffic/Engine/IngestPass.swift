@@ -46,6 +46,22 @@ struct IngestPass {
   /// The writes, each incident's last staged version once.
   var batch: IncidentBatch { IncidentBatch(upserts: order.compactMap { upserts[$0] }) }
 
+  /// How many incidents the feed will have a report in once the pass is stored.
+  ///
+  /// - Complexity: O(k log m) for k incidents staged and m held.
+  var heldByFeedAfter: Int {
+    var held = snapshot.heldByFeed[feed, default: 0]
+    for incident in upserts.values {
+      let had =
+        snapshot.incident(exactOriginalId: incident.originalId)?.sources.contains {
+          $0.feed == feed
+        } ?? false
+      let has = incident.sources.contains { $0.feed == feed }
+      held += (has ? 1 : 0) - (had ? 1 : 0)
+    }
+    return held
+  }
+
   /// Applies one report of the document.
   ///
   /// - Complexity: O(log m) for m held incidents, plus a digest of the report when it

@@ -102,9 +102,13 @@ extension TrafficEngine {
   /// `ingest(_:from:isFullRefresh:)`, building the next snapshot as `building` says:
   /// `traffic import` stores a document and ends, so it leaves the snapshot to a reader
   /// that never comes (a million incidents' index was a third of its peak memory).
+  ///
+  /// With `maximumHeldByFeed`, a document after which the feed would have a report in more
+  /// incidents than that (ended ones still held included) is refused whole with
+  /// `TrafficStoreError.limitExceeded`; changes to what it holds are always taken.
   package func ingest(
     _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool,
-    building: SnapshotBuild, recordingEach: Bool = false
+    building: SnapshotBuild, recordingEach: Bool = false, maximumHeldByFeed: Int? = nil
   )
     throws(TrafficStoreError) -> IngestReport
   {
@@ -115,11 +119,19 @@ extension TrafficEngine {
     // the document's copy beside the one the pass stages with its sources set.
     var pending = consume incidents
     pending.reverse()
-    _ = try write(building: building) { snapshot in
+    _ = try write(building: building) { snapshot throws(TrafficStoreError) in
       var pass = IngestPass(
         feed: feed, now: now, snapshot: snapshot, recordsEach: recordingEach)
       while let incoming = pending.popLast() { pass.take(incoming) }
       if isFullRefresh { pass.endReportsNoLongerCarried() }
+      if let maximumHeldByFeed {
+        let held = pass.heldByFeedAfter
+        if held > maximumHeldByFeed, held > snapshot.heldByFeed[feed, default: 0] {
+          throw TrafficStoreError.limitExceeded(
+            "source \(feed) would hold \(held) incidents, more than the \(maximumHeldByFeed) "
+              + "one source may (ended ones count until they are purged)")
+        }
+      }
       report = pass.report
       return pass.batch
     }

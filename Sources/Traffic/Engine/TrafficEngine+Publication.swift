@@ -5,8 +5,9 @@ import Synchronization
 /// The incidents of one published document (DATEX II, WZDx) and the time its data last
 /// changed.
 public struct PublishedIncidents: Sendable {
-  /// The incidents, in the snapshot's order (`Publication` sorts them by original id).
-  public var incidents: [TrafficIncident]
+  /// The incidents, in the snapshot's order (`Publication` sorts them by original id),
+  /// read from the snapshot as they are written.
+  public var incidents: IncidentSelection
   /// When what the document shows last changed: the latest write, or the latest end that
   /// has passed (an incident leaves a whole publication when it ends, without a write).
   /// The document's publication time and HTTP `Last-Modified`.
@@ -138,7 +139,7 @@ extension TrafficEngine {
       }
       selected.append(position)
     }
-    var incidents = selected.map { index.incidents[$0] }
+    var endedSinceRemoved: [TrafficIncident] = []
     if let changes {
       for (removedAt, incident) in changes.removed
       where index.incident(exactOriginalId: incident.originalId) == nil {
@@ -147,7 +148,7 @@ extension TrafficEngine {
         let end = min(incident.endTime ?? removedAt, removedAt)
         let start = incident.startTime.map { min($0, end) }
         if let ended = try? incident.updated(id: incident.id, startTime: start, endTime: end) {
-          incidents.append(ended)
+          endedSinceRemoved.append(ended)
         }
       }
     }
@@ -164,7 +165,8 @@ extension TrafficEngine {
     // for the changes since the time it read never misses one made in the same millisecond.
     let lastModified = ChangeJournal.millisecond(max(written, latestEnd ?? written), .down)
     return PublishedIncidents(
-      incidents: incidents, lastModified: lastModified, isDelta: since != nil,
+      incidents: IncidentSelection(index.incidents, positions: selected, extra: endedSinceRemoved),
+      lastModified: lastModified, isDelta: since != nil,
       isComplete: changes?.isComplete ?? true)
   }
 }

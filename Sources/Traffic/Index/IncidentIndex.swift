@@ -80,6 +80,22 @@ package struct IncidentIndex: Sendable {
   /// time of each write (HERE v7's `sourceUpdated`).
   package let updatedAt: Date?
 
+  /// How many incidents each feed has a report in (an incident counts once per feed),
+  /// for the limit of what one source may hold.
+  package let heldByFeed: [String: Int]
+
+  /// Adds (`sign` 1) or takes away (-1) an incident's feeds from `counts`.
+  static func count(
+    _ incident: TrafficIncident, sign: Int, into counts: inout [String: Int]
+  ) {
+    var counted: [String] = []
+    for source in incident.sources where !counted.contains(source.feed) {
+      counted.append(source.feed)
+      let next = counts[source.feed, default: 0] + sign
+      counts[source.feed] = next > 0 ? next : nil
+    }
+  }
+
   /// An empty snapshot.
   package static let empty = IncidentIndex([])
 
@@ -110,7 +126,9 @@ package struct IncidentIndex: Sendable {
     entries.reserveCapacity(incidents.count)
     var aliases: [(id: String, position: Int)] = []
     var latestEntry: Date?
+    var held: [String: Int] = [:]
     for (position, incident) in incidents.enumerated() {
+      Self.count(incident, sign: 1, into: &held)
       if let entry = incident.entryTime, entry > latestEntry ?? .distantPast { latestEntry = entry }
       for box in RTreeBox.covering(boxes[order[position]]) {
         entries.append((box, Int32(position)))
@@ -133,6 +151,7 @@ package struct IncidentIndex: Sendable {
       aliasPositions[alias.id] = alias.position
     }
     self.updatedAt = updatedAt ?? latestEntry
+    heldByFeed = held
     builtPositions = ids.replacingAliases(with: aliasPositions)
     addedPositions = [:]
     tree = RTree(entries)
@@ -154,9 +173,10 @@ package struct IncidentIndex: Sendable {
     incidents: PersistentArray<TrafficIncident>, builtPositions: OriginalIDTable,
     addedPositions: [String: Int], facts: PersistentArray<QueryFacts>, tree: RTree<Int32>,
     shapes: IncidentShapes, dirty: Set<Int32>, deltaEntries: [(box: RTreeBox, payload: Int32)],
-    sortedCount: Int, updatedAt: Date?
+    sortedCount: Int, heldByFeed: [String: Int], updatedAt: Date?
   ) {
     self.sortedCount = sortedCount
+    self.heldByFeed = heldByFeed
     self.shapes = shapes
     self.incidents = incidents
     self.builtPositions = builtPositions
@@ -222,14 +242,18 @@ package struct IncidentIndex: Sendable {
       removed.insert(position)
     }
     var touched: [Int] = []
+    var held = heldByFeed
     for incident in upserts {
       if let position = position(of: incident.originalId) {
         if skippingUnchanged, next[position] == incident { continue }
+        Self.count(next[position], sign: -1, into: &held)
+        Self.count(incident, sign: 1, into: &held)
         next[position] = incident
         touched.append(position)
         changes.append(IncidentChange(kind: .updated, incident: incident))
       } else {
         added[incident.originalId] = next.count
+        Self.count(incident, sign: 1, into: &held)
         touched.append(next.count)
         next.append(incident)
         changes.append(IncidentChange(kind: .added, incident: incident))
@@ -269,7 +293,7 @@ package struct IncidentIndex: Sendable {
         incidents: next, builtPositions: builtPositions, addedPositions: nextPositions,
         facts: nextFacts, tree: tree, shapes: shapes, dirty: nextDirty,
         deltaEntries: nextDeltaEntries(touched: touched, in: next), sortedCount: sortedCount,
-        updatedAt: updatedAt),
+        heldByFeed: held, updatedAt: updatedAt),
       changes
     )
   }
@@ -304,7 +328,7 @@ package struct IncidentIndex: Sendable {
     return IncidentIndex(
       incidents: incidents, builtPositions: positions, addedPositions: [:], facts: facts,
       tree: RTree(entries), shapes: IncidentShapes(incidents), dirty: [], deltaEntries: [],
-      sortedCount: sortedCount, updatedAt: updatedAt)
+      sortedCount: sortedCount, heldByFeed: heldByFeed, updatedAt: updatedAt)
   }
 
   /// Whether so many incidents were added since the last whole build (a quarter more) that

@@ -59,6 +59,9 @@ public enum TrafficStoreError: Error, Hashable, Sendable, CustomStringConvertibl
   case operationFailed(String)
   /// The batch itself is inconsistent (e.g. the same original id upserted and deleted).
   case invalidBatch(String)
+  /// A limit set by the operator refuses the write (a source holding too many
+  /// incidents); nothing of it took effect.
+  case limitExceeded(String)
 
   /// A sentence saying what failed.
   public var description: String {
@@ -67,6 +70,7 @@ public enum TrafficStoreError: Error, Hashable, Sendable, CustomStringConvertibl
     case .incompatibleSchema(let detail): return "incompatible traffic store schema: \(detail)"
     case .operationFailed(let detail): return "traffic store operation failed: \(detail)"
     case .invalidBatch(let detail): return "invalid incident batch: \(detail)"
+    case .limitExceeded(let detail): return "limit exceeded: \(detail)"
     }
   }
 }

@@ -57,23 +57,33 @@ public enum DATEXIIPublisher {
   /// - Returns: UTF-8 XML; the same publication gives the same bytes.
   /// - Complexity: O(n) in the incidents and their vertices.
   public static func document(_ publication: Publication) -> Data {
-    var xml = XMLWriter(capacity: 1024 + publication.incidents.count * 2048)
-    xml.open(
-      "d2:payload",
-      namespaces + [
-        ("xsi:type", "sit:SituationPublication"),
-        ("lang", publication.language.identifier), ("modelBaseVersion", "3"),
-      ])
-    if publication.isDelta { xml.element("com:feedType", "delta") }
-    xml.element("com:publicationTime", RFC3339.format(publication.publicationTime))
-    xml.open("com:publicationCreator")
-    xml.element("com:country", country(publication.countryCode))
-    xml.element("com:nationalIdentifier", publication.publisher)
-    xml.close()
-    for incident in publication.incidents {
-      situation(incident, publication: publication, into: &xml)
-    }
-    return xml.finish()
+    stream(publication).collect()
+  }
+
+  /// The SituationPublication of a publication, written piece by piece as it is read: the
+  /// same bytes as `document(_:)`, in memory bounded by a piece and the selection.
+  public static func stream(_ publication: Publication) -> DocumentStream {
+    let incidents = publication.incidents
+    return DocumentStream.pieces(
+      writer: XMLWriter(capacity: 2 * DocumentStream.pieceBytes), count: incidents.count,
+      header: { xml in
+        xml.open(
+          "d2:payload",
+          namespaces + [
+            ("xsi:type", "sit:SituationPublication"),
+            ("lang", publication.language.identifier), ("modelBaseVersion", "3"),
+          ])
+        if publication.isDelta { xml.element("com:feedType", "delta") }
+        xml.element("com:publicationTime", RFC3339.format(publication.publicationTime))
+        xml.open("com:publicationCreator")
+        xml.element("com:country", country(publication.countryCode))
+        xml.element("com:nationalIdentifier", publication.publisher)
+        xml.close()
+      },
+      item: { index, xml in
+        situation(incidents[incidents.startIndex + index], publication: publication, into: &xml)
+      },
+      footer: { $0.finishWritten() }, written: { $0.bytes.count }, take: { $0.takeWritten() })
   }
 
   private static func country(_ code: String) -> String {

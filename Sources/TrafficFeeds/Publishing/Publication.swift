@@ -8,8 +8,8 @@ import Traffic
 /// delta (every incident that changed since a time, ended ones included, so that a
 /// subscriber learns of the end).
 public struct Publication: Sendable {
-  /// The incidents, in the order they are written.
-  public var incidents: [TrafficIncident]
+  /// The incidents, in the order they are written (read one at a time as they are).
+  public var incidents: IncidentSelection
   /// When the data last changed: the document's publication time, so that the same data
   /// gives the same bytes (and the same ETag).
   public var publicationTime: Date
@@ -37,7 +37,7 @@ public struct Publication: Sendable {
     publisher: String = Publication.defaultPublisher, countryCode: String = "XX",
     language: LanguageCode = .enUS, isDelta: Bool = false
   ) {
-    self.incidents = incidents
+    self.incidents = IncidentSelection(incidents)
     self.publicationTime = publicationTime
     self.publisher = publisher
     self.countryCode = countryCode
@@ -46,26 +46,26 @@ public struct Publication: Sendable {
   }
 
   /// The publication of an engine's selection (`TrafficEngine.publishedIncidents`), its
-  /// incidents by original id: its time is when the data last changed; the country, when not given, is the one most of
-  /// the incidents name (else `XX`), the language the one most source texts are in (else
-  /// English).
+  /// incidents by original id (read from the snapshot as they are written, not copied):
+  /// its time is when the data last changed; the country, when not given, is the one most
+  /// of the incidents name (else `XX`), the language the one most source texts are in
+  /// (else English).
   public init(
     _ published: PublishedIncidents, publisher: String = Publication.defaultPublisher,
     countryCode: String? = nil, language: LanguageCode? = nil
   ) {
-    var incidents =
-      language.map { language in published.incidents.map { $0.localized(to: language) } }
-      ?? published.incidents
-    incidents.sort { $0.originalId < $1.originalId }
+    let incidents = published.incidents.localized(to: language).sortedByOriginalId()
     self.init(
-      incidents: incidents, publicationTime: published.lastModified,
+      incidents: [], publicationTime: published.lastModified,
       publisher: publisher,
-      countryCode: countryCode ?? Self.commonCountry(of: incidents) ?? "XX",
-      language: language ?? Self.commonLanguage(of: incidents), isDelta: published.isDelta)
+      countryCode: countryCode ?? Self.commonCountry(of: published.incidents) ?? "XX",
+      language: language ?? Self.commonLanguage(of: published.incidents),
+      isDelta: published.isDelta)
+    self.incidents = incidents
   }
 
   /// The country most incidents name.
-  static func commonCountry(of incidents: [TrafficIncident]) -> String? {
+  static func commonCountry(of incidents: IncidentSelection) -> String? {
     var counts: [String: Int] = [:]
     for incident in incidents {
       if let country = incident.details.countryCode { counts[country, default: 0] += 1 }
@@ -74,7 +74,7 @@ public struct Publication: Sendable {
   }
 
   /// The language most incidents' source texts are in, else English.
-  static func commonLanguage(of incidents: [TrafficIncident]) -> LanguageCode {
+  static func commonLanguage(of incidents: IncidentSelection) -> LanguageCode {
     var counts: [LanguageCode: Int] = [:]
     for incident in incidents {
       if let language = incident.sourceTexts.first?.language { counts[language, default: 0] += 1 }

@@ -53,26 +53,37 @@ public enum WZDxPublisher {
   /// - Returns: UTF-8 GeoJSON text; the same publication gives the same bytes.
   /// - Complexity: O(n) in the incidents and their vertices.
   public static func document(_ publication: Publication) -> Data {
-    let incidents = publication.incidents.filter(includes)
-    var json = JSONWriter(capacity: 512 + incidents.count * 1024)
-    json.beginObject()
-    json.key("feed_info")
-    feedInfo(publication, incidents: incidents, into: &json)
-    json.member("type", "FeatureCollection")
-    json.key("features")
-    json.beginArray()
-    for incident in incidents {
-      feature(incident, publication: publication, into: &json)
-    }
-    json.endArray()
-    json.endObject()
-    return Data(json.take())
+    stream(publication).collect()
+  }
+
+  /// The `WorkZoneFeed` of a publication, written piece by piece as it is read: the same
+  /// bytes as `document(_:)`, in memory bounded by a piece and the selection.
+  public static func stream(_ publication: Publication) -> DocumentStream {
+    let incidents = publication.incidents.filtered(includes)
+    return DocumentStream.pieces(
+      writer: JSONWriter(capacity: 2 * DocumentStream.pieceBytes), count: incidents.count,
+      header: { json in
+        json.beginObject()
+        json.key("feed_info")
+        feedInfo(publication, incidents: incidents, into: &json)
+        json.member("type", "FeatureCollection")
+        json.key("features")
+        json.beginArray()
+      },
+      item: { index, json in
+        feature(incidents[incidents.startIndex + index], publication: publication, into: &json)
+      },
+      footer: { json in
+        json.endArray()
+        json.endObject()
+        return json.takeWritten()
+      }, written: { $0.bytes.count }, take: { $0.takeWritten() })
   }
 
   // MARK: Feed information
 
   private static func feedInfo(
-    _ publication: Publication, incidents: [TrafficIncident], into json: inout JSONWriter
+    _ publication: Publication, incidents: IncidentSelection, into json: inout JSONWriter
   ) {
     json.beginObject()
     json.member("publisher", publication.publisher)

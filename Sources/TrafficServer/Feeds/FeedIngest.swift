@@ -33,10 +33,13 @@ final class FeedIngest: Sendable {
   private let statuses = Mutex([String: Status]())
   /// The most records (incidents and flow observations) one pushed document may hold.
   let maximumRecords: Int
+  /// The most incidents one source may hold through pushes.
+  let maximumHeldBySource: Int
 
-  init(engine: TrafficEngine, maximumRecords: Int = 100_000) {
+  init(engine: TrafficEngine, maximumRecords: Int = 100_000, maximumHeldBySource: Int = 500_000) {
     self.engine = engine
     self.maximumRecords = maximumRecords
+    self.maximumHeldBySource = maximumHeldBySource
   }
 
   /// Decodes one document and applies its incidents as one batch.
@@ -45,7 +48,8 @@ final class FeedIngest: Sendable {
   /// with other feeds' reports, and, for a full refresh, ending the source's incidents the
   /// document no longer carries.
   /// - Throws: `TrafficQueryError.badRequest` naming the problem when the document cannot
-  ///   be read; `.httpError` 413 beyond `maximumRecords`, or the refusal of `authorize`;
+  ///   be read; `.httpError` 413 beyond `maximumRecords` or when the source would hold more
+  ///   than `maximumHeldBySource` incidents, or the refusal of `authorize`;
   ///   `.internalError` when the store fails.
   /// - Parameters:
   ///   - givenSource: The source name the client gave (`?source=`); else the document's
@@ -89,11 +93,14 @@ final class FeedIngest: Sendable {
     do {
       outcome.report = try engine.ingest(
         document.incidents, from: source, isFullRefresh: document.isFullRefresh,
-        recordingEach: recordingEach)
+        building: .now, recordingEach: recordingEach, maximumHeldByFeed: maximumHeldBySource)
       // Jams (Waze) also describe flow, when the engine has a road network.
       if !document.flowObservations.isEmpty {
         _ = engine.ingest(observations: document.flowObservations)
       }
+    } catch .limitExceeded(let detail) {
+      recordFailure(detail, format: format, source: source, at: now)
+      throw .httpError(status: 413, detail)
     } catch {
       recordFailure(error.description, format: format, source: source, at: now)
       throw .internalError("the incidents could not be stored: \(error)")

@@ -247,7 +247,7 @@ final class HTTPFrontEnd: Sendable {
     if let ingestQueue = server.ingestQueue(for: request) {
       // Run the ingest off this thread, one push after another.
       suspend(connection, context: context) { answer in
-        ingestQueue.async { answer(server.handle(request)) }
+        ingestQueue.async { answer(server.serve(request)) }
       }
       return TRAFFIC_MHD_YES
     }
@@ -256,16 +256,16 @@ final class HTTPFrontEnd: Sendable {
       // refused (too many of its client's waiting, or too long a wait): 503.
       suspend(connection, context: context) { answer in
         server.admission.submit(
-          lane: lane, client: client, run: { answer(server.handle(request)) },
+          lane: lane, client: client, run: { answer(server.serve(request)) },
           refuse: { reason in
             var refused = request
             refused.admissionRefusal = reason
-            answer(server.handle(refused))
+            answer(server.serve(refused))
           })
       }
       return TRAFFIC_MHD_YES
     }
-    let response = server.handle(request)
+    let response = server.serve(request)
     return queue(response, on: connection)
   }
 
@@ -303,7 +303,7 @@ final class HTTPFrontEnd: Sendable {
       remoteAddress: context.remoteAddress)
     request.headViolation = headViolation
     request.bodyExceedsLimit = headViolation == nil
-    return queue(server.handle(request), on: connection)
+    return queue(server.serve(request), on: connection)
   }
 
   private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -320,6 +320,14 @@ final class HTTPFrontEnd: Sendable {
       }
       mhdResponse = MHD_create_response_from_callback(
         traffic_mhd_size_unknown(), 16 * 1024, streamReader, bindingPointer, streamFreed)
+    } else if let body = response.bodyStream {
+      // A document written as it is sent; closed when libmicrohttpd is done with it.
+      let retained = Unmanaged.passRetained(body).toOpaque()
+      mhdResponse = MHD_create_response_from_callback(
+        traffic_mhd_size_unknown(), ResponseBodyStream.blockBytes, bodyReader, retained, bodyFreed)
+      if mhdResponse == nil {
+        Unmanaged<ResponseBodyStream>.fromOpaque(retained).release()
+      }
     } else if let shared = response.sharedBody, shared.bytes.count == response.body.count,
       let base = shared.bytes.baseAddress, shared.bytes.count > 0
     {
@@ -498,6 +506,22 @@ private func streamReader(
   case .wait: return 0
   case .end: return traffic_mhd_end_of_stream()
   }
+}
+
+private func bodyReader(
+  cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?,
+  max: Int
+) -> Int {
+  guard let cls, let buffer else { return traffic_mhd_end_of_stream() }
+  let body = Unmanaged<ResponseBodyStream>.fromOpaque(cls).takeUnretainedValue()
+  let count = body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
+  return count ?? traffic_mhd_end_of_stream()
+}
+
+private func bodyFreed(cls: UnsafeMutableRawPointer?) {
+  guard let cls else { return }
+  let body = Unmanaged<ResponseBodyStream>.fromOpaque(cls).takeRetainedValue()
+  body.close()
 }
 
 private func sharedBodyFreed(cls: UnsafeMutableRawPointer?) {

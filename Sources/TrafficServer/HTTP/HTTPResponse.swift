@@ -11,6 +11,8 @@ public struct HTTPResponse: Sendable {
   public var body: Data
   /// For `text/event-stream` responses, the stream that produces the body over time.
   package var eventStream: EventStream?
+  /// For a large document, the body written as it is sent (`body` is then empty).
+  package var bodyStream: ResponseBodyStream?
   /// Whether `ETag`, `Vary` and compression are already applied (an answer from the
   /// response cache).
   var isPrepared = false

@@ -15,6 +15,17 @@ extension TrafficServer {
   /// - Returns: The response.
   /// - Complexity: That of the route; queries are O(log n + k) on the engine's snapshot.
   public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    var response = serve(request)
+    if let stream = response.bodyStream {
+      response.body = stream.collect()
+      response.bodyStream = nil
+    }
+    return response
+  }
+
+  /// Answers one request as the socket layer sends it: as `handle(_:)`, except that a
+  /// large document comes as a `bodyStream`, written as it is sent.
+  package func serve(_ request: HTTPRequest) -> HTTPResponse {
     let received = Date()
     let started = ContinuousClock.now
     let correlationId = nextCorrelationId()

@@ -73,43 +73,84 @@ extension TrafficServer {
     let publication = Publication(
       published, publisher: configuration.publisher,
       countryCode: configuration.publisherCountry, language: parameters.language)
-    // One large document written at a time: a region's document takes seconds and a
-    // request thread, and the others must stay free for queries.
+    // A large document is written as it is sent, from the snapshot it was selected from:
+    // a few of them at a time, one per client, so that slow readers cannot hold them all.
+    let client = request.remoteAddress ?? ""
     let isLarge = publication.incidents.count >= Self.largePublication
-    let admitted =
-      !isLarge
-      || publicationsInProgress.compareExchange(expected: 0, desired: 1, ordering: .acquiring)
-        .exchanged
-    guard admitted else {
+    guard !isLarge || largePublications.withLock({ $0.claim(client) }) else {
       var busy = errorResponse(
         .httpError(
           status: 503,
-          "another publication is being written; retry in a few seconds (a current copy is "
-            + "answered at once with If-None-Match or If-Modified-Since)"))
+          "\(LargePublicationSlots.total) large publications are being sent (at most "
+            + "\(LargePublicationSlots.perClient) per client); retry in a few seconds (a current "
+            + "copy is answered at once with If-None-Match or If-Modified-Since)"))
       busy.headers.add("Retry-After", "2")
       return busy
     }
-    defer { if isLarge { publicationsInProgress.store(0, ordering: .releasing) } }
+    let release: @Sendable () -> Void = { [weak self] in
+      if isLarge { self?.largePublications.withLock { $0.release(client) } }
+    }
     response.headers.add("Content-Type", Self.contentType(format))
-    let document: Data
+    let document: DocumentStream
     switch format {
-    case .datex2: document = DATEXIIPublisher.document(publication)
-    case .wzdx: document = WZDxPublisher.document(publication)
+    case .datex2: document = DATEXIIPublisher.stream(publication)
+    case .wzdx: document = WZDxPublisher.stream(publication)
     }
-    if acceptsGzip, document.count >= configuration.minimumGzipBytes {
-      let body = SharedBytes(copying: Gzip.compress(document, level: 5))
-      compressedPublications.withLock { cache in
-        // A few queries' latest versions; a small document is not worth keeping.
-        if cache.count >= Self.compressedPublicationEntries { cache.removeAll() }
-        if body.data.count >= 16_384 { cache[cacheKey] = (tag, body) }
+    let start = document.next() ?? []
+    guard let more = document.next() else {
+      // A document of one piece is answered whole, compressed (and kept) as any answer.
+      release()
+      if acceptsGzip, start.count >= configuration.minimumGzipBytes {
+        let body = SharedBytes(copying: Gzip.compress(Data(start), level: 5))
+        keepCompressed(body, tag: tag, for: cacheKey)
+        return compressed(body, into: response, kind: kind)
       }
-      return compressed(body, into: response, kind: kind)
+      response.body = Data(start)
+      response.headers.add("Cache-Control", "no-cache")
+      response.headers.add("X-Publication", kind)
+      return response
     }
-    response.body = document
+    response.bodyStream = ResponseBodyStream(
+      document, first: start + more, gzipLevel: acceptsGzip ? 5 : nil,
+      keepLimit: acceptsGzip ? Self.keptPublicationBytes : 0
+    ) { [weak self] whole in
+      release()
+      if let whole, acceptsGzip {
+        self?.keepCompressed(SharedBytes(copying: whole), tag: tag, for: cacheKey)
+      }
+    }
+    if acceptsGzip {
+      response.headers.set("ETag", String(tag.dropLast()) + "-gz\"")
+      response.headers.add("Content-Encoding", "gzip")
+    }
+    response.headers.add("Vary", "Accept-Encoding")
     response.headers.add("Cache-Control", "no-cache")
     response.headers.add("X-Publication", kind)
+    response.isPrepared = true
     return response
   }
+
+  /// Keeps a compressed document of a query's version for the next request of it.
+  private func keepCompressed(_ body: SharedBytes, tag: String, for key: String) {
+    // A small document is not worth keeping.
+    guard body.data.count >= 16_384 else { return }
+    compressedPublications.withLock { cache in
+      // A few queries' latest versions, of bounded size together.
+      cache[key] = nil
+      let kept = cache.values.reduce(0) { $0 + $1.body.data.count }
+      if cache.count >= Self.compressedPublicationEntries
+        || kept + body.data.count > Self.keptPublicationBytes
+      {
+        cache.removeAll()
+      }
+      cache[key] = (tag, body)
+    }
+  }
+
+  /// The most bytes of compressed documents kept for the next request of the same version
+  /// (a region of a million incidents compresses to some 65 MB in DATEX II); a larger one
+  /// is compressed again as it is sent.
+  static let keptPublicationBytes = 192 << 20
 
   /// How many publication queries keep their compressed document.
   static let compressedPublicationEntries = 16
@@ -138,8 +179,9 @@ extension TrafficServer {
     return response
   }
 
-  /// Publications of at least this many incidents (tens of megabytes) are written one at a
-  /// time; a request for another meanwhile is answered 503 with `Retry-After`.
+  /// Publications of at least this many incidents (tens of megabytes) take a slot of
+  /// `LargePublicationSlots` while they are sent; a request beyond is answered 503 with
+  /// `Retry-After`.
   static let largePublication = 10_000
 
   /// The entity tag of a publication, from what its document is made of: the format, the
@@ -204,5 +246,29 @@ struct PublicationParameters {
       since = time
     }
     language = try IncidentQueryParameters.language(parameters)
+  }
+}
+
+/// The large publications being sent: at most `total` at once and `perClient` per client
+/// address, each holding its slot until its last byte is sent or its connection closes.
+struct LargePublicationSlots {
+  static let total = 2
+  static let perClient = 1
+  private(set) var byClient: [String: Int] = [:]
+  private(set) var count = 0
+
+  /// Takes a slot for `client` when one is free.
+  mutating func claim(_ client: String) -> Bool {
+    guard count < Self.total, byClient[client, default: 0] < Self.perClient else { return false }
+    count += 1
+    byClient[client, default: 0] += 1
+    return true
+  }
+
+  /// Frees a slot `client` held.
+  mutating func release(_ client: String) {
+    guard let held = byClient[client], held > 0 else { return }
+    count -= 1
+    byClient[client] = held > 1 ? held - 1 : nil
   }
 }

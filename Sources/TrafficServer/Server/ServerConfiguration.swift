@@ -75,6 +75,11 @@ public struct ServerConfiguration: Sendable {
   /// The most records (incidents and flow observations) one pushed feed document may hold;
   /// more are refused with 413 before anything is stored.
   public var maxPushRecords = 100_000
+  /// The most incidents one source may hold through pushes (ended ones still kept
+  /// included); a push that would take it beyond is refused with 413 before anything is
+  /// stored. Changes to what it holds are always taken; the operator's own imports and
+  /// polled feeds are not limited.
+  public var maxSourceRecords = 500_000
   /// How long an expensive request (a route search, a publication, a tile, an uncached
   /// area query) may wait for a worker before it is answered 503 with `Retry-After`,
   /// seconds (``AdmissionControl``).
@@ -276,6 +281,7 @@ public struct ServerConfiguration: Sendable {
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
     guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }
+    guard maxSourceRecords >= 1 else { throw fail("maxSourceRecords must be >= 1") }
     guard admissionDeadlineSeconds > 0, admissionDeadlineSeconds.isFinite else {
       throw fail("admissionDeadlineSeconds must be > 0")
     }

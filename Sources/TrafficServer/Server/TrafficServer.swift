@@ -26,9 +26,9 @@ public final class TrafficServer: Sendable {
   let streamsByClient = Mutex<[String: Int]>([:])
   /// Event streams refused because their client held its share.
   let refusedStreams = Atomic<Int>(0)
-  /// Whole DATEX II / WZDx documents being written now: one at a time, so that large
-  /// publications never hold every request thread (nor their memory at once).
-  let publicationsInProgress = Atomic<Int>(0)
+  /// Large DATEX II / WZDx documents being sent now: a few at a time and one per client,
+  /// so that large publications never take every connection's share nor much memory.
+  let largePublications = Mutex(LargePublicationSlots())
   /// The last gzip-compressed document of each publication query, with its entity tag: a
   /// document is compressed once per version, not per request.
   let compressedPublications = Mutex<[String: (tag: String, body: SharedBytes)]>([:])
@@ -76,7 +76,9 @@ public final class TrafficServer: Sendable {
     router = RoutingEngine(trafficEngine: engine)
     self.poller = poller
     self.configuration = configuration
-    feeds = FeedIngest(engine: engine, maximumRecords: configuration.maxPushRecords)
+    feeds = FeedIngest(
+      engine: engine, maximumRecords: configuration.maxPushRecords,
+      maximumHeldBySource: configuration.maxSourceRecords)
     // A client waits with at most as many requests as it may hold connections: a busy
     // client alone is never refused, only made to wait its turn.
     admission = AdmissionControl(

@@ -56,6 +56,39 @@ import TrafficTestSupport
     }
   }
 
+  /// What each feed holds (an incident once per feed) stays what a count of the incidents
+  /// gives, through patches, whole builds (removals) and compaction.
+  @Test func heldByFeedStaysTheCountOfTheIncidents() throws {
+    var generator = SeededGenerator(seed: 21)
+    let choices: [[String]] = [[], ["a"], ["b"], ["a", "b"], ["a", "a"]]
+    func incident(_ number: Int) throws -> TrafficIncident {
+      var incident = try Self.incident(number, version: Int.random(in: 1...3, using: &generator))
+      incident.sources = choices[Int.random(in: 0..<choices.count, using: &generator)].enumerated()
+        .map { TrafficIncidentSource(feed: $0.element, id: "r\(number)-\($0.offset)") }
+      return incident
+    }
+    func recount(_ index: IncidentIndex) -> [String: Int] {
+      var counts: [String: Int] = [:]
+      for incident in index.incidents {
+        for feed in Set(incident.sources.map(\.feed)) { counts[feed, default: 0] += 1 }
+      }
+      return counts
+    }
+    var index = IncidentIndex(try (0..<40).map { try incident($0) })
+    #expect(index.heldByFeed == recount(index))
+    #expect(!index.heldByFeed.isEmpty)
+    for round in 0..<150 {
+      let deletions =
+        round % 10 == 0 ? ["i\(Int.random(in: 0..<60, using: &generator))"] : []
+      let upserts = try (0..<Int.random(in: 1...5, using: &generator)).map { _ in
+        try incident(Int.random(in: 0..<60, using: &generator))
+      }
+      index = index.applying(upserts: upserts, deletions: deletions, updatedAt: nil).index
+      if round % 25 == 0 { index = index.compacted() }
+      #expect(index.heldByFeed == recount(index), "round \(round)")
+    }
+  }
+
   /// A snapshot patched by many batches (sharing its R-tree, the changed incidents indexed
   /// apart) answers every area, nearest and id query as a snapshot built whole from the same
   /// incidents, through rebuilds when the changes pile up.
