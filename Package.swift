@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "TrafficSQLite", targets: ["TrafficSQLite"]),
     .library(name: "TrafficPostgres", targets: ["TrafficPostgres"]),
     .library(name: "TrafficServer", targets: ["TrafficServer"]),
+    .library(name: "TrafficService", targets: ["TrafficService"]),
     .library(name: "TrafficMap", targets: ["TrafficMap"]),
     .library(name: "TrafficRouting", targets: ["TrafficRouting"]),
     .executable(name: "traffic", targets: ["traffic"]),
@@ -54,10 +55,18 @@ let package = Package(
     .target(
       name: "TrafficServer",
       dependencies: [
-        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
-        "TrafficMap", "TrafficRouting", "TrafficDemo", "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
+        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficMap", "TrafficRouting",
+        "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web"), .copy("Resources/openapi.json")]),
+    // The composition root of `traffic serve`: the store, the network, the engine, the
+    // HTTP server, the polled feeds, the PostgreSQL sync and the demo, put together.
+    .target(
+      name: "TrafficService",
+      dependencies: [
+        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
+        "TrafficDemo", "TrafficServer",
+      ]),
     .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
     .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
     .target(
@@ -69,7 +78,8 @@ let package = Package(
       name: "traffic",
       dependencies: [
         "Geo", "Codec", "Roads", "Traffic", "TrafficSQLite", "TrafficPostgres", "TrafficFeeds",
-        "TrafficServer", "TrafficMap", "TrafficRouting", "TrafficBuildInfo", "CJemalloc",
+        "TrafficServer", "TrafficService", "TrafficMap", "TrafficRouting", "TrafficBuildInfo",
+        "CJemalloc",
       ]),
     .executableTarget(
       name: "traffic-bench",
@@ -131,7 +141,7 @@ let package = Package(
     .testTarget(
       name: "TrafficServerTests",
       dependencies: [
-        "Roads", "Codec", "TrafficServer", "TrafficMap", "TrafficSQLite", "Zlib",
+        "Roads", "Codec", "TrafficServer", "TrafficService", "TrafficMap", "TrafficSQLite", "Zlib",
         "TrafficBuildInfo", "TrafficTestSupport", "TrafficStoreContract",
       ],
       exclude: ["Fuzz"]

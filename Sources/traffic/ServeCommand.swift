@@ -4,6 +4,7 @@ import TrafficFeeds
 import TrafficPostgres
 import TrafficSQLite
 import TrafficServer
+import TrafficService
 
 /// `traffic serve`: the HTTP service (HERE Traffic API v7 and the project's extensions).
 enum ServeCommand: Subcommand {

@@ -29,7 +29,7 @@ import TrafficTestSupport
   }
 
   /// The kind of a route. Exhaustive on purpose: see the suite's documentation.
-  static func kind(of route: Route) -> RouteKind {
+  static func kind(of route: Endpoint) -> RouteKind {
     switch route {
     case .index: return .index
     case .health: return .health
@@ -64,7 +64,7 @@ import TrafficTestSupport
 
     var testDescription: String { "\(method) \(target)" }
 
-    var route: Route? { Route(rawPath: HTTPRequest(target: target).rawPath) }
+    var route: Endpoint? { Endpoint(rawPath: HTTPRequest(target: target).rawPath) }
   }
 
   /// The crossing of `FlowServerFixtures`' network, where the sample incident lies.

@@ -138,7 +138,7 @@ import TrafficTestSupport
       #expect(documented == expected, "\(route.label): \(documented) in the document")
     }
     for (template, _) in paths {
-      let route = Route(rawPath: Self.concrete(template)[...])
+      let route = Endpoint(rawPath: Self.concrete(template)[...])
       #expect(route?.label == template, "\(template) is not a route of the server")
       #expect(labels.contains(template), "\(template) has no sample in APIDocumentationTests")
     }
@@ -156,7 +156,7 @@ import TrafficTestSupport
     let global = try #require(document["security"] as? [[String: Any]])
     #expect(Set(global.flatMap(\.keys)) == ["apiKey", "bearer"])
     for (template, item) in try Self.paths(document) {
-      let route = try #require(Route(rawPath: Self.concrete(template)[...]))
+      let route = try #require(Endpoint(rawPath: Self.concrete(template)[...]))
       for (method, operation) in item {
         let security = (operation as? [String: Any])?["security"] as? [Any]
         #expect(

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import Traffic
 import TrafficServer
+import TrafficService
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

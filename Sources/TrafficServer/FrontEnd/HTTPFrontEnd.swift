@@ -535,3 +535,11 @@ private func streamFreed(cls: UnsafeMutableRawPointer?) {
     Unmanaged<StreamBinding>.fromOpaque(cls))()
   binding.frontEnd.streamClosed(binding.stream)
 }
+
+extension TrafficServer {
+  /// Hands the pages of freed heap memory back to the system (glibc's `malloc_trim`): for
+  /// the service once its start-up has freed its load buffers.
+  package static func returnFreedMemory() {
+    traffic_return_freed_memory()
+  }
+}

@@ -165,7 +165,7 @@ public final class TrafficServer: Sendable {
   /// and probe batches each on their own, so that slow ingestion never occupies the threads
   /// that answer queries; `nil` for everything else.
   func ingestQueue(for request: HTTPRequest) -> DispatchQueue? {
-    guard request.method == "POST", let route = Route(rawPath: request.rawPath) else {
+    guard request.method == "POST", let route = Endpoint(rawPath: request.rawPath) else {
       return nil
     }
     switch route {
@@ -180,7 +180,7 @@ public final class TrafficServer: Sendable {
   /// tiles, area queries without a fresh cached answer —, or inline (`nil`) for the rest
   /// and for requests that fail at once (a malformed head, a wrong key).
   func admission(for request: HTTPRequest) -> (lane: AdmissionControl.Lane, client: String)? {
-    guard request.headViolation == nil, let route = Route(rawPath: request.rawPath) else {
+    guard request.headViolation == nil, let route = Endpoint(rawPath: request.rawPath) else {
       return nil
     }
     let lane: AdmissionControl.Lane

@@ -29,7 +29,7 @@ extension TrafficServer {
     let received = Date()
     let started = ContinuousClock.now
     let correlationId = nextCorrelationId()
-    let route = Route(rawPath: request.rawPath)
+    let route = Endpoint(rawPath: request.rawPath)
     var cacheSlot: CacheSlot?
     var response: HTTPResponse
     do {
@@ -104,7 +104,7 @@ extension TrafficServer {
   /// The cached answer to a `GET` of a cacheable route, or `nil` with `slot` set to where
   /// the fresh answer is to be stored.
   private func cachedAnswer(
-    _ request: HTTPRequest, route: Route, slot: inout CacheSlot?
+    _ request: HTTPRequest, route: Endpoint, slot: inout CacheSlot?
   ) -> HTTPResponse? {
     guard let (key, version) = cacheKey(request, route: route) else { return nil }
     let now = monotonicSeconds()
@@ -126,7 +126,7 @@ extension TrafficServer {
 
   /// The route's answer before the finishing touches; throws the errors that become 4xx.
   private func respond(
-    to request: HTTPRequest, route: Route?, cacheSlot: inout CacheSlot?
+    to request: HTTPRequest, route: Endpoint?, cacheSlot: inout CacheSlot?
   ) throws(TrafficQueryError)
     -> HTTPResponse
   {
@@ -236,7 +236,7 @@ extension TrafficServer {
   /// whose scope does not cover the route (403: queries need `read`, probes `probes`; a
   /// feed push's source is checked once its document names it).
   private func authenticate(
-    _ request: HTTPRequest, route: Route
+    _ request: HTTPRequest, route: Endpoint
   ) throws(TrafficQueryError) -> (client: String, scope: APIKeyScope) {
     let key = try Self.apiKeyParameter(request.rawQuery) ?? Self.bearerKey(request)
     guard !configuration.apiKeys.isEmpty else {
@@ -277,7 +277,7 @@ extension TrafficServer {
 
   /// Whether a fresh cached answer to the request is there (the socket layer answers it
   /// inline then, never queued behind expensive work).
-  func hasCachedAnswer(_ request: HTTPRequest, route: Route) -> Bool {
+  func hasCachedAnswer(_ request: HTTPRequest, route: Endpoint) -> Bool {
     guard let key = cacheKey(request, route: route) else { return false }
     return responseCache.contains(key.key, version: key.version, now: monotonicSeconds())
   }
@@ -285,7 +285,7 @@ extension TrafficServer {
   /// The cache key and data version of a `GET` of a cacheable route, `nil` when its answer
   /// is not cached.
   private func cacheKey(
-    _ request: HTTPRequest, route: Route
+    _ request: HTTPRequest, route: Endpoint
   ) -> (key: ResponseCache.Key, version: ResponseCache.Version)? {
     // While the snapshot loads, answers come from the store, which other writers (other
     // nodes on PostgreSQL) change without changing the stamp: they are not cached then.

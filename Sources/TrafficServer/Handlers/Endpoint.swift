@@ -1,5 +1,5 @@
-/// The routes of the server, matched on the raw path.
-enum Route: Equatable {
+/// The endpoints of the server (the HTTP route table), matched on the raw path.
+enum Endpoint: Equatable {
   case index
   case health
   /// `/readyz`: 200 once the data serves, 503 while it loads.

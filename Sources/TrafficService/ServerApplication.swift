@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import Codec
 import Foundation
 import Roads
@@ -8,6 +7,7 @@ import TrafficDemo
 import TrafficFeeds
 import TrafficPostgres
 import TrafficSQLite
+import TrafficServer
 
 /// `traffic serve` as a library: opens the store, the road network and the engine, serves
 /// them over HTTP, polls the feeds, purges ended incidents, follows the other nodes of a
@@ -234,7 +234,7 @@ public final class ServerApplication: Sendable {
     self.network = network
     // Loading freed its row chunks and decode buffers (either store); glibc keeps freed
     // heap pages resident unless asked to return them.
-    if !loadsInBackground { Self.returnFreedMemory() }
+    if !loadsInBackground { TrafficServer.returnFreedMemory() }
     feedCount = feeds.count
     poller = FeedPoller(feeds: feeds, engine: engine)
     do {
@@ -332,7 +332,7 @@ public final class ServerApplication: Sendable {
     DispatchQueue.global(qos: .utility).async { [self] in
       do {
         try engine.waitUntilLoaded()
-        Self.returnFreedMemory()
+        TrafficServer.returnFreedMemory()
         let elapsed = ContinuousClock.now - started
         let seconds =
           Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -392,12 +392,5 @@ public final class ServerApplication: Sendable {
         traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
       Ctrl-C stops the server and SUMO.
       """
-  }
-}
-
-extension ServerApplication {
-  /// Hands the pages of freed heap memory back to the system (glibc's `malloc_trim`).
-  static func returnFreedMemory() {
-    traffic_return_freed_memory()
   }
 }
