@@ -60,7 +60,9 @@ public final class RoutingEngine: Sendable {
     options: RouteOptions = RouteOptions()
   ) async throws(RoutingError) -> [Route] {
     if trafficEngine.isRemote {
-      return try await remoteRoutes(through: [origin] + via + [destination], options: options)
+      return try await remoteRoutes(
+        from: Waypoint(origin), to: Waypoint(destination), via: via.map { Waypoint($0) },
+        options: options)
     }
     return try routes(through: [origin] + via + [destination], options: options)
   }
@@ -101,76 +103,20 @@ public final class RoutingEngine: Sendable {
     let points = all.map(\.coordinates)
     let headings = all.map(\.headingInDegrees)
     if trafficEngine.isRemote {
-      return try await remoteRoutes(
-        through: points, options: options, via: via, headings: headings)
+      return try await remoteRoutes(from: origin, to: destination, via: via, options: options)
     }
     return try routes(through: points, options: options, via: via, headings: headings)
   }
 
   /// The routes of the remote engine's server (`GET /v8/routes`).
   private func remoteRoutes(
-    through waypoints: [GeoCoordinates], options: RouteOptions, via details: [Waypoint] = [],
-    headings: [Double?] = []
+    from origin: Waypoint, to destination: Waypoint, via: [Waypoint], options: RouteOptions
   ) async throws(RoutingError) -> [Route] {
-    func place(_ index: Int) -> String {
-      V8RouteWire.placeText(
-        Waypoint(waypoints[index], headingInDegrees: index < headings.count ? headings[index] : nil)
-      )
-    }
-    var parameters = [
-      ("transportMode", "car"), ("origin", place(0)),
-      ("destination", place(waypoints.count - 1)),
-      ("return", "summary,polyline,incidents,turnByTurnActions"),
-      ("spans", "length,duration,dynamicSpeedInfo,names,speedLimit,functionalClass"),
-      ("alternatives", String(options.alternatives)),
-      ("routingMode", options.routingMode.rawValue),
-    ]
-    for k in 0..<(waypoints.count - 2) {
-      var text = place(k + 1)
-      if k < details.count {
-        try details[k].validate(index: k)
-        if details[k].stopDurationInSeconds > 0 {
-          text += "!stopDuration=\(Int(details[k].stopDurationInSeconds.rounded()))"
-        }
-        if details[k].isPassThrough { text += "!passThrough=true" }
-      }
-      parameters.append(("via", text))
-    }
-    // The traffic modes as v8 says them: planning mode is `departureTime=any`, no traffic
-    // at all `traffic[mode]=disabled`; v8 has no time for the one nor closures for the other.
-    if let arrival = options.arrivalTime {
-      // Planning mode is v8's departureTime=any, which an arrival time cannot go with.
-      guard options.departureTime == nil, options.trafficOptimization != .longTermClosuresOnly
-      else {
-        throw .invalidOption(
-          "a routing server takes an arrival time without a departure time, and not in"
-            + " planning mode (longTermClosuresOnly)")
-      }
-      parameters.append(("arrivalTime", RFC3339.format(arrival)))
-    }
-    switch options.trafficOptimization {
-    case .timeDependent:
-      if let departure = options.departureTime {
-        parameters.append(("departureTime", RFC3339.format(departure)))
-      }
-    case .longTermClosuresOnly:
-      guard options.departureTime == nil else {
-        throw .invalidOption(
-          "a routing server takes longTermClosuresOnly as departureTime=any, without a departure time"
-        )
-      }
-      parameters.append(("departureTime", "any"))
-    case .disabled:
-      guard !options.avoidsClosures else {
-        throw .invalidOption(
-          "a routing server takes disabled as traffic[mode]=disabled, which ignores closures:"
-            + " set avoidsClosures to false, or use longTermClosuresOnly")
-      }
-      if let departure = options.departureTime {
-        parameters.append(("departureTime", RFC3339.format(departure)))
-      }
-      parameters.append(("traffic[mode]", "disabled"))
-    }
+    let query = V8RouteQuery(
+      origin: origin, destination: destination, via: via, options: options,
+      returning: [.summary, .polyline, .incidents, .turnByTurnActions],
+      spans: [.length, .duration, .dynamicSpeedInfo, .roadNames, .speedLimit, .functionalClass])
+    let parameters = try query.parameters()
     let answer: (status: Int, body: Data)?
     do {
       answer = try await trafficEngine.remoteGet(path: "/v8/routes", parameters: parameters)
