@@ -20,12 +20,12 @@ public final class RoutingEngine: Sendable {
   /// How far a waypoint may be from the nearest road open to cars, meters.
   public let snappingRadiusInMeters: Double
   private let scratches = Mutex<[SearchScratch]>([])
-  private let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
-  private let boundsState = Mutex<BoundsState>(BoundsState())
-  private let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
+  let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
+  let boundsState = Mutex<BoundsState>(BoundsState())
+  let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
 
   /// The network's routing bounds and whether a build is under way.
-  private struct BoundsState {
+  struct BoundsState {
     var current: RoutingBounds?
     var building = false
   }
@@ -38,7 +38,7 @@ public final class RoutingEngine: Sendable {
   /// once they are this old, seconds.
   static let boundsRefreshInterval = 600.0
 
-  private struct SpeedBoundKey: Equatable {
+  struct SpeedBoundKey: Equatable {
     var segments: Int
     var builtAt: Date
   }
@@ -106,31 +106,6 @@ public final class RoutingEngine: Sendable {
       return try await remoteRoutes(from: origin, to: destination, via: via, options: options)
     }
     return try routes(through: points, options: options, via: via, headings: headings)
-  }
-
-  /// The routes of the remote engine's server (`GET /v8/routes`).
-  private func remoteRoutes(
-    from origin: Waypoint, to destination: Waypoint, via: [Waypoint], options: RouteOptions
-  ) async throws(RoutingError) -> [Route] {
-    let query = V8RouteQuery(
-      origin: origin, destination: destination, via: via, options: options,
-      returning: [.summary, .polyline, .incidents, .turnByTurnActions],
-      spans: [.length, .duration, .dynamicSpeedInfo, .roadNames, .speedLimit, .functionalClass])
-    let parameters = try query.parameters()
-    let answer: (status: Int, body: Data)?
-    do {
-      answer = try await trafficEngine.remoteGet(path: "/v8/routes", parameters: parameters)
-    } catch {
-      throw .remote("the routing server cannot be reached: \(error)")
-    }
-    guard let answer else { throw .noRoadNetwork }
-    guard answer.status == 200 else {
-      let cause =
-        (try? JSONParser.parse(answer.body))?["cause"]?.string
-        ?? String(decoding: answer.body.prefix(200), as: UTF8.self)
-      throw .remote("the routing server answered \(answer.status): \(cause)")
-    }
-    return try V8RouteWire.decode(answer.body)
   }
 
   /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).
@@ -351,100 +326,6 @@ public final class RoutingEngine: Sendable {
       }
       radius = min(radius * 4, snappingRadiusInMeters)
     }
-  }
-
-  // MARK: Bounds
-
-  /// Starts building the routing bounds of the engine's network in the background (a server
-  /// starting), unless they are there or on the way; routes are answered meanwhile.
-  package func prepareBoundsInBackground() {
-    guard let view = trafficEngine.routingView(),
-      boundsState.withLock({ $0.current?.fits(view) != true })
-    else { return }
-    buildInBackground(view)
-  }
-
-  /// Whether the routing bounds of the engine's current network are ready.
-  package var hasBounds: Bool {
-    guard let view = trafficEngine.routingView() else { return false }
-    return boundsState.withLock { $0.current?.fits(view) == true }
-  }
-
-  /// The routing bounds in use: their hierarchy's nodes and edges (0 while none are ready)
-  /// and how long their build took, seconds.
-  package var boundsStatistics: (nodes: Int, edges: Int, buildSeconds: Double) {
-    boundsState.withLock { state in
-      guard let current = state.current else { return (0, 0, 0) }
-      return (current.hierarchy.nodeCount, current.hierarchy.edgeCount, current.buildSeconds)
-    }
-  }
-
-  /// The bounds a query on `view` uses: those of its network when built (a rebuild started
-  /// in the background when they are stale), else built now on a small network or started
-  /// in the background on a large one (`nil` meanwhile).
-  private func bounds(for view: RoutingView) -> RoutingBounds? {
-    let (current, building) = boundsState.withLock { ($0.current, $0.building) }
-    if let current, current.fits(view) {
-      if !building, current.isStale(for: view),
-        ProcessInfo.processInfo.systemUptime - current.finishedUptime
-          > Self.boundsRefreshInterval
-      {
-        buildInBackground(view)
-      }
-      return current
-    }
-    guard view.network.segments.count <= Self.synchronousBoundsLimit else {
-      buildInBackground(view)
-      return nil
-    }
-    let built = RoutingBounds(view: view)
-    boundsState.withLock { state in
-      if state.current?.fits(view) != true { state.current = built }
-    }
-    return built
-  }
-
-  /// The segment table of `view`'s network without caps (for searches before its bounds
-  /// are ready), built once per network.
-  private func plainSegments(_ view: RoutingView) -> SegmentTable {
-    if let known = plainTable.withLock({ $0 }), known.graph === view.graph { return known.table }
-    let table = SegmentTable(network: view.network)
-    plainTable.withLock { $0 = (view.graph, table) }
-    return table
-  }
-
-  private func buildInBackground(_ view: RoutingView) {
-    let starts = boundsState.withLock { state -> Bool in
-      guard !state.building else { return false }
-      state.building = true
-      return true
-    }
-    guard starts else { return }
-    DispatchQueue.global(qos: .utility).async {
-      let built = RoutingBounds(view: view)
-      self.boundsState.withLock { state in
-        state.current = built
-        state.building = false
-      }
-    }
-  }
-
-  /// The fastest speed any segment may be driven at in `view` (speed limits, learned free
-  /// flow, typical and live speeds). The limits are read once per network; the flow's speeds once per
-  /// flow snapshot.
-  private func fastestSpeed(_ view: RoutingView) -> Double {
-    let key = SpeedBoundKey(segments: view.network.segments.count, builtAt: view.flow.builtAt)
-    let cached = speedBound.withLock { $0 }
-    if let cached, cached.key == key { return cached.speed }
-    let limit =
-      cached.flatMap { $0.key.segments == key.segments ? $0.limit : nil }
-      ?? view.network.segments.reduce(0) { max($0, $1.speedLimitInMetersPerSecond) }
-    var speed = limit
-    for value in view.flow.freeFlow.values { speed = max(speed, value) }
-    speed = max(speed, view.flow.typical?.fastest ?? 0)
-    for live in view.flow.live.values { speed = max(speed, live.speedUncapped) }
-    speedBound.withLock { $0 = (key, limit, speed) }
-    return speed
   }
 
   /// Whether a route shares at most 70 % of its length with each route kept.

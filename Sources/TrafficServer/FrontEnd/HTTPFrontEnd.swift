@@ -490,52 +490,6 @@ private final class ConnectionAddress {
   init(_ text: String) { self.text = text }
 }
 
-private func streamReader(
-  cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?,
-  max: Int
-) -> Int {
-  guard let cls, let buffer else { return traffic_mhd_end_of_stream() }
-  let binding = Unmanaged<StreamBinding>.fromOpaque(cls).takeUnretainedValue()
-  let result = binding.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
-    if let connection = OpaquePointer(bitPattern: binding.connectionBits) {
-      MHD_suspend_connection(connection)
-    }
-  }
-  switch result {
-  case .bytes(let count): return count
-  case .wait: return 0
-  case .end: return traffic_mhd_end_of_stream()
-  }
-}
-
-private func bodyReader(
-  cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?,
-  max: Int
-) -> Int {
-  guard let cls, let buffer else { return traffic_mhd_end_of_stream() }
-  let body = Unmanaged<ResponseBodyStream>.fromOpaque(cls).takeUnretainedValue()
-  let count = body.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
-  return count ?? traffic_mhd_end_of_stream()
-}
-
-private func bodyFreed(cls: UnsafeMutableRawPointer?) {
-  guard let cls else { return }
-  let body = Unmanaged<ResponseBodyStream>.fromOpaque(cls).takeRetainedValue()
-  body.close()
-}
-
-private func sharedBodyFreed(cls: UnsafeMutableRawPointer?) {
-  guard let cls else { return }
-  Unmanaged<SharedBytes>.fromOpaque(cls).release()
-}
-
-private func streamFreed(cls: UnsafeMutableRawPointer?) {
-  guard let cls else { return }
-  let binding = Unmanaged<StreamBinding>.takeRetainedValue(
-    Unmanaged<StreamBinding>.fromOpaque(cls))()
-  binding.frontEnd.streamClosed(binding.stream)
-}
-
 extension TrafficServer {
   /// Hands the pages of freed heap memory back to the system (glibc's `malloc_trim`): for
   /// the service once its start-up has freed its load buffers.
