@@ -48,6 +48,11 @@ done
 sleep 2  # past the second of the last write, so If-Modified-Since can answer 304
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status"; }
+# The resting size once every incident is loaded and indexed (/readyz answers 200).
+for _ in $(seq 1 1200); do
+  curl -sf "http://127.0.0.1:$PORT/readyz" -o /dev/null 2>/dev/null && break
+  sleep 0.1
+done
 sleep 3
 RESTING_KB=$(rss_kb)
 echo "traffic serve resting RSS: $((RESTING_KB / 1024)) MB"
