@@ -107,11 +107,16 @@ package enum XMLGuard {
     /// - Complexity: O(n) in the size of the chunk (plus held-back bytes).
     package mutating func feed(_ chunk: Data, atEnd: Bool) throws(Problem) -> [UInt8] {
       pending.append(contentsOf: chunk)
-      let bytes = pending
-      let scanned: Result<Int, Problem> = bytes.withUnsafeBytes { buffer in
-        Result { () throws(Problem) in try scan(buffer, atEnd: atEnd) }
+      let release: Int
+      do {
+        // A copy to scan while `scan` updates the scanner; it ends here, before `pending`
+        // changes, so that no bytes are copied.
+        let bytes = pending
+        let scanned: Result<Int, Problem> = bytes.withUnsafeBytes { buffer in
+          Result { () throws(Problem) in try scan(buffer, atEnd: atEnd) }
+        }
+        release = try scanned.get()
       }
-      let release = try scanned.get()
       let ready = Array(pending[..<release])
       pending.removeFirst(release)
       base += release
