@@ -121,10 +121,14 @@ let package = Package(
       dependencies: ["Codec", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
     .testTarget(
       name: "FlowAccuracyTests",
-      dependencies: ["Traffic", "Roads", "TrafficRouting", "TrafficTestSupport"]),
+      dependencies: [
+        "Codec", "Traffic", "TrafficFeeds", "Roads", "TrafficRouting", "TrafficTestSupport",
+      ]),
     .testTarget(
       name: "TrafficFeedsTests",
-      dependencies: ["Codec", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
+      dependencies: [
+        "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficTestSupport", "Zlib",
+      ],
       exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",
@@ -179,7 +183,9 @@ let package = Package(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),
     .testTarget(
       name: "TrafficDemoTests",
-      dependencies: ["TrafficDemo", "Traffic", "TrafficFeeds", "Roads", "TrafficTestSupport"]),
+      dependencies: [
+        "Codec", "TrafficDemo", "Traffic", "TrafficFeeds", "Roads", "TrafficTestSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Synchronization
 import Traffic
+import TrafficFeeds
 
 /// Probes replayed from a recording, in a loop, paced to the demo clock like
 /// ``SUMOProbeStream`` — the demo's traffic on machines without SUMO.

@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Synchronization
 import Traffic
+import TrafficFeeds
 
 #if canImport(Glibc)
   import Glibc

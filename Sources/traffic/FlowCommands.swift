@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Roads
 import Traffic
+import TrafficFeeds
 import TrafficRouting
 import TrafficSQLite
 

@@ -3,6 +3,7 @@ import Roads
 import Synchronization
 import Testing
 import Traffic
+import TrafficFeeds
 import TrafficTestSupport
 
 /// Checks flow estimation against a simulator nobody here wrote: SUMO drives the A10KW

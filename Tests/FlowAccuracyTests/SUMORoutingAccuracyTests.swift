@@ -1,8 +1,10 @@
+import Codec
 import Foundation
 import Roads
 import Synchronization
 import Testing
 import Traffic
+import TrafficFeeds
 import TrafficRouting
 import TrafficTestSupport
 

@@ -3,6 +3,7 @@ import Roads
 import Synchronization
 import Testing
 import Traffic
+import TrafficFeeds
 import TrafficTestSupport
 
 /// End to end on SUMO networks other than A10KW, each of a different kind: SUMO drives a

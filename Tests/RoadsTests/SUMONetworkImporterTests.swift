@@ -199,8 +199,9 @@ import Zlib
     #expect {
       try SUMONetworkImporter.importNetwork(xml: Data(cut.utf8), name: "cut.net.xml")
     } throws: { error in
+      // Streamed, as files are: the parser itself reports the end inside an element.
       "\(error)".hasPrefix("malformed cut.net.xml at line ")
-        && "\(error)".hasSuffix("the file ends before </net>: it is truncated")
+        && "\(error)".contains("it is truncated")
     }
     var rail = text
     for (from, to) in [

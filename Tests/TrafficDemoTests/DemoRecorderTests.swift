@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Traffic
+import TrafficFeeds
 import TrafficTestSupport
 
 @testable import TrafficDemo

@@ -1,7 +1,9 @@
+import Codec
 import Foundation
 import Synchronization
 import Testing
 import Traffic
+import TrafficFeeds
 import TrafficTestSupport
 
 @testable import TrafficDemo

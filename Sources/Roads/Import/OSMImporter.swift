@@ -3,19 +3,16 @@ import Foundation
 import Synchronization
 import Zlib
 
-#if canImport(FoundationXML)
-  import FoundationXML
-#endif
-
 /// Reads OpenStreetMap data into a ``RoadNetwork``: XML (`.osm`), bzip2-compressed XML
 /// (`.osm.bz2`) and PBF (`.osm.pbf`).
 ///
 /// Only `highway=*` ways open to motor traffic are kept (rules in ``OSMImportOptions`` and
 /// the importer's way profile: road classes, access, `area=yes`, oneway), and they are split
 /// into directed segments at every node shared by two or more kept ways and at way ends.
-/// Files are streamed: XML through Foundation's event-driven `XMLParser` (bzip2 decompressed
-/// by libbz2 as it is read), PBF block by block in two passes (zlib, LZ4 or Zstandard
-/// blobs), so memory grows with the road network rather than with the file.
+/// Files are streamed: XML through Codec's `GuardedXMLReader`, which refuses a DTD with the
+/// message every XML input gives and then drives Foundation's event-driven `XMLParser`
+/// (bzip2 decompressed by libbz2 as it is read), PBF block by block in two passes (zlib,
+/// LZ4 or Zstandard blobs), so memory grows with the road network rather than with the file.
 public enum OSMImporter {
   /// The file formats the importer reads.
   public enum Format: String, Sendable, CaseIterable {
@@ -98,7 +95,7 @@ public enum OSMImporter {
       progress?.begin("network import", detail: "nodes and ways", unit: .items("elements"))
       let reader = OSMXMLReader(
         fileName: url.lastPathComponent, options: options, progress: progress)
-      result = try reader.read(XMLParser(stream: stream))
+      result = try reader.read(.stream(stream))
     case .bzip2XML:
       progress?.begin("network import", detail: "nodes and ways", unit: .items("elements"))
       result = try importBzip2(url, options: options, progress: progress)
@@ -134,7 +131,7 @@ public enum OSMImporter {
   public static func importNetworkReporting(
     xml data: Data, name: String = "OSM XML", options: OSMImportOptions = OSMImportOptions()
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport) {
-    try OSMXMLReader(fileName: name, options: options).read(XMLParser(data: data))
+    try OSMXMLReader(fileName: name, options: options).read(.data(data))
   }
 
   /// Refuses a file that gave no road, saying why.
@@ -206,7 +203,7 @@ public enum OSMImporter {
       fileName: url.lastPathComponent, options: options, progress: progress)
     let result: Result<(network: RoadNetwork, report: OSMImportReport), RoadsError>
     do {
-      result = .success(try reader.read(XMLParser(stream: stream)))
+      result = .success(try reader.read(.stream(stream)))
     } catch {
       result = .failure(error)
     }

@@ -5,8 +5,9 @@ import Foundation
   import FoundationXML
 #endif
 
-/// Streams OpenStreetMap XML (API 0.6 format) through Foundation's event-driven `XMLParser`,
-/// feeding ways and node coordinates to an ``OSMNetworkBuilder``.
+/// Streams OpenStreetMap XML (API 0.6 format) through Codec's `GuardedXMLReader` (the
+/// guard, then Foundation's event-driven `XMLParser`), feeding ways and node coordinates to
+/// an ``OSMNetworkBuilder``.
 ///
 /// XML files list all nodes before the ways, so this reader keeps every node's coordinates
 /// (about 40 bytes per node in a dictionary) until the ways are known; PBF files are read in
@@ -35,23 +36,18 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
 
   /// Parses the document and returns the finished network.
   ///
-  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column,
-  ///   also for a file that ends before `</osm>` (truncated).
+  /// - Throws: ``RoadsError/malformed(file:position:reason:)`` naming the line and column
+  ///   (the byte for a document the guard refuses, such as one with a DTD), also for a file
+  ///   that ends before `</osm>` (truncated); ``RoadsError/unreadable(file:reason:)`` when
+  ///   the stream fails.
   func read(
-    _ parser: XMLParser
+    _ source: GuardedXMLReader.Source
   ) throws(RoadsError) -> (
     network: RoadNetwork, report: OSMImportReport
   ) {
-    parser.delegate = self
-    parser.shouldProcessNamespaces = false
-    let succeeded = parser.parse()
-    if let failure { throw failure }
-    if let error = XMLParseFailure.error(
-      parser, succeeded: succeeded, fileName: fileName, root: "osm", sawRoot: sawRoot,
-      closedRoot: closedRoot)
-    {
-      throw error
-    }
+    try NetworkXML.parse(
+      source, delegate: self, fileName: fileName, root: "osm",
+      delegateFailure: { failure }, rootState: { (sawRoot, closedRoot) })
     return finish()
   }
 

@@ -48,8 +48,9 @@ public enum SUMONetworkImporter {
   /// - Returns: the network.
   /// - Throws: ``RoadsError/unreadable(file:reason:)``;
   ///   ``RoadsError/malformed(file:position:reason:)`` naming the line and column of a
-  ///   defect, for a file that is not XML, ends early (truncated), lacks a `<location>`, or
-  ///   whose gzip data is corrupt; ``RoadsError/unsupported(file:reason:)`` for a network
+  ///   defect (the byte for a DTD, which is refused), for a file that is not XML, ends early
+  ///   (truncated), lacks a `<location>`, or whose gzip data is corrupt;
+  ///   ``RoadsError/unsupported(file:reason:)`` for a network
   ///   that is not geo-referenced (`projParameter="!"`), projections other than UTM and
   ///   transverse Mercator, and networks without one edge open to motor vehicles.
   /// - Complexity: O(e log e + v) for e edges of v shape points in total.
@@ -79,13 +80,12 @@ public enum SUMONetworkImporter {
       do { xml = try Gzip.decompress(compressed, maxOutputBytes: maxUncompressedBytes) } catch {
         throw .malformed(file: name, position: "gzip data", reason: "\(error)")
       }
-      return try SUMONetworkReader(fileName: name, progress: progress).read(XMLParser(data: xml))
+      return try SUMONetworkReader(fileName: name, progress: progress).read(.data(xml))
     }
     guard let stream = InputStream(url: url) else {
       throw .unreadable(file: url.path, reason: "cannot open a stream")
     }
-    return try SUMONetworkReader(fileName: name, progress: progress).read(
-      XMLParser(stream: stream))
+    return try SUMONetworkReader(fileName: name, progress: progress).read(.stream(stream))
   }
 
   /// The largest decompressed `.net.xml.gz` read (8 GiB), a guard against gzip bombs.
@@ -104,7 +104,7 @@ public enum SUMONetworkImporter {
   )
     throws(RoadsError) -> RoadNetwork
   {
-    try SUMONetworkReader(fileName: name).read(XMLParser(data: data))
+    try SUMONetworkReader(fileName: name).read(.data(data))
   }
 
   /// Reads a PROJ string of the kinds SUMO writes.
@@ -216,16 +216,11 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     self.progress = progress
   }
 
-  func read(_ parser: XMLParser) throws(RoadsError) -> RoadNetwork {
-    parser.delegate = self
-    let succeeded = parser.parse()
-    if let failure { throw failure }
-    if let error = XMLParseFailure.error(
-      parser, succeeded: succeeded, fileName: fileName, root: "net", sawRoot: sawRoot,
-      closedRoot: closedRoot)
-    {
-      throw error
-    }
+  /// Parses the document through Codec's `GuardedXMLReader` and builds the network.
+  func read(_ source: GuardedXMLReader.Source) throws(RoadsError) -> RoadNetwork {
+    try NetworkXML.parse(
+      source, delegate: self, fileName: fileName, root: "net",
+      delegateFailure: { failure }, rootState: { (sawRoot, closedRoot) })
     guard let projection else {
       throw .malformed(
         file: fileName, position: nil, reason: "no <location> element with a projParameter")

@@ -30,6 +30,13 @@ public struct ProbeRejection: Hashable, Sendable {
   public let reason: ProbeRejectionReason
   /// What was wrong, for people.
   public let detail: String
+
+  /// Creates a rejection.
+  public init(line: Int, reason: ProbeRejectionReason, detail: String) {
+    self.line = line
+    self.reason = reason
+    self.detail = detail
+  }
 }
 
 /// The probes read from one document, with what was rejected and why.
@@ -38,7 +45,7 @@ public struct ProbeBatch: Sendable {
   public var probes: [Probe]
   /// The number of rejected rows per reason (reasons with none are absent).
   public var rejectedCounts: [ProbeRejectionReason: Int]
-  /// The first rejected rows (at most ``ProbeDecoder/maxRejectionDetails``), for messages.
+  /// The first rejected rows (at most the decoder's `maxRejectionDetails`), for messages.
   public var rejections: [ProbeRejection]
 
   /// Creates a batch.
@@ -56,26 +63,4 @@ public struct ProbeBatch: Sendable {
 
   /// The number of rejected rows.
   public var rejectedCount: Int { rejectedCounts.values.reduce(0, +) }
-}
-
-/// Why a probe document could not be read at all (single bad rows are rejected instead).
-public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// The format could not be recognised from the content.
-  case unknownFormat
-  /// A CSV header lacks required columns; the names are listed.
-  case missingColumns([String])
-  /// The document's structure is broken at a line (XML that is not well formed).
-  case malformed(line: Int, reason: String)
-
-  /// The error in one sentence.
-  public var description: String {
-    switch self {
-    case .unknownFormat:
-      return "unknown probe format: expected CSV with a header, NDJSON or SUMO FCD XML"
-    case .missingColumns(let names):
-      return "the CSV header lacks the column(s) \(names.joined(separator: ", "))"
-    case .malformed(let line, let reason):
-      return "malformed probe document at line \(line): \(reason)"
-    }
-  }
 }

@@ -9,7 +9,8 @@ import Traffic
 /// information").
 ///
 /// Elements are matched by local name and namespace URI, never by prefix, since publishers use
-/// different prefixes. The document is streamed (`XMLParser`), one `situation` at a time.
+/// different prefixes. The document is streamed through Codec's `GuardedXMLReader` (a DTD
+/// is refused), one `situation` at a time.
 ///
 /// Each `situationRecord` becomes one incident: `originalId` is the record's `id`, `id` is
 /// `"<id>_<version>"` when the record has a non-empty `version` (attribute, or the v1.0
@@ -156,7 +157,7 @@ public enum DATEXIIDecoder: FeedDecoder {
   /// - Returns: The incidents of all situation records; records that cannot be decoded are
   ///   listed in `problems` with their situation, record id and line.
   /// - Throws: `FeedError` with line and column for XML that cannot be read (malformed,
-  ///   truncated, wrongly encoded, entity bombs, nesting deeper than 256), or when the
+  ///   truncated, nesting deeper than 256; the byte for a DTD or a wrong encoding), or when the
   ///   document is not DATEX II.
   /// - Complexity: O(n) in the size of the document; memory O(largest situation).
   public static func decode(

@@ -11,7 +11,7 @@ import Traffic
 /// JSON is parsed with the package's strict `JSONParser` (nesting deeper than 256 levels and
 /// numbers beyond `Double` are rejected; decimals are read exactly as written, correctly
 /// rounded); each event is then decoded on its own (`decodeEvent(_:at:options:)`). XML is
-/// streamed with `XMLParser`, one `event` at a time.
+/// streamed through Codec's `GuardedXMLReader` (a DTD is refused), one `event` at a time.
 ///
 /// Each event becomes one incident; `id` and `originalId` are the event's `id` (Open511 has
 /// no version numbers). For the server fixture form the id is `"<jurisdiction>/<id>"`, the

@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 #if canImport(FoundationXML)
@@ -89,13 +90,14 @@ struct XMLNode: Sendable {
   }
 }
 
-/// Streams an XML document with FoundationXML's SAX `XMLParser`, handing over one subtree per
-/// record (a DATEX II `situation`, an Open511 `event`) so that memory stays bounded by the
-/// largest record, not the document.
+/// Streams an XML document through Codec's `GuardedXMLReader` (the guard, then
+/// Foundation's SAX `XMLParser`), handing over one subtree per record (a DATEX II
+/// `situation`, an Open511 `event`) so that memory stays bounded by the largest record, not
+/// the document.
 ///
 /// Elements outside records are reported one at a time, without their children, so that a
-/// decoder can pick up header values (publication time, country). External entities are never
-/// resolved; libxml2 rejects entity-expansion bombs (error 89, amplification); nesting deeper
+/// decoder can pick up header values (publication time, country). A DTD is refused
+/// (`XMLGuard.dtdRefusal`), so no entity is declared and none resolved; nesting deeper
 /// than `maximumDepth`, records with more than `maximumRecordElements` elements and texts
 /// longer than `maximumTextLength` characters end the parse with an error.
 struct XMLRecordReader {
@@ -122,8 +124,9 @@ struct XMLRecordReader {
   ///     their ancestors.
   ///   - record: Called for each record, with the record's number (1-based) and the path of
   ///     its ancestors.
-  /// - Throws: `FeedError` with the line and column for malformed XML (including truncated or
-  ///   wrongly encoded input) and for the limits above.
+  /// - Throws: `FeedError` with the byte for a document the guard refuses (a DTD, a wrong
+  ///   encoding), with the line and column for malformed XML (including truncated input)
+  ///   and for the limits above.
   /// - Complexity: O(n) in the size of the document; memory O(largest record + depth).
   func read(
     _ input: FeedInput,
@@ -136,99 +139,19 @@ struct XMLRecordReader {
     do { chunks = try FeedChunks(input) } catch {
       throw FeedError(format: format, reason: error.description)
     }
-    // Streamed (a whole `Data` would reach libxml2 as one chunk, and it refuses chunks over
-    // 10,000,000 bytes), and checked on the way in (see `XMLEncodingCheck`).
-    let stream = CheckedStream(chunks: chunks)
-    let parser = XMLParser(stream: stream)
-    parser.shouldProcessNamespaces = true
-    parser.shouldReportNamespacePrefixes = false
-    parser.shouldResolveExternalEntities = false
     let delegate = Delegate(
       reader: self, isRecord: isRecord, opening: opening, header: header, record: record)
-    parser.delegate = delegate
-    let succeeded = withExtendedLifetime(delegate) { parser.parse() }
-    if let problem = stream.problem {
-      throw FeedError(
-        format: format, location: problem.offset.map { "byte \($0)" }, reason: problem.reason)
+    do {
+      _ = try GuardedXMLReader.parse(
+        .chunks { try chunks.next() }, delegate: delegate, processNamespaces: true)
+    } catch {
+      // A parse the delegate stopped ends as malformed: the delegate's reason is the one.
+      if case .malformed = error, let failure = delegate.failure { throw failure }
+      throw FeedError(format: format, location: error.place, reason: error.reason)
     }
-    if let error = stream.readError { throw FeedError(format: format, reason: error.description) }
-    if let error = delegate.failure { throw error }
-    if !succeeded || parser.parserError != nil {
-      let code = (parser.parserError as NSError?)?.code
-      throw FeedError(
-        format: format, location: "line \(parser.lineNumber), column \(parser.columnNumber)",
-        reason: Self.describe(parserErrorCode: code))
-    }
+    if let failure = delegate.failure { throw failure }
     if !delegate.sawRoot {
       throw FeedError(format: format, location: "line 1", reason: "the document has no element")
-    }
-  }
-
-  /// The stream `XMLParser` reads: chunks of the input that passed `XMLEncodingCheck`. It
-  /// ends early (as if the document ended) at a problem, which the reader then reports.
-  /// `XMLParser` calls only `open`, `read(_:maxLength:)` and `close`, from the parsing thread.
-  private final class CheckedStream: InputStream {
-    let chunks: FeedChunks
-    var scanner = XMLEncodingCheck.Scanner()
-    var ready: [UInt8] = []
-    var readyIndex = 0
-    var finished = false
-    var problem: XMLEncodingCheck.Problem?
-    var readError: FeedReadError?
-
-    init(chunks: FeedChunks) {
-      self.chunks = chunks
-      super.init(data: Data())
-    }
-
-    override func open() {}
-    override func close() {}
-    override var hasBytesAvailable: Bool { readyIndex < ready.count || !finished }
-
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
-      while readyIndex >= ready.count {
-        guard !finished else { return 0 }
-        let chunk: Data?
-        do { chunk = try chunks.next() } catch {
-          readError = error
-          finished = true
-          return 0
-        }
-        do {
-          ready = try scanner.feed(chunk ?? Data(), atEnd: chunk == nil)
-        } catch {
-          problem = error
-          finished = true
-          return 0
-        }
-        readyIndex = 0
-        if chunk == nil { finished = true }
-      }
-      let count = min(length, ready.count - readyIndex)
-      ready.withUnsafeBufferPointer { source in
-        if let start = source.baseAddress {
-          buffer.update(from: start + readyIndex, count: count)
-        }
-      }
-      readyIndex += count
-      return count
-    }
-  }
-
-  /// A sentence for the libxml2 / NSXMLParser error codes feeds run into.
-  static func describe(parserErrorCode code: Int?) -> String {
-    guard let code else { return "malformed XML" }
-    switch code {
-    case 4: return "the document is empty (XML error 4)"
-    case 5: return "the document ends early: an element is not closed (XML error 5)"
-    case 9: return "the bytes are not valid in the declared encoding (XML error 9)"
-    case 26, 27: return "an undeclared entity is referenced (XML error \(code))"
-    case 32: return "an encoding declaration is not supported (XML error 32)"
-    case 73, 76: return "a start tag is not matched by its end tag (XML error \(code))"
-    case 89:
-      return "entity expansion exceeds the amplification limit (entity bomb, XML error 89)"
-    case 111: return "an entity refers to itself (XML error 111)"
-    default: return "malformed XML (XML error \(code))"
     }
   }
 

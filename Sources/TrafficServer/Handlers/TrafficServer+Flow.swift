@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Geo
 import Traffic
+import TrafficFeeds
 
 extension TrafficServer {
   /// `GET`/`POST /v7/flow`: the flow on the road segments meeting `in`, as v7's

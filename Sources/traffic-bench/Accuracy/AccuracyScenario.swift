@@ -1,6 +1,8 @@
+import Codec
 import Foundation
 import Roads
 import Traffic
+import TrafficFeeds
 import TrafficTestSupport
 import Zlib
 
@@ -357,7 +359,6 @@ struct AccuracySimulator {
     var trips: [SimulatedDay.Trip] = []
     let routesXML = try Data(contentsOf: file("vehroutes.xml"))
     try routesXML.withUnsafeBytes { bytes in
-      var scanner = XMLTagScanner(bytes: bytes)
       var current: SimulatedDay.Trip?
       func finish() {
         if let trip = current, !trip.edges.isEmpty, trip.edges.count == trip.exitTimes.count {
@@ -365,13 +366,13 @@ struct AccuracySimulator {
         }
         current = nil
       }
-      while let tag = try scanner.next() {
+      try GuardedXMLReader.scanTags(bytes) { tag in
         if tag.name == "vehicle" {
           finish()
           guard let id = tag.attributes["id"],
             let depart = tag.attributes["depart"].flatMap(Double.init),
             let arrival = tag.attributes["arrival"].flatMap(Double.init)
-          else { continue }
+          else { return }
           current = SimulatedDay.Trip(
             vehicle: id, depart: depart, arrival: arrival, edges: [], exitTimes: [],
             teleported: teleported.contains(id))
@@ -389,15 +390,14 @@ struct AccuracySimulator {
     if !loopEdges.isEmpty {
       let loopsXML = try Data(contentsOf: file("loops.xml"))
       try loopsXML.withUnsafeBytes { bytes in
-        var scanner = XMLTagScanner(bytes: bytes)
-        while let tag = try scanner.next() {
+        try GuardedXMLReader.scanTags(bytes) { tag in
           guard tag.name == "interval", let id = tag.attributes["id"], id.hasPrefix("L"),
             let index = id.dropFirst().split(separator: "_").first.flatMap({ Int($0) }),
             loopEdges.indices.contains(index),
             let end = tag.attributes["end"].flatMap(Double.init),
             let count = tag.attributes["nVehContrib"].flatMap(Int.init), count > 0,
             let speed = tag.attributes["speed"].flatMap(Double.init), speed >= 0
-          else { continue }
+          else { return }
           let key = "\(index)@\(end)"
           var reading = readings[key] ?? (loopEdges[index].id, end, 0, 0)
           reading.sum += speed * Double(count)
@@ -421,8 +421,7 @@ struct AccuracySimulator {
     var interval = -1
     let xml = try Data(contentsOf: url)
     try xml.withUnsafeBytes { bytes in
-      var scanner = XMLTagScanner(bytes: bytes)
-      while let tag = try scanner.next() {
+      try GuardedXMLReader.scanTags(bytes) { tag in
         if tag.name == "interval" {
           let begin = tag.attributes["begin"].flatMap(Double.init) ?? 0
           interval = Int((begin / AccuracyProfile.intervalSeconds).rounded())

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Traffic
 
 /// The document formats of vehicle probes (API.md, "Probe formats").
 public enum ProbeFormat: String, CaseIterable, Hashable, Sendable {

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Traffic
 
 /// Reads probe documents into ``ProbeBatch``es: CSV, NDJSON and SUMO FCD XML.
 ///
@@ -40,7 +41,7 @@ public struct ProbeDecoder: Sendable {
   /// - Throws: ``ProbeDecodingError/unknownFormat`` for an empty document,
   ///   ``ProbeDecodingError/missingColumns(_:)`` for a CSV header without `id`, `time`, `lat`
   ///   or `lng`, ``ProbeDecodingError/malformed(line:reason:)`` for FCD XML that breaks off
-  ///   inside a tag.
+  ///   inside a tag or that the XML guard refuses (a DTD, a wrong encoding).
   /// - Complexity: O(n) in the document's length.
   public func decode(
     _ data: Data, format: ProbeFormat? = nil

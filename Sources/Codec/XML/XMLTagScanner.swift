@@ -1,8 +1,10 @@
 import Foundation
 
 /// A minimal scanner of XML start tags and their attributes — enough for SUMO's flat
-/// floating-car data, where everything lives in attributes. Comments, processing
-/// instructions, declarations and end tags are skipped; entities in values are decoded.
+/// floating-car data and outputs, where everything lives in attributes. Comments,
+/// processing instructions, declarations and end tags are skipped; the five predefined
+/// entities in values are decoded. Documents reach it through `GuardedXMLReader`
+/// (`scanTags`, `TagFeed`), which refuses a DTD first.
 ///
 /// Over a whole document, markup cut off by the end is an error. Over bytes still being
 /// written (`isPartial`), it is not: `next()` stops before it, and `index` is where the
@@ -54,9 +56,9 @@ package struct XMLTagScanner {
   /// The next start (or empty-element) tag, or `nil` at the end (of a partial input: before
   /// markup cut off by the end).
   ///
-  /// - Throws: `ProbeDecodingError.malformed` naming the line of markup that is not well
+  /// - Throws: `XMLReadFailure.malformed` naming the line of markup that is not well
   ///   formed, or (of a whole document) cut off by its end.
-  package mutating func next() throws(ProbeDecodingError) -> Tag? {
+  package mutating func next() throws(XMLReadFailure) -> Tag? {
     while index < bytes.count {
       guard bytes[index] == UInt8(ascii: "<") else {
         advance()
@@ -72,7 +74,7 @@ package struct XMLTagScanner {
           line = startLine
           return nil
         case .cutOff(let line, let reason), .malformed(let line, let reason):
-          throw .malformed(line: line, reason: reason)
+          throw .malformed(line: line, column: nil, reason: reason)
         }
       }
     }

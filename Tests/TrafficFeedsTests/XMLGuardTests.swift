@@ -1,10 +1,11 @@
+import Codec
 import Foundation
 import Testing
 import TrafficTestSupport
 
 @testable import TrafficFeeds
 
-@Suite struct XMLEncodingCheckTests {
+@Suite struct XMLGuardTests {
   @Test func anElementNameOfInvalidUTF8IsRefusedNotTrapped() throws {
     // Found by `make fuzz`: Foundation's XMLParser traps on such a name.
     let url = Fixtures.repositoryRoot.appendingPathComponent(
@@ -25,23 +26,23 @@ import TrafficTestSupport
     // Found by `make fuzz`: `encodingncing"` once passed for a non-UTF-8 declaration.
     let url = Fixtures.repositoryRoot.appendingPathComponent(
       "Tests/TrafficFeedsTests/Fixtures/datex2/bad-invalid-utf8-with-broken-declaration.xml")
-    #expect(XMLEncodingCheck.problem(in: try Data(contentsOf: url))?.offset == 39)
+    #expect(XMLGuard.problem(in: try Data(contentsOf: url))?.offset == 39)
     let sneaky = Data("<?xml version=\"1.0\" encoding=\"utf-8\"?><a>".utf8) + Data([0xFF])
-    #expect(XMLEncodingCheck.problem(in: sneaky)?.offset == 41)
+    #expect(XMLGuard.problem(in: sneaky)?.offset == 41)
     // Found by `make fuzz`: libxml2 passes raw bytes through for encodings it does not know.
     let unknown = Data("<?xml version=\"1.0\" encoding=\"-TF-8\"?><a>".utf8) + Data([0xC9, 0x41])
-    #expect(XMLEncodingCheck.problem(in: unknown)?.reason.contains("unsupported encoding") == true)
+    #expect(XMLGuard.problem(in: unknown)?.reason.contains("unsupported encoding") == true)
   }
 
   @Test func aProcessingInstructionWithoutDataIsRefused() {
     // Found by `make fuzz`: XMLParser dereferences the missing data as a null string.
     let document = Data("<?xml version=\"1.0\"?>\n<a><?x?></a>".utf8)
-    #expect(XMLEncodingCheck.problem(in: document)?.offset == 25)
+    #expect(XMLGuard.problem(in: document)?.offset == 25)
     #expect(throws: FeedError.self) {
       try DATEXIIDecoder.decode(document, options: FeedOptions(sourceName: "t"))
     }
     let stylesheet = Data("<?xml version=\"1.0\"?><?xml-stylesheet href=\"a.xsl\"?><a/>".utf8)
-    #expect(XMLEncodingCheck.problem(in: stylesheet) == nil)
+    #expect(XMLGuard.problem(in: stylesheet) == nil)
   }
 
   @Test(
@@ -58,14 +59,14 @@ import TrafficTestSupport
       ([0x61, 0xE2, 0x82], 1),
     ] as [([UInt8], Int?)])
   func findsTheFirstInvalidSequence(bytes: [UInt8], offset: Int?) {
-    #expect(XMLEncodingCheck.firstInvalidUTF8Offset(Data(bytes)) == offset)
+    #expect(XMLGuard.firstInvalidUTF8Offset(Data(bytes)) == offset)
   }
 
   @Test func aDeclaredLatin1DocumentIsLeftToTheParser() {
     let latin1 = Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>".utf8) + Data([0xE9])
-    #expect(XMLEncodingCheck.problem(in: latin1) == nil)
+    #expect(XMLGuard.problem(in: latin1) == nil)
     let ascii = Data("<?xml version='1.0' encoding='US-ASCII'?><a>".utf8) + Data([0xE9])
-    #expect(XMLEncodingCheck.problem(in: ascii)?.offset == 44)
+    #expect(XMLGuard.problem(in: ascii)?.offset == 44)
   }
 }
 
@@ -100,5 +101,63 @@ import TrafficTestSupport
     let decoded = try DATEXIIDecoder.decode(data, options: FeedOptions(sourceName: "big"))
     #expect(decoded.incidents.count == count)
     #expect(decoded.problems.isEmpty)
+  }
+}
+
+@Suite struct XMLGuardScannerTests {
+  /// Documents with one problem each; fed in chunks of any size, the scanner must find the
+  /// problem at the offset the whole-document check finds.
+  static let documents: [[UInt8]] = [
+    Array("<?xml version=\"1.0\"?><a>caf".utf8) + [0xC3] + Array("<b/></a>".utf8),
+    Array("<a><b>".utf8) + [0xE2, 0x82] + Array("</b></a>".utf8),
+    Array("<a>ok</a><?pi   ?>".utf8),
+    Array("<a>€ 😀 fine</a>".utf8) + [0xF0, 0x9F],
+    Array("<?xml version=\"1.0\" encoding=\"US-ASCII\"?><a>plain é</a>".utf8),
+    Array("<a><".utf8),
+  ]
+
+  @Test("chunked scanning finds what the whole-document check finds", arguments: 0..<6)
+  func chunked(index: Int) throws {
+    let bytes = Self.documents[index]
+    let expected = XMLGuard.problem(in: Data(bytes))
+    for size in [1, 2, 3, 7] {
+      var scanner = XMLGuard.Scanner()
+      var released: [UInt8] = []
+      var found: XMLGuard.Problem?
+      var offset = 0
+      do {
+        while offset < bytes.count {
+          let end = min(offset + size, bytes.count)
+          released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
+          offset = end
+        }
+        released += try scanner.feed(Data(), atEnd: true)
+      } catch {
+        found = error
+      }
+      #expect(found == expected, "chunk size \(size)")
+      if found == nil { #expect(released == bytes) }
+      if let problem = found, let at = problem.offset {
+        // Nothing from the bad byte on reached the parser.
+        #expect(released.count <= at)
+      }
+    }
+  }
+
+  @Test("a clean document passes through unchanged in any chunking")
+  func clean() throws {
+    let bytes = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a x=\"ü\"><?pi data?>€😀</a>".utf8)
+    for size in 1...5 {
+      var scanner = XMLGuard.Scanner()
+      var released: [UInt8] = []
+      var offset = 0
+      while offset < bytes.count {
+        let end = min(offset + size, bytes.count)
+        released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
+        offset = end
+      }
+      released += try scanner.feed(Data(), atEnd: true)
+      #expect(released == bytes)
+    }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Traffic
+import TrafficFeeds
 
 @Suite struct ProbeDecoderTests {
   static let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Traffic
 
 extension ProbeDecoder {
   func decodeFCD(_ data: Data, into sink: inout Sink) throws(ProbeDecodingError) {

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Traffic
 
 extension ProbeDecoder {
   /// Reads CSV byte-wise (lines end in LF or CRLF; separators and quotes are ASCII, so

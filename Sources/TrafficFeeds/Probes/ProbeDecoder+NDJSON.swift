@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Traffic
 
 extension ProbeDecoder {
   func decodeNDJSON(_ data: Data, into sink: inout Sink) {

@@ -1,0 +1,22 @@
+/// Why a probe document could not be read at all (single bad rows are rejected instead).
+public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The format could not be recognised from the content.
+  case unknownFormat
+  /// A CSV header lacks required columns; the names are listed.
+  case missingColumns([String])
+  /// The document's structure is broken at a line: XML that is not well formed, or that
+  /// the XML guard refuses (a DTD, a wrong encoding).
+  case malformed(line: Int, reason: String)
+
+  /// The error in one sentence.
+  public var description: String {
+    switch self {
+    case .unknownFormat:
+      return "unknown probe format: expected CSV with a header, NDJSON or SUMO FCD XML"
+    case .missingColumns(let names):
+      return "the CSV header lacks the column(s) \(names.joined(separator: ", "))"
+    case .malformed(let line, let reason):
+      return "malformed probe document at line \(line): \(reason)"
+    }
+  }
+}
