@@ -55,7 +55,7 @@ let package = Package(
     .target(
       name: "TrafficServer",
       dependencies: [
-        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficMap", "TrafficRouting",
+        "Codec", "Geo", "Traffic", "TrafficFeeds", "TrafficMap", "TrafficRouting",
         "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web"), .copy("Resources/openapi.json")]),
@@ -118,7 +118,9 @@ let package = Package(
       exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
-      dependencies: ["Codec", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: [
+        "Codec", "Geo", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract",
+      ]),
     .testTarget(
       name: "FlowAccuracyTests",
       dependencies: [
@@ -145,8 +147,9 @@ let package = Package(
     .testTarget(
       name: "TrafficServerTests",
       dependencies: [
-        "Roads", "Codec", "TrafficServer", "TrafficService", "TrafficMap", "TrafficSQLite", "Zlib",
-        "TrafficBuildInfo", "TrafficTestSupport", "TrafficStoreContract",
+        "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficRouting", "TrafficServer",
+        "TrafficService", "TrafficSQLite", "Zlib", "TrafficBuildInfo", "TrafficTestSupport",
+        "TrafficStoreContract",
       ],
       exclude: ["Fuzz"]
     ),

@@ -306,7 +306,7 @@ import TrafficTestSupport
 
 
     def decimal(text):
-        """The server's plain decimal (AreaParameter.decimal): finite, at most 64 characters."""
+        """The server's plain decimal (QueryParameters.decimal): finite, at most 64 characters."""
         text = str(text)
         if len(text) > 64 or not NUMBER.match(text):
             return None
@@ -380,7 +380,7 @@ import TrafficTestSupport
 
 
     def area(text, limited):
-        """Whether the server takes `in` (AreaParameter.parse and TrafficQueryLimits.here)."""
+        """Whether the server takes `in` (V7AreaQuery.decode and TrafficQueryLimits.here)."""
         if not isinstance(text, str) or ":" not in text:
             return False
         kind, rest = text.split(":", 1)

@@ -97,7 +97,7 @@ import TrafficTestSupport
         }
       }
       do {
-        _ = try AreaParameter.parse(String(decoding: bytes, as: UTF8.self), limits: .here)
+        _ = try V7AreaQuery.decode(String(decoding: bytes, as: UTF8.self), limits: .here)
         accepted += 1
       } catch {
         switch error {

@@ -109,8 +109,8 @@ extension RemoteTrafficClient {
   /// The changes in `area`, from the server's event stream.
   func changes(inside area: some GeoArea) -> AsyncStream<IncidentChange> {
     let (stream, continuation) = AsyncStream<IncidentChange>.makeStream()
-    guard let parameter = try? Self.inParameter(area),
-      let request = try? streamRequest(parameters: [("in", parameter)])
+    guard let parameters = try? V7IncidentStreamQuery(area: area).encode(),
+      let request = try? streamRequest(parameters: parameters)
     else {
       continuation.finish()
       return stream

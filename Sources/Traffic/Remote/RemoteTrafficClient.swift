@@ -39,9 +39,8 @@ final class RemoteTrafficClient: Sendable {
   )
     async throws(TrafficQueryError) -> (incidents: [TrafficIncident], sourceUpdated: Date?)
   {
-    var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
-    parameters += Self.incidentParameters(options)
-    let data = try await send(path: "/v7/incidents", parameters: parameters)
+    let query = V7IncidentQuery(area: area, options: options, locationReferencing: .shape)
+    let data = try await send(path: "/v7/incidents", parameters: try query.encode())
     do {
       let response = try V7IncidentWire.decode(data, defaultLanguage: .enUS)
       return (response.incidents, response.sourceUpdated)
@@ -58,58 +57,13 @@ final class RemoteTrafficClient: Sendable {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "/?#")
     let escaped = originalId.addingPercentEncoding(withAllowedCharacters: allowed) ?? originalId
-    var parameters: [(String, String)] = []
-    if let language = options.languageCode { parameters.append(("lang", language.identifier)) }
-    let data = try await send(path: "/v7/incidents/\(escaped)", parameters: parameters)
+    let query = V7IncidentLookupQuery(options: options)
+    let data = try await send(path: "/v7/incidents/\(escaped)", parameters: query.encode())
     do {
       return try V7IncidentWire.decodeLookup(data, defaultLanguage: .enUS)
     } catch {
       throw .failedToRetrieveResult("the server's incident cannot be read: \(error)")
     }
-  }
-
-  // MARK: Parameters
-
-  /// The `in=` parameter of an area.
-  static func inParameter(_ area: some GeoArea) throws(TrafficQueryError) -> String {
-    switch area {
-    case let circle as GeoCircle:
-      return
-        "circle:\(circle.center.latitude),\(circle.center.longitude);r=\(circle.radiusInMeters)"
-    case let box as GeoBox:
-      return "bbox:\(box.west),\(box.south),\(box.east),\(box.north)"
-    case let corridor as GeoCorridor:
-      do {
-        let encoded = try FlexiblePolyline.encode(corridor.polyline, precision: 6)
-        return "corridor:\(encoded);r=\(corridor.halfWidthInMeters)"
-      } catch {
-        throw .invalidGeometry("the corridor cannot be encoded: \(error)")
-      }
-    default:
-      throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")
-    }
-  }
-
-  /// The v7 parameters (and this project's extensions) of incident query options.
-  static func incidentParameters(_ options: TrafficIncidentsQueryOptions) -> [(String, String)] {
-    var parameters: [(String, String)] = []
-    if let language = options.languageCode { parameters.append(("lang", language.identifier)) }
-    let types = options.typeFilter.compactMap(\.wireName)
-    if !types.isEmpty { parameters.append(("type", types.joined(separator: ","))) }
-    let impacts = options.impactFilter.compactMap(\.wireName)
-    if !impacts.isEmpty { parameters.append(("criticality", impacts.joined(separator: ","))) }
-    if let start = options.earliestStartTime {
-      parameters.append(("earliestStartTime", RFC3339.format(start)))
-    }
-    if let end = options.latestEndTime {
-      parameters.append(("latestEndTime", RFC3339.format(end)))
-    }
-    if let origin = options.sortOrigin {
-      parameters.append(("sort", "distance"))
-      parameters.append(("from", "\(origin.latitude),\(origin.longitude)"))
-    }
-    if let limit = options.limit { parameters.append(("limit", String(limit))) }
-    return parameters
   }
 
   // MARK: Transport
@@ -192,7 +146,7 @@ final class RemoteTrafficClient: Sendable {
   private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
     let (status, data) = try await exchange(request)
     if status == 200 { return data }
-    throw Self.error(status: status, body: data)
+    throw V7ErrorAnswer.decode(status: status, body: data)
   }
 
   /// Sends a request; the status and body of the HTTP answer.
@@ -216,28 +170,6 @@ final class RemoteTrafficClient: Sendable {
       throw .failedToRetrieveResult("the server's answer is not HTTP")
     }
     return (http.statusCode, data)
-  }
-
-  /// The error an HTTP answer other than 200 stands for: the `code` of its v7 error body
-  /// when it has one, else the status.
-  static func error(status: Int, body: Data) -> TrafficQueryError {
-    if let root = try? JSONParser.parse(body), case .object(let members) = root,
-      case .string(let code)? = members["code"]
-    {
-      var detail: String?
-      if case .string(let text)? = members["detail"] { detail = text }
-      return TrafficQueryError(code: code, detail: detail, status: status)
-    }
-    switch status {
-    case 401: return .authenticationFailed
-    case 403: return .forbidden
-    case 404: return .httpError(status: 404, "not found")
-    case 407: return .proxyAuthenticationFailed
-    case 429: return .tooManyRequests
-    case 504: return .timedOut
-    default:
-      return .httpError(status: status, String(decoding: body.prefix(200), as: UTF8.self))
-    }
   }
 
   static func map(_ error: URLError) -> TrafficQueryError {
@@ -286,18 +218,8 @@ extension RemoteTrafficClient {
   )
     async throws(TrafficQueryError) -> [TrafficFlow]
   {
-    var parameters = [("in", try Self.inParameter(area)), ("locationReferencing", "shape")]
-    if let minimum = options.minJamFactor { parameters.append(("minJamFactor", "\(minimum)")) }
-    if let maximum = options.maxJamFactor { parameters.append(("maxJamFactor", "\(maximum)")) }
-    if let at = options.at { parameters.append(("at", RFC3339.format(at))) }
-    if !options.functionalClasses.isEmpty {
-      parameters.append(
-        (
-          "functionalClasses",
-          options.functionalClasses.sorted().map(String.init).joined(separator: ",")
-        ))
-    }
-    let data = try await send(path: "/v7/flow", parameters: parameters)
+    let query = V7FlowQuery(area: area, options: options, includeShape: true)
+    let data = try await send(path: "/v7/flow", parameters: try query.encode())
     do {
       return try V7FlowWire.decode(data).flows
     } catch {

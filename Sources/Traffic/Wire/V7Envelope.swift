@@ -45,10 +45,7 @@ package enum V7Envelope {
     _ writeResult: (Results.Element, inout JSONWriter) -> Void
   ) -> Data {
     var writer = JSONWriter(capacity: capacity)
-    writer.beginObject()
-    writer.member("sourceUpdated", sourceUpdated)
-    writer.key("results")
-    writer.beginArray()
+    writeHead(sourceUpdated: sourceUpdated, to: &writer)
     for result in results {
       writeResult(result, &writer)
     }
@@ -56,6 +53,17 @@ package enum V7Envelope {
     writer.endObject()
     return Data(writer.bytes)
   }
+
+  /// Writes the envelope up to the opening `[` of `results`; ``tail`` closes it.
+  static func writeHead(sourceUpdated: Date?, to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("sourceUpdated", sourceUpdated)
+    writer.key("results")
+    writer.beginArray()
+  }
+
+  /// The text that closes the envelope after the last result.
+  static let tail: StaticString = "]}"
 
   /// Decodes every result with `decode`; unreadable ones are left out and listed with their
   /// path, so one broken result never costs the rest.

@@ -121,11 +121,8 @@ final class V7ResultCache: Sendable {
     let incidents = index.incidents
     let keys = positions.map { UInt(bitPattern: incidents[$0].storageIdentity) }
     var head = JSONWriter(capacity: 64)
-    head.beginObject()
-    head.member("sourceUpdated", sourceUpdated)
-    head.key("results")
-    head.beginArray()
-    let assembly = JSONWriter.Assembly(prefix: head.bytes, suffix: "]}")
+    V7Envelope.writeHead(sourceUpdated: sourceUpdated, to: &head)
+    let assembly = JSONWriter.Assembly(prefix: head.bytes, suffix: V7Envelope.tail)
     // The whole answer under the lock when every fragment is held (the common case).
     let (variant, answer) = state.withLock { state -> (Int, SharedBytes?) in
       let variant = state.variant(named: variantName)

@@ -136,6 +136,6 @@ enum RequestHeadCheck {
 
   /// A short, quoted excerpt of a client's text for an error detail.
   private static func quoted(_ text: String) -> String {
-    "\"" + AreaParameter.excerpt(text) + "\""
+    "\"" + QueryParameters.excerpt(text) + "\""
   }
 }

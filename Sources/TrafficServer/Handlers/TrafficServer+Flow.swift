@@ -8,7 +8,7 @@ extension TrafficServer {
   /// `GET`/`POST /v7/flow`: the flow on the road segments meeting `in`, as v7's
   /// `currentFlow` results; an engine without a road network answers no results.
   func flow(_ query: QueryParameters) throws(TrafficQueryError) -> HTTPResponse {
-    let parameters = try FlowQueryParameters(query, limits: engine.limits)
+    let parameters = try V7FlowQuery(query, limits: engine.limits)
     let sourceUpdated = engine.flowLastUpdate
     let flows = try Self.flows(in: engine, inside: parameters.area, options: parameters.options)
     var response = HTTPResponse.json(
@@ -55,7 +55,7 @@ extension TrafficServer {
     if let text = try query.single("simulationStart", error: TrafficQueryError.invalidParameter) {
       guard let date = RFC3339.parse(text) else {
         throw .invalidParameter(
-          "simulationStart \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 date-time")
+          "simulationStart \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 date-time")
       }
       decoder.simulationStart = date
     }
@@ -133,7 +133,7 @@ extension TrafficServer {
     default:
       throw .httpError(
         status: 415,
-        "Content-Type \(AreaParameter.excerpt(media)) is not a probe format; use text/csv, "
+        "Content-Type \(QueryParameters.excerpt(media)) is not a probe format; use text/csv, "
           + "application/x-ndjson or application/xml (SUMO FCD)")
     }
   }
@@ -147,7 +147,7 @@ extension TrafficServer {
     case "true", "1", "": return true
     case "false", "0": return false
     default:
-      throw .invalidParameter("\(name) \"\(AreaParameter.excerpt(text))\" must be true or false")
+      throw .invalidParameter("\(name) \"\(QueryParameters.excerpt(text))\" must be true or false")
     }
   }
 

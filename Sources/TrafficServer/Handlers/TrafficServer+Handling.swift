@@ -1,4 +1,3 @@
-import Codec
 import Foundation
 import Traffic
 import TrafficFeeds
@@ -153,7 +152,7 @@ extension TrafficServer {
     guard let route else {
       throw .httpError(
         status: 404,
-        "no route \(AreaParameter.excerpt(String(request.rawPath))); see /api for the API")
+        "no route \(QueryParameters.excerpt(String(request.rawPath))); see /api for the API")
     }
     if request.method == "OPTIONS" {
       var response = HTTPResponse(status: 204)
@@ -170,7 +169,7 @@ extension TrafficServer {
       var response = errorResponse(
         .httpError(
           status: 405,
-          "method \(AreaParameter.excerpt(request.method)) is not allowed on \(route.label)"))
+          "method \(QueryParameters.excerpt(request.method)) is not allowed on \(route.label)"))
       response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
       return response
     }
@@ -326,7 +325,7 @@ extension TrafficServer {
     else {
       throw .httpError(
         status: 415,
-        "Content-Encoding \(AreaParameter.excerpt(encoding)) is not supported; use gzip")
+        "Content-Encoding \(QueryParameters.excerpt(encoding)) is not supported; use gzip")
     }
     var copy = request
     do {

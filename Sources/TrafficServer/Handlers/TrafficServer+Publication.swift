@@ -223,14 +223,14 @@ struct PublicationParameters {
   init(_ parameters: QueryParameters) throws(TrafficQueryError) {
     if let text = try parameters.single("in", error: TrafficQueryError.invalidIn) {
       // A publication covers what the publisher wants to publish: no size limit.
-      area = try AreaParameter.parse(text, limits: .unlimited)
+      area = try V7AreaQuery.decode(text, limits: .unlimited)
     }
     if let names = try parameters.list("type", error: TrafficQueryError.invalidIncident) {
       var types = Set<TrafficIncidentType>()
       for name in names {
         guard let type = TrafficIncidentType(wireName: name) else {
           throw .invalidIncident(
-            "type \"\(AreaParameter.excerpt(name))\" is unknown; use "
+            "type \"\(QueryParameters.excerpt(name))\" is unknown; use "
               + TrafficIncidentType.allCases.compactMap(\.wireName).joined(separator: ", "))
         }
         types.insert(type)
@@ -240,12 +240,12 @@ struct PublicationParameters {
     if let text = try parameters.single("since", error: TrafficQueryError.invalidParameter) {
       guard let time = RFC3339.parse(text) else {
         throw .invalidParameter(
-          "since \"\(AreaParameter.excerpt(text))\" is not an RFC 3339 time such as "
+          "since \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 time such as "
             + "2026-12-01T08:00:00Z")
       }
       since = time
     }
-    language = try IncidentQueryParameters.language(parameters)
+    language = try parameters.language()
   }
 }
 

@@ -12,7 +12,7 @@ extension TrafficServer {
   ) throws(TrafficQueryError)
     -> HTTPResponse
   {
-    let parameters = try IncidentQueryParameters(query, limits: engine.limits)
+    let parameters = try V7IncidentQuery(query, limits: engine.limits)
     let sourceUpdated = engine.lastUpdate
     let answer = try Self.encodedIncidents(
       in: engine, inside: parameters.area, options: parameters.options,
@@ -56,25 +56,19 @@ extension TrafficServer {
     guard let id = QueryParameters.percentDecoded(rawId) else {
       throw .invalidIncident("the incident id is not valid percent-encoded UTF-8")
     }
-    try IncidentQueryParameters.checkCommon(query, allowsCodes: true)
-    let language = try IncidentQueryParameters.language(query)
-    let incident = try engine.incident(
-      originalId: id, options: TrafficIncidentLookupOptions(languageCode: language))
-    let references = try IncidentQueryParameters.locationReferencing(query)
+    let parameters = try V7IncidentLookupQuery(query)
+    let incident = try engine.incident(originalId: id, options: parameters.options)
     var response = HTTPResponse.json(
-      V7IncidentWire.encodeLookup(incident, locationReferencing: references))
+      V7IncidentWire.encodeLookup(
+        incident, locationReferencing: parameters.locationReferencing))
     response.headers.add("Cache-Control", "no-cache")
     return response
   }
 
   /// `GET /v7/incidents/stream`: Server-Sent Events of the changes in `in`.
   func stream(query: QueryParameters, client: String) throws(TrafficQueryError) -> HTTPResponse {
-    guard let text = try query.single("in", error: TrafficQueryError.invalidIn) else {
-      throw .invalidIn("parameter in is missing; give the area to watch")
-    }
     // Watching is not limited in size; only the syntax and coordinates are checked.
-    let area = try AreaParameter.parse(text, limits: .unlimited)
-    let language = try IncidentQueryParameters.language(query)
+    let parameters = try V7IncidentStreamQuery(query)
     var response = HTTPResponse(
       status: 200,
       headers: [
@@ -97,8 +91,9 @@ extension TrafficServer {
           + "close one first")
     }
     let stream = EventStream(
-      engine: engine, area: area, heartbeatSeconds: configuration.heartbeatIntervalSeconds,
-      language: language, maximumPendingBytes: configuration.maxEventStreamBacklogBytes)
+      engine: engine, area: parameters.area,
+      heartbeatSeconds: configuration.heartbeatIntervalSeconds, language: parameters.language,
+      maximumPendingBytes: configuration.maxEventStreamBacklogBytes)
     stream.whenFinished { [weak self] in
       self?.streamsByClient.withLock { counts in
         let left = (counts[client] ?? 1) - 1
@@ -131,7 +126,7 @@ extension TrafficServer {
       recordingEach: parameters.recordsEach, now: Date()
     ) { source throws(TrafficQueryError) in
       guard scope.mayWrite(source: source, polled: polled.contains(source)) else {
-        let name = AreaParameter.excerpt(source)
+        let name = QueryParameters.excerpt(source)
         let reason =
           polled.contains(source)
           ? "source \"\(name)\" is a feed this server polls; only a key granted it by name"

@@ -84,7 +84,7 @@ extension TrafficServer {
     guard let name = QueryParameters.percentDecoded(rawName), let data = WebAssets.data(name)
     else {
       throw .httpError(
-        status: 404, "no web map file \(AreaParameter.excerpt(String(rawName)))")
+        status: 404, "no web map file \(QueryParameters.excerpt(String(rawName)))")
     }
     var response = HTTPResponse(
       status: 200, headers: ["Content-Type": Self.contentType(ofFile: name)], body: data)
@@ -111,7 +111,7 @@ extension TrafficServer {
       }
     guard safe else {
       throw .httpError(
-        status: 404, "no Leaflet file \(AreaParameter.excerpt(String(rawName)))")
+        status: 404, "no Leaflet file \(QueryParameters.excerpt(String(rawName)))")
     }
     let path = configuration.leafletDirectory + "/" + rawName
     guard let data = FileManager.default.contents(atPath: path) else {

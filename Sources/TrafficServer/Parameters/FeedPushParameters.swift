@@ -26,7 +26,7 @@ struct FeedPushParameters {
     else {
       throw .httpError(
         status: 404,
-        "feed format \(AreaParameter.excerpt(String(rawFormat))) is unknown; use "
+        "feed format \(QueryParameters.excerpt(String(rawFormat))) is unknown; use "
           + FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
     }
     self.format = format
@@ -40,18 +40,18 @@ struct FeedPushParameters {
     // Without ?source=, the document's own publisher names the source, else the format.
     self.givenSource = givenSource
     var options = FeedOptions(sourceName: name, now: Date())
-    options.defaultLanguage = try IncidentQueryParameters.language(query)
+    options.defaultLanguage = try query.language()
     if let country = try query.single("country", error: TrafficQueryError.invalidParameter) {
       guard country.count == 2, country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
         throw .invalidParameter(
-          "country \"\(AreaParameter.excerpt(country))\" must be an ISO 3166-1 alpha-2 code")
+          "country \"\(QueryParameters.excerpt(country))\" must be an ISO 3166-1 alpha-2 code")
       }
       options.defaultCountryCode = country.uppercased()
     }
     if let order = try query.single("axisOrder", error: TrafficQueryError.invalidParameter) {
       guard let axisOrder = FeedOptions.AxisOrder(rawValue: order) else {
         throw .invalidParameter(
-          "axisOrder \"\(AreaParameter.excerpt(order))\" is unknown; use latLon or lonLat")
+          "axisOrder \"\(QueryParameters.excerpt(order))\" is unknown; use latLon or lonLat")
       }
       options.axisOrder = axisOrder
     }
@@ -59,13 +59,14 @@ struct FeedPushParameters {
     if let text = try query.single("fullRefresh", error: TrafficQueryError.invalidParameter) {
       guard let value = Bool(text) else {
         throw .invalidParameter(
-          "fullRefresh \"\(AreaParameter.excerpt(text))\" must be true or false")
+          "fullRefresh \"\(QueryParameters.excerpt(text))\" must be true or false")
       }
       isFullRefresh = value
     }
     if let text = try query.single("records", error: TrafficQueryError.invalidParameter) {
       guard let value = Bool(text) else {
-        throw .invalidParameter("records \"\(AreaParameter.excerpt(text))\" must be true or false")
+        throw .invalidParameter(
+          "records \"\(QueryParameters.excerpt(text))\" must be true or false")
       }
       recordsEach = value
     }

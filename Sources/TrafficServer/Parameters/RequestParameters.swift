@@ -53,7 +53,7 @@ enum RequestParameters {
         guard name == "in" else {
           throw .badRequest("body member \(name) must not be an object")
         }
-        parameters.append(name, try AreaParameter.text(fromJSON: object))
+        parameters.append(name, try V7AreaQuery.text(fromJSON: object))
       }
     }
     return parameters

@@ -18,7 +18,7 @@ extension TrafficServer {
     else {
       throw .httpError(
         status: 404,
-        "no tile layer \(AreaParameter.excerpt(String(rawLayer))); the layers are "
+        "no tile layer \(QueryParameters.excerpt(String(rawLayer))); the layers are "
           + TileLayer.allCases.map(\.rawValue).joined(separator: ", "))
     }
     let key = try query.single("apiKey", error: TrafficQueryError.badRequest)

@@ -43,7 +43,7 @@ enum TileLayer: String, CaseIterable, Sendable {
     guard parts.count == 3, parts[2].hasSuffix(suffix) else {
       throw .httpError(
         status: 404,
-        "no tile \(AreaParameter.excerpt(String(rawAddress))); \(rawValue) tiles are "
+        "no tile \(QueryParameters.excerpt(String(rawAddress))); \(rawValue) tiles are "
           + pattern)
     }
     let zoom = try Self.number("z", parts[0])
@@ -73,7 +73,7 @@ enum TileLayer: String, CaseIterable, Sendable {
       let value = Int(text)
     else {
       throw .invalidParameter(
-        "\(name) \"\(AreaParameter.excerpt(String(text)))\" is not a whole number >= 0")
+        "\(name) \"\(QueryParameters.excerpt(String(text)))\" is not a whole number >= 0")
     }
     return value
   }
@@ -96,7 +96,7 @@ enum TileLayer: String, CaseIterable, Sendable {
       let allowed = self == .traffic ? ["1"] : ["1", "2"]
       guard allowed.contains(text), let value = Int(text) else {
         throw .invalidParameter(
-          "scale \"\(AreaParameter.excerpt(text))\" is not supported for \(rawValue) tiles; use "
+          "scale \"\(QueryParameters.excerpt(text))\" is not supported for \(rawValue) tiles; use "
             + allowed.joined(separator: " or "))
       }
       scale = value
@@ -104,7 +104,7 @@ enum TileLayer: String, CaseIterable, Sendable {
     let modeText = try query.single("mode", error: TrafficQueryError.invalidParameter)
     if let modeText, self != .flow {
       throw .invalidParameter(
-        "mode \"\(AreaParameter.excerpt(modeText))\" applies only to flow tiles")
+        "mode \"\(QueryParameters.excerpt(modeText))\" applies only to flow tiles")
     }
     let kind: TileKind
     switch self {
@@ -113,7 +113,7 @@ enum TileLayer: String, CaseIterable, Sendable {
       if let modeText {
         guard let parsed = FlowTileMode(rawValue: modeText) else {
           throw .invalidParameter(
-            "mode \"\(AreaParameter.excerpt(modeText))\" is unknown; use withFreeFlow or "
+            "mode \"\(QueryParameters.excerpt(modeText))\" is unknown; use withFreeFlow or "
               + "withoutFreeFlow")
         }
         mode = parsed

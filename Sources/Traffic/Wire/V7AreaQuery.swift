@@ -1,17 +1,49 @@
 import Codec
 import Foundation
-import Geo
-import Traffic
 
-/// The `in` parameter of v7 queries: a circle, a box or a corridor, in text form or in the
-/// JSON form of `POST` bodies.
+/// The `in` parameter of HERE Traffic API v7 queries, written and read: a circle, a box or a
+/// corridor, in text form or in the JSON form of `POST` bodies.
 ///
 /// Text forms (HERE Traffic API v7):
 /// - `circle:{lat},{lng};r={meters}`
 /// - `bbox:{west},{south},{east},{north}` (west > east crosses the antimeridian)
 /// - `corridor:{flexible polyline};r={half width in meters}`
-enum AreaParameter {
-  /// Parses and checks the `in` parameter.
+///
+/// JSON forms, which the reader turns into the text form so that both share one parser:
+/// `{"type": "circle", "center": {"lat", "lng"}, "radius"}`, `{"type": "bbox", "west",
+/// "south", "east", "north"}`, `{"type": "corridor", "corridor", "radius"}`.
+///
+/// Numbers are written in their shortest form that reads back to the same `Double`, so a
+/// circle or a box reads back equal; a corridor's polyline is written at precision 6
+/// (about 0.1 m), so its vertices read back rounded to 10⁻⁶ degrees. The remote engine
+/// writes the text form; the server reads both.
+package enum V7AreaQuery {
+  // MARK: Text form
+
+  /// The text form of an area.
+  ///
+  /// - Throws: `TrafficQueryError.invalidGeometry` for a corridor whose polyline cannot be
+  ///   encoded, `.invalidIn` for an area of another kind than the three.
+  package static func encode(_ area: any GeoArea) throws(TrafficQueryError) -> String {
+    switch area {
+    case let circle as GeoCircle:
+      return
+        "circle:\(circle.center.latitude),\(circle.center.longitude);r=\(circle.radiusInMeters)"
+    case let box as GeoBox:
+      return "bbox:\(box.west),\(box.south),\(box.east),\(box.north)"
+    case let corridor as GeoCorridor:
+      do {
+        let encoded = try FlexiblePolyline.encode(corridor.polyline, precision: 6)
+        return "corridor:\(encoded);r=\(corridor.halfWidthInMeters)"
+      } catch {
+        throw .invalidGeometry("the corridor cannot be encoded: \(error)")
+      }
+    default:
+      throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")
+    }
+  }
+
+  /// Reads and checks the text form of an area.
   ///
   /// - Parameters:
   ///   - text: The parameter value.
@@ -21,11 +53,9 @@ enum AreaParameter {
   ///   `.invalidGeometry` for values out of range or beyond `limits`; details begin with
   ///   `in`.
   /// - Complexity: O(n) in the length of the text.
-  static func parse(
+  package static func decode(
     _ text: String, limits: TrafficQueryLimits
-  ) throws(TrafficQueryError)
-    -> any GeoArea
-  {
+  ) throws(TrafficQueryError) -> any GeoArea {
     // Byte-wise scanning: the separators are ASCII, and Character-wise scanning (grapheme
     // breaking) was a visible part of a query.
     guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else {
@@ -87,12 +117,52 @@ enum AreaParameter {
     return area
   }
 
-  /// The text form of the JSON `in` object of a `POST` body, so that both forms share one
-  /// parser: `{"type": "circle", "center": {"lat", "lng"}, "radius"}`, `{"type": "bbox",
-  /// "west", "south", "east", "north"}`, `{"type": "corridor", "corridor", "radius"}`.
+  // MARK: JSON form
+
+  /// Writes the JSON form of an area (the `in` member of a `POST` body).
+  ///
+  /// - Throws: As ``encode(_:)``.
+  package static func encodeJSON(
+    _ area: any GeoArea, to w: inout JSONWriter
+  ) throws(TrafficQueryError) {
+    w.beginObject()
+    switch area {
+    case let circle as GeoCircle:
+      w.member("type", "circle")
+      w.key("center")
+      w.beginObject()
+      w.member("lat", circle.center.latitude)
+      w.member("lng", circle.center.longitude)
+      w.endObject()
+      w.member("radius", circle.radiusInMeters)
+    case let box as GeoBox:
+      w.member("type", "bbox")
+      w.member("west", box.west)
+      w.member("south", box.south)
+      w.member("east", box.east)
+      w.member("north", box.north)
+    case let corridor as GeoCorridor:
+      w.member("type", "corridor")
+      do {
+        w.member("corridor", try FlexiblePolyline.encode(corridor.polyline, precision: 6))
+      } catch {
+        throw .invalidGeometry("the corridor cannot be encoded: \(error)")
+      }
+      w.member("radius", corridor.halfWidthInMeters)
+    default:
+      throw .invalidIn("unsupported area \(type(of: area)); use a circle, a box or a corridor")
+    }
+    w.endObject()
+  }
+
+  /// The text form of the JSON `in` object of a `POST` body, for ``decode(_:limits:)``.
   ///
   /// - Throws: `TrafficQueryError.invalidIn` naming the missing or mistyped member.
-  static func text(fromJSON object: [String: JSONValue]) throws(TrafficQueryError) -> String {
+  package static func text(
+    fromJSON object: [String: JSONValue]
+  ) throws(TrafficQueryError)
+    -> String
+  {
     func number(_ value: JSONValue?, _ path: String) throws(TrafficQueryError) -> String {
       guard case .number(let number)? = value else {
         throw .invalidIn("\(path) must be a number")
@@ -126,19 +196,19 @@ enum AreaParameter {
     }
   }
 
+  // MARK: Reading
+
   /// Splits `HEAD;r=METERS` and parses the radius.
   private static func splitRadius(
     _ text: Substring, kind: String
-  ) throws(TrafficQueryError)
-    -> (Substring, Double)
-  {
+  ) throws(TrafficQueryError) -> (Substring, Double) {
     let parts = text.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
       .map(Substring.init)
     guard parts.count == 2, parts[1].utf8.starts(with: "r=".utf8) else {
       throw .invalidIn("in: \(kind) needs exactly one radius, as \(kind):...;r=METERS")
     }
     let radiusText = parts[1].dropFirst(2)
-    guard let radius = decimal(radiusText) else {
+    guard let radius = QueryParameters.decimal(radiusText) else {
       throw .invalidIn("in: \(kind) radius \"\(excerpt(String(radiusText)))\" is not a number")
     }
     guard radius >= 0 else {
@@ -158,7 +228,7 @@ enum AreaParameter {
     var values: [Double] = []
     values.reserveCapacity(count)
     for part in parts {
-      guard let value = decimal(part) else {
+      guard let value = QueryParameters.decimal(part) else {
         throw .invalidIn("in: \(what): \"\(excerpt(String(part)))\" is not a number")
       }
       values.append(value)
@@ -176,20 +246,13 @@ enum AreaParameter {
     }
   }
 
-  /// A finite decimal number (`-12.5`, `1e3`); not `nan`, `inf` or hexadecimal, which
-  /// `Double(_:)` would accept.
-  static func decimal(_ text: Substring) -> Double? {
-    guard !text.isEmpty, text.utf8.count <= 64,
-      text.utf8.allSatisfy({
-        ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
-          || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
-      }), let value = Double(text), value.isFinite
-    else { return nil }
-    return value
+  /// Whether two areas are equal: of the same kind, with equal values.
+  package static func same(_ a: any GeoArea, _ b: any GeoArea) -> Bool {
+    guard let a = a as? AnyHashable, let b = b as? AnyHashable else { return false }
+    return a == b
   }
 
-  /// At most 40 characters of untrusted text, for error details.
-  static func excerpt(_ text: String) -> String {
-    text.count <= 40 ? text : text.prefix(40) + "..."
+  private static func excerpt(_ text: String) -> String {
+    QueryParameters.excerpt(text)
   }
 }

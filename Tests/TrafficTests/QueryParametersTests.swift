@@ -1,8 +1,6 @@
 import Testing
 import Traffic
 
-@testable import TrafficServer
-
 @Suite struct QueryParametersTests {
   @Test func decodesPairsInOrderKeepingPlusSigns() throws {
     let query = try QueryParameters.parse(

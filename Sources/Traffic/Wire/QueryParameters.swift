@@ -1,13 +1,16 @@
 import Foundation
-import Traffic
 
 /// The parameters of a request: the query string's name/value pairs, percent-decoded, in
 /// order, with repeated names kept so that duplicates can be refused.
-struct QueryParameters: Sendable {
+///
+/// The v7 query codecs (``V7IncidentQuery``, ``V7FlowQuery``) read their parameters from
+/// it; the server builds it from a query string and a `POST` body.
+package struct QueryParameters: Sendable {
   /// The pairs in order.
-  private(set) var pairs: [(name: String, value: String)]
+  package private(set) var pairs: [(name: String, value: String)]
 
-  init(_ pairs: [(name: String, value: String)] = []) {
+  /// Parameters of these pairs, in order.
+  package init(_ pairs: [(name: String, value: String)] = []) {
     self.pairs = pairs
   }
 
@@ -19,7 +22,7 @@ struct QueryParameters: Sendable {
   /// - Throws: `TrafficQueryError.badRequest` for a broken escape or text that is not UTF-8,
   ///   naming the parameter.
   /// - Complexity: O(n) in the length of the query.
-  static func parse(_ raw: Substring) throws(TrafficQueryError) -> QueryParameters {
+  package static func parse(_ raw: Substring) throws(TrafficQueryError) -> QueryParameters {
     var pairs: [(name: String, value: String)] = []
     // Split on the bytes: `&` and `=` are ASCII, and byte offsets are valid indices of
     // `raw` at those positions.
@@ -45,7 +48,7 @@ struct QueryParameters: Sendable {
   }
 
   /// Decodes `%XX` escapes; `nil` for a broken escape or bytes that are not UTF-8.
-  static func percentDecoded(_ text: Substring) -> String? {
+  package static func percentDecoded(_ text: Substring) -> String? {
     guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count)
@@ -73,12 +76,12 @@ struct QueryParameters: Sendable {
   }
 
   /// Appends a pair.
-  mutating func append(_ name: String, _ value: String) {
+  package mutating func append(_ name: String, _ value: String) {
     pairs.append((name: name, value: value))
   }
 
   /// Whether a parameter is present.
-  func contains(_ name: String) -> Bool {
+  package func contains(_ name: String) -> Bool {
     pairs.contains { $0.name == name }
   }
 
@@ -89,7 +92,7 @@ struct QueryParameters: Sendable {
   ///   - error: The error case for this parameter, given a detail.
   /// - Returns: The value, or `nil` when the parameter is absent.
   /// - Throws: `error` when the parameter is given more than once.
-  func single(
+  package func single(
     _ name: String, error: (String) -> TrafficQueryError
   ) throws(TrafficQueryError) -> String? {
     var found: String?
@@ -109,16 +112,49 @@ struct QueryParameters: Sendable {
   ///
   /// - Returns: The items, or `nil` when the parameter is absent.
   /// - Throws: `error` for a duplicate parameter or an empty item.
-  func list(
+  package func list(
     _ name: String, error: (String) -> TrafficQueryError
   ) throws(TrafficQueryError) -> [String]? {
     guard let value = try single(name, error: error) else { return nil }
     let items = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard !items.contains(where: \.isEmpty) else {
       throw error(
-        "\(name) \"\(AreaParameter.excerpt(value))\" has an empty item; give a comma-separated list"
+        "\(name) \"\(Self.excerpt(value))\" has an empty item; give a comma-separated list"
       )
     }
     return items
+  }
+
+  /// The `lang` parameter, which v7 queries, publications and feed pushes take.
+  ///
+  /// - Returns: The language, or `nil` when the parameter is absent.
+  /// - Throws: `TrafficQueryError.invalidParameter` for a repeated parameter or a tag that
+  ///   is not a language.
+  package func language() throws(TrafficQueryError) -> LanguageCode? {
+    guard let tag = try single("lang", error: TrafficQueryError.invalidParameter) else {
+      return nil
+    }
+    do {
+      return try LanguageCode(tag)
+    } catch {
+      throw .invalidParameter("lang: \(error)")
+    }
+  }
+
+  /// At most 40 characters of untrusted text, for error details.
+  package static func excerpt(_ text: String) -> String {
+    text.count <= 40 ? text : text.prefix(40) + "..."
+  }
+
+  /// A finite decimal number (`-12.5`, `1e3`); not `nan`, `inf` or hexadecimal, which
+  /// `Double(_:)` would accept.
+  package static func decimal(_ text: Substring) -> Double? {
+    guard !text.isEmpty, text.utf8.count <= 64,
+      text.utf8.allSatisfy({
+        ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+          || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+      }), let value = Double(text), value.isFinite
+    else { return nil }
+    return value
   }
 }

@@ -3,11 +3,9 @@ import Foundation
 import Testing
 import Traffic
 
-@testable import TrafficServer
-
-@Suite struct AreaParameterTests {
+@Suite struct V7AreaQueryTests {
   @Test func parsesCircles() throws {
-    let area = try AreaParameter.parse("circle:52.5,13.4;r=500", limits: .here)
+    let area = try V7AreaQuery.decode("circle:52.5,13.4;r=500", limits: .here)
     let circle = try #require(area as? GeoCircle)
     #expect(circle.center.latitude == 52.5)
     #expect(circle.center.longitude == 13.4)
@@ -15,7 +13,7 @@ import Traffic
   }
 
   @Test func parsesBoxesAcrossTheAntimeridian() throws {
-    let area = try AreaParameter.parse("bbox:179.5,-16.5,-179.8,-16", limits: .here)
+    let area = try V7AreaQuery.decode("bbox:179.5,-16.5,-179.8,-16", limits: .here)
     let box = try #require(area as? GeoBox)
     #expect(box.southWestCorner.longitude == 179.5)
     #expect(box.northEastCorner.longitude == -179.8)
@@ -28,7 +26,7 @@ import Traffic
       try GeoCoordinates(latitude: 52.51, longitude: 13.41),
     ]
     let encoded = try FlexiblePolyline.encode(points)
-    let area = try AreaParameter.parse("corridor:\(encoded);r=100", limits: .here)
+    let area = try V7AreaQuery.decode("corridor:\(encoded);r=100", limits: .here)
     let corridor = try #require(area as? GeoCorridor)
     #expect(corridor.polyline == points)
     #expect(corridor.halfWidthInMeters == 100)
@@ -67,7 +65,7 @@ import Traffic
   @Test(arguments: badValues)
   func refusesBadValuesNamingIn(value: String, code: String) {
     do {
-      _ = try AreaParameter.parse(value, limits: .here)
+      _ = try V7AreaQuery.decode(value, limits: .here)
       Issue.record("accepted \(value)")
     } catch {
       #expect(error.name == code, "\(value): \(error)")
@@ -79,7 +77,7 @@ import Traffic
   @Test func limitsHoldAtTheirExactBoundaries() throws {
     func code(_ value: String) -> String? {
       do {
-        _ = try AreaParameter.parse(value, limits: .here)
+        _ = try V7AreaQuery.decode(value, limits: .here)
         return nil
       } catch {
         return error.name
@@ -116,7 +114,7 @@ import Traffic
     #expect(code("corridor:\(try equator(degrees - 2e-6));r=10") == nil)
     let tooLong = "corridor:\(try equator(degrees + 2e-6));r=10"
     do {
-      _ = try AreaParameter.parse(tooLong, limits: .here)
+      _ = try V7AreaQuery.decode(tooLong, limits: .here)
       Issue.record("a corridor longer than 500 km passed")
     } catch {
       #expect(error.name == "invalidGeometry")
@@ -132,10 +130,10 @@ import Traffic
     }
     let encoded = try FlexiblePolyline.encode(points)
     #expect(throws: TrafficQueryError.self) {
-      try AreaParameter.parse("corridor:\(encoded);r=10", limits: .here)
+      try V7AreaQuery.decode("corridor:\(encoded);r=10", limits: .here)
     }
     do {
-      _ = try AreaParameter.parse("corridor:\(encoded);r=10", limits: .here)
+      _ = try V7AreaQuery.decode("corridor:\(encoded);r=10", limits: .here)
     } catch {
       #expect(error.name == "invalidGeometry")
       #expect(error.detail?.contains("10000 points") == true)
@@ -147,7 +145,7 @@ import Traffic
       guard case .object(let members) = try JSONParser.parse(Data(json.utf8)) else {
         throw TrafficQueryError.badRequest("not an object")
       }
-      return try AreaParameter.text(fromJSON: members)
+      return try V7AreaQuery.text(fromJSON: members)
     }
     #expect(
       try text(#"{"type":"circle","center":{"lat":52.5,"lng":13.4},"radius":500}"#)
