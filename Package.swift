@@ -47,18 +47,17 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Codec"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Roads", "Traffic", "Codec", "Zlib"]),
-    .target(
-      name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Codec", "CSQLite"]),
-    .target(name: "TrafficPostgres", dependencies: ["Codec", "Roads", "Traffic", "CLibPQ"]),
+    .target(name: "TrafficFeeds", dependencies: ["Geo", "Roads", "Traffic", "Codec", "Zlib"]),
+    .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
+    .target(name: "TrafficPostgres", dependencies: ["Geo", "Roads", "Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer",
       dependencies: [
-        "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
+        "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
         "TrafficMap", "TrafficRouting", "TrafficDemo", "TrafficBuildInfo", "CMicroHTTPD", "Zlib",
       ],
       resources: [.copy("Resources/web"), .copy("Resources/openapi.json")]),
-    .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
+    .target(name: "TrafficMap", dependencies: ["Codec", "Geo", "Roads", "Traffic", "CCairo"]),
     .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
     .target(
       name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"],
@@ -94,8 +93,10 @@ let package = Package(
       name: "TrafficStoreContract", dependencies: ["Traffic", "TrafficTestSupport"],
       path: "Tests/TrafficStoreContract"),
     .executableTarget(
-      name: "traffic-store-crash-writer", dependencies: ["TrafficSQLite"],
+      name: "traffic-store-crash-writer", dependencies: ["Traffic", "TrafficSQLite"],
       path: "Tests/TrafficStoreCrashWriter"),
+    .testTarget(
+      name: "CodecTests", dependencies: ["Codec", "TrafficTestSupport"], exclude: ["Fuzz"]),
     .testTarget(
       name: "GeoTests",
       dependencies: ["Codec", "Geo", "TrafficTestSupport"],
@@ -104,23 +105,25 @@ let package = Package(
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
     .testTarget(
-      name: "RoadsTests", dependencies: ["Codec", "Roads", "Zlib", "TrafficTestSupport"],
+      name: "RoadsTests", dependencies: ["Codec", "Geo", "Roads", "Zlib", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
-      dependencies: ["Codec", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract"]),
+      dependencies: [
+        "Codec", "Geo", "Traffic", "Roads", "TrafficTestSupport", "TrafficStoreContract",
+      ]),
     .testTarget(
       name: "FlowAccuracyTests",
       dependencies: ["Traffic", "Roads", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficFeedsTests",
-      dependencies: ["Codec", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
+      dependencies: ["Codec", "Geo", "Traffic", "TrafficFeeds", "TrafficTestSupport", "Zlib"],
       exclude: ["Fixtures", "Fuzz"]),
     .testTarget(
       name: "TrafficSQLiteTests",
       dependencies: [
-        "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
-        "traffic-store-crash-writer",
+        "Geo", "Roads", "Traffic", "TrafficSQLite", "TrafficTestSupport",
+        "TrafficStoreContract", "traffic-store-crash-writer",
       ]),
     .testTarget(
       name: "TrafficPostgresTests",
@@ -131,8 +134,8 @@ let package = Package(
     .testTarget(
       name: "TrafficServerTests",
       dependencies: [
-        "Roads", "Codec", "TrafficServer", "TrafficMap", "TrafficSQLite", "Zlib",
-        "TrafficBuildInfo", "TrafficTestSupport", "TrafficStoreContract",
+        "Codec", "Geo", "Roads", "Traffic", "TrafficFeeds", "TrafficRouting", "TrafficServer",
+        "TrafficSQLite", "Zlib", "TrafficBuildInfo", "TrafficTestSupport", "TrafficStoreContract",
       ],
       exclude: ["Fuzz"]
     ),
@@ -163,7 +166,7 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Traffic", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficMapTests",
-      dependencies: ["Roads", "Codec", "TrafficMap", "TrafficTestSupport"],
+      dependencies: ["Roads", "Codec", "Traffic", "TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

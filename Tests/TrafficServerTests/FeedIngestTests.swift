@@ -109,6 +109,13 @@ import Zlib
       ServerFixtures.post(
         "/v1/feeds/open511?source=other&fullRefresh=true", Self.open511(["o1"])))
     #expect(server.handle(ServerFixtures.get("/v7/incidents/e2")).status == 200)
+    // fullRefresh follows the one rule of Boolean parameters: 1 is true, as for flush.
+    let third = try ServerFixtures.object(
+      server.handle(
+        ServerFixtures.post("/v1/feeds/open511?source=bc&fullRefresh=1", Self.open511(["e3"]))
+      ).body)
+    #expect(third["fullRefresh"] as? Bool == true)
+    #expect(third["ended"] as? Int == 1)
   }
 
   @Test func hereV7DocumentsRoundTripThroughThePush() throws {

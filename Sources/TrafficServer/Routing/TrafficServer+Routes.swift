@@ -153,21 +153,8 @@ extension TrafficServer {
       }
       options.axisOrder = axisOrder
     }
-    var isFullRefresh = false
-    if let text = try query.single("fullRefresh", error: TrafficQueryError.invalidParameter) {
-      guard let value = Bool(text) else {
-        throw .invalidParameter(
-          "fullRefresh \"\(AreaParameter.excerpt(text))\" must be true or false")
-      }
-      isFullRefresh = value
-    }
-    var recordsEach = false
-    if let text = try query.single("records", error: TrafficQueryError.invalidParameter) {
-      guard let value = Bool(text) else {
-        throw .invalidParameter("records \"\(AreaParameter.excerpt(text))\" must be true or false")
-      }
-      recordsEach = value
-    }
+    let isFullRefresh = try query.boolean("fullRefresh")
+    let recordsEach = try query.boolean("records")
     // A key writes only the sources granted to it; a polled feed's only by name.
     let polled = poller?.sourceNames ?? []
     let outcome = try feeds.push(
@@ -187,8 +174,8 @@ extension TrafficServer {
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
     writer.member("format", format.rawValue)
-    writer.member("source", outcome.source)
-    writer.member("incidents", outcome.document.incidents.count)
+    writer.member("source", outcome.application.source)
+    writer.member("incidents", outcome.application.incidentCount)
     for (name, count) in [
       ("added", outcome.report.added), ("updated", outcome.report.updated),
       ("unchanged", outcome.report.unchanged), ("stale", outcome.report.stale),
@@ -197,12 +184,12 @@ extension TrafficServer {
       writer.key(name)
       writer.integer(count)
     }
-    writer.member("fullRefresh", outcome.document.isFullRefresh)
-    writer.member("publicationTime", outcome.document.publicationTime)
-    writer.member("problemCount", outcome.document.problems.count)
+    writer.member("fullRefresh", outcome.application.document.isFullRefresh)
+    writer.member("publicationTime", outcome.application.document.publicationTime)
+    writer.member("problemCount", outcome.application.document.problems.count)
     writer.key("problems")
     writer.beginArray()
-    for problem in outcome.document.problems.prefix(100) {
+    for problem in outcome.application.document.problems.prefix(100) {
       writer.beginObject()
       writer.member("location", problem.location)
       writer.member("reason", problem.reason)
