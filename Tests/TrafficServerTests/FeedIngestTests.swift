@@ -109,13 +109,22 @@ import Zlib
       ServerFixtures.post(
         "/v1/feeds/open511?source=other&fullRefresh=true", Self.open511(["o1"])))
     #expect(server.handle(ServerFixtures.get("/v7/incidents/e2")).status == 200)
-    // fullRefresh follows the one rule of Boolean parameters: 1 is true, as for flush.
-    let third = try ServerFixtures.object(
-      server.handle(
-        ServerFixtures.post("/v1/feeds/open511?source=bc&fullRefresh=1", Self.open511(["e3"]))
-      ).body)
-    #expect(third["fullRefresh"] as? Bool == true)
-    #expect(third["ended"] as? Int == 1)
+  }
+
+  @Test(
+    "fullRefresh and records follow the one rule of Boolean parameters, as flush does",
+    arguments: [
+      ("fullRefresh=1&records=1", true), ("fullRefresh&records", true),
+      ("fullRefresh=&records=", true), ("fullRefresh=0&records=0", false),
+      ("fullRefresh=false&records=false", false),
+    ])
+  func booleanParameters(query: String, value: Bool) throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc&" + query, Self.open511(["e1"])))
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["fullRefresh"] as? Bool == value, "\(response.bodyText)")
+    #expect((body["records"] != nil) == value)
   }
 
   @Test func hereV7DocumentsRoundTripThroughThePush() throws {

@@ -48,16 +48,16 @@ package enum Varint {
   ) throws(VarintError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
-    while index < bytes.endIndex {
+    while true {
+      guard index < bytes.endIndex else { throw .truncated }
       let byte = bytes[index]
       // The tenth byte holds the 64th bit only, and ends the varint.
       guard shift < 63 || byte <= 1 else { throw .overflow }
-      result |= UInt64(byte & 0x7F) << shift
       bytes.formIndex(after: &index)
+      result |= UInt64(byte & 0x7F) << shift
       if byte < 0x80 { return result }
       shift += 7
     }
-    throw .truncated
   }
 
   /// The zigzag mapping of a signed value: 0, -1, 1, -2, … become 0, 1, 2, 3, …, so that

@@ -10,8 +10,6 @@ import Traffic
 /// two steps, on ``source`` and ``recordCount``), an import its progress and its snapshot
 /// built on first read.
 package struct FeedApplication: Sendable {
-  /// The format the document was decoded as.
-  package let format: FeedFormat
   /// The decoded document; ``apply(to:building:recordingEach:maximumHeldByFeed:)`` hands
   /// its incidents over to the engine (they are empty afterwards; ``incidentCount`` keeps
   /// their number).
@@ -44,7 +42,6 @@ package struct FeedApplication: Sendable {
   ) throws(FeedError) {
     var document = try format.decoder.decode(input, options: options)
     if let isFullRefresh { document.isFullRefresh = isFullRefresh }
-    self.format = format
     source = document.sourceName(given: given, origin: origin ?? options.sourceName)
     incidentCount = document.incidents.count
     self.document = document
