@@ -48,10 +48,9 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Codec"],
       resources: [.copy("Resources/Localization")]
     ),
-    .target(name: "TrafficFeeds", dependencies: ["Roads", "Traffic", "Codec", "Zlib"]),
-    .target(
-      name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "Codec", "CSQLite"]),
-    .target(name: "TrafficPostgres", dependencies: ["Codec", "Roads", "Traffic", "CLibPQ"]),
+    .target(name: "TrafficFeeds", dependencies: ["Geo", "Roads", "Traffic", "Codec", "Zlib"]),
+    .target(name: "TrafficSQLite", dependencies: ["Geo", "Roads", "Traffic", "CSQLite"]),
+    .target(name: "TrafficPostgres", dependencies: ["Geo", "Roads", "Traffic", "CLibPQ"]),
     .target(
       name: "TrafficServer",
       dependencies: [
@@ -67,7 +66,7 @@ let package = Package(
         "Codec", "Roads", "Traffic", "TrafficFeeds", "TrafficSQLite", "TrafficPostgres",
         "TrafficDemo", "TrafficServer",
       ]),
-    .target(name: "TrafficMap", dependencies: ["Codec", "Roads", "Traffic", "CCairo"]),
+    .target(name: "TrafficMap", dependencies: ["Codec", "Geo", "Roads", "Traffic", "CCairo"]),
     .target(name: "TrafficRouting", dependencies: ["Codec", "Geo", "Roads", "Traffic"]),
     .target(
       name: "TrafficDemo", dependencies: ["Codec", "Roads", "Traffic", "TrafficFeeds"],
@@ -104,8 +103,10 @@ let package = Package(
       name: "TrafficStoreContract", dependencies: ["Traffic", "TrafficTestSupport"],
       path: "Tests/TrafficStoreContract"),
     .executableTarget(
-      name: "traffic-store-crash-writer", dependencies: ["TrafficSQLite"],
+      name: "traffic-store-crash-writer", dependencies: ["Traffic", "TrafficSQLite"],
       path: "Tests/TrafficStoreCrashWriter"),
+    .testTarget(
+      name: "CodecTests", dependencies: ["Codec", "TrafficTestSupport"], exclude: ["Fuzz"]),
     .testTarget(
       name: "GeoTests",
       dependencies: ["Codec", "Geo", "TrafficTestSupport"],
@@ -114,7 +115,7 @@ let package = Package(
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
     .testTarget(
-      name: "RoadsTests", dependencies: ["Codec", "Roads", "Zlib", "TrafficTestSupport"],
+      name: "RoadsTests", dependencies: ["Codec", "Geo", "Roads", "Zlib", "TrafficTestSupport"],
       exclude: ["Fixtures"]),
     .testTarget(
       name: "TrafficTests",
@@ -135,8 +136,8 @@ let package = Package(
     .testTarget(
       name: "TrafficSQLiteTests",
       dependencies: [
-        "TrafficSQLite", "TrafficTestSupport", "TrafficStoreContract",
-        "traffic-store-crash-writer",
+        "Geo", "Roads", "Traffic", "TrafficSQLite", "TrafficTestSupport",
+        "TrafficStoreContract", "traffic-store-crash-writer",
       ]),
     .testTarget(
       name: "TrafficPostgresTests",
@@ -180,7 +181,7 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Traffic", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficMapTests",
-      dependencies: ["Roads", "Codec", "TrafficMap", "TrafficTestSupport"],
+      dependencies: ["Roads", "Codec", "Traffic", "TrafficMap", "TrafficTestSupport"],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

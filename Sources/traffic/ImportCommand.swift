@@ -122,35 +122,30 @@ enum ImportCommand: Subcommand {
       progress.begin(
         "import", detail: "\(url.lastPathComponent): decoding", total: size.map(Int64.init),
         unit: .bytes)
-      var document: FeedDocument
+      // The name given, else the feed's own (so that its pushes and polls update what was
+      // imported), else the file's.
+      var application: FeedApplication
       do {
-        document = try fileFormat.decoder.decode(input.reporting(to: progress), options: options)
+        application = try FeedApplication(
+          decoding: input.reporting(to: progress), format: fileFormat, options: options,
+          given: feedName)
       } catch {
         progress.finish()
         failures.append("\(file): \(error)")
         continue
       }
+      let incidentCount = application.incidentCount
       progress.begin(
         "import",
         detail: "\(url.lastPathComponent): storing "
-          + ProgressReporter.amount(Int64(document.incidents.count), .items("incidents")),
+          + ProgressReporter.amount(Int64(incidentCount), .items("incidents")),
         unit: .items(""))
-      // The name given, else the feed's own (so that its pushes and polls update what was
-      // imported), else the file's.
-      let source = document.sourceName(given: feedName, origin: options.sourceName)
-      // Handed over, not shared: the engine then holds each incident once.
-      let incidents = document.incidents
-      let incidentCount = incidents.count
-      document.incidents = []
       // The snapshot after the write is built only should a later file of the command
       // read it: this process ends after storing.
-      let report = try engine.ingest(
-        incidents, from: source, isFullRefresh: document.isFullRefresh, building: .onFirstRead,
-        recordingEach: listsRecords)
-      // Jams (Waze) also describe flow, on the store's road network when it has one.
-      if !document.flowObservations.isEmpty {
-        _ = engine.ingest(observations: document.flowObservations)
-      }
+      let report = try application.apply(
+        to: engine, building: .onFirstRead, recordingEach: listsRecords)
+      let source = application.source
+      let document = application.document
       progress.finish()
       if json {
         var summary: [String: JSONValue] = [

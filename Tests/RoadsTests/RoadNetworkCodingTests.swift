@@ -1,4 +1,3 @@
-import Codec
 import Foundation
 import Geo
 import Testing
@@ -242,28 +241,5 @@ import TrafficTestSupport
     // Without the node chunks every segment joins a node that does not exist.
     #expect(reason(Array(chunks[nodeChunks...]))?.contains("node") == true)
     #expect(try RoadNetwork(binaryChunks: [], name: "empty").segments.isEmpty)
-  }
-
-  @Test(
-    "Varints: round trip at the edges, overlong and truncated ones are refused",
-    arguments: [0 as UInt64, 1, 127, 128, 300, 1 << 35, UInt64.max - 1, UInt64.max])
-  func varints(value: UInt64) throws {
-    var writer = BinaryWriter()
-    writer.varint(value)
-    writer.signedVarint(Int64(bitPattern: value))
-    var reader = BinaryReader(bytes: writer.bytes, name: "v")
-    #expect(try reader.varint() == value)
-    #expect(try reader.signedVarint() == Int64(bitPattern: value))
-    #expect(reader.isAtEnd)
-    var truncated = BinaryReader(bytes: Array(writer.bytes.prefix(value < 128 ? 0 : 1)), name: "v")
-    #expect(throws: BinaryDataError.self) { try truncated.varint() }
-  }
-
-  @Test("A varint of more than 64 bits is refused")
-  func overlongVarint() {
-    var eleven = BinaryReader(bytes: [UInt8](repeating: 0x80, count: 10) + [0x01], name: "v")
-    #expect(throws: BinaryDataError.self) { try eleven.varint() }
-    var wide = BinaryReader(bytes: [UInt8](repeating: 0xFF, count: 9) + [0x03], name: "v")
-    #expect(throws: BinaryDataError.self) { try wide.varint() }
   }
 }

@@ -84,12 +84,12 @@ import Traffic
   }
 
   @Test func zigzagAndVarintsFollowTheProtobufEncoding() {
-    #expect(ProtobufWriter.zigzag32(0) == 0)
-    #expect(ProtobufWriter.zigzag32(-1) == 1)
-    #expect(ProtobufWriter.zigzag32(1) == 2)
-    #expect(ProtobufWriter.zigzag32(-2) == 3)
-    #expect(ProtobufWriter.zigzag32(Int32.max) == UInt32.max - 1)
-    #expect(ProtobufWriter.zigzag32(Int32.min) == UInt32.max)
+    #expect(Varint.zigzag32(0) == 0)
+    #expect(Varint.zigzag32(-1) == 1)
+    #expect(Varint.zigzag32(1) == 2)
+    #expect(Varint.zigzag32(-2) == 3)
+    #expect(Varint.zigzag32(Int32.max) == UInt32.max - 1)
+    #expect(Varint.zigzag32(Int32.min) == UInt32.max)
     var writer = ProtobufWriter()
     writer.varint(300)
     #expect(writer.bytes == [0xAC, 0x02])

@@ -111,6 +111,22 @@ import Zlib
     #expect(server.handle(ServerFixtures.get("/v7/incidents/e2")).status == 200)
   }
 
+  @Test(
+    "fullRefresh and records follow the one rule of Boolean parameters, as flush does",
+    arguments: [
+      ("fullRefresh=1&records=1", true), ("fullRefresh&records", true),
+      ("fullRefresh=&records=", true), ("fullRefresh=0&records=0", false),
+      ("fullRefresh=false&records=false", false),
+    ])
+  func booleanParameters(query: String, value: Bool) throws {
+    let server = try ServerFixtures.server()
+    let response = server.handle(
+      ServerFixtures.post("/v1/feeds/open511?source=bc&" + query, Self.open511(["e1"])))
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["fullRefresh"] as? Bool == value, "\(response.bodyText)")
+    #expect((body["records"] != nil) == value)
+  }
+
   @Test func hereV7DocumentsRoundTripThroughThePush() throws {
     let server = try ServerFixtures.server()
     let source = try ServerFixtures.incidents().map {

@@ -9,44 +9,10 @@ import TrafficTestSupport
     let text = try String(
       contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
     var targets: [String: Set<String>] = [:]
-    for kind in [".target(", ".executableTarget(", ".systemLibrary(", ".plugin("] {
-      var rest = text[...]
-      while let start = rest.range(of: kind) {
-        // The call's text, up to its closing parenthesis.
-        var depth = 0
-        var end = start.lowerBound
-        for index in rest[start.lowerBound...].indices {
-          let character = rest[index]
-          if character == "(" { depth += 1 }
-          if character == ")" {
-            depth -= 1
-            if depth == 0 {
-              end = index
-              break
-            }
-          }
-        }
-        let call = rest[start.lowerBound...end]
-        rest = rest[end...].dropFirst()
-        guard let name = Self.quoted(after: "name:", in: call) else { continue }
-        var dependencies: Set<String> = []
-        if let list = call.range(of: "dependencies: [") {
-          let tail = call[list.upperBound...]
-          let close = tail.firstIndex(of: "]") ?? tail.endIndex
-          dependencies = Set(
-            tail[..<close].split(separator: "\"", omittingEmptySubsequences: false).enumerated()
-              .filter { $0.offset % 2 == 1 }.map { String($0.element) })
-        }
-        targets[name] = dependencies
-      }
+    for target in PackageManifest.parse(text) where target.kind != "testTarget" {
+      targets[target.name] = Set(target.dependencies)
     }
     return targets
-  }
-
-  static func quoted(after label: String, in text: Substring) -> String? {
-    guard let range = text.range(of: label) else { return nil }
-    let parts = text[range.upperBound...].split(separator: "\"", maxSplits: 2)
-    return parts.count >= 2 ? String(parts[1]) : nil
   }
 
   /// The rows of the package table in `docs/architecture.md`: target, dependencies.

@@ -36,4 +36,29 @@ import Traffic
         "major", "minor",
       ])
   }
+
+  @Test("Booleans: true, 1 and the name alone are true; false and 0 false; absent false")
+  func booleansFollowOneRule() throws {
+    let query = try QueryParameters.parse("a=true&b=1&c&d=&e=false&f=0")
+    for name in ["a", "b", "c", "d"] { #expect(try query.boolean(name)) }
+    for name in ["e", "f", "missing"] { #expect(try !query.boolean(name)) }
+  }
+
+  @Test(
+    "Any other Boolean value, or one given twice, is refused naming the parameter",
+    arguments: ["flush=yes", "flush=True", "flush=2", "flush=no", "flush=true&flush=false"])
+  func booleansRefuseOtherValues(raw: String) throws {
+    let query = try QueryParameters.parse(raw[...])
+    do {
+      _ = try query.boolean("flush")
+      Issue.record("\(raw) was taken")
+    } catch {
+      guard case .invalidParameter(let detail) = error else {
+        Issue.record("\(raw): \(error)")
+        return
+      }
+      #expect(detail.contains("flush"))
+      if !raw.contains("&") { #expect(detail.contains("true or false (or 1 or 0")) }
+    }
+  }
 }

@@ -73,22 +73,18 @@ package struct BinaryReader: Sendable {
     return bytes[offset]
   }
 
-  /// Reads an unsigned LEB128 varint.
+  /// Reads an unsigned LEB128 varint (``Varint``).
   ///
-  /// - Throws: ``BinaryDataError`` when it is truncated or longer
-  ///   than 64 bits.
+  /// - Throws: ``BinaryDataError`` when it is truncated, or longer than 10 bytes or 64 bits.
   @inlinable
   package mutating func varint() throws(BinaryDataError) -> UInt64 {
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      let next = try byte()
-      guard shift < 64, shift < 63 || next & 0x7E == 0 else {
-        throw failure("varint longer than 64 bits")
+    do throws(VarintError) {
+      return try Varint.read(from: bytes, at: &offset)
+    } catch {
+      switch error {
+      case .truncated: throw failure("unexpected end of data")
+      case .overflow: throw failure("varint longer than 64 bits")
       }
-      result |= UInt64(next & 0x7F) << shift
-      if next & 0x80 == 0 { return result }
-      shift += 7
     }
   }
 
@@ -97,8 +93,7 @@ package struct BinaryReader: Sendable {
   /// - Throws: as ``varint()``.
   @inlinable
   package mutating func signedVarint() throws(BinaryDataError) -> Int64 {
-    let value = try varint()
-    return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+    Varint.unzigzag(try varint())
   }
 
   /// Reads a non-negative integer of at most `limit`.

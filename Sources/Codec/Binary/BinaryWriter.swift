@@ -34,15 +34,10 @@ package struct BinaryWriter: Sendable {
     bytes.append(contentsOf: values)
   }
 
-  /// Appends an unsigned LEB128 varint (1 byte below 128, at most 10 bytes).
+  /// Appends an unsigned LEB128 varint (``Varint``: 1 byte below 128, at most 10 bytes).
   @inlinable
   package mutating func varint(_ value: UInt64) {
-    var rest = value
-    while rest >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-      rest >>= 7
-    }
-    bytes.append(UInt8(rest))
+    Varint.append(value, to: &bytes)
   }
 
   /// Appends a non-negative `Int` as a varint; a negative value is written as its
@@ -55,7 +50,7 @@ package struct BinaryWriter: Sendable {
   /// Appends a signed value as a zigzag varint (small magnitudes of either sign are short).
   @inlinable
   package mutating func signedVarint(_ value: Int64) {
-    varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    varint(Varint.zigzag(value))
   }
 
   /// Appends the 8-byte little-endian bit pattern of a double.

@@ -35,21 +35,18 @@ package struct ProtobufReader {
   @inlinable
   package var isAtEnd: Bool { position >= end }
 
-  /// Reads a base-128 varint of at most 10 bytes.
+  /// Reads a base-128 varint (``Varint``).
+  ///
+  /// - Throws: ``ProtobufError`` when it is truncated, or longer than 10 bytes or 64 bits.
   @inlinable
   package mutating func varint() throws(ProtobufError) -> UInt64 {
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      guard position < end else {
-        throw ProtobufError(offset: position, reason: "truncated varint")
+    do throws(VarintError) {
+      return try Varint.read(from: bytes[..<end], at: &position)
+    } catch {
+      switch error {
+      case .truncated: throw ProtobufError(offset: position, reason: "truncated varint")
+      case .overflow: throw ProtobufError(offset: position, reason: "varint too long")
       }
-      let byte = bytes[position]
-      position += 1
-      guard shift < 64 else { throw ProtobufError(offset: position - 1, reason: "varint too long") }
-      result |= UInt64(byte & 0x7F) << shift
-      if byte & 0x80 == 0 { return result }
-      shift += 7
     }
   }
 
@@ -131,15 +128,9 @@ package struct ProtobufReader {
     var sum: Int64 = values.last ?? 0
     values.reserveCapacity(values.count + raw.count)
     for value in raw {
-      sum = sum &+ ProtobufReader.zigzag(value)
+      sum = sum &+ Varint.unzigzag(value)
       values.append(sum)
     }
-  }
-
-  /// Decodes a zigzag-encoded signed value (`sint64`).
-  @inlinable
-  package static func zigzag(_ value: UInt64) -> Int64 {
-    Int64(bitPattern: (value >> 1) ^ (0 &- (value & 1)))
   }
 }
 

@@ -19,14 +19,10 @@ package struct ProtobufWriter {
     case fixed32 = 5
   }
 
+  /// Appends a base-128 varint (``Varint``).
   @inlinable
   package mutating func varint(_ value: UInt64) {
-    var value = value
-    while value >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-      value >>= 7
-    }
-    bytes.append(UInt8(value))
+    Varint.append(value, to: &bytes)
   }
 
   @inlinable
@@ -45,7 +41,7 @@ package struct ProtobufWriter {
   @inlinable
   package mutating func sint(_ field: UInt64, _ value: Int64) {
     key(field, .varint)
-    varint(ProtobufWriter.zigzag(value))
+    varint(Varint.zigzag(value))
   }
 
   /// A `double` field.
@@ -78,15 +74,4 @@ package struct ProtobufWriter {
     bytes(field, inner.bytes)
   }
 
-  /// Zigzag: small magnitudes of either sign become small unsigned numbers.
-  @inlinable
-  package static func zigzag(_ value: Int64) -> UInt64 {
-    UInt64(bitPattern: (value << 1) ^ (value >> 63))
-  }
-
-  /// Zigzag of a 32-bit value, as vector tile geometry parameters use.
-  @inlinable
-  package static func zigzag32(_ value: Int32) -> UInt32 {
-    UInt32(bitPattern: (value << 1) ^ (value >> 31))
-  }
 }

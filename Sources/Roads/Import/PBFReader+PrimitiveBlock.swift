@@ -163,9 +163,9 @@ extension PBFReader {
               var lon: Int64?
               while let (field, type) = try node.field() {
                 switch (field, type) {
-                case (1, 0): id = ProtobufReader.zigzag(try node.varint())
-                case (8, 0): lat = ProtobufReader.zigzag(try node.varint())
-                case (9, 0): lon = ProtobufReader.zigzag(try node.varint())
+                case (1, 0): id = Varint.unzigzag(try node.varint())
+                case (8, 0): lat = Varint.unzigzag(try node.varint())
+                case (9, 0): lon = Varint.unzigzag(try node.varint())
                 default: try node.skip(wireType: type)
                 }
               }

@@ -297,16 +297,10 @@ package enum FlowStateCoder {
     var i = bytes.startIndex
     guard i < bytes.endIndex, bytes[i] == version else { return nil }
     i += 1
-    var count = 0, shift = 0
-    while true {
-      guard i < bytes.endIndex, shift < 28 else { return nil }
-      let byte = bytes[i]
-      i += 1
-      count |= Int(byte & 0x7F) << shift
-      shift += 7
-      if byte < 0x80 { break }
-    }
-    guard count <= TypicalWeek.binCount, bytes.endIndex - i == 4 * count else { return nil }
+    guard let value = try? Varint.read(from: bytes, at: &i), value <= TypicalWeek.binCount
+    else { return nil }
+    let count = Int(value)
+    guard bytes.endIndex - i == 4 * count else { return nil }
     var entries: [UInt32] = []
     entries.reserveCapacity(count)
     while i < bytes.endIndex {

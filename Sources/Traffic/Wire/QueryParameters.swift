@@ -107,6 +107,28 @@ package struct QueryParameters: Sendable {
     return found
   }
 
+  /// A Boolean parameter that may appear at most once, read by the one rule of the API
+  /// (docs/api.md, "Boolean parameters"): `true` or `1` is true, and so is the name
+  /// without a value (`?flush`, `?flush=`); `false` or `0` is false; absent is `false`.
+  ///
+  /// - Parameter name: The parameter name.
+  /// - Returns: The value.
+  /// - Throws: `TrafficQueryError.invalidParameter` for any other value or a duplicate,
+  ///   naming the parameter and the values accepted.
+  package func boolean(_ name: String) throws(TrafficQueryError) -> Bool {
+    guard let text = try single(name, error: TrafficQueryError.invalidParameter) else {
+      return false
+    }
+    switch text {
+    case "true", "1", "": return true
+    case "false", "0": return false
+    default:
+      throw .invalidParameter(
+        "\(name) \"\(Self.excerpt(text))\" must be true or false (or 1 or 0; the name"
+          + " alone is true)")
+    }
+  }
+
   /// The items of a comma-separated list parameter that may appear at most once (empty
   /// items are refused).
   ///

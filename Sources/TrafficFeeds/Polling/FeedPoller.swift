@@ -12,8 +12,8 @@ import Traffic
 ///
 /// Each fetch is a conditional GET (`If-None-Match` with the last `ETag`,
 /// `If-Modified-Since` with the last `Last-Modified`), bounded by a timeout; a `304` changes
-/// nothing. A document is decoded with its feed's decoder and ingested with
-/// `TrafficEngine.ingest(_:from:isFullRefresh:)`. After a failure the next attempt waits
+/// nothing. A document is decoded with its feed's decoder and ingested as imports and
+/// pushes are (`FeedApplication`). After a failure the next attempt waits
 /// twice as long as the last (from the feed's interval up to one hour), and the first success
 /// returns to the interval.
 ///
@@ -366,23 +366,18 @@ public final class FeedPoller: Sendable {
     }
     var options = feed.options
     options.now = Date()
-    let document = try format.decoder.decode(input, options: options)
+    var application = try FeedApplication(
+      decoding: input, format: format, options: options,
+      given: feed.isNamed ? feed.name : nil, origin: feed.name)
     let report: IngestReport
-    let source = document.sourceName(given: feed.isNamed ? feed.name : nil, origin: feed.name)
-    do {
-      report = try engine.ingest(
-        document.incidents, from: source, isFullRefresh: document.isFullRefresh)
-    } catch {
+    do { report = try application.apply(to: engine) } catch {
       throw FeedError(format: format, location: feed.displayURL, reason: "\(error)")
-    }
-    if !document.flowObservations.isEmpty {
-      _ = engine.ingest(observations: document.flowObservations)
     }
     status.etag = validators.etag
     status.lastModified = validators.lastModified
-    status.incidentCount = document.incidents.count
-    status.problemCount = document.problems.count
+    status.incidentCount = application.incidentCount
+    status.problemCount = application.document.problems.count
     status.lastReport = report
-    status.source = source
+    status.source = application.source
   }
 }

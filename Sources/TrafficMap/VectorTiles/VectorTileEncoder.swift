@@ -135,8 +135,8 @@ public enum VectorTileEncoder {
     var commands: [UInt32] = []
     var cursor = GridPoint(x: 0, y: 0)
     func delta(_ point: GridPoint) {
-      commands.append(ProtobufWriter.zigzag32(Int32(truncatingIfNeeded: point.x - cursor.x)))
-      commands.append(ProtobufWriter.zigzag32(Int32(truncatingIfNeeded: point.y - cursor.y)))
+      commands.append(Varint.zigzag32(Int32(truncatingIfNeeded: point.x - cursor.x)))
+      commands.append(Varint.zigzag32(Int32(truncatingIfNeeded: point.y - cursor.y)))
       cursor = point
     }
     for line in lines {
@@ -150,8 +150,8 @@ public enum VectorTileEncoder {
 
   static func pointGeometry(_ point: GridPoint) -> [UInt32] {
     [
-      command(1, count: 1), ProtobufWriter.zigzag32(Int32(truncatingIfNeeded: point.x)),
-      ProtobufWriter.zigzag32(Int32(truncatingIfNeeded: point.y)),
+      command(1, count: 1), Varint.zigzag32(Int32(truncatingIfNeeded: point.x)),
+      Varint.zigzag32(Int32(truncatingIfNeeded: point.y)),
     ]
   }
 }

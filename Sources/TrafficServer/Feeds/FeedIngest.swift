@@ -23,9 +23,9 @@ final class FeedIngest: Sendable {
 
   /// What one push did.
   struct Outcome: Sendable {
-    var document: FeedDocument
-    /// The source the incidents were ingested under (`FeedDocument.sourceName`).
-    var source: String
+    /// The document and the source its incidents were ingested under
+    /// (`FeedDocument.sourceName`).
+    var application: FeedApplication
     var report = IngestReport()
   }
 
@@ -44,9 +44,9 @@ final class FeedIngest: Sendable {
 
   /// Decodes one document and applies its incidents as one batch.
   ///
-  /// Ingestion is `TrafficEngine.ingest`: new versions only for changed incidents, merging
-  /// with other feeds' reports, and, for a full refresh, ending the source's incidents the
-  /// document no longer carries.
+  /// Ingestion is `FeedApplication`, as for imports and polls: new versions only for
+  /// changed incidents, merging with other feeds' reports, and, for a full refresh, ending
+  /// the source's incidents the document no longer carries.
   /// - Throws: `TrafficQueryError.badRequest` naming the problem when the document cannot
   ///   be read; `.httpError` 413 beyond `maximumRecords` or when the source would hold more
   ///   than `maximumHeldBySource` incidents, or the refusal of `authorize`;
@@ -68,17 +68,18 @@ final class FeedIngest: Sendable {
   ) throws(TrafficQueryError) -> Outcome {
     // A source the client names is checked before the document is read.
     if let givenSource { try authorize(givenSource) }
-    var document: FeedDocument
+    var application: FeedApplication
     do {
-      document = try format.decoder.decode(data, options: options)
+      application = try FeedApplication(
+        decoding: .data(data), format: format, options: options, given: givenSource,
+        isFullRefresh: isFullRefresh)
     } catch {
       recordFailure(
         error.description, format: format, source: givenSource ?? options.sourceName, at: now)
       throw .badRequest("the \(format) document cannot be read: \(error)")
     }
-    document.isFullRefresh = isFullRefresh
-    let source = document.sourceName(given: givenSource, origin: options.sourceName)
-    let records = document.incidents.count + document.flowObservations.count
+    let source = application.source
+    let records = application.recordCount
     guard records <= maximumRecords else {
       recordFailure(
         "\(records) records, more than \(maximumRecords)", format: format, source: source, at: now)
@@ -89,15 +90,10 @@ final class FeedIngest: Sendable {
     }
     // A source the document names itself is checked now that it is known.
     if givenSource == nil { try authorize(source) }
-    var outcome = Outcome(document: document, source: source)
+    let report: IngestReport
     do {
-      outcome.report = try engine.ingest(
-        document.incidents, from: source, isFullRefresh: document.isFullRefresh,
-        building: .now, recordingEach: recordingEach, maximumHeldByFeed: maximumHeldBySource)
-      // Jams (Waze) also describe flow, when the engine has a road network.
-      if !document.flowObservations.isEmpty {
-        _ = engine.ingest(observations: document.flowObservations)
-      }
+      report = try application.apply(
+        to: engine, recordingEach: recordingEach, maximumHeldByFeed: maximumHeldBySource)
     } catch .limitExceeded(let detail) {
       recordFailure(detail, format: format, source: source, at: now)
       throw .httpError(status: 413, detail)
@@ -105,14 +101,15 @@ final class FeedIngest: Sendable {
       recordFailure(error.description, format: format, source: source, at: now)
       throw .internalError("the incidents could not be stored: \(error)")
     }
+    let document = application.document
     updateStatus(format: format, source: source) { status in
       status.lastPushTime = now
       status.lastPublicationTime = document.publicationTime
-      status.lastIncidentCount = document.incidents.count
+      status.lastIncidentCount = application.incidentCount
       status.lastProblemCount = document.problems.count
       status.lastError = document.problems.first?.description
     }
-    return outcome
+    return Outcome(application: application, report: report)
   }
 
   /// Counts a push of a source that failed, with the reason.

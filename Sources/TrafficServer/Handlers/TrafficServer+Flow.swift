@@ -50,7 +50,7 @@ extension TrafficServer {
         "this server has no road network, so probes cannot be matched; start it with "
           + "--network FILE (OpenStreetMap or SUMO)")
     }
-    let flush = try Self.flag("flush", query)
+    let flush = try query.boolean("flush")
     var decoder = ProbeDecoder(now: Date())
     if let text = try query.single("simulationStart", error: TrafficQueryError.invalidParameter) {
       guard let date = RFC3339.parse(text) else {
@@ -135,19 +135,6 @@ extension TrafficServer {
         status: 415,
         "Content-Type \(QueryParameters.excerpt(media)) is not a probe format; use text/csv, "
           + "application/x-ndjson or application/xml (SUMO FCD)")
-    }
-  }
-
-  /// A Boolean query parameter: `true`/`false`/`1`/`0`, absent is `false`.
-  static func flag(_ name: String, _ query: QueryParameters) throws(TrafficQueryError) -> Bool {
-    guard let text = try query.single(name, error: TrafficQueryError.invalidParameter) else {
-      return false
-    }
-    switch text {
-    case "true", "1", "": return true
-    case "false", "0": return false
-    default:
-      throw .invalidParameter("\(name) \"\(QueryParameters.excerpt(text))\" must be true or false")
     }
   }
 

@@ -56,19 +56,7 @@ struct FeedPushParameters {
       options.axisOrder = axisOrder
     }
     self.options = options
-    if let text = try query.single("fullRefresh", error: TrafficQueryError.invalidParameter) {
-      guard let value = Bool(text) else {
-        throw .invalidParameter(
-          "fullRefresh \"\(QueryParameters.excerpt(text))\" must be true or false")
-      }
-      isFullRefresh = value
-    }
-    if let text = try query.single("records", error: TrafficQueryError.invalidParameter) {
-      guard let value = Bool(text) else {
-        throw .invalidParameter(
-          "records \"\(QueryParameters.excerpt(text))\" must be true or false")
-      }
-      recordsEach = value
-    }
+    isFullRefresh = try query.boolean("fullRefresh")
+    recordsEach = try query.boolean("records")
   }
 }

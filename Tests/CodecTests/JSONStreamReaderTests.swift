@@ -2,8 +2,6 @@ import Codec
 import Foundation
 import Testing
 
-@testable import Geo
-
 @Suite("JSONStreamReader")
 struct JSONStreamReaderTests {
   /// A feed-like document: header members around two streamed arrays, escapes, nesting,

@@ -2,8 +2,6 @@ import Codec
 import Foundation
 import Testing
 
-@testable import Geo
-
 /// The JSON parser every JSON codec reads through (its syntax errors are also covered by
 /// `V7WireJSONTests` and, through `GeoJSON`, by `GeoJSONTests`).
 @Suite struct JSONParserTests {

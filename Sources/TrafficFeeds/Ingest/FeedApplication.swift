@@ -1,0 +1,85 @@
+import Foundation
+import Traffic
+
+/// One feed document on its way into an engine: decoded, its source named, then its
+/// incidents and flow observations ingested.
+///
+/// `traffic import`, a push (`POST /v1/feeds/{format}`) and a poll (`FeedPoller`) all take
+/// this one path, so that a document does the same whichever way it arrives. Each keeps
+/// only what is its own: a push its record limits and authorisation (checked between the
+/// two steps, on ``source`` and ``recordCount``), an import its progress and its snapshot
+/// built on first read.
+package struct FeedApplication: Sendable {
+  /// The decoded document; ``apply(to:building:recordingEach:maximumHeldByFeed:)`` hands
+  /// its incidents over to the engine (they are empty afterwards; ``incidentCount`` keeps
+  /// their number).
+  package private(set) var document: FeedDocument
+  /// The source the incidents are ingested under (``FeedDocument/sourceName(given:origin:)``).
+  package let source: String
+  /// The number of incidents the document carried.
+  package let incidentCount: Int
+  /// Whether the incidents have been handed to an engine.
+  private var isApplied = false
+
+  /// Decodes a document and names its source.
+  ///
+  /// - Parameters:
+  ///   - input: The document.
+  ///   - format: Its format.
+  ///   - options: The decoder's settings.
+  ///   - given: The source name the user gave (`--source`, `?source=`, a named
+  ///     `--feed NAME=...`), if any.
+  ///   - origin: The source name when neither the user nor the document names one (the
+  ///     file, the pushed format, the polled URL); `options.sourceName` by default.
+  ///   - isFullRefresh: Whether the document is the source's whole picture, overriding
+  ///     what the document says (a push is a set of changes unless the client says so);
+  ///     `nil` keeps the document's own.
+  /// - Throws: `FeedError` naming the place and the reason when the document cannot be read.
+  /// - Complexity: O(n) in the size of the document.
+  package init(
+    decoding input: FeedInput, format: FeedFormat, options: FeedOptions, given: String?,
+    origin: String? = nil, isFullRefresh: Bool? = nil
+  ) throws(FeedError) {
+    var document = try format.decoder.decode(input, options: options)
+    if let isFullRefresh { document.isFullRefresh = isFullRefresh }
+    source = document.sourceName(given: given, origin: origin ?? options.sourceName)
+    incidentCount = document.incidents.count
+    self.document = document
+  }
+
+  /// The records the document holds: incidents and flow observations.
+  package var recordCount: Int { incidentCount + document.flowObservations.count }
+
+  /// Ingests the document's incidents under ``source`` as one batch
+  /// (`TrafficEngine.ingest(_:from:isFullRefresh:)`), then its flow observations (Waze
+  /// jams, HERE v7 flow) when the engine has a road network.
+  ///
+  /// Call it once: the incidents are handed over, not copied, so that the engine holds each
+  /// one once.
+  /// - Parameters:
+  ///   - engine: Where the document goes.
+  ///   - building: When the engine builds the snapshot after the write (`.onFirstRead`
+  ///     for `traffic import`, which ends after storing).
+  ///   - recordingEach: Whether the report lists each record's outcome.
+  ///   - maximumHeldByFeed: The most incidents the source may hold afterwards; beyond, the
+  ///     document is refused whole with `TrafficStoreError.limitExceeded`.
+  /// - Returns: What the ingest changed.
+  /// - Throws: `TrafficStoreError`; nothing is stored then (flow observations neither).
+  @discardableResult
+  package mutating func apply(
+    to engine: TrafficEngine, building: TrafficEngine.SnapshotBuild = .now,
+    recordingEach: Bool = false, maximumHeldByFeed: Int? = nil
+  ) throws(TrafficStoreError) -> IngestReport {
+    precondition(!isApplied, "a feed document is applied once")
+    isApplied = true
+    let incidents = document.incidents
+    document.incidents = []
+    let report = try engine.ingest(
+      incidents, from: source, isFullRefresh: document.isFullRefresh, building: building,
+      recordingEach: recordingEach, maximumHeldByFeed: maximumHeldByFeed)
+    if !document.flowObservations.isEmpty {
+      engine.ingest(observations: document.flowObservations)
+    }
+    return report
+  }
+}
