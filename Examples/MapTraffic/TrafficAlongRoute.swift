@@ -12,7 +12,7 @@ func trafficAlongRoute(
 ) throws -> TrafficOnRoute? {
   guard let network = sample.engine.roadNetwork else { return nil }
   let graph = RoutingGraph(network: network)
-  var found: RoutingGraph.Route?
+  var found: RoutingGraph.Path?
   search: for start in network.nodes.prefix(20) {
     for target in network.nodes.suffix(50).reversed() {
       if let route = try graph.shortestPath(

@@ -20,7 +20,7 @@ public struct RoutingGraph: Sendable {
   }
 
   /// A path through the network.
-  public struct Route: Hashable, Sendable {
+  public struct Path: Hashable, Sendable {
     /// The segments driven, in order; the first and last may be driven in part.
     public let segmentIDs: [Int]
     /// The minimised cost (meters or seconds, by the metric used).
@@ -99,7 +99,7 @@ public struct RoutingGraph: Sendable {
     }
   }
 
-  func route(_ segmentIDs: [Int], cost: Double, from: Double, to: Double) -> Route {
+  func route(_ segmentIDs: [Int], cost: Double, from: Double, to: Double) -> Path {
     // `from`: meters skipped at the start of the first segment; `to`: meters driven on the
     // last one.
     var length = 0.0
@@ -113,7 +113,7 @@ public struct RoutingGraph: Sendable {
       length += driven
       time += partialCost(id, meters: driven, .travelTime)
     }
-    return Route(
+    return Path(
       segmentIDs: segmentIDs, cost: cost, lengthInMeters: length, travelTimeInSeconds: time)
   }
 
@@ -128,7 +128,7 @@ public struct RoutingGraph: Sendable {
   /// - Complexity: O((m + n) log m) for the m segments and n turns explored.
   public func shortestPath(
     from source: RoadPosition, to target: RoadPosition, metric: Metric = .length
-  ) throws(RoadsError) -> Route? {
+  ) throws(RoadsError) -> Path? {
     try check(source)
     try check(target)
     let sourceLength = network.segments[source.segmentID].lengthInMeters
@@ -172,12 +172,12 @@ public struct RoutingGraph: Sendable {
   public func shortestPath(
     fromNode sourceNode: Int, toNode targetNode: Int, metric: Metric = .length
   )
-    throws(RoadsError) -> Route?
+    throws(RoadsError) -> Path?
   {
     guard network.nodes.indices.contains(sourceNode), network.nodes.indices.contains(targetNode)
     else { throw .invalidArgument("node \(sourceNode) or \(targetNode) does not exist") }
     if sourceNode == targetNode {
-      return Route(segmentIDs: [], cost: 0, lengthInMeters: 0, travelTimeInSeconds: 0)
+      return Path(segmentIDs: [], cost: 0, lengthInMeters: 0, travelTimeInSeconds: 0)
     }
     let starts = segments(leaving: sourceNode).map { ($0, cost($0, metric)) }
     var found: (segment: Int, cost: Double)?
