@@ -31,7 +31,8 @@ import TrafficTestSupport
       via.append(point)
     }
     var options = RouteOptions()
-    options.routingMode = RouteOptions.RoutingMode.allCases.randomElement(using: &generator)!
+    options.routingMode = try #require(
+      RouteOptions.RoutingMode.allCases.randomElement(using: &generator))
     options.alternatives = Int.random(in: 0...RouteOptions.maximumAlternatives, using: &generator)
     let time = Date(
       timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &generator)))

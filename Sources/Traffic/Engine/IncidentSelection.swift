@@ -31,9 +31,12 @@ public struct IncidentSelection: RandomAccessCollection, Sendable {
     order = positions + extra.indices.map { -1 - $0 }
   }
 
+  /// The first position, 0.
   public var startIndex: Int { 0 }
+  /// The position after the last incident: their number.
   public var endIndex: Int { order.count }
 
+  /// The incident at `position`, in the selection's language.
   public subscript(position: Int) -> TrafficIncident {
     let incident = unlocalized(order[position])
     return language.map { incident.localized(to: $0) } ?? incident

@@ -63,7 +63,8 @@ package final class ResponseBodyStream: @unchecked Sendable {
     }
     let count = min(buffer.count, pending.count - sent)
     pending.withUnsafeBytes { bytes in
-      buffer.baseAddress?.copyMemory(from: bytes.baseAddress! + sent, byteCount: count)
+      guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+      target.copyMemory(from: source + sent, byteCount: count)
     }
     sent += count
     return count
@@ -93,12 +94,11 @@ package final class ResponseBodyStream: @unchecked Sendable {
 
   private func add(_ bytes: [UInt8]) {
     pending.append(contentsOf: bytes)
-    if kept != nil {
-      if kept!.count + bytes.count > keepLimit {
-        kept = nil
-      } else {
-        kept!.append(contentsOf: bytes)
-      }
+    guard var whole = kept else { return }
+    kept = nil
+    if whole.count + bytes.count <= keepLimit {
+      whole.append(contentsOf: bytes)
+      kept = whole
     }
   }
 }
