@@ -272,7 +272,7 @@ public final class RoutingEngine: Sendable {
   /// a heading, those driven within ``Waypoint/headingToleranceInDegrees`` of it where
   /// there are any (`arriving`: the direction in which the position is reached, which at a
   /// segment's start is the way the segment before it ends).
-  private func snap(
+  func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
     heading: Double?, arriving: Bool
   ) throws(RoutingError) -> [Snap] {
@@ -460,7 +460,7 @@ public final class RoutingEngine: Sendable {
     return (try? GeoPolyline(vertices: vertices)) ?? network.segments[pieces[0].segmentID].geometry
   }
 
-  private func takeScratch(segmentCount: Int) -> SearchScratch {
+  func takeScratch(segmentCount: Int) -> SearchScratch {
     let pooled = scratches.withLock { pool -> SearchScratch? in
       guard let index = pool.lastIndex(where: { $0.cost.count == segmentCount }) else { return nil }
       return pool.remove(at: index)
@@ -468,7 +468,7 @@ public final class RoutingEngine: Sendable {
     return pooled ?? SearchScratch(segmentCount: segmentCount)
   }
 
-  private func returnScratch(_ scratch: SearchScratch) {
+  func returnScratch(_ scratch: SearchScratch) {
     scratches.withLock { pool in
       if pool.count < 4 { pool.append(scratch) }
     }

@@ -27,6 +27,7 @@ enum CommandLineTool {
       NetworkCommand.name: NetworkCommand.self, ProbesCommand.name: ProbesCommand.self,
       FlowCommand.name: FlowCommand.self, RouteCommand.name: RouteCommand.self,
       ExportCommand.name: ExportCommand.self, ProfilesCommand.name: ProfilesCommand.self,
+      TableCommand.name: TableCommand.self,
     ]
   }
 

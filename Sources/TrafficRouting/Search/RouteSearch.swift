@@ -211,6 +211,9 @@ struct Leg: Hashable, Sendable {
 final class SearchScratch: @unchecked Sendable {
   var cost: [Double]
   var parent: [Int32]
+  /// Meters driven to each segment's end (one-to-many searches; valid where `cost` is finite,
+  /// so never reset).
+  var meters: [Double]
   var touched: [Int32] = []
   /// Segments the last search reached (its work, for tests and measurements).
   var lastReachedCount = 0
@@ -227,6 +230,7 @@ final class SearchScratch: @unchecked Sendable {
   init(segmentCount: Int) {
     cost = [Double](repeating: .infinity, count: segmentCount)
     parent = [Int32](repeating: -1, count: segmentCount)
+    meters = [Double](repeating: 0, count: segmentCount)
   }
 
   func reset() {

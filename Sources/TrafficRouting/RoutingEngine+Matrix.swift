@@ -1,0 +1,142 @@
+import Foundation
+import Geo
+import Roads
+import Traffic
+
+/// Travel-time matrices: the fastest routes from many origins to many destinations, one
+/// time-dependent search per origin (``RouteSearch/fastestToEach(from:to:times:scratch:)``)
+/// on the same picture of the engine as routes.
+extension RoutingEngine {
+  /// The seconds and meters of the fastest route from each origin to each destination, as
+  /// ``calculateRoute(from:to:via:options:)`` would find them one by one:
+  /// the same snapping (within 15 m of the nearest road, 100 m for a pair without a route
+  /// there; a heading picks the side of the road), speeds, turn rules and closures.
+  ///
+  /// - Throws: ``RoutingError/placeOffNetwork(index:_:radiusInMeters:)`` for a waypoint off
+  ///   the network (its index counts the origins, then the destinations);
+  ///   ``RoutingError/invalidOption(_:)`` for no origins or destinations, more than
+  ///   ``RouteMatrix/maximumCells`` cells, an option a matrix cannot honour (alternatives,
+  ///   an arrival time, the shortest routes), a stop or pass-through waypoint, or a remote
+  ///   engine (matrices need an embedded one for now).
+  public func calculateMatrix(
+    origins: [Waypoint], destinations: [Waypoint], options: RouteOptions = RouteOptions()
+  ) async throws(RoutingError) -> RouteMatrix {
+    if trafficEngine.isRemote {
+      throw .invalidOption(
+        "travel-time matrices need an embedded engine (a store and a road network): a remote "
+          + "engine cannot compute them yet")
+    }
+    return try matrix(origins: origins, destinations: destinations, options: options)
+  }
+
+  /// The seconds and meters of the fastest route from each origin to each destination, in
+  /// any direction of travel there.
+  ///
+  /// - Throws: ``RoutingError`` as the matrix of ``Waypoint``s.
+  public func calculateMatrix(
+    origins: [GeoCoordinates], destinations: [GeoCoordinates],
+    options: RouteOptions = RouteOptions()
+  ) async throws(RoutingError) -> RouteMatrix {
+    try await calculateMatrix(
+      origins: origins.map { Waypoint($0) }, destinations: destinations.map { Waypoint($0) },
+      options: options)
+  }
+
+  /// ``calculateMatrix(origins:destinations:options:)`` on the caller's thread (the HTTP
+  /// server's), with a limit of `maximumCells` cells.
+  package func matrix(
+    origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
+    maximumCells: Int = RouteMatrix.maximumCells
+  ) throws(RoutingError) -> RouteMatrix {
+    try Self.validateMatrix(
+      origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
+    guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
+    let departure = options.departureTime ?? view.now
+    // As for routes: beyond the live horizon, the typical picture of the departure's time.
+    if departure.timeIntervalSince(view.now) > TravelTimes.typicalHorizon,
+      options.trafficOptimization != .disabled,
+      let later = trafficEngine.routingView(at: departure)
+    {
+      view = later
+    }
+    let times = TravelTimes(
+      view: view, departure: departure,
+      usesTraffic: options.trafficOptimization == .timeDependent,
+      closures: Self.closures(options),
+      // The table routes use (with bounds, their caps), so that the speeds are the same.
+      segments: bounds(for: view)?.segments ?? plainSegments(view))
+    let all = origins + destinations
+    func snaps(_ index: Int, within meters: Double) throws(RoutingError) -> [Snap] {
+      try snap(
+        all[index].coordinates, index: index, view: view, within: meters,
+        heading: all[index].headingInDegrees, arriving: index >= origins.count)
+    }
+    let narrow = try all.indices.map { index throws(RoutingError) in
+      try snaps(index, within: 15)
+    }
+    // Wider snaps for the pairs whose nearest roads lead nowhere, as for a route's leg.
+    var wide: [Int: [Snap]] = [:]
+    func widened(_ index: Int) -> [Snap] {
+      if let known = wide[index] { return known }
+      let made = (try? snaps(index, within: 100)) ?? narrow[index]
+      wide[index] = made
+      return made
+    }
+    let scratch = takeScratch(segmentCount: view.network.segments.count)
+    defer { returnScratch(scratch) }
+    let columns = origins.count..<all.count
+    var seconds: [[Double?]] = []
+    var meters: [[Double?]] = []
+    for row in origins.indices {
+      var found = RouteSearch.fastestToEach(
+        from: narrow[row], to: columns.map { narrow[$0] }, times: times, scratch: scratch)
+      let missing = found.indices.filter { found[$0] == nil }
+      if !missing.isEmpty {
+        let retried = RouteSearch.fastestToEach(
+          from: widened(row), to: missing.map { widened(columns.lowerBound + $0) },
+          times: times, scratch: scratch)
+        for (column, reached) in zip(missing, retried) { found[column] = reached }
+      }
+      seconds.append(found.map { $0?.seconds })
+      meters.append(found.map { $0?.meters })
+    }
+    func place(_ index: Int) -> RouteMatrix.Place {
+      let nearest = narrow[index][0]
+      return RouteMatrix.Place(
+        location: nearest.point, originalLocation: all[index].coordinates,
+        distanceInMeters: nearest.distanceInMeters)
+    }
+    return RouteMatrix(
+      travelTimesInSeconds: seconds, distancesInMeters: meters,
+      origins: origins.indices.map(place), destinations: columns.map(place))
+  }
+
+  /// Checks a matrix's size, waypoints and options.
+  static func validateMatrix(
+    origins: [Waypoint], destinations: [Waypoint], options: RouteOptions, maximumCells: Int
+  ) throws(RoutingError) {
+    guard !origins.isEmpty, !destinations.isEmpty else {
+      throw .invalidOption(
+        "a matrix needs at least one origin and one destination, got \(origins.count) "
+          + "origins and \(destinations.count) destinations")
+    }
+    guard origins.count * destinations.count <= maximumCells else {
+      throw .invalidOption(
+        "a matrix of \(origins.count) origins × \(destinations.count) destinations has "
+          + "\(origins.count * destinations.count) cells, more than the \(maximumCells) allowed")
+    }
+    guard options.alternatives == 0, options.arrivalTime == nil, options.routingMode == .fast
+    else {
+      throw .invalidOption(
+        "a matrix is of the fastest routes from a departure time: no alternatives, arrival "
+          + "time or shortest routes")
+    }
+    for (index, waypoint) in (origins + destinations).enumerated() {
+      let name = index < origins.count ? "origin \(index)" : "destination \(index - origins.count)"
+      guard waypoint.stopDurationInSeconds == 0, !waypoint.isPassThrough else {
+        throw .invalidOption("\(name) cannot have a stop or be passed through")
+      }
+      try Waypoint.validate(heading: waypoint.headingInDegrees, name: name)
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Geo
+import Roads
+import Traffic
+import TrafficRouting
+
+/// `traffic table`: the travel times and distances of the fastest routes from many origins to
+/// many destinations, on live traffic.
+enum TableCommand: Subcommand {
+  static let name = "table"
+  static let summary = "Travel times and distances from many origins to many destinations"
+  static let synopsis = """
+    Usage: traffic table --from "LAT,LNG[;LAT,LNG...]" --to "LAT,LNG[;LAT,LNG...]"
+                         [--depart TIME|any] [--db PATH] [--network FILE] [--json]
+
+    The minutes and kilometres of the fastest route from each origin (a row) to each
+    destination (a column) on the live traffic of the store, as traffic route finds them one
+    by one; - where no road leads there. At most 10,000 cells (100 × 100). --json prints
+    OSRM's table answer: durations in seconds, distances in meters, null for no route.
+    """
+  static let options: [OptionDefinition] =
+    [
+      OptionDefinition("--from", "\"LAT,LNG;...\"", "the origins, separated by ;"),
+      OptionDefinition("--to", "\"LAT,LNG;...\"", "the destinations, separated by ;"),
+      OptionDefinition(
+        "--depart", "TIME", "departure, RFC 3339 or +2h (default now); any: v8's planning mode"),
+      OptionDefinition(
+        "--network", "FILE", "route on this road network file instead of the store's"),
+    ] + EngineArguments.options + [
+      OptionDefinition(flag: "--json", "OSRM's table answer (durations s, distances m)")
+    ]
+
+  static func run(_ arguments: ArgumentList, console: Console) async throws {
+    var arguments = arguments
+    guard let from = try arguments.option("--from") else {
+      throw UsageError("give the origins: --from \"LAT,LNG;LAT,LNG...\"")
+    }
+    guard let to = try arguments.option("--to") else {
+      throw UsageError("give the destinations: --to \"LAT,LNG;LAT,LNG...\"")
+    }
+    let origins = try places(from, option: "--from")
+    let destinations = try places(to, option: "--to")
+    var options = RouteOptions()
+    if let text = try arguments.option("--depart") {
+      if text == "any" {
+        options.trafficOptimization = .longTermClosuresOnly
+      } else {
+        do { options.departureTime = try IncidentOptions.time(text, option: "--depart") } catch {
+          throw UsageError("\(error), or any (planning mode)")
+        }
+      }
+    }
+    let json = arguments.flag("--json")
+    var network: RoadNetwork?
+    if let path = try arguments.option("--network") {
+      // Looked at in a copy: the engine's arguments read --server.
+      var probe = arguments
+      if try probe.option("--server") != nil {
+        throw UsageError("give --network or --server, not both")
+      }
+      network = try NetworkArguments.load(path)
+    }
+    let engine = try EngineArguments.open(&arguments, network: network)
+    guard try arguments.positionals().isEmpty else {
+      throw UsageError("unexpected arguments; see traffic help table")
+    }
+    let matrix: RouteMatrix
+    do {
+      matrix = try await RoutingEngine(trafficEngine: engine).calculateMatrix(
+        origins: origins.map { Waypoint($0) }, destinations: destinations.map { Waypoint($0) },
+        options: options)
+    } catch {
+      // A waypoint off the network that would lie on it in the other order: say so.
+      var hint = ""
+      if case .placeOffNetwork(_, let place, _) = error {
+        hint = AreaArgument.swapHint(
+          for: place, within: AreaArgument.bounds(of: engine.roadNetwork))
+      }
+      throw UsageError(error.description + hint)
+    }
+    if json {
+      console.print(String(decoding: OSRMTableWire.encode(matrix), as: UTF8.self))
+      return
+    }
+    for line in table(matrix) { console.print(line) }
+  }
+
+  /// The places of a `;`-separated list of `LAT,LNG`.
+  static func places(_ text: String, option: String) throws(UsageError) -> [GeoCoordinates] {
+    let parts = text.split(separator: ";", omittingEmptySubsequences: false)
+      .map { $0.trimmingCharacters(in: .whitespaces) }
+    guard parts.contains(where: { !$0.isEmpty }) else {
+      throw UsageError("\(option) expects at least one LAT,LNG, got '\(text)'")
+    }
+    return try parts.enumerated().map { index, part throws(UsageError) in
+      guard !part.isEmpty else {
+        throw UsageError("\(option): place \(index + 1) is empty in '\(text)'")
+      }
+      return try AreaArgument.coordinates(part, option: option)
+    }
+  }
+
+  /// The matrix as text: a header of destinations, then a row per origin of
+  /// `minutes min kilometres km` cells (`-`: no route).
+  static func table(_ matrix: RouteMatrix) -> [String] {
+    let width = 18
+    func pad(_ text: String) -> String {
+      text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+    let header = pad("") + matrix.destinations.indices.map { pad("to \($0 + 1)") }.joined()
+    var lines = [header.trimmingCharacters(in: .whitespaces)]
+    for (row, times) in matrix.travelTimesInSeconds.enumerated() {
+      var line = pad("from \(row + 1)")
+      for (column, seconds) in times.enumerated() {
+        guard let seconds, let meters = matrix.distancesInMeters[row][column] else {
+          line += pad("-")
+          continue
+        }
+        line += pad(String(format: "%.1f min %.2f km", seconds / 60, meters / 1000))
+      }
+      lines.append(line.trimmingCharacters(in: .whitespaces))
+    }
+    return lines
+  }
+}
