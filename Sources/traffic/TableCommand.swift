@@ -103,12 +103,16 @@ enum TableCommand: Subcommand {
   /// The matrix as text: a header of destinations, then a row per origin of
   /// `minutes min kilometres km` cells (`-`: no route).
   static func table(_ matrix: RouteMatrix) -> [String] {
-    let width = 18
+    let width = 20
     func pad(_ text: String) -> String {
       text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
     }
+    // Lines end where their last cell's text does.
+    func trimmed(_ line: String) -> String {
+      String(line.reversed().drop { $0 == " " }.reversed())
+    }
     let header = pad("") + matrix.destinations.indices.map { pad("to \($0 + 1)") }.joined()
-    var lines = [header.trimmingCharacters(in: .whitespaces)]
+    var lines = [trimmed(header)]
     for (row, times) in matrix.travelTimesInSeconds.enumerated() {
       var line = pad("from \(row + 1)")
       for (column, seconds) in times.enumerated() {
@@ -118,7 +122,7 @@ enum TableCommand: Subcommand {
         }
         line += pad(String(format: "%.1f min %.2f km", seconds / 60, meters / 1000))
       }
-      lines.append(line.trimmingCharacters(in: .whitespaces))
+      lines.append(trimmed(line))
     }
     return lines
   }
