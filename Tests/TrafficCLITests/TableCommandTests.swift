@@ -73,6 +73,15 @@ import TrafficTestSupport
     }
   }
 
+  @Test func aServerIsRefusedByName() async {
+    // Nothing listens on port 9: the matrix is refused before any request.
+    let result = await runTraffic([
+      "table", "--server", "http://127.0.0.1:9", "--from", "47.1,9.5", "--to", "47.1,9.5",
+    ])
+    #expect(result.status == .usage, "\(result)")
+    #expect(result.errors.contains("need an embedded engine"), "stderr was: \(result.errors)")
+  }
+
   static let manyOrigins: String = Array(repeating: "47.1,9.5", count: 101).joined(separator: ";")
   static let manyDestinations: String = Array(repeating: "47.1,9.5", count: 100).joined(
     separator: ";")

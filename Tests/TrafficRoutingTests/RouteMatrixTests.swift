@@ -82,6 +82,39 @@ import TrafficTestSupport
       free, origins: origins, destinations: destinations, router: router, options: disabled)
   }
 
+  @Test("on typical weeks, departures now, hours and a week ahead give the routes' times")
+  func timeDependentCellsAreTheRoutes() async throws {
+    let (engine, scenario, network) = try TypicalRoutingTests.engine()
+    let router = RoutingEngine(trafficEngine: engine)
+    let road = network.segments[scenario.roadA]
+    var generator = SeededGenerator(seed: 7)
+    let points =
+      [
+        road.geometry.coordinates(atDistance: 50),
+        road.geometry.coordinates(atDistance: road.lengthInMeters - 50),
+      ]
+      + (0..<3).map { _ in
+        network.nodes[Int.random(in: 0..<network.nodes.count, using: &generator)].coordinates
+      }
+    for departure in [nil, Self.now + 6 * 3_600, Self.now + 7 * 86_400] as [Date?] {
+      let options = RouteOptions(departureTime: departure)
+      let matrix = try await router.calculateMatrix(
+        origins: points, destinations: points, options: options)
+      try await Self.expectCellsMatchRoutes(
+        matrix, origins: points, destinations: points, router: router, options: options)
+    }
+    // Along the weekly jam: slow now, fast six hours on.
+    let now = try #require(
+      try await router.calculateMatrix(origins: [points[0]], destinations: [points[1]])
+        .travelTimesInSeconds[0][0])
+    let later = try #require(
+      try await router.calculateMatrix(
+        origins: [points[0]], destinations: [points[1]],
+        options: RouteOptions(departureTime: Self.now + 6 * 3_600)
+      ).travelTimesInSeconds[0][0])
+    #expect(later < now / 2)
+  }
+
   /// The crossing's five ends and two points along W–B.
   static let crossingPoints = [
     CrossingNetwork.coordinates(east: 0), CrossingNetwork.coordinates(east: 1000),
