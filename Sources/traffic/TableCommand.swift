@@ -70,13 +70,17 @@ enum TableCommand: Subcommand {
         origins: origins.map { Waypoint($0) }, destinations: destinations.map { Waypoint($0) },
         options: options)
     } catch {
-      // A waypoint off the network that would lie on it in the other order: say so.
-      var hint = ""
-      if case .placeOffNetwork(_, let place, _) = error {
-        hint = AreaArgument.swapHint(
-          for: place, within: AreaArgument.bounds(of: engine.roadNetwork))
+      guard case .placeOffNetwork(let index, let place, let radius) = error else {
+        throw UsageError(error.description)
       }
-      throw UsageError(error.description + hint)
+      // The place by its option and position; a hint when it would lie on the network in
+      // the other order.
+      let (option, number) =
+        index < origins.count ? ("--from", index + 1) : ("--to", index - origins.count + 1)
+      throw UsageError(
+        "\(option): place \(number) (\(place.latitude),\(place.longitude)) is more than "
+          + "\(Int(radius)) m from any road open to cars"
+          + AreaArgument.swapHint(for: place, within: AreaArgument.bounds(of: engine.roadNetwork)))
     }
     if json {
       console.print(String(decoding: OSRMTableWire.encode(matrix), as: UTF8.self))

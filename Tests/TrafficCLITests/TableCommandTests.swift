@@ -57,6 +57,15 @@ import TrafficTestSupport
     #expect(abs(durations[0][0] - Double(seconds)) <= 1, "\(durations) vs \(summary)")
     #expect(abs(distances[0][0] - Double(meters)) <= 1, "\(distances) vs \(summary)")
 
+    // A place off the network is named by its option and position.
+    let far = await runTraffic([
+      "table", "--db", db, "--from", Self.from, "--to", "47.1008,9.501;47.2,9.6",
+    ])
+    #expect(far.status == .usage)
+    #expect(
+      far.errors.contains("--to: place 2 (47.2,9.6) is more than 1000 m from any road"),
+      "\(far.errors)")
+
     // The network from a file gives the same matrix.
     let file = await runTraffic([
       "table", "--db", db, "--network", FlowCommandsTests.network, "--from", Self.from, "--to",
