@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import Geo
 import Roads
+import Synchronization
 import Traffic
 
 /// Travel-time matrices: the fastest routes from many origins to many destinations, one
@@ -50,15 +52,16 @@ extension RoutingEngine {
   ) throws(RoutingError) -> RouteMatrix {
     try Self.validateMatrix(
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
-    guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
-    let departure = options.departureTime ?? view.now
+    guard let current = trafficEngine.routingView() else { throw .noRoadNetwork }
+    let departure = options.departureTime ?? current.now
     // As for routes: beyond the live horizon, the typical picture of the departure's time.
-    if departure.timeIntervalSince(view.now) > TravelTimes.typicalHorizon,
-      options.trafficOptimization != .disabled,
-      let later = trafficEngine.routingView(at: departure)
+    var later: RoutingView?
+    if departure.timeIntervalSince(current.now) > TravelTimes.typicalHorizon,
+      options.trafficOptimization != .disabled
     {
-      view = later
+      later = trafficEngine.routingView(at: departure)
     }
+    let view = later ?? current
     let times = TravelTimes(
       view: view, departure: departure,
       usesTraffic: options.trafficOptimization == .timeDependent,
@@ -66,40 +69,44 @@ extension RoutingEngine {
       // The table routes use (with bounds, their caps), so that the speeds are the same.
       segments: bounds(for: view)?.segments ?? plainSegments(view))
     let all = origins + destinations
-    func snaps(_ index: Int, within meters: Double) throws(RoutingError) -> [Snap] {
+    let narrow = try all.indices.map { index throws(RoutingError) in
       try snap(
-        all[index].coordinates, index: index, view: view, within: meters,
+        all[index].coordinates, index: index, view: view, within: 15,
         heading: all[index].headingInDegrees, arriving: index >= origins.count)
     }
-    let narrow = try all.indices.map { index throws(RoutingError) in
-      try snaps(index, within: 15)
-    }
-    // Wider snaps for the pairs whose nearest roads lead nowhere, as for a route's leg.
-    var wide: [Int: [Snap]] = [:]
-    func widened(_ index: Int) -> [Snap] {
-      if let known = wide[index] { return known }
-      let made = (try? snaps(index, within: 100)) ?? narrow[index]
-      wide[index] = made
-      return made
-    }
-    let scratch = takeScratch(segmentCount: view.network.segments.count)
-    defer { returnScratch(scratch) }
-    let columns = origins.count..<all.count
-    var seconds: [[Double?]] = []
-    var meters: [[Double?]] = []
-    for row in origins.indices {
-      var found = RouteSearch.fastestToEach(
-        from: narrow[row], to: columns.map { narrow[$0] }, times: times, scratch: scratch)
-      let missing = found.indices.filter { found[$0] == nil }
-      if !missing.isEmpty {
-        let retried = RouteSearch.fastestToEach(
-          from: widened(row), to: missing.map { widened(columns.lowerBound + $0) },
-          times: times, scratch: scratch)
-        for (column, reached) in zip(missing, retried) { found[column] = reached }
+    // The rows on every core, each worker with its own scratch, every `workers`-th row.
+    let rows = Mutex([[RouteSearch.Reached?]](repeating: [], count: origins.count))
+    let workers = max(1, min(origins.count, ProcessInfo.processInfo.activeProcessorCount))
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      let scratch = takeScratch(segmentCount: view.network.segments.count)
+      defer { returnScratch(scratch) }
+      // Wider snaps for the pairs whose nearest roads lead nowhere, as for a route's leg.
+      var wide: [Int: [Snap]] = [:]
+      func widened(_ index: Int) -> [Snap] {
+        if let known = wide[index] { return known }
+        let made =
+          (try? snap(
+            all[index].coordinates, index: index, view: view, within: 100,
+            heading: all[index].headingInDegrees, arriving: index >= origins.count))
+          ?? narrow[index]
+        wide[index] = made
+        return made
       }
-      seconds.append(found.map { $0?.seconds })
-      meters.append(found.map { $0?.meters })
+      let columns = origins.count..<all.count
+      for row in stride(from: worker, to: origins.count, by: workers) {
+        var found = RouteSearch.fastestToEach(
+          from: narrow[row], to: columns.map { narrow[$0] }, times: times, scratch: scratch)
+        let missing = found.indices.filter { found[$0] == nil }
+        if !missing.isEmpty {
+          let retried = RouteSearch.fastestToEach(
+            from: widened(row), to: missing.map { widened(columns.lowerBound + $0) },
+            times: times, scratch: scratch)
+          for (column, reached) in zip(missing, retried) { found[column] = reached }
+        }
+        rows.withLock { $0[row] = found }
+      }
     }
+    let found = rows.withLock { $0 }
     func place(_ index: Int) -> RouteMatrix.Place {
       let nearest = narrow[index][0]
       return RouteMatrix.Place(
@@ -107,8 +114,9 @@ extension RoutingEngine {
         distanceInMeters: nearest.distanceInMeters)
     }
     return RouteMatrix(
-      travelTimesInSeconds: seconds, distancesInMeters: meters,
-      origins: origins.indices.map(place), destinations: columns.map(place))
+      travelTimesInSeconds: found.map { $0.map { $0?.seconds } },
+      distancesInMeters: found.map { $0.map { $0?.meters } },
+      origins: origins.indices.map(place), destinations: (origins.count..<all.count).map(place))
   }
 
   /// Checks a matrix's size, waypoints and options.
