@@ -67,6 +67,20 @@ extension RoutingEngine {
     return table
   }
 
+  /// Whether `view`'s network leaves ways across junctions out of its segments (SUMO's): a
+  /// segment that does not start or end on its node's point. Read once per network.
+  func hasJunctionGaps(_ view: RoutingView) -> Bool {
+    if let known = junctionGaps.withLock({ $0 }), known.graph === view.graph { return known.gapped }
+    let nodes = view.network.nodes
+    let gapped = view.network.segments.contains { segment in
+      let vertices = segment.geometry.vertices
+      return vertices[0] != nodes[segment.fromNode].coordinates
+        || vertices[vertices.count - 1] != nodes[segment.toNode].coordinates
+    }
+    junctionGaps.withLock { $0 = (view.graph, gapped) }
+    return gapped
+  }
+
   func buildInBackground(_ view: RoutingView) {
     let starts = boundsState.withLock { state -> Bool in
       guard !state.building else { return false }

@@ -74,6 +74,7 @@ extension RoutingEngine {
         all[index].coordinates, index: index, view: view, within: 15,
         heading: all[index].headingInDegrees, arriving: index >= origins.count)
     }
+    let gapped = hasJunctionGaps(view)
     // The rows on every core, each worker with its own scratch, every `workers`-th row.
     let rows = Mutex([[RouteSearch.Reached?]](repeating: [], count: origins.count))
     let workers = max(1, min(origins.count, ProcessInfo.processInfo.activeProcessorCount))
@@ -95,12 +96,13 @@ extension RoutingEngine {
       let columns = origins.count..<all.count
       for row in stride(from: worker, to: origins.count, by: workers) {
         var found = RouteSearch.fastestToEach(
-          from: narrow[row], to: columns.map { narrow[$0] }, times: times, scratch: scratch)
+          from: narrow[row], to: columns.map { narrow[$0] }, times: times,
+          junctionGaps: gapped, scratch: scratch)
         let missing = found.indices.filter { found[$0] == nil }
         if !missing.isEmpty {
           let retried = RouteSearch.fastestToEach(
             from: widened(row), to: missing.map { widened(columns.lowerBound + $0) },
-            times: times, scratch: scratch)
+            times: times, junctionGaps: gapped, scratch: scratch)
           for (column, reached) in zip(missing, retried) { found[column] = reached }
         }
         rows.withLock { $0[row] = found }

@@ -23,6 +23,7 @@ public final class RoutingEngine: Sendable {
   let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
   let boundsState = Mutex<BoundsState>(BoundsState())
   let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
+  let junctionGaps = Mutex<(graph: MatchingGraph, gapped: Bool)?>(nil)
 
   /// The network's routing bounds and whether a build is under way.
   struct BoundsState {

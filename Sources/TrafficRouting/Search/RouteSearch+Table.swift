@@ -20,9 +20,13 @@ extension RouteSearch {
   /// out of its segments takes time at the next segment's speed (as a route's duration
   /// counts it) but no meters (as its length does not).
   ///
-  /// - Parameter targets: The snaps of each target.
+  /// - Parameters:
+  ///   - targets: The snaps of each target.
+  ///   - junctionGaps: Whether the network has ways across junctions (else they are not
+  ///     looked up: 0 everywhere).
   static func fastestToEach(
-    from sources: [Snap], to targets: [[Snap]], times: TravelTimes, scratch: SearchScratch
+    from sources: [Snap], to targets: [[Snap]], times: TravelTimes, junctionGaps: Bool = true,
+    scratch: SearchScratch
   ) -> [Reached?] {
     let network = times.view.network
     let graph = times.view.graph
@@ -98,7 +102,7 @@ extension RouteSearch {
       for k in range {
         let next = Int(graph.successors[k])
         if times.isTurnClosed(from: segment, to: next) { continue }
-        let gap = network.junctionGap(from: segment, to: next)
+        let gap = junctionGaps ? network.junctionGap(from: segment, to: next) : 0
         if let here = waiting[next] {
           for (target, offset) in here {
             guard let seconds = times.seconds(next, meters: offset + gap, after: reached)
