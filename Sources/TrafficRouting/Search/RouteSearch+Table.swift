@@ -56,6 +56,8 @@ extension RouteSearch {
         reachable.insert(index)
       }
     }
+    // No target on an open road: nothing to search for.
+    guard !reachable.isEmpty else { return best }
     // The least seconds within which every target that may be reached has been: ∞ until
     // each has a way.
     var settledBelow = Double.infinity
