@@ -415,15 +415,7 @@ enum RouteCommand: Subcommand {
       }
     }
     var options = RouteOptions()
-    if let text = try arguments.option("--depart") {
-      if text == "any" {
-        options.trafficOptimization = .longTermClosuresOnly
-      } else {
-        do { options.departureTime = try IncidentOptions.time(text, option: "--depart") } catch {
-          throw UsageError("\(error), or any (planning mode)")
-        }
-      }
-    }
+    try RouteArguments.departure(&arguments, into: &options)
     if let text = try arguments.option("--arrive") {
       guard options.departureTime == nil, options.trafficOptimization == .timeDependent else {
         throw UsageError("give --depart or --arrive, not both")

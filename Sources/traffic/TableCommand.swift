@@ -41,15 +41,7 @@ enum TableCommand: Subcommand {
     let origins = try places(from, option: "--from")
     let destinations = try places(to, option: "--to")
     var options = RouteOptions()
-    if let text = try arguments.option("--depart") {
-      if text == "any" {
-        options.trafficOptimization = .longTermClosuresOnly
-      } else {
-        do { options.departureTime = try IncidentOptions.time(text, option: "--depart") } catch {
-          throw UsageError("\(error), or any (planning mode)")
-        }
-      }
-    }
+    try RouteArguments.departure(&arguments, into: &options)
     let json = arguments.flag("--json")
     var network: RoadNetwork?
     if let path = try arguments.option("--network") {

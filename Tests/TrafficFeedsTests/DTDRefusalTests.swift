@@ -206,20 +206,7 @@ import TrafficTestSupport
   func chunkedDoctype() throws {
     let bytes = Array((Self.declaration + "\n" + Self.doctype + "<a>&e;</a>").utf8)
     for size in [1, 2, 3, 5, 9, 40, 64] {
-      var scanner = XMLGuard.Scanner()
-      var released: [UInt8] = []
-      var found: XMLGuard.Problem?
-      var offset = 0
-      do {
-        while offset < bytes.count {
-          let end = min(offset + size, bytes.count)
-          released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
-          offset = end
-        }
-        released += try scanner.feed(Data(), atEnd: true)
-      } catch {
-        found = error
-      }
+      let (released, found) = XMLGuardScannerTests.scan(bytes, inChunksOf: size)
       #expect(found == XMLGuard.Problem(offset: 39, reason: Self.message), "chunk size \(size)")
       #expect(released.count <= 39, "chunk size \(size)")
     }

@@ -116,25 +116,35 @@ import TrafficTestSupport
     Array("<a><".utf8),
   ]
 
+  /// Feeds `bytes` to a guard scanner `size` bytes at a time: what it released, and the
+  /// problem it found, if any.
+  static func scan(
+    _ bytes: [UInt8], inChunksOf size: Int
+  ) -> (
+    released: [UInt8], problem: XMLGuard.Problem?
+  ) {
+    var scanner = XMLGuard.Scanner()
+    var released: [UInt8] = []
+    var offset = 0
+    do {
+      while offset < bytes.count {
+        let end = min(offset + size, bytes.count)
+        released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
+        offset = end
+      }
+      released += try scanner.feed(Data(), atEnd: true)
+    } catch {
+      return (released, error)
+    }
+    return (released, nil)
+  }
+
   @Test("chunked scanning finds what the whole-document check finds", arguments: 0..<6)
   func chunked(index: Int) throws {
     let bytes = Self.documents[index]
     let expected = XMLGuard.problem(in: Data(bytes))
     for size in [1, 2, 3, 7] {
-      var scanner = XMLGuard.Scanner()
-      var released: [UInt8] = []
-      var found: XMLGuard.Problem?
-      var offset = 0
-      do {
-        while offset < bytes.count {
-          let end = min(offset + size, bytes.count)
-          released += try scanner.feed(Data(bytes[offset..<end]), atEnd: false)
-          offset = end
-        }
-        released += try scanner.feed(Data(), atEnd: true)
-      } catch {
-        found = error
-      }
+      let (released, found) = Self.scan(bytes, inChunksOf: size)
       #expect(found == expected, "chunk size \(size)")
       if found == nil { #expect(released == bytes) }
       if let problem = found, let at = problem.offset {

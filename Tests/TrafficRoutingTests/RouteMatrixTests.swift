@@ -179,22 +179,7 @@ import TrafficTestSupport
 
     // Three vehicles stand in a queue 200 m into B→E for ten minutes (as in
     // RoutingEngineTests): B→E is driven at a crawl.
-    let start = Self.now.addingTimeInterval(-600)
-    let clock = Mutex(start)
-    let engine = try TrafficEngine(
-      store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
-    var probes: [Probe] = []
-    for vehicle in 0..<3 {
-      for second in stride(from: 0.0, through: 600, by: 5) {
-        let east = min(10 * second, 700 - 8 * Double(vehicle))
-        probes.append(
-          Probe(
-            vehicleID: "v\(vehicle)", time: start.addingTimeInterval(second),
-            coordinates: CrossingNetwork.coordinates(east: east)))
-      }
-    }
-    clock.withLock { $0 = Self.now }
-    engine.ingest(probes: probes)
+    let engine = try RoutingEngineTests.standingQueueEngine(network: network)
     let jammedRouter = RoutingEngine(trafficEngine: engine)
     let jammed = try await jammedRouter.calculateMatrix(origins: waypoints, destinations: waypoints)
     try await Self.expectCellsMatchRoutes(

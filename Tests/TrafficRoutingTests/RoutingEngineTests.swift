@@ -333,12 +333,10 @@ import TrafficTestSupport
     }
   }
 
-  @Test("a queue whose probes stand still for the whole window is driven at a crawl, not closed")
-  func aStandingQueueIsSlowNotClosed() async throws {
-    // Three vehicles drive from W onto B→E and stop 200 m into it, where they stand for
-    // ten minutes: the only way from W to E is through their queue.
-    let network = try CrossingNetwork.network()
-    let start = Self.now.addingTimeInterval(-600)
+  /// An engine on `network` (the crossing network) where three vehicles drove from W onto
+  /// B→E and stood 200 m into it for the ten minutes before `now`.
+  static func standingQueueEngine(network: RoadNetwork) throws -> TrafficEngine {
+    let start = now.addingTimeInterval(-600)
     let clock = Mutex(start)
     let engine = try TrafficEngine(
       store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
@@ -352,8 +350,16 @@ import TrafficTestSupport
             coordinates: CrossingNetwork.coordinates(east: east)))
       }
     }
-    clock.withLock { $0 = Self.now }
+    clock.withLock { $0 = now }
     engine.ingest(probes: probes)
+    return engine
+  }
+
+  @Test("a queue whose probes stand still for the whole window is driven at a crawl, not closed")
+  func aStandingQueueIsSlowNotClosed() async throws {
+    // Three vehicles drive from W onto B→E and stop 200 m into it, where they stand for
+    // ten minutes: the only way from W to E is through their queue.
+    let engine = try Self.standingQueueEngine(network: CrossingNetwork.network())
     let view = try #require(engine.routingView())
     #expect(view.flow.live[2]?.speedUncapped == 0)
     #expect(view.flow.live[2]?.blocked == false)
