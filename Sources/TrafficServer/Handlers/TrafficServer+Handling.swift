@@ -79,7 +79,9 @@ extension TrafficServer {
       line.append(contentsOf: " status=".utf8)
       line.append(contentsOf: String(response.status).utf8)
       line.append(contentsOf: " bytes=".utf8)
-      line.append(contentsOf: String(response.body.count).utf8)
+      // A document written as it is sent has no size yet.
+      line.append(
+        contentsOf: (response.bodyStream == nil ? String(response.body.count) : "-").utf8)
       line.append(contentsOf: " us=".utf8)
       line.append(contentsOf: String(Int(seconds * 1_000_000)).utf8)
       line.append(contentsOf: " route=".utf8)
