@@ -62,10 +62,11 @@ routing-tools: deps-test
 	done
 
 # The Python programs the API tests run: openapi-spec-validator checks /openapi.json against
-# the OpenAPI 3.1 schema, schemathesis sends the server requests generated from it. They go
+# the OpenAPI 3.1 schema, schemathesis sends the server requests generated from it; pyvroom
+# (VROOM) and routingpy are the real OSRM clients the OSRM API is tested with. They go
 # into a virtual environment of their own, $(PYTHON_VENV), not the system's Python, once per
 # set of pinned versions (the stamp names them).
-PYTHON_TOOLS := openapi-spec-validator==0.9.0 schemathesis==4.32.5
+PYTHON_TOOLS := openapi-spec-validator==0.9.0 schemathesis==4.32.5 pyvroom==1.15.2 routingpy==1.3.0
 PYTHON_VENV := $(TOOLS_DIR)/venv
 python-tools: deps-test
 	@stamp="$(PYTHON_VENV)/.installed-$$(echo '$(PYTHON_TOOLS)' | tr ' ' '+')"; \

@@ -111,9 +111,10 @@ extension RoutingEngine {
     let found = rows.withLock { $0 }
     func place(_ index: Int) -> RouteMatrix.Place {
       let nearest = narrow[index][0]
+      let segment = view.network.segments[nearest.segmentID]
       return RouteMatrix.Place(
         location: nearest.point, originalLocation: all[index].coordinates,
-        distanceInMeters: nearest.distanceInMeters)
+        distanceInMeters: nearest.distanceInMeters, roadName: segment.name ?? segment.ref)
     }
     return RouteMatrix(
       travelTimesInSeconds: found.map { $0.map { $0?.seconds } },

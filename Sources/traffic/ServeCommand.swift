@@ -70,6 +70,10 @@ enum ServeCommand: Subcommand {
         "--max-push-records", "N",
         "records one pushed feed document may hold (default 100000); more get 413"),
       OptionDefinition(
+        "--max-table-size", "N",
+        "the most sources and destinations of a travel-time table (default 100: 100 x 100"
+          + " cells, 1...1000); more get OSRM's TooBig"),
+      OptionDefinition(
         "--max-source-records", "N",
         "incidents one source may hold through pushes (default 500000); a push beyond gets"
           + " 413"),
@@ -181,6 +185,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-push-records expects a whole number >= 1, got '\(text)'")
       }
       configuration.maxPushRecords = value
+    }
+    if let text = try arguments.option("--max-table-size") {
+      guard let value = Int(text), (1...1_000).contains(value) else {
+        throw UsageError("--max-table-size expects a whole number 1...1000, got '\(text)'")
+      }
+      configuration.maxTableSize = value
     }
     if let text = try arguments.option("--max-source-records") {
       guard let value = Int(text), value >= 1 else {

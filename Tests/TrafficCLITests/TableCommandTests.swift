@@ -41,7 +41,7 @@ import TrafficTestSupport
     // [lng, lat]: the first origin on road 28 at 9.501 E.
     let location = try #require(sources.first?["location"] as? [Double])
     #expect(abs(location[0] - 9.501) < 1e-4 && abs(location[1] - 47.0992) < 1e-3)
-    #expect(sources.first?["name"] as? String == "")
+    #expect(sources.first?["name"] as? String == "28")  // the road's number (it has no name)
     #expect(sources.first?["distance"] is Double)
 
     // The first cell is the route traffic route finds (its v8 summary in whole seconds).

@@ -25,7 +25,7 @@ import TrafficTestSupport
   enum RouteKind: CaseIterable {
     case index, health, readiness, metrics, incidents, incidentStream, incidentLookup, flow, feeds
     case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
-    case datex2Situations, wzdxFeed, openAPI, tileJSON
+    case datex2Situations, wzdxFeed, openAPI, tileJSON, osrmRoute, osrmTable, osrmNearest
   }
 
   /// The kind of a route. Exhaustive on purpose: see the suite's documentation.
@@ -53,6 +53,9 @@ import TrafficTestSupport
     case .wzdxFeed: return .wzdxFeed
     case .openAPI: return .openAPI
     case .tileJSON: return .tileJSON
+    case .osrm(.route, _): return .osrmRoute
+    case .osrm(.table, _): return .osrmTable
+    case .osrm(.nearest, _): return .osrmNearest
     }
   }
 
@@ -114,6 +117,17 @@ import TrafficTestSupport
       Sample(method: "GET", target: "/datex2/v3/situations"),
       Sample(method: "GET", target: "/wzdx/v4.2/feed"),
       Sample(method: "GET", target: "/openapi.json"),
+      Sample(
+        method: "GET",
+        target:
+          "/route/v1/driving/\(west.longitude),\(west.latitude);\(east.longitude),\(east.latitude)"
+      ),
+      Sample(
+        method: "GET",
+        target:
+          "/table/v1/driving/\(west.longitude),\(west.latitude);\(east.longitude),\(east.latitude)"
+      ),
+      Sample(method: "GET", target: "/nearest/v1/driving/\(west.longitude),\(west.latitude)"),
     ]
     for layer in TileLayer.allCases {
       samples.append(

@@ -13,6 +13,8 @@ public struct RouteMatrix: Hashable, Sendable {
     public var originalLocation: GeoCoordinates
     /// Meters from the point asked for to the road.
     public var distanceInMeters: Double
+    /// The name (else the number) of the road there, when it has one.
+    public var roadName: String? = nil
   }
 
   /// Seconds from each origin (row) to each destination (column), with the traffic the

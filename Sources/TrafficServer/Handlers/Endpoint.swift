@@ -1,3 +1,5 @@
+import TrafficRouting
+
 /// The endpoints of the server (the HTTP route table), matched on the raw path.
 enum Endpoint: Equatable {
   case index
@@ -33,6 +35,9 @@ enum Endpoint: Equatable {
   case openAPI
   /// `/tiles/{layer}.json`: the TileJSON 3.0.0 of a tile layer; the layer's name unchecked.
   case tileJSON(rawLayer: Substring)
+  /// `/{route|table|nearest}/v1/{profile}/{coordinates}`: OSRM's HTTP API v5; the path after
+  /// the version, unparsed.
+  case osrm(OSRMQuery.Service, rawPath: Substring)
 
   /// The route of a raw path, or `nil` when none matches.
   init?(rawPath: Substring) {
@@ -64,6 +69,10 @@ enum Endpoint: Equatable {
           let layer = TileLayer(rawValue: String(rest[..<slash]))
         else { return nil }
         self = .tile(layer, rawAddress: rest[rest.utf8.index(after: slash)...])
+      } else if let service = OSRMQuery.Service.allCases.first(where: {
+        rawPath.utf8.starts(with: "/\($0.rawValue)/v1/".utf8)
+      }) {
+        self = .osrm(service, rawPath: rawPath.dropFirst(service.rawValue.count + 5))
       } else if rawPath.utf8.starts(with: "/web/".utf8) {
         self = .webAsset(rawName: rawPath.dropFirst("/web/".count))
       } else if rawPath.utf8.starts(with: "/leaflet/".utf8) {
@@ -105,6 +114,9 @@ enum Endpoint: Equatable {
     case .wzdxFeed: return "/wzdx/v4.2/feed"
     case .openAPI: return "/openapi.json"
     case .tileJSON: return "/tiles/{layer}.json"
+    case .osrm(.route, _): return "/route/v1/{profile}/{coordinates}"
+    case .osrm(.table, _): return "/table/v1/{profile}/{coordinates}"
+    case .osrm(.nearest, _): return "/nearest/v1/{profile}/{coordinates}"
     }
   }
 
@@ -115,6 +127,12 @@ enum Endpoint: Equatable {
     case .feedPush, .probes, .routeTraffic: return ["POST"]
     default: return ["GET", "HEAD"]
     }
+  }
+
+  /// Whether the route answers and fails in OSRM's shapes.
+  var isOSRM: Bool {
+    if case .osrm = self { return true }
+    return false
   }
 
   /// Whether successful `GET` answers of the route may be served from the response cache.

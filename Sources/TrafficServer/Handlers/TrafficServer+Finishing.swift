@@ -8,6 +8,11 @@ import Zlib
 /// correlation id and CORS headers, 304 for a current copy.
 extension TrafficServer {
   /// The JSON error answer of `error`.
+  func errorResponse(_ error: TrafficQueryError, for route: Endpoint?) -> HTTPResponse {
+    // OSRM's clients read OSRM's shape, also for the server's own refusals.
+    route?.isOSRM == true ? Self.osrmError(error) : errorResponse(error)
+  }
+
   func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
     // A detail may quote a malformed query, key and all.
     let body = V7ErrorAnswer.encode(error) { AccessLogSink.redactingKeys(in: $0) }

@@ -34,7 +34,7 @@ extension TrafficServer {
     do {
       response = try respond(to: request, route: route, cacheSlot: &cacheSlot)
     } catch {
-      response = errorResponse(error)
+      response = errorResponse(error, for: route)
     }
     if !response.isPrepared {
       response = prepare(response, for: request)
@@ -171,7 +171,8 @@ extension TrafficServer {
       var response = errorResponse(
         .httpError(
           status: 405,
-          "method \(QueryParameters.excerpt(request.method)) is not allowed on \(route.label)"))
+          "method \(QueryParameters.excerpt(request.method)) is not allowed on \(route.label)"),
+        for: route)
       response.headers.add("Allow", (route.allowedMethods + ["OPTIONS"]).joined(separator: ", "))
       return response
     }
@@ -181,13 +182,13 @@ extension TrafficServer {
       let retryAfter = failedKeys?.wait(
         for: request.remoteAddress ?? "anonymous", now: monotonicSeconds())
     {
-      var response = errorResponse(.tooManyRequests)
+      var response = errorResponse(.tooManyRequests, for: route)
       response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
       return response
     }
     let (client, scope) = try authenticate(request, route: route)
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
-      var response = errorResponse(.tooManyRequests)
+      var response = errorResponse(.tooManyRequests, for: route)
       response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
       return response
     }
@@ -229,6 +230,8 @@ extension TrafficServer {
     case .openAPI: return openAPIDocument()
     case .tileJSON(let rawLayer):
       return try tileJSON(rawLayer: rawLayer, query: query, request: request)
+    case .osrm(let service, let rawPath):
+      return osrm(service, rawPath: rawPath, query: query)
     }
   }
 

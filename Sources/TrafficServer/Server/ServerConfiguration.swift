@@ -72,6 +72,10 @@ public struct ServerConfiguration: Sendable {
   /// pushed; the others are summed per format under `source="other"`, so that clients
   /// pushing under ever new source names cannot grow the metrics without bound.
   public var maxMetricSources = 100
+  /// The most sources and the most destinations of a travel-time table (OSRM's `/table/v1`
+  /// and HERE's `/v8/matrix`): at most `maxTableSize × maxTableSize` cells, more are refused
+  /// (OSRM's `TooBig`), as `osrm-routed --max-table-size` does.
+  public var maxTableSize = 100
   /// The most records (incidents and flow observations) one pushed feed document may hold;
   /// more are refused with 413 before anything is stored.
   public var maxPushRecords = 100_000
@@ -281,6 +285,7 @@ public struct ServerConfiguration: Sendable {
     }
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
     guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }
+    guard (1...1_000).contains(maxTableSize) else { throw fail("maxTableSize must be 1...1000") }
     guard maxSourceRecords >= 1 else { throw fail("maxSourceRecords must be >= 1") }
     guard admissionDeadlineSeconds > 0, admissionDeadlineSeconds.isFinite else {
       throw fail("admissionDeadlineSeconds must be > 0")

@@ -185,7 +185,7 @@ public final class TrafficServer: Sendable {
     }
     let lane: AdmissionControl.Lane
     switch route {
-    case .routes, .routeTraffic: lane = .routes
+    case .routes, .routeTraffic, .osrm: lane = .routes
     case .datex2Situations, .wzdxFeed: lane = .publications
     case .tile: lane = .tiles
     case .incidents, .flow:

@@ -1,0 +1,67 @@
+import Geo
+import Roads
+import Traffic
+
+/// The roads nearest a point (OSRM's `nearest` service, and its `radiuses`).
+extension RoutingEngine {
+  /// A road near a point: the point of the road nearest it, and the road.
+  package struct NearbyRoad: Hashable, Sendable {
+    /// The point on the road.
+    package var location: GeoCoordinates
+    /// Meters from the point asked for.
+    package var distanceInMeters: Double
+    /// The road's name, else its number.
+    package var name: String?
+    /// The source ids (OpenStreetMap node ids) of the segment's ends.
+    package var nodes: (from: String, to: String)
+
+    package static func == (a: NearbyRoad, b: NearbyRoad) -> Bool {
+      a.location == b.location && a.distanceInMeters == b.distanceInMeters && a.name == b.name
+        && a.nodes == b.nodes
+    }
+
+    package func hash(into hasher: inout Hasher) {
+      hasher.combine(location)
+      hasher.combine(distanceInMeters)
+    }
+  }
+
+  /// The `count` roads open to cars nearest `point`, nearest first, within `meters` (at most
+  /// the engine's snapping radius): each road once (a two-way road's two directions are
+  /// one road).
+  ///
+  /// - Throws: ``RoutingError/noRoadNetwork`` without a network.
+  package func nearestRoads(
+    to point: GeoCoordinates, count: Int, withinMeters meters: Double? = nil
+  ) throws(RoutingError) -> [NearbyRoad] {
+    guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
+    let network = view.network
+    let limit = min(meters ?? snappingRadiusInMeters, snappingRadiusInMeters)
+    // A small radius first, widened until enough roads are found or the limit is reached.
+    var radius = min(50, limit)
+    while true {
+      let candidates = (try? network.segments(near: point, withinMeters: radius)) ?? []
+      var seen = Set<[Int]>()
+      var found: [NearbyRoad] = []
+      for candidate in candidates {
+        let segment = network.segments[candidate.segmentID]
+        guard segment.isOpenToCars,
+          seen.insert([
+            min(segment.fromNode, segment.toNode), max(segment.fromNode, segment.toNode),
+          ])
+          .inserted
+        else { continue }
+        found.append(
+          NearbyRoad(
+            location: candidate.closestPoint.coordinates,
+            distanceInMeters: candidate.distanceInMeters, name: segment.name ?? segment.ref,
+            nodes: (
+              network.nodes[segment.fromNode].sourceID, network.nodes[segment.toNode].sourceID
+            )))
+        if found.count == count { return found }
+      }
+      guard radius < limit else { return found }
+      radius = min(radius * 4, limit)
+    }
+  }
+}

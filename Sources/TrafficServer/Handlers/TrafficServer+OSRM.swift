@@ -1,0 +1,207 @@
+import Foundation
+import Geo
+import Traffic
+import TrafficRouting
+
+/// OSRM's HTTP API v5 (`/route/v1`, `/table/v1`, `/nearest/v1`) on the engine's live
+/// traffic, for the clients that speak it (VROOM, routingpy, Leaflet Routing Machine). Answers
+/// and errors in OSRM's shapes; every error is HTTP 400 with OSRM's `code`, as `osrm-routed`
+/// answers.
+extension TrafficServer {
+  /// Answers an OSRM request: `rawPath` is the path after `/{service}/v1/`.
+  func osrm(
+    _ service: OSRMQuery.Service, rawPath: Substring, query: QueryParameters
+  ) -> HTTPResponse {
+    do throws(OSRMFailure) {
+      let request = try OSRMQuery(
+        service: service, path: rawPath,
+        parameters: query.pairs.filter { $0.name != "apiKey" }.map { ($0.name, $0.value) })
+      let body: Data
+      switch service {
+      case .route: body = try osrmRoute(request)
+      case .table: body = try osrmTable(request)
+      case .nearest: body = try osrmNearest(request)
+      }
+      var response = HTTPResponse.json(body)
+      response.headers.add("Cache-Control", "no-store")
+      return response
+    } catch {
+      return Self.osrmError(error)
+    }
+  }
+
+  /// An OSRM error answer (HTTP 400, as `osrm-routed`; 413, 429, 503 and the like keep
+  /// their status when the server's own limits refuse the request).
+  static func osrmError(_ failure: OSRMFailure, status: Int = 400) -> HTTPResponse {
+    var response = HTTPResponse.json(OSRMRouteWire.error(failure), status: status)
+    response.headers.add("Cache-Control", "no-store")
+    return response
+  }
+
+  /// A refusal of the server's own checks (key, rate, size, method) on an OSRM route, in
+  /// OSRM's shape with the check's status.
+  static func osrmError(_ error: TrafficQueryError) -> HTTPResponse {
+    let code: String
+    switch error.httpStatus {
+    case 401, 403: code = "InvalidKey"
+    case 404, 405: code = "InvalidUrl"
+    case 413, 414: code = "TooBig"
+    case 429, 503: code = "TooManyRequests"
+    default: code = "InvalidQuery"
+    }
+    var response = osrmError(
+      OSRMFailure(code, error.description), status: error.httpStatus)
+    if case .authenticationFailed = error {
+      response.headers.add("WWW-Authenticate", "Bearer realm=\"traffic\"")
+    }
+    return response
+  }
+
+  private func osrmRoute(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
+    try checkRadiuses(query)
+    var options = RouteOptions()
+    options.alternatives = query.alternatives
+    let count = query.coordinates.count
+    let legEnds = Set(query.waypoints ?? Array(0..<count))
+    let headings = (0..<count).map { index -> Double? in
+      guard let bearing = query.bearings?[index] else { return nil }
+      return Double(bearing.degrees % 360)
+    }
+    let via = (1..<(count - 1)).map { index in
+      Waypoint(
+        query.coordinates[index], isPassThrough: !legEnds.contains(index),
+        headingInDegrees: headings[index])
+    }
+    let routes: [TrafficRouting.Route]
+    do throws(RoutingError) {
+      routes = try router.routes(
+        through: query.coordinates, options: options, via: via, headings: headings)
+    } catch {
+      throw Self.osrmFailure(error)
+    }
+    // The waypoints as the best route meets them: where its legs start and end, and the
+    // nearest road of a point passed through.
+    var waypoints: [OSRMWaypoint] = []
+    let sections = routes[0].sections
+    var section = 0
+    for index in 0..<count {
+      let point = query.coordinates[index]
+      if legEnds.contains(index), section <= sections.count {
+        let place =
+          section < sections.count ? sections[section].departure : sections[section - 1].arrival
+        let spans =
+          section < sections.count
+          ? sections[section].traffic.spans : sections[section - 1].traffic.spans
+        let name = (section < sections.count ? spans.first : spans.last)?.roadName
+        waypoints.append(
+          OSRMWaypoint(
+            location: place.location, distanceInMeters: place.location.distance(to: point),
+            name: name ?? ""))
+        section += 1
+      } else if let road = try? router.nearestRoads(to: point, count: 1).first {
+        waypoints.append(
+          OSRMWaypoint(
+            location: road.location, distanceInMeters: road.distanceInMeters,
+            name: road.name ?? ""))
+      }
+    }
+    return OSRMRouteWire.encode(routes, waypoints: waypoints, query: query)
+  }
+
+  private func osrmTable(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
+    let sources = query.sources ?? Array(query.coordinates.indices)
+    let destinations = query.destinations ?? Array(query.coordinates.indices)
+    let maximum = configuration.maxTableSize
+    guard sources.count * destinations.count <= maximum * maximum else {
+      throw OSRMFailure(
+        "TooBig",
+        "Too many table coordinates: \(sources.count) sources x \(destinations.count) "
+          + "destinations, more than \(maximum) x \(maximum) (--max-table-size)")
+    }
+    try checkRadiuses(query)
+    func waypoint(_ index: Int) -> Waypoint {
+      Waypoint(
+        query.coordinates[index],
+        headingInDegrees: query.bearings?[index].map { Double($0.degrees % 360) })
+    }
+    let matrix: RouteMatrix
+    do throws(RoutingError) {
+      matrix = try router.matrix(
+        origins: sources.map(waypoint), destinations: destinations.map(waypoint),
+        options: RouteOptions(), maximumCells: maximum * maximum)
+    } catch {
+      // A waypoint's index counts the origins, then the destinations: back to coordinates.
+      if case .placeOffNetwork(let index, _, _) = error {
+        let coordinate =
+          index < sources.count ? sources[index] : destinations[index - sources.count]
+        throw OSRMFailure(
+          "NoSegment", "Could not find a matching segment for coordinate \(coordinate)")
+      }
+      throw Self.osrmFailure(error)
+    }
+    var options = OSRMTableWire.Options()
+    options.annotations = query.annotations
+    options.scaleFactor = query.scaleFactor
+    options.fallbackSpeed = query.fallbackSpeed
+    options.fallbackFromSnapped = query.fallbackCoordinateSnapped
+    options.hints = query.generateHints
+    options.skipWaypoints = query.skipWaypoints
+    return OSRMTableWire.encode(matrix, options: options)
+  }
+
+  private func osrmNearest(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
+    var results: [[OSRMWaypoint]] = []
+    for (index, point) in query.coordinates.enumerated() {
+      let roads: [RoutingEngine.NearbyRoad]
+      do throws(RoutingError) {
+        roads = try router.nearestRoads(
+          to: point, count: query.number, withinMeters: query.radiuses?[index] ?? nil)
+      } catch {
+        throw Self.osrmFailure(error)
+      }
+      guard !roads.isEmpty else {
+        throw OSRMFailure("NoSegment", "Could not find a matching segment for coordinate \(index)")
+      }
+      results.append(
+        roads.map { road in
+          OSRMWaypoint(
+            location: road.location, distanceInMeters: road.distanceInMeters,
+            name: road.name ?? "",
+            nodes: [Self.nodeNumber(road.nodes.from), Self.nodeNumber(road.nodes.to)])
+        })
+    }
+    return OSRMRouteWire.encodeNearest(results, query: query)
+  }
+
+  /// OSRM's `nodes` are numbers: an OpenStreetMap node id, else 0 (a SUMO junction's name).
+  private static func nodeNumber(_ sourceID: String) -> Int { Int(sourceID) ?? 0 }
+
+  /// `NoSegment` for a coordinate whose `radiuses` element has no road open to cars within it.
+  private func checkRadiuses(_ query: OSRMQuery) throws(OSRMFailure) {
+    guard let radiuses = query.radiuses else { return }
+    for (index, radius) in radiuses.enumerated() {
+      guard let radius else { continue }
+      let roads: [RoutingEngine.NearbyRoad]
+      do throws(RoutingError) {
+        roads = try router.nearestRoads(
+          to: query.coordinates[index], count: 1, withinMeters: radius)
+      } catch {
+        throw Self.osrmFailure(error)
+      }
+      guard !roads.isEmpty else {
+        throw OSRMFailure("NoSegment", "Could not find a matching segment for coordinate \(index)")
+      }
+    }
+  }
+
+  private static func osrmFailure(_ error: RoutingError) -> OSRMFailure {
+    switch error {
+    case .noRoadNetwork: return OSRMFailure("NoSegment", error.description)
+    case .placeOffNetwork(let index, _, _):
+      return OSRMFailure("NoSegment", "Could not find a matching segment for coordinate \(index)")
+    case .noRoute: return OSRMFailure("NoRoute", "Impossible route between points: \(error)")
+    case .invalidOption(let reason): return .options(reason)
+    case .remote(let reason): return OSRMFailure("InternalError", reason)
+    }
+  }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Geo
+import Roads
+import Testing
+import Traffic
+import TrafficRouting
+import TrafficTestSupport
+
+@testable import TrafficServer
+
+/// OSRM's HTTP API v5 on `traffic serve`: answers equal to the routing engine's own routes,
+/// tables and nearest roads; errors with OSRM's codes; a jam pushed as probes reaches the
+/// next table.
+@Suite struct OSRMAPITests {
+  static let network: RoadNetwork? = try? OSMImporter.importNetwork(
+    from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))
+
+  /// Places on Liechtenstein's roads: Vaduz, Triesen, Schaan.
+  static let places = [
+    GeoCoordinates(uncheckedLatitude: 47.1410, longitude: 9.5209),
+    GeoCoordinates(uncheckedLatitude: 47.1290, longitude: 9.5230),
+    GeoCoordinates(uncheckedLatitude: 47.1735, longitude: 9.5432),
+  ]
+  static let path = places.map { "\($0.longitude),\($0.latitude)" }.joined(separator: ";")
+
+  static func server(
+    _ configuration: ServerConfiguration = ServerFixtures.quiet()
+  ) throws
+    -> TrafficServer
+  {
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { Date() }, network: try #require(network))
+    return try TrafficServer(engine: engine, configuration: configuration)
+  }
+
+  static func answer(_ server: TrafficServer, _ target: String) throws -> (Int, [String: Any]) {
+    let response = server.handle(ServerFixtures.get(target))
+    return (response.status, try ServerFixtures.object(response.body))
+  }
+
+  @Test func routesAreTheEnginesRoutesInOSRMsShape() async throws {
+    let server = try Self.server()
+    let (status, body) = try Self.answer(
+      server,
+      "/route/v1/driving/\(Self.path)?steps=true&overview=full&geometries=polyline6"
+        + "&annotations=duration,distance,speed")
+    #expect(status == 200, "\(body)")
+    #expect(body["code"] as? String == "Ok")
+    let expected = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
+      from: Waypoint(Self.places[0]), to: Waypoint(Self.places[2]), via: [Waypoint(Self.places[1])])
+    let route = try #require((body["routes"] as? [[String: Any]])?.first)
+    let reference = try #require(expected.first)
+    #expect(abs((route["duration"] as? Double ?? 0) - reference.durationInSeconds) <= 0.05)
+    #expect(abs((route["distance"] as? Double ?? 0) - reference.lengthInMeters) <= 0.05)
+    #expect(route["weight_name"] as? String == "routability")
+    let geometry = try GooglePolyline.decode(
+      try #require(route["geometry"] as? String), precision: 6)
+    #expect(geometry.count == reference.polyline.vertices.count)
+    for (a, b) in zip(geometry, reference.polyline.vertices) { #expect(a.distance(to: b) < 0.2) }
+    let legs = try #require(route["legs"] as? [[String: Any]])
+    #expect(legs.count == 2)
+    for (leg, section) in zip(legs, reference.sections) {
+      let steps = try #require(leg["steps"] as? [[String: Any]])
+      #expect(steps.count == section.maneuvers.count)
+      #expect((steps.first?["maneuver"] as? [String: Any])?["type"] as? String == "depart")
+      #expect((steps.last?["maneuver"] as? [String: Any])?["type"] as? String == "arrive")
+      let stepSeconds = steps.reduce(0) { $0 + ($1["duration"] as? Double ?? 0) }
+      #expect(abs(stepSeconds - section.durationInSeconds) <= 0.05 * Double(steps.count) + 0.05)
+      let annotation = try #require(leg["annotation"] as? [String: [Double]])
+      #expect(Set(annotation.keys) == ["duration", "distance", "speed"])
+      #expect(annotation["duration"]?.count == section.polyline.vertices.count - 1)
+      let seconds = annotation["duration"]?.reduce(0, +) ?? 0
+      #expect(
+        abs(seconds - section.durationInSeconds) <= 0.05 * Double(annotation["duration"]!.count))
+      #expect(!(leg["summary"] as? String ?? "").isEmpty)
+    }
+    let waypoints = try #require(body["waypoints"] as? [[String: Any]])
+    #expect(waypoints.count == 3)
+    let first = try #require(waypoints.first?["location"] as? [Double])
+    #expect(
+      GeoCoordinates(uncheckedLatitude: first[1], longitude: first[0]).distance(
+        to: reference.sections[0].departure.location) < 0.2)
+  }
+
+  @Test func waypointsPassedThroughJoinLegsAndOverviewFalseLeavesTheGeometryOut() throws {
+    let server = try Self.server()
+    let (status, body) = try Self.answer(
+      server, "/route/v1/car/\(Self.path)?waypoints=0;2&overview=false&skip_waypoints=true")
+    #expect(status == 200, "\(body)")
+    let route = try #require((body["routes"] as? [[String: Any]])?.first)
+    #expect((route["legs"] as? [Any])?.count == 1)
+    #expect(route["geometry"] == nil)
+    #expect(body["waypoints"] == nil)
+  }
+
+  @Test func tablesAreTheEnginesMatrix() async throws {
+    let server = try Self.server()
+    let (status, body) = try Self.answer(
+      server,
+      "/table/v1/driving/\(Self.path)?sources=0;1&destinations=1;2&annotations=distance,duration"
+        + "&scale_factor=2")
+    #expect(status == 200, "\(body)")
+    let matrix = try await RoutingEngine(trafficEngine: server.engine).calculateMatrix(
+      origins: Array(Self.places[0...1]), destinations: Array(Self.places[1...2]))
+    let durations = try #require(body["durations"] as? [[Double]])
+    let distances = try #require(body["distances"] as? [[Double]])
+    for row in 0..<2 {
+      for column in 0..<2 {
+        let seconds = try #require(matrix.travelTimesInSeconds[row][column])
+        let meters = try #require(matrix.distancesInMeters[row][column])
+        #expect(abs(durations[row][column] - 2 * seconds) <= 0.05)
+        #expect(abs(distances[row][column] - meters) <= 0.05)
+      }
+    }
+    #expect((body["sources"] as? [Any])?.count == 2)
+    #expect((body["destinations"] as? [Any])?.count == 2)
+    #expect(body["fallback_speed_cells"] == nil)
+  }
+
+  @Test func aTableBeyondTheConfiguredSizeIsTooBig() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.maxTableSize = 2
+    let server = try Self.server(configuration)
+    let (status, body) = try Self.answer(server, "/table/v1/driving/\(Self.path)")
+    #expect(status == 400)
+    #expect(body["code"] as? String == "TooBig")
+    #expect((body["message"] as? String)?.contains("--max-table-size") == true)
+    let (smaller, _) = try Self.answer(
+      server, "/table/v1/driving/\(Self.path)?sources=0;1&destinations=2")
+    #expect(smaller == 200)
+  }
+
+  @Test func nearestGivesTheNearestRoadsNearestFirst() throws {
+    let server = try Self.server()
+    let point = Self.places[0]
+    let (status, body) = try Self.answer(
+      server, "/nearest/v1/driving/\(point.longitude),\(point.latitude)?number=3")
+    #expect(status == 200, "\(body)")
+    let waypoints = try #require(body["waypoints"] as? [[String: Any]])
+    #expect(waypoints.count == 3)
+    let distances = waypoints.compactMap { $0["distance"] as? Double }
+    #expect(distances == distances.sorted())
+    #expect(waypoints.allSatisfy { ($0["nodes"] as? [Int])?.count == 2 })
+    // The nearest is the nearest road of the network, whichever way it is looked up.
+    let network = try #require(Self.network)
+    let nearest = try #require(
+      try network.segments(near: point, withinMeters: 200).first {
+        network.segments[$0.segmentID].isOpenToCars
+      })
+    #expect(abs(distances[0] - nearest.distanceInMeters) < 0.01)
+  }
+
+  @Test(arguments: [
+    ("/route/v1/driving/9.52,47.14", "InvalidOptions", "at least two"),
+    ("/route/v1/bike/9.52,47.14;9.53,47.15", "InvalidValue", "profile"),
+    ("/route/v1/driving/9.52,97.14;9.53,47.15", "InvalidValue", "Invalid coordinate"),
+    ("/route/v1/driving/abc", "InvalidQuery", "coordinate 0"),
+    ("/route/v1/driving/9.52,47.14;;9.53,47.15", "InvalidQuery", "coordinate 1"),
+    ("/route/v1/driving/9.52,47.14;9.53,nan", "InvalidQuery", "coordinate 1"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?foo=1", "InvalidQuery", "foo"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?steps=yes", "InvalidQuery", "steps"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?steps=true&steps=false", "InvalidQuery", "twice"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?alternatives=7", "TooBig", "alternatives"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1", "InvalidOptions", "radiuses"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=-1;5", "InvalidOptions", "radius"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1e999;5", "InvalidOptions", "radius"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?bearings=400,10;", "InvalidOptions", "bearing"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=curb;curb", "InvalidValue", "curb"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll", "InvalidValue", "exclude"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?waypoints=1", "InvalidOptions", "waypoints"),
+    ("/route/v1/driving/0,0;0.1,0.1", "NoSegment", "coordinate 0"),
+    ("/table/v1/driving/9.52,47.14;9.53,47.15?sources=5", "InvalidOptions", "sources"),
+    (
+      "/table/v1/driving/9.52,47.14;9.53,47.15?fallback_speed=0", "InvalidOptions", "fallback_speed"
+    ),
+    ("/table/v1/driving/9.52,47.14;9.53,47.15?scale_factor=-1", "InvalidOptions", "scale_factor"),
+    ("/table/v1/driving/9.52,47.14;9.53,47.15?annotations=speed", "InvalidQuery", "speed"),
+    ("/table/v1/driving/9.52,47.14;0,0", "NoSegment", "coordinate 1"),
+    ("/nearest/v1/driving/9.52,47.14?number=1000", "TooBig", "1000"),
+    ("/nearest/v1/driving/9.52,47.14?number=0", "InvalidOptions", "number"),
+    ("/route/v1/driving/polyline(@@@)", "InvalidQuery", "polyline"),
+  ])
+  func badRequestsGetOSRMsCodes(target: String, code: String, naming: String) throws {
+    let server = try Self.server()
+    let (status, body) = try Self.answer(server, target)
+    #expect(status == 400, "\(target): \(body)")
+    #expect(body["code"] as? String == code, "\(target): \(body)")
+    let message = body["message"] as? String ?? ""
+    #expect(message.contains(naming), "\(target): \(message)")
+    #expect(Set(body.keys) == ["code", "message"])
+  }
+
+  @Test func tooManyCoordinatesAreTooBigWithoutAHang() throws {
+    let server = try Self.server()
+    let many = (0..<30).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
+    let (status, body) = try Self.answer(server, "/route/v1/driving/\(many)")
+    #expect(status == 400)
+    #expect(body["code"] as? String == "TooBig")
+    let table = (0..<200).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
+    let (tableStatus, tableBody) = try Self.answer(server, "/table/v1/driving/\(table)")
+    #expect(tableStatus == 400)
+    #expect(tableBody["code"] as? String == "TooBig")
+  }
+
+  @Test func theServersOwnRefusalsComeInOSRMsShape() throws {
+    var configuration = ServerFixtures.quiet()
+    configuration.apiKeys = ["secret"]
+    let server = try Self.server(configuration)
+    let response = server.handle(ServerFixtures.get("/table/v1/driving/\(Self.path)"))
+    #expect(response.status == 401)
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["code"] as? String == "InvalidKey")
+    #expect(response.headers["WWW-Authenticate"] != nil)
+    let keyed = server.handle(ServerFixtures.get("/table/v1/driving/\(Self.path)?apiKey=secret"))
+    #expect(keyed.status == 200)
+  }
+
+  @Test func aJamPushedAsProbesReachesTheNextTable() throws {
+    typealias F = FlowServerFixtures
+    let server = try F.server()
+    let west = F.coordinates(east: 0)
+    let east = F.coordinates(east: 1000)
+    let target =
+      "/table/v1/driving/\(west.longitude),\(west.latitude);\(east.longitude),\(east.latitude)"
+    let (_, before) = try Self.answer(server, target)
+    let free = try #require((before["durations"] as? [[Double]])?[0][1])
+    let pushed = server.handle(
+      ServerFixtures.post(
+        "/v1/probes?flush=true", F.csvDrive(vehicles: 6, speed: 3),
+        headers: ["Content-Type": "text/csv"]))
+    #expect(pushed.status == 200, "\(pushed.bodyText)")
+    let (_, after) = try Self.answer(server, target)
+    let jammed = try #require((after["durations"] as? [[Double]])?[0][1])
+    #expect(jammed > 2 * free, "free \(free) s, with the jam \(jammed) s")
+  }
+}
