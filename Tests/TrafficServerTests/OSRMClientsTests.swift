@@ -86,5 +86,21 @@ import TrafficTestSupport
       in: directory, timeout: .seconds(300))
     #expect(status == 0, "the OSRM clients failed:\n\(output.suffix(6_000))")
     print(output.split(separator: "\n").filter { !$0.hasPrefix("  ") }.joined(separator: "\n"))
+
+    // The README's VROOM example, as a reader runs it (its port made this server's).
+    let readme = try String(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let marker = try #require(readme.range(of: "<!-- readme-vroom"), "README has no VROOM example")
+    let rest = readme[marker.upperBound...]
+    let start = try #require(rest.range(of: "```python\n"))
+    let end = try #require(rest[start.upperBound...].range(of: "```"))
+    let example = rest[start.upperBound..<end.lowerBound].replacingOccurrences(
+      of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
+    let file = directory.appendingPathComponent("readme_vroom.py")
+    try Data(example.utf8).write(to: file)
+    let (exampleStatus, printed) = try await OpenAPIDocumentTests.run(
+      python, [file.path], in: directory, timeout: .seconds(120))
+    #expect(exampleStatus == 0, "the README's VROOM example failed:\n\(printed)")
+    #expect(printed.contains(/^[0-9]+ s with live traffic$/.anchorsMatchLineEndings()), "\(printed)")
   }
 }
