@@ -25,7 +25,7 @@ TOOLS_DIR := .build/tools
 
 # Seconds each fuzz target runs under `make fuzz`.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson openlr json-stream v7-query v8-query post-body
+FUZZ_TARGETS := datex2 wzdx open511 waze here-v7 tomtom flexible-polyline wkt geojson openlr json-stream v7-query v8-query osrm-query post-body
 
 # Installs the Debian packages that are missing (only those) for the job named in PACKAGES.
 define install_missing

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Queries the same origin/destination pairs from swift-traffic's GET /v8/routes, OSRM's
-/route/v1 and Valhalla's /route, one request at a time on a kept-alive connection each, and
-prints per engine the latency (p50, p90), the share of pairs answered and route lengths
-against OSRM's.
+"""Queries the same origin/destination pairs from swift-traffic's GET /v8/routes and its
+OSRM-compatible /route/v1, OSRM's /route/v1 and Valhalla's /route, one request at a time on a
+kept-alive connection each, and prints per engine the latency (p50, p90), the share of pairs
+answered and route lengths against OSRM's; then a 100 x 100 /table/v1 of the pairs' points
+from swift-traffic and from OSRM CH and MLD (the median of 5 requests).
 
 usage: routing_anchor.py OURS_PORT OSRM_CH_PORT OSRM_MLD_PORT VALHALLA_PORT PAIRS SEED WEST,SOUTH,EAST,NORTH|region
 Pairs are points on roads (vertices of the segments swift-traffic's /v7/flow lists in the
@@ -62,6 +63,32 @@ def osrm(engine, k, a, b):
             engine.lengths[k] = routes[0]["distance"]
 
 
+def ours_osrm(engine, k, a, b):
+    """Ours through OSRM's API (/route/v1), as OSRM's clients ask it."""
+    osrm(engine, k, a, b)
+
+
+def table(port, places, runs=5):
+    """A `/table/v1` of all places to all places: the median seconds of `runs` requests, and
+    how many cells have a duration."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    path = "/table/v1/driving/" + ";".join(f"{p[1]},{p[0]}" for p in places) + \
+        "?annotations=duration,distance"
+    times, filled = [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        connection.request("GET", path)
+        response = connection.getresponse()
+        data = response.read()
+        times.append(time.perf_counter() - start)
+        if response.status != 200:
+            return {"status": response.status, "answer": data[:200].decode(errors="replace")}
+        filled = sum(cell is not None for row in json.loads(data)["durations"] for cell in row)
+    times.sort()
+    return {"median_s": round(times[len(times) // 2], 3), "min_s": round(times[0], 3),
+            "cells": len(places) ** 2, "cells_with_duration": filled}
+
+
 def valhalla(engine, k, a, b):
     body = json.dumps({"locations": [{"lat": a[0], "lon": a[1]}, {"lat": b[0], "lon": b[1]}],
                        "costing": "auto", "directions_type": "none"})
@@ -110,8 +137,9 @@ def main():
     if len(ports) != len(names):
         sys.exit(__doc__)
     calls = {"swift-traffic /v8/routes": ours, "OSRM CH": osrm, "OSRM MLD": osrm,
-             "Valhalla": valhalla}
+             "Valhalla": valhalla, "swift-traffic /route/v1": ours_osrm}
     engines = [Engine(name, port) for name, port in zip(names, ports)]
+    engines.insert(1, Engine("swift-traffic /route/v1", ports[0]))
     for engine in engines:  # warm up (first requests load pages and caches)
         for k, (a, b) in enumerate(pairs[:10]):
             calls[engine.name](engine, k, a, b)
@@ -120,7 +148,7 @@ def main():
     for k, (a, b) in enumerate(pairs):
         for engine in engines:
             calls[engine.name](engine, k, a, b)
-    reference = engines[1]
+    reference = engines[2]
     for engine in engines:
         # Lengths are compared with OSRM CH's on the pairs both routed.
         common = set(engine.lengths) & set(reference.lengths)
@@ -135,6 +163,12 @@ def main():
             "length_vs_osrm_median": round(ratios[len(ratios) // 2], 3) if ratios else None,
             "length_within_5pct": round(sum(1 for r in ratios if abs(r - 1) <= 0.05) / max(len(ratios), 1), 3),
             "common_pairs": len(common)}))
+    # A 100 x 100 travel-time table (OSRM's /table/v1) of road points, each engine in turn.
+    places = [point for pair in pairs for point in pair][:100]
+    for name, port in [("swift-traffic /table/v1", ports[0]), ("OSRM CH", ports[1]),
+                       ("OSRM MLD", ports[2])]:
+        print(json.dumps({"engine": name, "table": f"{len(places)} x {len(places)}",
+                          **table(port, places)}))
 
 
 if __name__ == "__main__":

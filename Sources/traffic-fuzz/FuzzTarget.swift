@@ -58,6 +58,19 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
       if status >= 500 { fatalError("\(prefix)\(query) answered \(status)") }
     }
   }
+  // OSRM's HTTP API on the same streets: the input is the part after the service and version
+  // (`{profile}/{coordinates}?options`), tried on each service alone and after valid
+  // coordinates, so that options reach a search. Any request must get a 2xx or 4xx.
+  targets["osrm-query"] = { data in
+    guard let server = fuzzRoutingServer else { return }
+    let rest = String(decoding: data, as: UTF8.self)
+    for service in ["route", "table", "nearest"] {
+      for prefix in ["/\(service)/v1/", "/\(service)/v1/driving/13.4002,52.5201;13.4037,52.5238?"] {
+        let status = server.handle(HTTPRequest(target: prefix + rest)).status
+        if status >= 500 { fatalError("\(prefix)\(rest) answered \(status)") }
+      }
+    }
+  }
   // Bodies of the POST forms of the queries (v7's JSON parameters, traffic along a route):
   // any body must get a 2xx or 4xx.
   targets["post-body"] = { data in
