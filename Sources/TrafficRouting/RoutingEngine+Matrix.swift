@@ -18,15 +18,24 @@ extension RoutingEngine {
   ///   the network (its index counts the origins, then the destinations);
   ///   ``RoutingError/invalidOption(_:)`` for no origins or destinations, more than
   ///   ``RouteMatrix/maximumCells`` cells, an option a matrix cannot honour (alternatives,
-  ///   an arrival time, the shortest routes), a stop or pass-through waypoint, or a remote
-  ///   engine (matrices need an embedded one for now).
+  ///   an arrival time, the shortest routes), or a stop or pass-through waypoint.
+  ///
+  /// A remote engine asks its server (`POST /v8/matrix?async=false`, HERE Matrix Routing
+  /// v8): the seconds and meters come rounded to whole ones, the places as the points
+  /// asked for (v8 answers have no snapped places), without headings (a waypoint with one
+  /// is refused); the server's failures are ``RoutingError/remote(_:)`` (no road network
+  /// there: ``RoutingError/noRoadNetwork``), a waypoint it cannot match
+  /// ``RoutingError/placeOffNetwork(index:_:radiusInMeters:)``, and no traffic at all
+  /// (``RouteOptions/TrafficOptimization/disabled``) cannot be asked of it.
   public func calculateMatrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions = RouteOptions()
   ) async throws(RoutingError) -> RouteMatrix {
     if trafficEngine.isRemote {
-      throw .invalidOption(
-        "travel-time matrices need an embedded engine (a store and a road network): a remote "
-          + "engine cannot compute them yet")
+      try Self.validateMatrix(
+        origins: origins, destinations: destinations, options: options,
+        maximumCells: RouteMatrix.maximumCells)
+      return try await remoteMatrix(
+        origins: origins, destinations: destinations, options: options)
     }
     return try matrix(origins: origins, destinations: destinations, options: options)
   }
@@ -50,6 +59,33 @@ extension RoutingEngine {
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
     maximumCells: Int = RouteMatrix.maximumCells
   ) throws(RoutingError) -> RouteMatrix {
+    try computeMatrix(
+      origins: origins, destinations: destinations, options: options,
+      maximumCells: maximumCells, excluding: nil
+    ).matrix
+  }
+
+  /// ``matrix(origins:destinations:options:maximumCells:)`` that leaves out, rather than
+  /// fails on, the waypoints it cannot route: those of `excluding` (their indices count the
+  /// origins, then the destinations) and those off the network. Their cells are `nil`, their
+  /// places where they were asked for, at an infinite distance from the road.
+  ///
+  /// - Returns: The matrix, and the indices of the waypoints left out (`excluding` and those
+  ///   off the network).
+  package func matrix(
+    origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
+    maximumCells: Int = RouteMatrix.maximumCells, excluding: Set<Int>
+  ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
+    try computeMatrix(
+      origins: origins, destinations: destinations, options: options,
+      maximumCells: maximumCells, excluding: excluding)
+  }
+
+  /// The matrix; `excluding` `nil`: a waypoint off the network fails it.
+  private func computeMatrix(
+    origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
+    maximumCells: Int, excluding: Set<Int>?
+  ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
     try Self.validateMatrix(
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
     guard let current = trafficEngine.routingView() else { throw .noRoadNetwork }
@@ -69,11 +105,28 @@ extension RoutingEngine {
       // The table routes use (with bounds, their caps), so that the speeds are the same.
       segments: bounds(for: view)?.segments ?? plainSegments(view))
     let all = origins + destinations
-    let narrow = try all.indices.map { index throws(RoutingError) in
-      try snap(
-        all[index].coordinates, index: index, view: view, within: 15,
-        heading: all[index].headingInDegrees, arriving: index >= origins.count)
+    var snapped: [[Snap]] = []
+    snapped.reserveCapacity(all.count)
+    var skipped = Set<Int>()
+    for index in all.indices {
+      if excluding?.contains(index) == true {
+        snapped.append([])
+        skipped.insert(index)
+        continue
+      }
+      do throws(RoutingError) {
+        snapped.append(
+          try snap(
+            all[index].coordinates, index: index, view: view, within: 15,
+            heading: all[index].headingInDegrees, arriving: index >= origins.count))
+      } catch {
+        guard excluding != nil, case .placeOffNetwork = error else { throw error }
+        snapped.append([])
+        skipped.insert(index)
+      }
     }
+    let narrow = snapped
+    let unmatched = skipped
     let gapped = hasJunctionGaps(view)
     // The rows on every core, each worker with its own scratch, every `workers`-th row.
     let rows = Mutex([[RouteSearch.Reached?]](repeating: [], count: origins.count))
@@ -85,6 +138,7 @@ extension RoutingEngine {
       var wide: [Int: [Snap]] = [:]
       func widened(_ index: Int) -> [Snap] {
         if let known = wide[index] { return known }
+        if unmatched.contains(index) { return [] }
         let made =
           (try? snap(
             all[index].coordinates, index: index, view: view, within: 100,
@@ -95,6 +149,10 @@ extension RoutingEngine {
       }
       let columns = origins.count..<all.count
       for row in stride(from: worker, to: origins.count, by: workers) {
+        guard !unmatched.contains(row) else {
+          rows.withLock { $0[row] = Array(repeating: nil, count: destinations.count) }
+          continue
+        }
         var found = RouteSearch.fastestToEach(
           from: narrow[row], to: columns.map { narrow[$0] }, times: times,
           junctionGaps: gapped, scratch: scratch)
@@ -110,16 +168,21 @@ extension RoutingEngine {
     }
     let found = rows.withLock { $0 }
     func place(_ index: Int) -> RouteMatrix.Place {
-      let nearest = narrow[index][0]
+      guard let nearest = narrow[index].first else {
+        return RouteMatrix.Place(
+          location: all[index].coordinates, originalLocation: all[index].coordinates,
+          distanceInMeters: .infinity)
+      }
       let segment = view.network.segments[nearest.segmentID]
       return RouteMatrix.Place(
         location: nearest.point, originalLocation: all[index].coordinates,
         distanceInMeters: nearest.distanceInMeters, roadName: segment.name ?? segment.ref)
     }
-    return RouteMatrix(
+    let matrix = RouteMatrix(
       travelTimesInSeconds: found.map { $0.map { $0?.seconds } },
       distancesInMeters: found.map { $0.map { $0?.meters } },
       origins: origins.indices.map(place), destinations: (origins.count..<all.count).map(place))
+    return (matrix, unmatched)
   }
 
   /// Checks a matrix's size, waypoints and options.

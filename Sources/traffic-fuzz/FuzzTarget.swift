@@ -71,11 +71,11 @@ let fuzzTargets: [String: @Sendable (Data) -> Void] = {
       }
     }
   }
-  // Bodies of the POST forms of the queries (v7's JSON parameters, traffic along a route):
-  // any body must get a 2xx or 4xx.
+  // Bodies of the POST forms of the queries (v7's JSON parameters, traffic along a route,
+  // HERE Matrix Routing v8): any body must get a 2xx or 4xx.
   targets["post-body"] = { data in
     guard let server = fuzzRoutingServer else { return }
-    for path in ["/v7/incidents", "/v7/flow", "/v1/route/traffic"] {
+    for path in ["/v7/incidents", "/v7/flow", "/v1/route/traffic", "/v8/matrix?async=false"] {
       let request = HTTPRequest(
         method: "POST", target: path, headers: ["Content-Type": "application/json"], body: data)
       let status = server.handle(request).status

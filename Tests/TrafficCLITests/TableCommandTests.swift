@@ -82,13 +82,14 @@ import TrafficTestSupport
     }
   }
 
-  @Test func aServerIsRefusedByName() async {
-    // Nothing listens on port 9: the matrix is refused before any request.
+  @Test func aServerThatCannotBeReachedIsNamed() async {
+    // Nothing listens on port 9: the remote engine asks its server (/v8/matrix) and says so,
+    // as `traffic route --server` does.
     let result = await runTraffic([
       "table", "--server", "http://127.0.0.1:9", "--from", "47.1,9.5", "--to", "47.1,9.5",
     ])
     #expect(result.status == .usage, "\(result)")
-    #expect(result.errors.contains("need an embedded engine"), "stderr was: \(result.errors)")
+    #expect(result.errors.contains("cannot be reached"), "stderr was: \(result.errors)")
   }
 
   static let manyOrigins: String = Array(repeating: "47.1,9.5", count: 101).joined(separator: ";")

@@ -24,7 +24,7 @@ import TrafficTestSupport
   /// The kinds of route `Route` distinguishes.
   enum RouteKind: CaseIterable {
     case index, health, readiness, metrics, incidents, incidentStream, incidentLookup, flow, feeds
-    case feedPush, probes, routeTraffic, routes, tile, info, webAsset, leaflet, apiSummary
+    case feedPush, probes, routeTraffic, routes, matrix, tile, info, webAsset, leaflet, apiSummary
     case datex2Situations, wzdxFeed, openAPI, tileJSON, osrmRoute, osrmTable, osrmNearest
   }
 
@@ -44,6 +44,7 @@ import TrafficTestSupport
     case .probes: return .probes
     case .routeTraffic: return .routeTraffic
     case .routes: return .routes
+    case .matrix: return .matrix
     case .tile: return .tile
     case .info: return .info
     case .webAsset: return .webAsset
@@ -114,6 +115,11 @@ import TrafficTestSupport
         target:
           "/v8/routes?transportMode=car&origin=\(west.latitude),\(west.longitude)"
           + "&destination=\(east.latitude),\(east.longitude)"),
+      Sample(
+        method: "POST", target: "/v8/matrix?async=false",
+        body: Data(
+          ("{\"origins\": [\(points.joined(separator: ", "))], "
+            + "\"regionDefinition\": {\"type\": \"world\"}}").utf8)),
       Sample(method: "GET", target: "/datex2/v3/situations"),
       Sample(method: "GET", target: "/wzdx/v4.2/feed"),
       Sample(method: "GET", target: "/openapi.json"),

@@ -493,6 +493,16 @@ import TrafficTestSupport
                 if any(int(stop) > 86400 for stop in stops):
                     return False
             return True
+        if path == "/v8/matrix":
+            body = case.body if isinstance(case.body, dict) else {}
+            origins = body.get("origins") or []
+            destinations = body.get("destinations") or origins
+            if len(origins) * len(destinations) > 10000:
+                return False
+            region = body.get("regionDefinition") or {}
+            if region.get("type") == "boundingBox" and not region.get("north", 0) > region.get("south", 0):
+                return False
+            return True
         if path == "/v1/route/traffic":
             route = case.body.get("route") if isinstance(case.body, dict) else None
             if not isinstance(route, dict):

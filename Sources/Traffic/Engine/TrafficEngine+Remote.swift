@@ -56,4 +56,15 @@ extension TrafficEngine {
     guard let remote else { return nil }
     return try await remote.get(path: path, parameters: parameters)
   }
+
+  /// A `POST` of a JSON body to `path` on the server of a remote engine, with the status and
+  /// body of any HTTP answer; `nil` for an embedded engine.
+  ///
+  /// - Throws: `TrafficQueryError` for a transport failure.
+  package func remotePost(
+    path: String, parameters: [(String, String)], json body: Data
+  ) async throws(TrafficQueryError) -> (status: Int, body: Data)? {
+    guard let remote else { return nil }
+    return try await remote.post(path: path, parameters: parameters, json: body)
+  }
 }

@@ -143,6 +143,21 @@ final class RemoteTrafficClient: Sendable {
     return try await exchange(request)
   }
 
+  /// Sends a `POST` of a JSON body and returns the status and body of any HTTP answer (for
+  /// APIs whose error bodies are not v7's, such as Matrix Routing v8).
+  ///
+  /// - Throws: `TrafficQueryError` for a transport failure.
+  func post(
+    path: String, parameters: [(String, String)], json body: Data
+  ) async throws(TrafficQueryError) -> (status: Int, body: Data) {
+    var request = URLRequest(url: try url(path: path, parameters: parameters))
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = body
+    if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+    return try await exchange(request)
+  }
+
   private func perform(_ request: URLRequest) async throws(TrafficQueryError) -> Data {
     let (status, data) = try await exchange(request)
     if status == 200 { return data }

@@ -17,6 +17,8 @@ enum Endpoint: Equatable {
   case routeTraffic
   /// `/v8/routes`: HERE Routing API v8 routes on live traffic.
   case routes
+  /// `/v8/matrix`: HERE Matrix Routing API v8 (synchronous) on live traffic.
+  case matrix
   /// `/tiles/{layer}/{z}/{x}/{y}.{png|mvt}`; the address after the layer, unparsed.
   case tile(TileLayer, rawAddress: Substring)
   /// `/v1/info`: counts and the bounds of the data, for the web map's first view.
@@ -53,6 +55,7 @@ enum Endpoint: Equatable {
     case "/v1/probes": self = .probes
     case "/v1/route/traffic": self = .routeTraffic
     case "/v8/routes": self = .routes
+    case "/v8/matrix": self = .matrix
     case "/v1/info": self = .info
     case "/api": self = .apiSummary
     case "/datex2/v3/situations": self = .datex2Situations
@@ -105,6 +108,7 @@ enum Endpoint: Equatable {
     case .probes: return "/v1/probes"
     case .routeTraffic: return "/v1/route/traffic"
     case .routes: return "/v8/routes"
+    case .matrix: return "/v8/matrix"
     case .tile(let layer, _): return layer.pattern
     case .info: return "/v1/info"
     case .webAsset: return "/web/{file}"
@@ -124,7 +128,7 @@ enum Endpoint: Equatable {
   var allowedMethods: [String] {
     switch self {
     case .incidents, .flow: return ["GET", "HEAD", "POST"]
-    case .feedPush, .probes, .routeTraffic: return ["POST"]
+    case .feedPush, .probes, .routeTraffic, .matrix: return ["POST"]
     default: return ["GET", "HEAD"]
     }
   }

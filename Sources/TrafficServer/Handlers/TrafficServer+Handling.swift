@@ -227,6 +227,8 @@ extension TrafficServer {
     case .wzdxFeed: return try publication(.wzdx, request: request, query: query)
     case .routes:
       return routes(query: query)
+    case .matrix:
+      return matrix(query: query, request: try decoded(request))
     case .openAPI: return openAPIDocument()
     case .tileJSON(let rawLayer):
       return try tileJSON(rawLayer: rawLayer, query: query, request: request)

@@ -159,6 +159,10 @@ extension TrafficServer {
         <code>locationReferencing=shape|none</code></li>
       <li><code>POST /v1/probes</code> (CSV, NDJSON or SUMO FCD XML)</li>
       <li><code>POST /v1/route/traffic</code> <code>{"route": {"polyline": ...}}</code></li>
+      <li><code>GET /v8/routes?transportMode=car&amp;origin=LAT,LNG&amp;destination=LAT,LNG</code>
+        (HERE Routing v8), <code>POST /v8/matrix?async=false</code>
+        <code>{"origins": [{"lat", "lng"}], "regionDefinition": {"type": "world"}}</code>
+        (HERE Matrix Routing v8)</li>
       <li><code>POST /v1/feeds/{datex2|wzdx|open511|waze|here-v7|tomtom}</code>,
         <code>GET /v1/feeds</code></li>
       <li><code>GET /datex2/v3/situations</code> (DATEX II v3; <code>since=</code> for a delta),

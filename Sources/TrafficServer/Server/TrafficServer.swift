@@ -176,16 +176,16 @@ public final class TrafficServer: Sendable {
   }
 
   /// Where the socket layer runs a request: in an admission lane (off its threads, with
-  /// its client's fair share) for the expensive classes — route searches, publications,
-  /// tiles, area queries without a fresh cached answer —, or inline (`nil`) for the rest
-  /// and for requests that fail at once (a malformed head, a wrong key).
+  /// its client's fair share) for the expensive classes — route searches and matrices,
+  /// publications, tiles, area queries without a fresh cached answer —, or inline (`nil`)
+  /// for the rest and for requests that fail at once (a malformed head, a wrong key).
   func admission(for request: HTTPRequest) -> (lane: AdmissionControl.Lane, client: String)? {
     guard request.headViolation == nil, let route = Endpoint(rawPath: request.rawPath) else {
       return nil
     }
     let lane: AdmissionControl.Lane
     switch route {
-    case .routes, .routeTraffic, .osrm: lane = .routes
+    case .routes, .routeTraffic, .matrix, .osrm: lane = .routes
     case .datex2Situations, .wzdxFeed: lane = .publications
     case .tile: lane = .tiles
     case .incidents, .flow:
