@@ -72,7 +72,7 @@ enum ServeCommand: Subcommand {
       OptionDefinition(
         "--max-table-size", "N",
         "the most sources and destinations of a travel-time table (default 100: 100 x 100"
-          + " cells, 1...1000); more get OSRM's TooBig"),
+          + " cells, 1...1000) of OSRM's /table/v1 and /v8/matrix; more are refused"),
       OptionDefinition(
         "--max-source-records", "N",
         "incidents one source may hold through pushes (default 500000); a push beyond gets"

@@ -19,11 +19,12 @@ extension TrafficServer {
       }
       let destinations = body.columns
       let cells = body.origins.count * destinations.count
-      let limit = RouteMatrix.maximumCells
+      // The server's table size (`--max-table-size`, as for OSRM's tables).
+      let limit = configuration.maxTableSize * configuration.maxTableSize
       guard cells <= limit else {
         throw .malformed(
           "a matrix of \(body.origins.count) origins × \(destinations.count) destinations has "
-            + "\(cells) cells, more than the \(limit) allowed")
+            + "\(cells) cells, more than the \(limit) allowed (--max-table-size)")
       }
       let all = body.origins + destinations
       let region = body.region.resolved(for: all)
