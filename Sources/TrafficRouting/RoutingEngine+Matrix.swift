@@ -46,9 +46,12 @@ extension RoutingEngine {
 
   /// ``calculateMatrix(origins:destinations:options:)`` on the caller's thread (the HTTP
   /// server's), with a limit of `maximumCells` cells.
+  ///
+  /// - Parameter method: How the cells are searched (``MatrixMethod/automatic``: the rule of
+  ///   ``calculateMatrix(origins:destinations:options:)``).
   package func matrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
-    maximumCells: Int = RouteMatrix.maximumCells
+    maximumCells: Int = RouteMatrix.maximumCells, method: MatrixMethod = .automatic
   ) throws(RoutingError) -> RouteMatrix {
     try Self.validateMatrix(
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
@@ -62,19 +65,53 @@ extension RoutingEngine {
       later = trafficEngine.routingView(at: departure)
     }
     let view = later ?? current
+    let gapped = hasJunctionGaps(view)
+    let bucketed =
+      method == .buckets
+      || (method == .automatic && !gapped
+        && Self.usesBuckets(origins: origins.count, segments: view.network.segments.count))
+    let bounds = bucketed ? bucketBounds(for: view, origins: origins.count) : bounds(for: view)
     let times = TravelTimes(
       view: view, departure: departure,
       usesTraffic: options.trafficOptimization == .timeDependent,
       closures: Self.closures(options),
       // The table routes use (with bounds, their caps), so that the speeds are the same.
-      segments: bounds(for: view)?.segments ?? plainSegments(view))
+      segments: bounds?.segments ?? plainSegments(view))
     let all = origins + destinations
     let narrow = try all.indices.map { index throws(RoutingError) in
       try snap(
         all[index].coordinates, index: index, view: view, within: 15,
         heading: all[index].headingInDegrees, arriving: index >= origins.count)
     }
-    let gapped = hasJunctionGaps(view)
+    if bucketed, let bounds {
+      let weights = tableWeights(times: times, bounds: bounds, departure: departure)
+      let columns = origins.count..<all.count
+      var found = bucketRows(
+        sources: Array(narrow[..<origins.count]), targets: Array(narrow[columns]), times: times,
+        weights: weights)
+      // The pairs without a way again from the roads within 100 m, as for a route's leg.
+      let rows = found.indices.filter { found[$0].contains(nil) }
+      let missing = destinations.indices.filter { column in
+        rows.contains { found[$0][column] == nil }
+      }
+      if !rows.isEmpty {
+        func widened(_ index: Int) -> [Snap] {
+          (try? snap(
+            all[index].coordinates, index: index, view: view, within: 100,
+            heading: all[index].headingInDegrees, arriving: index >= origins.count))
+            ?? narrow[index]
+        }
+        let retried = bucketRows(
+          sources: rows.map(widened), targets: missing.map { widened(origins.count + $0) },
+          times: times, weights: weights)
+        for (k, row) in rows.enumerated() {
+          for (j, column) in missing.enumerated() where found[row][column] == nil {
+            found[row][column] = retried[k][j]
+          }
+        }
+      }
+      return Self.matrix(found, origins: origins, destinations: destinations, narrow: narrow)
+    }
     // The rows on every core, each worker with its own scratch, every `workers`-th row.
     let rows = Mutex([[RouteSearch.Reached?]](repeating: [], count: origins.count))
     let workers = max(1, min(origins.count, ProcessInfo.processInfo.activeProcessorCount))
@@ -108,7 +145,17 @@ extension RoutingEngine {
         rows.withLock { $0[row] = found }
       }
     }
-    let found = rows.withLock { $0 }
+    return Self.matrix(
+      rows.withLock { $0 }, origins: origins, destinations: destinations, narrow: narrow)
+  }
+
+  /// The matrix of the cells found, with the places where the origins and destinations
+  /// meet the network (their nearest snaps).
+  static func matrix(
+    _ found: [[RouteSearch.Reached?]], origins: [Waypoint], destinations: [Waypoint],
+    narrow: [[Snap]]
+  ) -> RouteMatrix {
+    let all = origins + destinations
     func place(_ index: Int) -> RouteMatrix.Place {
       let nearest = narrow[index][0]
       return RouteMatrix.Place(
