@@ -89,6 +89,11 @@ extension RoutingEngine {
   /// answer for it on a large network while its own are customised in the background.
   static let tableWeightsTolerance = 300.0
 
+  /// How long the latest table weights took to customise, seconds (`nil`: none yet).
+  package var tableWeightsBuildSeconds: Double? {
+    tableWeightsState.withLock { $0.current?.buildSeconds }
+  }
+
   /// The weights of a table driven under `times` (departing at `departure`) on `bounds`:
   /// the cached ones when they fit; on a network of up to ``synchronousBoundsLimit``
   /// segments customised now; on a larger one, cached weights close enough
@@ -186,14 +191,17 @@ package enum MatrixMethod: Sendable {
 }
 
 extension RoutingEngine {
-  /// Tables of at least this many origins × network segments use the bucket search: the
-  /// time-dependent search per origin settles up to the whole network for each, which
-  /// takes about a second from here on (measured: docs/performance.md, "Travel-time
-  /// tables").
-  static let bucketTableWork = 20_000_000
+  /// Tables of at least this many origins × network segments use the bucket search. The
+  /// time-dependent search per origin settles up to the whole network for each: measured
+  /// 0.29 µs per origin and segment on 2 cores (100 x 100 on the 2,161,720-segment region
+  /// in 62.8 s, docs/performance.md "Travel-time tables"), so from here on a table would
+  /// take over half a second that way. 100 x 100 on Liechtenstein (5,391 segments) stays
+  /// exact; any table on the region uses buckets.
+  static let bucketTableWork = 2_000_000
   /// From this many origins a bucket table waits for the routing hierarchy being built
-  /// rather than search each origin on its own meanwhile (which would take longer).
-  static let originsWorthTheHierarchy = 40
+  /// rather than search each origin on its own meanwhile: the build took 1.8-3.1 µs per
+  /// segment (3.9-6.7 s on the region), the search 0.29 µs per segment and origin.
+  static let originsWorthTheHierarchy = 12
 
   /// Whether a table of `origins` rows on a network of `segments` uses the bucket search.
   static func usesBuckets(origins: Int, segments: Int) -> Bool {

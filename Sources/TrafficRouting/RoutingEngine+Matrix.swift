@@ -5,14 +5,34 @@ import Roads
 import Synchronization
 import Traffic
 
-/// Travel-time matrices: the fastest routes from many origins to many destinations, one
-/// time-dependent search per origin (``RouteSearch/fastestToEach(from:to:times:scratch:)``)
-/// on the same picture of the engine as routes.
+/// Travel-time matrices: the fastest routes from many origins to many destinations, on the
+/// same picture of the engine as routes; one time-dependent search per origin
+/// (``RouteSearch/fastestToEach(from:to:times:scratch:)``) for small tables, the bucket
+/// search on the routing hierarchy (``BucketTable``) for large ones.
 extension RoutingEngine {
-  /// The seconds and meters of the fastest route from each origin to each destination, as
-  /// ``calculateRoute(from:to:via:options:)`` would find them one by one:
-  /// the same snapping (within 15 m of the nearest road, 100 m for a pair without a route
-  /// there; a heading picks the side of the road), speeds, turn rules and closures.
+  /// The seconds and meters of the fastest route from each origin to each destination.
+  ///
+  /// A small table (fewer than ``bucketTableWork`` origins × network segments, or a network
+  /// whose segments leave out the ways across junctions) gets each cell as
+  /// ``calculateRoute(from:to:via:options:)`` would find it: the same snapping (within 15 m
+  /// of the nearest road, 100 m for a pair without a route there; a heading picks the side
+  /// of the road), time-dependent speeds (each segment at its speed when it is reached),
+  /// turn rules and closures.
+  ///
+  /// A large one (100 × 100 on a region-size network, where one search per origin settles
+  /// most of the network each) is answered as OSRM's table and HERE's matrix without
+  /// time-dependence are: every cell drives each segment at its speed *at the departure*
+  /// (the live picture then, closures applied, for the whole trip), on the routing
+  /// hierarchy customised with those seconds (once per flow snapshot and departure minute;
+  /// on a large network a customisation at most five minutes older answers while the next
+  /// is made in the background, so a live speed change reaches tables within the flow
+  /// refresh and a customisation, a second or two). Its ways follow the node graph, which
+  /// knows no turn rules: they may turn where a restriction forbids it or turn back at a
+  /// junction where a route would go round, so a cell is never slower than the route's on
+  /// the same speeds, and on free flow almost always equal. The snapping is the same.
+  /// Before the network's hierarchy is built (in the background on a large network), a
+  /// table of at least ``originsWorthTheHierarchy`` origins waits for it; a smaller one is
+  /// searched per origin.
   ///
   /// - Throws: ``RoutingError/placeOffNetwork(index:_:radiusInMeters:)`` for a waypoint off
   ///   the network (its index counts the origins, then the destinations);

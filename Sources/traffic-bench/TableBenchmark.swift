@@ -65,6 +65,9 @@ enum TableBenchmark {
         "table: \(points.count) x \(points.count), calculateMatrix round \(round)",
         seconds(elapsed), "s", extra: ",\"cells_with_route\":\(cells)")
       last = matrix
+      if round == 1, let customised = router.tableWeightsBuildSeconds {
+        report("table: customisation at the departure (in round 1)", customised, "s")
+      }
     }
     var exact: RouteMatrix?
     let elapsed = try clock.measure {

@@ -256,6 +256,8 @@ import TrafficTestSupport
   @Test("large tables use the bucket search, small ones the exact one")
   func methodRule() {
     #expect(!RoutingEngine.usesBuckets(origins: 100, segments: 5_391))
-    #expect(RoutingEngine.usesBuckets(origins: 100, segments: 2_161_720))
+    #expect(!RoutingEngine.usesBuckets(origins: 10, segments: 50_000))
+    #expect(RoutingEngine.usesBuckets(origins: 1, segments: 2_161_720))
+    #expect(RoutingEngine.usesBuckets(origins: 100, segments: 100_000))
   }
 }
