@@ -99,12 +99,16 @@ extension RoutingEngine {
   /// segments customised now; on a larger one, cached weights close enough
   /// (``TableWeights/isCloseEnough(_:bounds:departure:)``) while the new ones are
   /// customised in the background, else customised now.
+  ///
+  /// - Parameter backgroundFrom: Networks of more segments than this are customised in the
+  ///   background when close-enough weights are cached (tests lower it).
   func tableWeights(
-    times: TravelTimes, bounds: RoutingBounds, departure: Date
+    times: TravelTimes, bounds: RoutingBounds, departure: Date,
+    backgroundFrom: Int = synchronousBoundsLimit
   ) -> TableWeights {
     let (current, building) = tableWeightsState.withLock { ($0.current, $0.building) }
     if let current, current.fits(times, bounds: bounds, departure: departure) { return current }
-    if times.view.network.segments.count > Self.synchronousBoundsLimit, let current,
+    if times.view.network.segments.count > backgroundFrom, let current,
       current.isCloseEnough(times, bounds: bounds, departure: departure)
     {
       if !building { customiseInBackground(times: times, bounds: bounds, departure: departure) }

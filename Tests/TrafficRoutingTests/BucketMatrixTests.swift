@@ -1,4 +1,3 @@
-import Codec
 import Foundation
 import Geo
 import Roads
@@ -22,10 +21,40 @@ import TrafficTestSupport
     var tied: Bool
   }
 
-  struct Entry: Comparable {
+  struct Entry {
     var seconds: Double
     var node: Int
-    static func < (a: Entry, b: Entry) -> Bool { a.seconds < b.seconds }
+  }
+
+  /// A binary min-heap of entries by seconds.
+  struct Frontier {
+    var entries: [Entry] = []
+
+    mutating func insert(_ entry: Entry) {
+      entries.append(entry)
+      var k = entries.count - 1
+      while k > 0, entries[(k - 1) / 2].seconds > entries[k].seconds {
+        entries.swapAt(k, (k - 1) / 2)
+        k = (k - 1) / 2
+      }
+    }
+
+    mutating func popFirst() -> Entry? {
+      guard !entries.isEmpty else { return nil }
+      entries.swapAt(0, entries.count - 1)
+      let first = entries.removeLast()
+      var k = 0
+      while true {
+        var least = k
+        for child in [2 * k + 1, 2 * k + 2]
+        where child < entries.count && entries[child].seconds < entries[least].seconds {
+          least = child
+        }
+        if least == k { return first }
+        entries.swapAt(k, least)
+        k = least
+      }
+    }
   }
 
   /// The reference table: for each origin a Dijkstra over the nodes from its snaps' segment
@@ -52,7 +81,7 @@ import TrafficTestSupport
     return origins.map { sources in
       var best = [Cell?](repeating: nil, count: network.nodes.count)
       var done = [Bool](repeating: false, count: network.nodes.count)
-      var heap = Heap<Entry>()
+      var heap = Frontier()
       for snap in sources {
         guard let whole = seconds[snap.segmentID] else { continue }
         let segment = network.segments[snap.segmentID]
@@ -251,6 +280,48 @@ import TrafficTestSupport
       origins: waypoints, destinations: waypoints, options: RouteOptions(), method: .exact)
     let exactSeconds = try #require(exact.travelTimesInSeconds[0][1])
     #expect(abs(after - exactSeconds) <= 1e-6 * exactSeconds)
+  }
+
+  @Test("on a large network a new flow snapshot is customised in the background, then used")
+  func weightsRefreshInTheBackground() async throws {
+    let network = try CrossingNetwork.network()
+    let now = RoutingEngineTests.now
+    let clock = Mutex(now)
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
+    let router = RoutingEngine(trafficEngine: engine)
+    func weights() throws -> (TableWeights, TravelTimes) {
+      let view = try #require(engine.routingView())
+      let bounds = try #require(router.bounds(for: view))
+      let times = TravelTimes(
+        view: view, departure: view.now, usesTraffic: true, closures: .all,
+        segments: bounds.segments)
+      // Every network counts as large here.
+      return (
+        router.tableWeights(times: times, bounds: bounds, departure: view.now, backgroundFrom: 0),
+        times
+      )
+    }
+    // None cached: customised at once.
+    let (first, times) = try weights()
+    #expect(first.fits(times, bounds: first.bounds, departure: now))
+    #expect(try weights().0 === first)
+    // A minute on, a new flow snapshot: the cached weights answer while the next are made.
+    clock.withLock { $0 = now.addingTimeInterval(60) }
+    let (stale, later) = try weights()
+    #expect(stale === first)
+    #expect(!stale.fits(later, bounds: first.bounds, departure: now.addingTimeInterval(60)))
+    var fresh = stale
+    for _ in 0..<500 where fresh === first {
+      try await Task.sleep(for: .milliseconds(10))
+      fresh = try weights().0
+    }
+    #expect(fresh !== first)
+    #expect(fresh.fits(later, bounds: first.bounds, departure: now.addingTimeInterval(60)))
+    // Ten minutes on: too far from the cached ones, customised at once.
+    clock.withLock { $0 = now.addingTimeInterval(660) }
+    let (far, farTimes) = try weights()
+    #expect(far.fits(farTimes, bounds: first.bounds, departure: now.addingTimeInterval(660)))
   }
 
   @Test("large tables use the bucket search, small ones the exact one")
