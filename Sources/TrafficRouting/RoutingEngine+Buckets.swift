@@ -131,7 +131,9 @@ extension RoutingEngine {
     DispatchQueue.global(qos: .utility).async {
       let made = TableWeights(times: times, bounds: bounds, departure: departure)
       self.tableWeightsState.withLock { state in
-        state.current = made
+        // Unless weights of a newer snapshot were customised meanwhile (on the query's
+        // thread, none being close enough).
+        if (state.current?.builtAt ?? .distantPast) <= made.builtAt { state.current = made }
         state.building = false
       }
     }
