@@ -5,14 +5,34 @@ import Roads
 import Synchronization
 import Traffic
 
-/// Travel-time matrices: the fastest routes from many origins to many destinations, one
-/// time-dependent search per origin (``RouteSearch/fastestToEach(from:to:times:scratch:)``)
-/// on the same picture of the engine as routes.
+/// Travel-time matrices: the fastest routes from many origins to many destinations, on the
+/// same picture of the engine as routes; one time-dependent search per origin
+/// (``RouteSearch/fastestToEach(from:to:times:scratch:)``) for small tables, the bucket
+/// search on the routing hierarchy (``BucketTable``) for large ones.
 extension RoutingEngine {
-  /// The seconds and meters of the fastest route from each origin to each destination, as
-  /// ``calculateRoute(from:to:via:options:)`` would find them one by one:
-  /// the same snapping (within 15 m of the nearest road, 100 m for a pair without a route
-  /// there; a heading picks the side of the road), speeds, turn rules and closures.
+  /// The seconds and meters of the fastest route from each origin to each destination.
+  ///
+  /// A small table (fewer than ``bucketTableWork`` origins × network segments, or a network
+  /// whose segments leave out the ways across junctions) gets each cell as
+  /// ``calculateRoute(from:to:via:options:)`` would find it: the same snapping (within 15 m
+  /// of the nearest road, 100 m for a pair without a route there; a heading picks the side
+  /// of the road), time-dependent speeds (each segment at its speed when it is reached),
+  /// turn rules and closures.
+  ///
+  /// A large one (100 × 100 on a region-size network, where one search per origin settles
+  /// most of the network each) is answered as OSRM's table and HERE's matrix without
+  /// time-dependence are: every cell drives each segment at its speed *at the departure*
+  /// (the live picture then, closures applied, for the whole trip), on the routing
+  /// hierarchy customised with those seconds (once per flow snapshot and departure minute;
+  /// on a large network a customisation at most five minutes older answers while the next
+  /// is made in the background, so a live speed change reaches tables within the flow
+  /// refresh and a customisation, a second or two). Its ways follow the node graph, which
+  /// knows no turn rules: they may turn where a restriction forbids it or turn back at a
+  /// junction where a route would go round, so a cell is never slower than the route's on
+  /// the same speeds, and on free flow almost always equal. The snapping is the same.
+  /// Before the network's hierarchy is built (in the background on a large network), a
+  /// table of at least ``originsWorthTheHierarchy`` origins waits for it; a smaller one is
+  /// searched per origin.
   ///
   /// - Throws: ``RoutingError/placeOffNetwork(index:_:radiusInMeters:)`` for a waypoint off
   ///   the network (its index counts the origins, then the destinations);
@@ -55,13 +75,16 @@ extension RoutingEngine {
 
   /// ``calculateMatrix(origins:destinations:options:)`` on the caller's thread (the HTTP
   /// server's), with a limit of `maximumCells` cells.
+  ///
+  /// - Parameter method: How the cells are searched (``MatrixMethod/automatic``: the rule of
+  ///   ``calculateMatrix(origins:destinations:options:)``).
   package func matrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
-    maximumCells: Int = RouteMatrix.maximumCells
+    maximumCells: Int = RouteMatrix.maximumCells, method: MatrixMethod = .automatic
   ) throws(RoutingError) -> RouteMatrix {
     try computeMatrix(
       origins: origins, destinations: destinations, options: options,
-      maximumCells: maximumCells, excluding: nil
+      maximumCells: maximumCells, excluding: nil, method: method
     ).matrix
   }
 
@@ -78,13 +101,13 @@ extension RoutingEngine {
   ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
     try computeMatrix(
       origins: origins, destinations: destinations, options: options,
-      maximumCells: maximumCells, excluding: excluding)
+      maximumCells: maximumCells, excluding: excluding, method: .automatic)
   }
 
   /// The matrix; `excluding` `nil`: a waypoint off the network fails it.
   private func computeMatrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
-    maximumCells: Int, excluding: Set<Int>?
+    maximumCells: Int, excluding: Set<Int>?, method: MatrixMethod
   ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
     try Self.validateMatrix(
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
@@ -98,12 +121,18 @@ extension RoutingEngine {
       later = trafficEngine.routingView(at: departure)
     }
     let view = later ?? current
+    let gapped = hasJunctionGaps(view)
+    let bucketed =
+      method == .buckets
+      || (method == .automatic && !gapped
+        && Self.usesBuckets(origins: origins.count, segments: view.network.segments.count))
+    let bounds = bucketed ? bucketBounds(for: view, origins: origins.count) : bounds(for: view)
     let times = TravelTimes(
       view: view, departure: departure,
       usesTraffic: options.trafficOptimization == .timeDependent,
       closures: Self.closures(options),
       // The table routes use (with bounds, their caps), so that the speeds are the same.
-      segments: bounds(for: view)?.segments ?? plainSegments(view))
+      segments: bounds?.segments ?? plainSegments(view))
     let all = origins + destinations
     var snapped: [[Snap]] = []
     snapped.reserveCapacity(all.count)
@@ -127,7 +156,40 @@ extension RoutingEngine {
     }
     let narrow = snapped
     let unmatched = skipped
-    let gapped = hasJunctionGaps(view)
+    if bucketed, let bounds {
+      let weights = tableWeights(times: times, bounds: bounds, departure: departure)
+      let columns = origins.count..<all.count
+      var found = bucketRows(
+        sources: Array(narrow[..<origins.count]), targets: Array(narrow[columns]), times: times,
+        weights: weights)
+      // The pairs without a way again from the roads within 100 m, as for a route's leg.
+      let rows = found.indices.filter { found[$0].contains(nil) }
+      let missing = destinations.indices.filter { column in
+        rows.contains { found[$0][column] == nil }
+      }
+      if !rows.isEmpty {
+        func widened(_ index: Int) -> [Snap] {
+          if unmatched.contains(index) { return [] }
+          return
+            (try? snap(
+              all[index].coordinates, index: index, view: view, within: 100,
+              heading: all[index].headingInDegrees, arriving: index >= origins.count))
+            ?? narrow[index]
+        }
+        let retried = bucketRows(
+          sources: rows.map(widened), targets: missing.map { widened(origins.count + $0) },
+          times: times, weights: weights)
+        for (k, row) in rows.enumerated() {
+          for (j, column) in missing.enumerated() where found[row][column] == nil {
+            found[row][column] = retried[k][j]
+          }
+        }
+      }
+      return (
+        matrix(found, origins: origins, destinations: destinations, narrow: narrow, view: view),
+        unmatched
+      )
+    }
     // The rows on every core, each worker with its own scratch, every `workers`-th row.
     let rows = Mutex([[RouteSearch.Reached?]](repeating: [], count: origins.count))
     let workers = max(1, min(origins.count, ProcessInfo.processInfo.activeProcessorCount))
@@ -166,7 +228,22 @@ extension RoutingEngine {
         rows.withLock { $0[row] = found }
       }
     }
-    let found = rows.withLock { $0 }
+    return (
+      matrix(
+        rows.withLock { $0 }, origins: origins, destinations: destinations, narrow: narrow,
+        view: view),
+      unmatched
+    )
+  }
+
+  /// The matrix of the cells found, with the places where the origins and destinations
+  /// meet the network (their nearest snaps; a waypoint left out where it was asked for, at
+  /// an infinite distance from the road).
+  private func matrix(
+    _ found: [[RouteSearch.Reached?]], origins: [Waypoint], destinations: [Waypoint],
+    narrow: [[Snap]], view: RoutingView
+  ) -> RouteMatrix {
+    let all = origins + destinations
     func place(_ index: Int) -> RouteMatrix.Place {
       guard let nearest = narrow[index].first else {
         return RouteMatrix.Place(
@@ -178,11 +255,10 @@ extension RoutingEngine {
         location: nearest.point, originalLocation: all[index].coordinates,
         distanceInMeters: nearest.distanceInMeters, roadName: segment.name ?? segment.ref)
     }
-    let matrix = RouteMatrix(
+    return RouteMatrix(
       travelTimesInSeconds: found.map { $0.map { $0?.seconds } },
       distancesInMeters: found.map { $0.map { $0?.meters } },
       origins: origins.indices.map(place), destinations: (origins.count..<all.count).map(place))
-    return (matrix, unmatched)
   }
 
   /// Checks a matrix's size, waypoints and options.

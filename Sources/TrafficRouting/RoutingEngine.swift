@@ -24,6 +24,7 @@ public final class RoutingEngine: Sendable {
   let boundsState = Mutex<BoundsState>(BoundsState())
   let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
   let junctionGaps = Mutex<(graph: MatchingGraph, gapped: Bool)?>(nil)
+  let tableWeightsState = Mutex<TableWeightsState>(TableWeightsState())
 
   /// The network's routing bounds and whether a build is under way.
   struct BoundsState {

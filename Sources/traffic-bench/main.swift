@@ -3,10 +3,20 @@
 // and failures go to standard error. --quick runs small sizes for smoke tests; --only=GROUP
 // runs one group (geo, incidents, feeds, stores, flow, typical, map); --scale runs the
 // region-size benchmarks instead (bench/scale*.sh on the release `traffic`, from the
-// project's root; see RegionBenchmarks.swift).
+// project's root; see RegionBenchmarks.swift); --table STORE PLACES times travel-time tables
+// (TableBenchmark.swift).
 import Codec
 import Foundation
 
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--table" {
+  do {
+    try await TableBenchmark.run(store: CommandLine.arguments[2], places: CommandLine.arguments[3])
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+  }
+}
 let groups = ["geo", "incidents", "feeds", "stores", "flow", "typical", "map"]
 let arguments = Set(CommandLine.arguments.dropFirst())
 let known = Set(
@@ -17,7 +27,9 @@ if !arguments.isSubset(of: known) || arguments.contains("--help") {
   print(
     "usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]\n"
       + "       traffic-bench --scale   (the region-size benchmarks, from the project's root)\n"
-      + "       traffic-bench --accuracy   (flow and ETAs against SUMO over several days)")
+      + "       traffic-bench --accuracy   (flow and ETAs against SUMO over several days)\n"
+      + "       traffic-bench --table STORE.sqlite PLACES   (travel-time tables, PLACES a file of LAT,LNG;...)"
+  )
   exit(arguments.contains("--help") ? 0 : 64)
 }
 if arguments.contains("--scale") {

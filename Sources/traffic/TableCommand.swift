@@ -15,8 +15,10 @@ enum TableCommand: Subcommand {
 
     The minutes and kilometres of the fastest route from each origin (a row) to each
     destination (a column) on the live traffic of the store, as traffic route finds them one
-    by one; - where no road leads there. At most 10,000 cells (100 × 100). --json prints
-    OSRM's table answer: durations in seconds, distances in meters, null for no route.
+    by one; on a large network (from 2,000,000 origins × road segments) each road at its
+    speed at the departure, without turn rules. - where no road leads there. At most 10,000
+    cells (100 × 100). --json prints OSRM's table answer: durations in seconds, distances in
+    meters, null for no route.
     """
   static let options: [OptionDefinition] =
     [
