@@ -19,6 +19,13 @@ extension BoundHierarchy {
 
   /// The upward edge from rank `low` to rank `high` (which must be one).
   func edge(_ low: Int32, _ high: Int32) -> Int {
+    Self.edge(low, high, firstEdge: firstEdge, heads: heads)
+  }
+
+  /// The upward edge from rank `low` to rank `high` in these arrays (a binary search of
+  /// `low`'s ascending heads; the hierarchy's own lookup, also while it is being built).
+  @inline(__always)
+  static func edge(_ low: Int32, _ high: Int32, firstEdge: [Int32], heads: [Int32]) -> Int {
     var lower = Int(firstEdge[Int(low)])
     var upper = Int(firstEdge[Int(low) + 1])
     while lower < upper {

@@ -80,13 +80,7 @@ final class BoundHierarchy: Sendable {
     var up = [Double](repeating: .infinity, count: heads.count)
     var down = [Double](repeating: .infinity, count: heads.count)
     func edge(_ low: Int32, _ high: Int32) -> Int {
-      var lower = Int(firstEdge[Int(low)])
-      var upper = Int(firstEdge[Int(low) + 1])
-      while lower < upper {
-        let middle = (lower + upper) / 2
-        if heads[middle] < high { lower = middle + 1 } else { upper = middle }
-      }
-      return lower
+      Self.edge(low, high, firstEdge: firstEdge, heads: heads)
     }
     for k in tails.indices {
       let a = rank[Int(tails[k])]

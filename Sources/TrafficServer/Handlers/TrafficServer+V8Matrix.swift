@@ -36,7 +36,7 @@ extension TrafficServer {
           destinations: destinations.map { Waypoint($0) },
           options: body.options, maximumCells: limit, excluding: outside)
       } catch {
-        throw Self.matrixFailure(error)
+        throw Self.v8Failure(error)
       }
       let answer = V8MatrixWire.Response(
         computed.matrix, attributes: body.attributes, unmatched: computed.unmatched,
@@ -76,19 +76,4 @@ extension TrafficServer {
     }
   }
 
-  private static func matrixFailure(_ error: RoutingError) -> V8Failure {
-    switch error {
-    case .noRoadNetwork:
-      return V8Failure(
-        status: 404, code: "E605101", title: "No road network", cause: error.description)
-    case .placeOffNetwork, .noRoute:
-      return V8Failure(
-        status: 400, code: "E605201", title: "Route not found", cause: error.description)
-    case .invalidOption(let reason):
-      return .malformed(reason)
-    case .remote(let reason):
-      return V8Failure(
-        status: 502, code: "E605301", title: "Routing server failed", cause: reason)
-    }
-  }
 }

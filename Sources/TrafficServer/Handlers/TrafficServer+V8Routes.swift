@@ -28,7 +28,7 @@ extension TrafficServer {
           through: request.waypoints, options: request.options, via: request.via,
           headings: request.headings)
       } catch {
-        throw Self.failure(error)
+        throw Self.v8Failure(error)
       }
       var response = HTTPResponse.json(
         V8RouteWire.encode(
@@ -44,7 +44,8 @@ extension TrafficServer {
     }
   }
 
-  private static func failure(_ error: RoutingError) -> V8Failure {
+  /// The v8 error of a routing failure (routes and matrices).
+  static func v8Failure(_ error: RoutingError) -> V8Failure {
     switch error {
     case .noRoadNetwork:
       return V8Failure(
