@@ -28,8 +28,9 @@ import TrafficTestSupport
   ) throws
     -> TrafficServer
   {
+    let roads: RoadNetwork = try #require(network)
     let engine = try TrafficEngine(
-      store: InMemoryTrafficStore(), clock: { Date() }, network: try #require(network))
+      store: InMemoryTrafficStore(), clock: { Date() }, network: roads)
     return try TrafficServer(engine: engine, configuration: configuration)
   }
 

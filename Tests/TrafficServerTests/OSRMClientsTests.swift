@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Testing
 import Traffic
 import TrafficTestSupport
@@ -71,9 +72,9 @@ import TrafficTestSupport
       osrm.terminate()
       osrm.waitUntilExit()
     }
+    let roads: RoadNetwork = try #require(OSRMAPITests.network)
     let engine = try TrafficEngine(
-      store: InMemoryTrafficStore(), clock: { Date() },
-      network: try #require(OSRMAPITests.network))
+      store: InMemoryTrafficStore(), clock: { Date() }, network: roads)
     let server = try TrafficServer(
       engine: engine, configuration: ServerConfiguration(port: 0, threads: 4, accessLog: .none))
     try server.start()
