@@ -6,8 +6,8 @@
    the same requests have the same shape, key by key (names and JSON types, not values).
 2. routingpy's OSRM client gets routes and tables, equal to the server's own answers.
 3. pyvroom with its OSRM router pointed at the server solves a vehicle-routing problem (3
-   vehicles, 30 jobs); a jam pushed as probes on a road the solution drives makes the next
-   solution's durations longer.
+   vehicles, 30 jobs); a jam pushed as probes on a road the solution drives makes its tours
+   longer on the server's table, and the next solution is priced on that table.
 Exits 1 naming what failed.
 """
 import json
@@ -70,6 +70,7 @@ SHAPES = [
     "&geometries=geojson",
     f"/route/v1/driving/{TRIO}?steps=true&geometries=polyline6&alternatives=true",
     f"/route/v1/driving/{TRIO}?overview=false&waypoints=0;2",
+    f"/route/v1/driving/{TRIO}?annotations=true&steps=true",
     f"/route/v1/driving/{TRIO}?generate_hints=false&skip_waypoints=true",
     f"/table/v1/driving/{TRIO}",
     f"/table/v1/driving/{TRIO}?annotations=duration,distance&sources=0;1&destinations=2",
@@ -171,14 +172,35 @@ with urllib.request.urlopen(request, timeout=60) as response:
     pushed = json.load(response)
 _, leg_after = get(OURS, f"/route/v1/driving/{a[0]},{a[1]};{b[0]},{b[1]}?overview=false")
 print(f"the jammed leg: {leg['routes'][0]['duration']} s, then {leg_after['routes'][0]['duration']} s")
+
+
+def priced(solution):
+    """The seconds of a solution's tours on the server's table now (each tour's stops in
+    order, a table of them, the cells from each stop to the next)."""
+    total = 0.0
+    for _, tour in solution.routes.groupby("vehicle_id"):
+        stops = list(zip(tour["longitude"], tour["latitude"]))
+        _, cells = get(OURS, "/table/v1/driving/" + ";".join(f"{x},{y}" for x, y in stops))
+        total += sum(cells["durations"][k][k + 1] for k in range(len(stops) - 1))
+    return total
+
+
+# The first solution's tours cost more on the table with the jam (deterministic: the jam only
+# slows roads); VROOM's new solution is priced on that table (its own duration).
+old_tours_now = priced(before)
 after = solve()
+after_priced = priced(after)
 print(f"VROOM: {served} jobs on {before.routes['vehicle_id'].nunique()} vehicles, "
       f"{before.summary.duration} s; with the jam ({pushed.get('matched')} probes matched) "
-      f"{after.summary.duration} s")
-if not after.summary.duration > before.summary.duration:
+      f"the same tours take {old_tours_now:.0f} s, the new solution {after.summary.duration} s")
+if not old_tours_now > before.summary.duration + 1:
     failures.append(
-        f"the jam did not lengthen the solution: {before.summary.duration} s, then "
-        f"{after.summary.duration} s")
+        f"the jam did not lengthen the tours: {before.summary.duration} s, then "
+        f"{old_tours_now:.0f} s")
+if abs(after_priced - after.summary.duration) > len(after.routes):
+    failures.append(
+        f"VROOM's new solution ({after.summary.duration} s) is not priced on the live table "
+        f"({after_priced:.0f} s)")
 
 for failure in failures:
     print("FAIL", failure)

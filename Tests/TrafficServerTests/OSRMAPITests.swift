@@ -83,6 +83,49 @@ import TrafficTestSupport
         to: reference.sections[0].departure.location) < 0.2)
   }
 
+  @Test func everyAnnotationNamesTheJunctionsAndTheSpeedsSources() throws {
+    let server = try Self.server()
+    let (from, to) = (Self.places[0], Self.places[2])
+    let (status, body) = try Self.answer(
+      server,
+      "/route/v1/driving/\(from.longitude),\(from.latitude);\(to.longitude),\(to.latitude)"
+        + "?annotations=true&overview=full&geometries=geojson")
+    #expect(status == 200, "\(body)")
+    let route = try #require((body["routes"] as? [[String: Any]])?.first)
+    let leg = try #require((route["legs"] as? [[String: Any]])?.first)
+    let coordinates = try #require(
+      (route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
+    let annotation = try #require(leg["annotation"] as? [String: Any])
+    #expect(
+      Set(annotation.keys)
+        == ["duration", "distance", "speed", "weight", "nodes", "datasources", "metadata"])
+    let nodes = try #require(annotation["nodes"] as? [Int])
+    let sources = try #require(annotation["datasources"] as? [Int])
+    let seconds = try #require(annotation["duration"] as? [Double])
+    #expect(nodes.count == coordinates.count)
+    #expect(seconds.count == coordinates.count - 1)
+    #expect(sources.count == seconds.count)
+    // No probes: every speed is the limit's or history's.
+    #expect(sources.allSatisfy { (0...1).contains($0) })
+    #expect(
+      (annotation["metadata"] as? [String: [String]])?["datasource_names"]
+        == ["speed limit", "historical", "live"])
+    // A junction's id is the OpenStreetMap node lying where the geometry has that point (an
+    // independent lookup in the imported network).
+    let network = try #require(Self.network)
+    let junctions = Dictionary(
+      network.nodes.map { (Int($0.sourceID) ?? 0, $0.coordinates) },
+      uniquingKeysWith: { a, _ in a })
+    let named = nodes.enumerated().filter { $0.element != 0 }
+    #expect(named.count >= 10, "\(nodes)")
+    for (index, node) in named {
+      let point = try #require(junctions[node], "node \(node)")
+      let drawn = GeoCoordinates(
+        uncheckedLatitude: coordinates[index][1], longitude: coordinates[index][0])
+      #expect(point.distance(to: drawn) < 0.2, "node \(node) at point \(index)")
+    }
+  }
+
   @Test func waypointsPassedThroughJoinLegsAndOverviewFalseLeavesTheGeometryOut() throws {
     let server = try Self.server()
     let (status, body) = try Self.answer(

@@ -104,7 +104,9 @@ package struct OSRMQuery: Hashable, Sendable {
   }
 
   /// The annotations of a route, in the order OSRM writes them.
-  package static let routeAnnotations = ["duration", "distance", "speed", "weight"]
+  package static let routeAnnotations = [
+    "duration", "distance", "speed", "weight", "nodes", "datasources",
+  ]
   /// The annotations of a table.
   package static let tableAnnotations = ["duration", "distance"]
 

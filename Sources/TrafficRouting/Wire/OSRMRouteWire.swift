@@ -28,15 +28,18 @@ package struct OSRMWaypoint: Hashable, Sendable {
 /// live and typical traffic the route was found with.
 package enum OSRMRouteWire {
   /// The answer of the route service.
+  /// - Parameter nodeIDs: The OpenStreetMap ids of a network segment's junctions (for the
+  ///   `nodes` annotation; 0 where a network has none).
   package static func encode(
-    _ routes: [Route], waypoints: [OSRMWaypoint], query: OSRMQuery
+    _ routes: [Route], waypoints: [OSRMWaypoint], query: OSRMQuery,
+    nodeIDs: (Int) -> (from: Int, to: Int) = { _ in (0, 0) }
   ) -> Data {
     var w = JSONWriter(capacity: 4096)
     w.beginObject()
     w.member("code", "Ok")
     w.key("routes")
     w.beginArray()
-    for route in routes { write(route, query: query, to: &w) }
+    for route in routes { write(route, query: query, nodeIDs: nodeIDs, to: &w) }
     w.endArray()
     if !query.skipWaypoints {
       w.key("waypoints")
@@ -132,7 +135,10 @@ package enum OSRMRouteWire {
     }
   }
 
-  private static func write(_ route: Route, query: OSRMQuery, to w: inout JSONWriter) {
+  private static func write(
+    _ route: Route, query: OSRMQuery, nodeIDs: (Int) -> (from: Int, to: Int),
+    to w: inout JSONWriter
+  ) {
     w.beginObject()
     if query.overview != .none {
       var points = route.polyline.vertices
@@ -146,7 +152,7 @@ package enum OSRMRouteWire {
     }
     w.key("legs")
     w.beginArray()
-    for section in route.sections { writeLeg(section, query: query, to: &w) }
+    for section in route.sections { writeLeg(section, query: query, nodeIDs: nodeIDs, to: &w) }
     w.endArray()
     w.member("weight_name", "routability")
     w.member("weight", route.durationInSeconds, decimals: 1)
@@ -155,7 +161,10 @@ package enum OSRMRouteWire {
     w.endObject()
   }
 
-  private static func writeLeg(_ section: RouteSection, query: OSRMQuery, to w: inout JSONWriter) {
+  private static func writeLeg(
+    _ section: RouteSection, query: OSRMQuery, nodeIDs: (Int) -> (from: Int, to: Int),
+    to w: inout JSONWriter
+  ) {
     w.beginObject()
     w.key("steps")
     w.beginArray()
@@ -172,20 +181,34 @@ package enum OSRMRouteWire {
     w.member("duration", section.durationInSeconds, decimals: 1)
     w.member("distance", section.lengthInMeters, decimals: 1)
     if !query.annotations.isEmpty {
-      let pairs = OSRMSteps.annotation(section)
+      let (pairs, nodes) = OSRMSteps.annotation(section, nodeIDs: nodeIDs)
       w.key("annotation")
       w.beginObject()
       for name in query.annotations {
         w.key(name)
         w.beginArray()
-        for pair in pairs {
-          switch name {
-          case "distance": w.number(pair.meters, decimals: 1)
-          case "speed": w.number(pair.seconds > 0 ? pair.meters / pair.seconds : 0, decimals: 1)
-          default: w.number(pair.seconds, decimals: 1)
+        switch name {
+        case "nodes": for node in nodes { w.integer(node) }
+        case "datasources": for pair in pairs { w.integer(pair.source) }
+        default:
+          for pair in pairs {
+            switch name {
+            case "distance": w.number(pair.meters, decimals: 1)
+            case "speed": w.number(pair.seconds > 0 ? pair.meters / pair.seconds : 0, decimals: 1)
+            default: w.number(pair.seconds, decimals: 1)
+            }
           }
         }
         w.endArray()
+      }
+      if query.annotations.contains("datasources") {
+        w.key("metadata")
+        w.beginObject()
+        w.key("datasource_names")
+        w.beginArray()
+        for name in OSRMSteps.sourceNames { w.string(name) }
+        w.endArray()
+        w.endObject()
       }
       w.endObject()
     }

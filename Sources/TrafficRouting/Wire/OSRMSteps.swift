@@ -9,34 +9,59 @@ enum OSRMSteps {
   struct Pair {
     var meters: Double
     var seconds: Double
+    /// Where its speed comes from: 0 the speed limit, 1 history (the learned free flow or
+    /// the typical week), 2 live probes or feeds (the confidence bands of ``TrafficFlow``).
+    var source: Int
   }
 
+  /// The names of the speed sources, as OSRM's `metadata.datasource_names`.
+  static let sourceNames = ["speed limit", "historical", "live"]
+
   /// The leg's geometry cut into the stretches between its points, each with its meters and
-  /// its seconds: at the speed of the span it lies on, scaled so that the seconds add up to
-  /// the leg's duration.
-  static func annotation(_ section: RouteSection) -> [Pair] {
+  /// its seconds (at the speed of the span it lies on, scaled so that the seconds add up to
+  /// the leg's duration); and for each point the OpenStreetMap id of the junction there, 0
+  /// for a point between junctions (`nodeIDs`: a segment's junctions).
+  static func annotation(
+    _ section: RouteSection, nodeIDs: (Int) -> (from: Int, to: Int)
+  ) -> (pairs: [Pair], nodes: [Int]) {
     let points = section.polyline.vertices
-    guard points.count >= 2 else { return [] }
+    guard points.count >= 2 else { return ([], points.map { _ in 0 }) }
     let spans = section.traffic.spans
     let origin = spans.first?.offsetInMeters ?? 0
     var pairs: [Pair] = []
     pairs.reserveCapacity(points.count - 1)
+    var nodes = [Int](repeating: 0, count: points.count)
     var along = 0.0
     var span = 0
+    // A point within half a meter of a span's start (past the first) is that segment's
+    // first junction; the last span's end its last.
+    func node(at distance: Double) -> Int {
+      for (index, candidate) in spans.enumerated() {
+        let start = candidate.offsetInMeters - origin
+        if index > 0, abs(start - distance) < 0.5 { return nodeIDs(candidate.segmentID).from }
+        if start > distance + 0.5 { break }
+      }
+      return 0
+    }
     for k in 1..<points.count {
       let meters = points[k - 1].distance(to: points[k])
       let middle = along + meters / 2
       while span + 1 < spans.count, spans[span + 1].offsetInMeters - origin <= middle { span += 1 }
       let speed = spans.isEmpty ? 0 : spans[span].trafficSpeedInMetersPerSecond
-      pairs.append(Pair(meters: meters, seconds: speed > 0 ? meters / speed : 0))
+      let confidence = spans.isEmpty ? 0 : spans[span].confidence
+      pairs.append(
+        Pair(
+          meters: meters, seconds: speed > 0 ? meters / speed : 0,
+          source: confidence > 0.7 ? 2 : confidence > 0.5 ? 1 : 0))
       along += meters
+      if k < points.count - 1 { nodes[k] = node(at: along) }
     }
     let total = pairs.reduce(0) { $0 + $1.seconds }
     if total > 0 {
       let scale = section.durationInSeconds / total
       for k in pairs.indices { pairs[k].seconds *= scale }
     }
-    return pairs
+    return (pairs, nodes)
   }
 
   /// The names of the two roads driven longest on the leg, in driving order (OSRM's

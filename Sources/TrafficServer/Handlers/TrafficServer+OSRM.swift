@@ -105,7 +105,16 @@ extension TrafficServer {
             name: road.name ?? ""))
       }
     }
-    return OSRMRouteWire.encode(routes, waypoints: waypoints, query: query)
+    // The junctions' OpenStreetMap ids, for the `nodes` annotation.
+    let network = router.trafficEngine.routingView()?.network
+    return OSRMRouteWire.encode(routes, waypoints: waypoints, query: query) { segment in
+      guard let network, segment < network.segments.count else { return (0, 0) }
+      let road = network.segments[segment]
+      return (
+        Self.nodeNumber(network.nodes[road.fromNode].sourceID),
+        Self.nodeNumber(network.nodes[road.toNode].sourceID)
+      )
+    }
   }
 
   private func osrmTable(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
