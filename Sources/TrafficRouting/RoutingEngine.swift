@@ -114,9 +114,11 @@ public final class RoutingEngine: Sendable {
   ///
   /// - Parameter via: the via points' options, in order (none: plain stopovers).
   /// - Parameter headings: the direction of travel at each waypoint, in order (none: any).
+  /// - Parameter continuingStraight: whether a leg leaves a via point the way the leg before
+  ///   reached it (no U-turn there, OSRM's `continue_straight`), where a way on exists.
   package func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
-    headings: [Double?] = []
+    headings: [Double?] = [], continuingStraight: Bool = false
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -132,7 +134,8 @@ public final class RoutingEngine: Sendable {
     }
     if let arrival = options.arrivalTime {
       return try routes(
-        through: waypoints, options: options, via: via, headings: headings, arrivingAt: arrival)
+        through: waypoints, options: options, via: via, headings: headings,
+        continuingStraight: continuingStraight, arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -196,13 +199,26 @@ public final class RoutingEngine: Sendable {
       var legs: [Leg] = []
       times.legStart = 0
       for k in 0..<(snaps.count - 1) {
+        // Going on straight: from the road the leg before arrived on, where it is one.
+        func onward(_ candidates: [Snap]) -> [Snap] {
+          guard continuingStraight, let arrived = legs.last?.segmentIDs.last else {
+            return candidates
+          }
+          let kept = candidates.filter { $0.segmentID == arrived }
+          return kept.isEmpty ? candidates : kept
+        }
         guard
           let leg = RouteSearch.fastest(
-            from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
+            from: onward(snaps[k]), to: snaps[k + 1], times: times, fastestSpeed: fastest,
             bounds: bounds, scratch: scratch)
             ?? RouteSearch.fastest(
-              from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
-              bounds: bounds, scratch: scratch)
+              from: onward(widened(k)), to: widened(k + 1), times: times,
+              fastestSpeed: fastest, bounds: bounds, scratch: scratch)
+            // Turning back where no way leads on.
+            ?? (continuingStraight
+              ? RouteSearch.fastest(
+                from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
+                bounds: bounds, scratch: scratch) : nil)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
           legs = []
@@ -234,7 +250,7 @@ public final class RoutingEngine: Sendable {
   /// time changes with the traffic of the hours it drives through), at most six rounds.
   private func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
-    headings: [Double?], arrivingAt arrival: Date
+    headings: [Double?], continuingStraight: Bool, arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -245,7 +261,8 @@ public final class RoutingEngine: Sendable {
     var routes: [Route] = []
     for _ in 0..<6 {
       routes = try self.routes(
-        through: waypoints, options: departing, via: via, headings: headings)
+        through: waypoints, options: departing, via: via, headings: headings,
+        continuingStraight: continuingStraight)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }

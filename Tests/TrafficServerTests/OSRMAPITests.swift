@@ -39,7 +39,7 @@ import TrafficTestSupport
     return (response.status, try ServerFixtures.object(response.body))
   }
 
-  @Test func routesAreTheEnginesRoutesInOSRMsShape() async throws {
+  @Test func routesAreTheEnginesRoutesInOSRMsShape() throws {
     let server = try Self.server()
     let (status, body) = try Self.answer(
       server,
@@ -47,8 +47,9 @@ import TrafficTestSupport
         + "&annotations=duration,distance,speed")
     #expect(status == 200, "\(body)")
     #expect(body["code"] as? String == "Ok")
-    let expected = try await RoutingEngine(trafficEngine: server.engine).calculateRoute(
-      from: Waypoint(Self.places[0]), to: Waypoint(Self.places[2]), via: [Waypoint(Self.places[1])])
+    // OSRM's car profile goes on straight at the via point (continue_straight's default).
+    let expected = try RoutingEngine(trafficEngine: server.engine).routes(
+      through: Self.places, options: RouteOptions(), continuingStraight: true)
     let route = try #require((body["routes"] as? [[String: Any]])?.first)
     let reference = try #require(expected.first)
     #expect(abs((route["duration"] as? Double ?? 0) - reference.durationInSeconds) <= 0.05)
@@ -124,6 +125,37 @@ import TrafficTestSupport
         uncheckedLatitude: coordinates[index][1], longitude: coordinates[index][0])
       #expect(point.distance(to: drawn) < 0.2, "node \(node) at point \(index)")
     }
+  }
+
+  @Test func continuingStraightLeavesAViaPointTheWayItWasReached() throws {
+    let server = try Self.server()
+    // Vaduz to a street in Triesen and back: turning at the via point is the fastest way.
+    let (a, b) = (Self.places[0], Self.places[1])
+    let there =
+      "\(a.longitude),\(a.latitude);\(b.longitude),\(b.latitude);\(a.longitude),\(a.latitude)"
+    func leg(_ option: String) throws -> (seconds: Double, arriving: Int, leaving: Int) {
+      let (status, body) = try Self.answer(
+        server, "/route/v1/driving/\(there)?steps=true&overview=false\(option)")
+      #expect(status == 200, "\(body)")
+      let route = try #require((body["routes"] as? [[String: Any]])?.first)
+      let legs = try #require(route["legs"] as? [[String: Any]])
+      let arrive = try #require(
+        (legs[0]["steps"] as? [[String: Any]])?.last?["maneuver"] as? [String: Any])
+      let depart = try #require(
+        (legs[1]["steps"] as? [[String: Any]])?.first?["maneuver"] as? [String: Any])
+      return (
+        try #require(route["duration"] as? Double), try #require(arrive["bearing_before"] as? Int),
+        try #require(depart["bearing_after"] as? Int)
+      )
+    }
+    func turn(_ a: Int, _ b: Int) -> Int { min((a - b + 360) % 360, (b - a + 360) % 360) }
+    let straight = try leg("")  // OSRM's default for cars
+    let explicit = try leg("&continue_straight=true")
+    let either = try leg("&continue_straight=false")
+    #expect(straight.seconds == explicit.seconds)
+    #expect(turn(straight.arriving, straight.leaving) < 45, "\(straight)")
+    #expect(turn(either.arriving, either.leaving) > 135, "\(either)")
+    #expect(either.seconds < straight.seconds)
   }
 
   @Test func waypointsPassedThroughJoinLegsAndOverviewFalseLeavesTheGeometryOut() throws {

@@ -74,8 +74,10 @@ extension TrafficServer {
     }
     let routes: [TrafficRouting.Route]
     do throws(RoutingError) {
+      // OSRM's car profile goes on straight at via points unless told otherwise.
       routes = try router.routes(
-        through: query.coordinates, options: options, via: via, headings: headings)
+        through: query.coordinates, options: options, via: via, headings: headings,
+        continuingStraight: query.continueStraight ?? true)
     } catch {
       throw Self.osrmFailure(error)
     }
