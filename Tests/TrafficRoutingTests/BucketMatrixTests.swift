@@ -253,21 +253,9 @@ import TrafficTestSupport
       origins: waypoints, destinations: waypoints, options: RouteOptions(), method: .buckets)
     try Self.expectReference(free, points: points, router: router)
 
-    // Three vehicles drive from W onto B→E and stand 200 m into it for ten minutes (as in
-    // RoutingEngineTests.standingQueueEngine).
-    var probes: [Probe] = []
-    let start = now.addingTimeInterval(-600)
-    for vehicle in 0..<3 {
-      for second in stride(from: 0.0, through: 600, by: 5) {
-        let east = min(10 * second, 700 - 8 * Double(vehicle))
-        probes.append(
-          Probe(
-            vehicleID: "v\(vehicle)", time: start.addingTimeInterval(second),
-            coordinates: CrossingNetwork.coordinates(east: east)))
-      }
-    }
+    // Three vehicles drive from W onto B→E and stand 200 m into it for ten minutes.
     clock.withLock { $0 = now }
-    engine.ingest(probes: probes)
+    engine.ingest(probes: RoutingEngineTests.standingQueueProbes(endingAt: now))
     let jammed = try router.matrix(
       origins: waypoints, destinations: waypoints, options: RouteOptions(), method: .buckets)
     try Self.expectReference(jammed, points: points, router: router)

@@ -340,6 +340,15 @@ import TrafficTestSupport
     let clock = Mutex(start)
     let engine = try TrafficEngine(
       store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: network)
+    clock.withLock { $0 = now }
+    engine.ingest(probes: standingQueueProbes(endingAt: now))
+    return engine
+  }
+
+  /// The probes of three vehicles driving from W onto B→E of the crossing network and
+  /// standing 200 m into it for the ten minutes before `end`.
+  static func standingQueueProbes(endingAt end: Date) -> [Probe] {
+    let start = end.addingTimeInterval(-600)
     var probes: [Probe] = []
     for vehicle in 0..<3 {
       for second in stride(from: 0.0, through: 600, by: 5) {
@@ -350,9 +359,7 @@ import TrafficTestSupport
             coordinates: CrossingNetwork.coordinates(east: east)))
       }
     }
-    clock.withLock { $0 = now }
-    engine.ingest(probes: probes)
-    return engine
+    return probes
   }
 
   @Test("a queue whose probes stand still for the whole window is driven at a crawl, not closed")
