@@ -147,7 +147,9 @@ extension RoutingEngine {
         snapped.append(
           try snap(
             all[index].coordinates, index: index, view: view, within: 15,
-            heading: all[index].headingInDegrees, arriving: index >= origins.count))
+            heading: all[index].headingInDegrees,
+            tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
+            arriving: index >= origins.count))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])
@@ -173,7 +175,9 @@ extension RoutingEngine {
           return
             (try? snap(
               all[index].coordinates, index: index, view: view, within: 100,
-              heading: all[index].headingInDegrees, arriving: index >= origins.count))
+              heading: all[index].headingInDegrees,
+              tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
+              arriving: index >= origins.count))
             ?? narrow[index]
         }
         let retried = bucketRows(
@@ -204,7 +208,9 @@ extension RoutingEngine {
         let made =
           (try? snap(
             all[index].coordinates, index: index, view: view, within: 100,
-            heading: all[index].headingInDegrees, arriving: index >= origins.count))
+            heading: all[index].headingInDegrees,
+            tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
+            arriving: index >= origins.count))
           ?? narrow[index]
         wide[index] = made
         return made
@@ -286,7 +292,8 @@ extension RoutingEngine {
       guard waypoint.stopDurationInSeconds == 0, !waypoint.isPassThrough else {
         throw .invalidOption("\(name) cannot have a stop or be passed through")
       }
-      try Waypoint.validate(heading: waypoint.headingInDegrees, name: name)
+      try Waypoint.validate(
+        heading: waypoint.headingInDegrees, range: waypoint.headingRangeInDegrees, name: name)
     }
   }
 }

@@ -99,7 +99,8 @@ public final class RoutingEngine: Sendable {
       guard end.stopDurationInSeconds == 0, !end.isPassThrough else {
         throw .invalidOption("the \(name) cannot have a stop or be passed through")
       }
-      try Waypoint.validate(heading: end.headingInDegrees, name: name)
+      try Waypoint.validate(
+        heading: end.headingInDegrees, range: end.headingRangeInDegrees, name: name)
     }
     let all = [origin] + via + [destination]
     let points = all.map(\.coordinates)
@@ -107,18 +108,22 @@ public final class RoutingEngine: Sendable {
     if trafficEngine.isRemote {
       return try await remoteRoutes(from: origin, to: destination, via: via, options: options)
     }
-    return try routes(through: points, options: options, via: via, headings: headings)
+    return try routes(
+      through: points, options: options, via: via, headings: headings,
+      headingRanges: all.map(\.headingRangeInDegrees))
   }
 
   /// ``calculateRoute(from:to:via:options:)`` on the caller's thread (the HTTP server's).
   ///
   /// - Parameter via: the via points' options, in order (none: plain stopovers).
   /// - Parameter headings: the direction of travel at each waypoint, in order (none: any).
+  /// - Parameter headingRanges: how far the road's direction may differ from each heading,
+  ///   degrees (none: ``Waypoint/headingToleranceInDegrees``).
   /// - Parameter continuingStraight: whether a leg leaves a via point the way the leg before
   ///   reached it (no U-turn there, OSRM's `continue_straight`), where a way on exists.
   package func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
-    headings: [Double?] = [], continuingStraight: Bool = false
+    headings: [Double?] = [], headingRanges: [Double?] = [], continuingStraight: Bool = false
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -135,7 +140,8 @@ public final class RoutingEngine: Sendable {
     if let arrival = options.arrivalTime {
       return try routes(
         through: waypoints, options: options, via: via, headings: headings,
-        continuingStraight: continuingStraight, arrivingAt: arrival)
+        headingRanges: headingRanges, continuingStraight: continuingStraight,
+        arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -173,10 +179,14 @@ public final class RoutingEngine: Sendable {
       }
     }
     func heading(_ index: Int) -> Double? { index < headings.count ? headings[index] : nil }
+    func range(_ index: Int) -> Double {
+      (index < headingRanges.count ? headingRanges[index] : nil)
+        ?? Waypoint.headingToleranceInDegrees
+    }
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(
         point, index: index, view: view, within: 15, heading: heading(index),
-        arriving: index == waypoints.count - 1)
+        tolerance: range(index), arriving: index == waypoints.count - 1)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.
@@ -186,7 +196,7 @@ public final class RoutingEngine: Sendable {
       let snaps =
         (try? snap(
           waypoints[index], index: index, view: view, within: 100, heading: heading(index),
-          arriving: index == waypoints.count - 1)) ?? snaps[index]
+          tolerance: range(index), arriving: index == waypoints.count - 1)) ?? snaps[index]
       wide[index] = snaps
       return snaps
     }
@@ -250,7 +260,8 @@ public final class RoutingEngine: Sendable {
   /// time changes with the traffic of the hours it drives through), at most six rounds.
   private func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
-    headings: [Double?], continuingStraight: Bool, arrivingAt arrival: Date
+    headings: [Double?], headingRanges: [Double?], continuingStraight: Bool,
+    arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -262,7 +273,7 @@ public final class RoutingEngine: Sendable {
     for _ in 0..<6 {
       routes = try self.routes(
         through: waypoints, options: departing, via: via, headings: headings,
-        continuingStraight: continuingStraight)
+        headingRanges: headingRanges, continuingStraight: continuingStraight)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }
@@ -283,67 +294,6 @@ public final class RoutingEngine: Sendable {
     case .timeDependent: return .all
     case .longTermClosuresOnly: return .longTerm
     case .disabled: return options.avoidsClosures ? .all : .ignored
-    }
-  }
-
-  /// The road positions near a waypoint: the nearest segment open to cars and the others
-  /// within `meters` of it (15 m: the other direction of a two-way road), at most 12; with
-  /// a heading, those driven within ``Waypoint/headingToleranceInDegrees`` of it where
-  /// there are any (`arriving`: the direction in which the position is reached, which at a
-  /// segment's start is the way the segment before it ends).
-  func snap(
-    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
-    heading: Double?, arriving: Bool
-  ) throws(RoutingError) -> [Snap] {
-    let all = try snap(point, index: index, view: view, within: meters)
-    guard let heading else { return all }
-    let segments = view.network.segments
-    let matching = all.filter { snap in
-      let geometry = segments[snap.segmentID].geometry
-      let length = segments[snap.segmentID].lengthInMeters
-      // The direction over up to 10 m from the position: ahead when leaving, behind when
-      // arriving (a position at a segment's very end or start looks the other way).
-      var from = arriving ? snap.offsetInMeters - 10 : snap.offsetInMeters
-      var to = arriving ? snap.offsetInMeters : snap.offsetInMeters + 10
-      if from < 0 { (from, to) = (0, min(length, 10)) }
-      if to > length { (from, to) = (max(0, length - 10), length) }
-      guard to > from else { return false }
-      let bearing = geometry.coordinates(atDistance: from).bearing(
-        to: geometry.coordinates(atDistance: to))
-      let difference = abs((bearing - heading).truncatingRemainder(dividingBy: 360))
-      return min(difference, 360 - difference) <= Waypoint.headingToleranceInDegrees
-    }
-    return matching.isEmpty ? all : matching
-  }
-
-  private func snap(
-    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
-  ) throws(RoutingError) -> [Snap] {
-    // The exact distance to every segment within the whole snapping radius (1 km: hundreds
-    // of segments in a town) was most of a query's time; a small radius first, widened only
-    // as far as the nearest road and the margin need, finds the same candidates.
-    var radius = min(50, snappingRadiusInMeters)
-    while true {
-      let candidates = ((try? view.network.segments(near: point, withinMeters: radius)) ?? [])
-        .filter { view.network.segments[$0.segmentID].isOpenToCars }
-      if let nearest = candidates.first {
-        let needed = nearest.distanceInMeters + meters
-        if needed > radius, radius < snappingRadiusInMeters {
-          radius = min(needed, snappingRadiusInMeters)
-          continue
-        }
-        return candidates.prefix(meters > 15 ? 12 : 6)
-          .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
-          .map {
-            Snap(
-              segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
-              point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
-          }
-      }
-      guard radius < snappingRadiusInMeters else {
-        throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
-      }
-      radius = min(radius * 4, snappingRadiusInMeters)
     }
   }
 

@@ -158,6 +158,36 @@ import TrafficTestSupport
     #expect(either.seconds < straight.seconds)
   }
 
+  @Test func aBearingsRangeBoundsTheDirectionOfTravel() throws {
+    let server = try Self.server()
+    // From a two-way street in Triesen to Schaan.
+    let (a, b) = (Self.places[1], Self.places[2])
+    let pair = "\(a.longitude),\(a.latitude);\(b.longitude),\(b.latitude)"
+    func departure(_ option: String) throws -> (bearing: Int, seconds: Double) {
+      let (status, body) = try Self.answer(
+        server, "/route/v1/driving/\(pair)?steps=true&overview=false\(option)")
+      #expect(status == 200, "\(body)")
+      let route = try #require((body["routes"] as? [[String: Any]])?.first)
+      let depart = try #require(
+        ((route["legs"] as? [[String: Any]])?.first?["steps"] as? [[String: Any]])?.first?[
+          "maneuver"] as? [String: Any])
+      return (
+        try #require(depart["bearing_after"] as? Int), try #require(route["duration"] as? Double)
+      )
+    }
+    func apart(_ a: Int, _ b: Int) -> Int { min((a - b + 360) % 360, (b - a + 360) % 360) }
+    let free = try departure("")
+    let back = (free.bearing + 180) % 360
+    // The other way, within 30°: the route leaves the way it is told.
+    let told = try departure("&bearings=\(back),30;")
+    #expect(apart(told.bearing, back) <= 30, "asked \(back), left at \(told.bearing)")
+    #expect(told.seconds > free.seconds)
+    // A range of 180° allows any direction: the free route.
+    let any = try departure("&bearings=\(back),180;")
+    #expect(any.bearing == free.bearing)
+    #expect(any.seconds == free.seconds)
+  }
+
   @Test func waypointsPassedThroughJoinLegsAndOverviewFalseLeavesTheGeometryOut() throws {
     let server = try Self.server()
     let (status, body) = try Self.answer(

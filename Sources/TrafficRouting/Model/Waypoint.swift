@@ -16,6 +16,10 @@ public struct Waypoint: Hashable, Sendable {
   /// where there are any (the other side of a two-way street is not taken), else ignores
   /// it. `nil`: any direction.
   public var headingInDegrees: Double?
+  /// How far a road's direction may differ from ``headingInDegrees``, degrees (0...180; OSRM's
+  /// bearing range); `nil`: ``headingToleranceInDegrees``. A remote engine's server takes
+  /// its default (v8's `course` has no range).
+  public var headingRangeInDegrees: Double? = nil
 
   /// A waypoint.
   public init(
@@ -45,11 +49,14 @@ public struct Waypoint: Hashable, Sendable {
     guard !isPassThrough || stopDurationInSeconds == 0 else {
       throw .invalidOption("via \(index): a pass-through point cannot have a stop")
     }
-    try Self.validate(heading: headingInDegrees, name: "via \(index)")
+    try Self.validate(heading: headingInDegrees, range: headingRangeInDegrees, name: "via \(index)")
   }
 
-  /// Checks a heading: finite, 0 ..< 360.
-  static func validate(heading: Double?, name: String) throws(RoutingError) {
+  /// Checks a heading (finite, 0 ..< 360) and its range (0...180).
+  static func validate(heading: Double?, range: Double? = nil, name: String) throws(RoutingError) {
+    if let range, !(range.isFinite && range >= 0 && range <= 180) {
+      throw .invalidOption("\(name): the heading's range must be 0...180 degrees, got \(range)")
+    }
     guard let heading else { return }
     guard heading.isFinite, heading >= 0, heading < 360 else {
       throw .invalidOption("\(name): course must be 0...359 degrees, got \(heading)")

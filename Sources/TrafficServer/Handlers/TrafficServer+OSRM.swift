@@ -67,6 +67,7 @@ extension TrafficServer {
       guard let bearing = query.bearings?[index] else { return nil }
       return Double(bearing.degrees % 360)
     }
+    let ranges = (0..<count).map { index in query.bearings?[index].map { Double($0.range) } }
     let via = (1..<(count - 1)).map { index in
       Waypoint(
         query.coordinates[index], isPassThrough: !legEnds.contains(index),
@@ -77,7 +78,7 @@ extension TrafficServer {
       // OSRM's car profile goes on straight at via points unless told otherwise.
       routes = try router.routes(
         through: query.coordinates, options: options, via: via, headings: headings,
-        continuingStraight: query.continueStraight ?? true)
+        headingRanges: ranges, continuingStraight: query.continueStraight ?? true)
     } catch {
       throw Self.osrmFailure(error)
     }
@@ -131,9 +132,11 @@ extension TrafficServer {
     }
     try checkRadiuses(query)
     func waypoint(_ index: Int) -> Waypoint {
-      Waypoint(
+      var waypoint = Waypoint(
         query.coordinates[index],
         headingInDegrees: query.bearings?[index].map { Double($0.degrees % 360) })
+      waypoint.headingRangeInDegrees = query.bearings?[index].map { Double($0.range) }
+      return waypoint
     }
     let matrix: RouteMatrix
     do throws(RoutingError) {

@@ -1,0 +1,67 @@
+import Geo
+import Roads
+import Traffic
+
+/// Where waypoints meet the road network: the positions a route may start or end at.
+extension RoutingEngine {
+  /// The road positions near a waypoint: the nearest segment open to cars and the others
+  /// within `meters` of it (15 m: the other direction of a two-way road), at most 12; with
+  /// a heading, those driven within `tolerance` degrees of it (by default
+  /// ``Waypoint/headingToleranceInDegrees``) where there are any (`arriving`: the direction in which the position is reached, which at a
+  /// segment's start is the way the segment before it ends).
+  func snap(
+    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
+    heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool
+  ) throws(RoutingError) -> [Snap] {
+    let all = try snap(point, index: index, view: view, within: meters)
+    guard let heading else { return all }
+    let segments = view.network.segments
+    let matching = all.filter { snap in
+      let geometry = segments[snap.segmentID].geometry
+      let length = segments[snap.segmentID].lengthInMeters
+      // The direction over up to 10 m from the position: ahead when leaving, behind when
+      // arriving (a position at a segment's very end or start looks the other way).
+      var from = arriving ? snap.offsetInMeters - 10 : snap.offsetInMeters
+      var to = arriving ? snap.offsetInMeters : snap.offsetInMeters + 10
+      if from < 0 { (from, to) = (0, min(length, 10)) }
+      if to > length { (from, to) = (max(0, length - 10), length) }
+      guard to > from else { return false }
+      let bearing = geometry.coordinates(atDistance: from).bearing(
+        to: geometry.coordinates(atDistance: to))
+      let difference = abs((bearing - heading).truncatingRemainder(dividingBy: 360))
+      return min(difference, 360 - difference) <= tolerance
+    }
+    return matching.isEmpty ? all : matching
+  }
+
+  private func snap(
+    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
+  ) throws(RoutingError) -> [Snap] {
+    // The exact distance to every segment within the whole snapping radius (1 km: hundreds
+    // of segments in a town) was most of a query's time; a small radius first, widened only
+    // as far as the nearest road and the margin need, finds the same candidates.
+    var radius = min(50, snappingRadiusInMeters)
+    while true {
+      let candidates = ((try? view.network.segments(near: point, withinMeters: radius)) ?? [])
+        .filter { view.network.segments[$0.segmentID].isOpenToCars }
+      if let nearest = candidates.first {
+        let needed = nearest.distanceInMeters + meters
+        if needed > radius, radius < snappingRadiusInMeters {
+          radius = min(needed, snappingRadiusInMeters)
+          continue
+        }
+        return candidates.prefix(meters > 15 ? 12 : 6)
+          .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
+          .map {
+            Snap(
+              segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
+              point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
+          }
+      }
+      guard radius < snappingRadiusInMeters else {
+        throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
+      }
+      radius = min(radius * 4, snappingRadiusInMeters)
+    }
+  }
+}
