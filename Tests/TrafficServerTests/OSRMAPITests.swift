@@ -188,6 +188,37 @@ import TrafficTestSupport
     #expect(any.seconds == free.seconds)
   }
 
+  @Test func aCurbApproachLeavesWithThePlaceOnTheRight() throws {
+    let server = try Self.server()
+    let (a, b) = (Self.places[1], Self.places[2])
+    let network = try #require(Self.network)
+    let road = try #require(
+      try network.segments(near: a, withinMeters: 100).first {
+        network.segments[$0.segmentID].isOpenToCars
+      })
+    let along = network.segments[road.segmentID].geometry
+    let direction = along.coordinates(atDistance: max(0, road.offsetInMeters - 5)).bearing(
+      to: along.coordinates(atDistance: min(along.lengthInMeters, road.offsetInMeters + 5)))
+    // Places 6 m off the road on each side of it (a parallel street runs 20 m west).
+    for (side, offset) in [("right", 90.0), ("left", -90.0)] {
+      let place = road.closestPoint.coordinates.destination(
+        bearing: direction + offset, distanceInMeters: 6)
+      let (status, body) = try Self.answer(
+        server,
+        "/route/v1/driving/\(place.longitude),\(place.latitude);\(b.longitude),\(b.latitude)"
+          + "?steps=true&overview=false&approaches=curb;")
+      #expect(status == 200, "\(body)")
+      let depart = try #require(
+        (((body["routes"] as? [[String: Any]])?.first?["legs"] as? [[String: Any]])?.first?[
+          "steps"] as? [[String: Any]])?.first?["maneuver"] as? [String: Any])
+      let leaving = Double(try #require(depart["bearing_after"] as? Int))
+      // With the place on the right the road is driven in `direction`; on the left, against it.
+      let expected = side == "right" ? direction : direction + 180
+      let apart = abs((leaving - expected).truncatingRemainder(dividingBy: 360))
+      #expect(min(apart, 360 - apart) < 60, "\(side): left at \(leaving), expected \(expected)")
+    }
+  }
+
   @Test func waypointsPassedThroughJoinLegsAndOverviewFalseLeavesTheGeometryOut() throws {
     let server = try Self.server()
     let (status, body) = try Self.answer(
@@ -271,7 +302,7 @@ import TrafficTestSupport
     ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=-1;5", "InvalidOptions", "radius"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1e999;5", "InvalidOptions", "radius"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?bearings=400,10;", "InvalidOptions", "bearing"),
-    ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=curb;curb", "InvalidValue", "curb"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=kerb;curb", "InvalidValue", "kerb"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll", "InvalidValue", "exclude"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?waypoints=1", "InvalidOptions", "waypoints"),
     ("/route/v1/driving/0,0;0.1,0.1", "NoSegment", "coordinate 0"),

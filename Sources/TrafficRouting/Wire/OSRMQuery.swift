@@ -103,6 +103,10 @@ package struct OSRMQuery: Hashable, Sendable {
     if service == .table { annotations = ["duration"] }
   }
 
+  /// The approaches of a waypoint: from either side of the road, with the place on the
+  /// curb side (right-hand traffic: on the right), or on the opposite side.
+  package static let approachNames: Set<String> = ["unrestricted", "curb", "opposite"]
+
   /// The annotations of a route, in the order OSRM writes them.
   package static let routeAnnotations = [
     "duration", "distance", "speed", "weight", "nodes", "datasources",
@@ -171,10 +175,9 @@ package struct OSRMQuery: Hashable, Sendable {
     case ("generate_hints", _): generateHints = try Self.boolean(value, name: name)
     case ("approaches", _):
       approaches = try Self.list(value, count: count, name: name) { element throws(OSRMFailure) in
-        guard element == "unrestricted" else {
+        guard Self.approachNames.contains(element) else {
           throw .value(
-            "approach \(Self.excerpt(element)) is not supported: only unrestricted (either side of the road)"
-          )
+            "approach \(Self.excerpt(element)) is not one of unrestricted, curb, opposite")
         }
         return element
       }
