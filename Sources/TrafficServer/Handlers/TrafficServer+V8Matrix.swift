@@ -45,10 +45,7 @@ extension TrafficServer {
       response.headers.add("Cache-Control", "no-store")
       return response
     } catch {
-      return HTTPResponse.json(
-        V8RouteWire.error(
-          status: error.status, code: error.code, title: error.title, cause: error.cause),
-        status: error.status)
+      return error.response
     }
   }
 

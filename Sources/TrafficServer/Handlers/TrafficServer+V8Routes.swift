@@ -15,6 +15,13 @@ extension TrafficServer {
     static func malformed(_ cause: String) -> V8Failure {
       V8Failure(status: 400, code: "E605001", title: "Malformed request", cause: cause)
     }
+
+    /// The answer: v8's error body with the failure's status.
+    var response: HTTPResponse {
+      HTTPResponse.json(
+        V8RouteWire.error(status: status, code: code, title: title, cause: cause),
+        status: status)
+    }
   }
 
   /// `GET /v8/routes`: HERE Routing API v8 routes on the engine's live traffic. Errors come
@@ -37,10 +44,7 @@ extension TrafficServer {
       response.headers.add("Cache-Control", "no-store")
       return response
     } catch {
-      return HTTPResponse.json(
-        V8RouteWire.error(
-          status: error.status, code: error.code, title: error.title, cause: error.cause),
-        status: error.status)
+      return error.response
     }
   }
 
