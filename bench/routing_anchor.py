@@ -147,9 +147,15 @@ def main():
             calls[engine.name](engine, k, a, b)
         engine.latencies.clear()
         engine.lengths.clear()
+    # Each engine answers each pair in turn; ours through OSRM's API in a pass of its own, so
+    # that it never answers a pair its /v8/routes has just searched (warm caches).
+    second = engines[1]
     for k, (a, b) in enumerate(pairs):
         for engine in engines:
-            calls[engine.name](engine, k, a, b)
+            if engine is not second:
+                calls[engine.name](engine, k, a, b)
+    for k, (a, b) in enumerate(pairs):
+        calls[second.name](second, k, a, b)
     reference = engines[2]
     for engine in engines:
         # Lengths are compared with OSRM CH's on the pairs both routed.
