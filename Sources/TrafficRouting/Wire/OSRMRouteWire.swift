@@ -169,10 +169,11 @@ package enum OSRMRouteWire {
     w.key("steps")
     w.beginArray()
     if query.steps {
+      let along = OSRMSteps.Along(section.polyline)
       for (index, maneuver) in section.maneuvers.enumerated() {
         OSRMSteps.write(
           maneuver, next: index + 1 < section.maneuvers.count ? section.maneuvers[index + 1] : nil,
-          in: section, geometries: query.geometries, to: &w)
+          in: section, along: along, geometries: query.geometries, to: &w)
       }
     }
     w.endArray()

@@ -35,13 +35,16 @@ enum OSRMSteps {
     var span = 0
     // A point within half a meter of a span's start (past the first) is that segment's
     // first junction; the last span's end its last.
+    // The points come in order along the leg: the next span start to look at moves on with them.
+    var boundary = 1
     func node(at distance: Double) -> Int {
-      for (index, candidate) in spans.enumerated() {
-        let start = candidate.offsetInMeters - origin
-        if index > 0, abs(start - distance) < 0.5 { return nodeIDs(candidate.segmentID).from }
-        if start > distance + 0.5 { break }
+      while boundary < spans.count, spans[boundary].offsetInMeters - origin < distance - 0.5 {
+        boundary += 1
       }
-      return 0
+      guard boundary < spans.count,
+        abs(spans[boundary].offsetInMeters - origin - distance) < 0.5
+      else { return 0 }
+      return nodeIDs(spans[boundary].segmentID).from
     }
     for k in 1..<points.count {
       let meters = points[k - 1].distance(to: points[k])
@@ -80,19 +83,18 @@ enum OSRMSteps {
 
   /// Writes the step that starts at `maneuver` and ends at the next one.
   static func write(
-    _ maneuver: RouteManeuver, next: RouteManeuver?, in section: RouteSection,
+    _ maneuver: RouteManeuver, next: RouteManeuver?, in section: RouteSection, along line: Along,
     geometries: OSRMQuery.Geometries, to w: inout JSONWriter
   ) {
-    let line = section.polyline
-    let length = line.lengthInMeters
+    let length = line.length
     let start = min(max(0, maneuver.offsetInMeters), length)
     let end = min(max(start, next?.offsetInMeters ?? start), length)
-    let location = line.coordinates(atDistance: start)
-    let before = maneuver.action == .depart ? 0 : bearing(line, from: start - 5, to: start)
-    let after = maneuver.action == .arrive ? 0 : bearing(line, from: start, to: start + 5)
+    let location = line.point(at: start)
+    let before = maneuver.action == .depart ? 0 : line.bearing(from: start - 5, to: start)
+    let after = maneuver.action == .arrive ? 0 : line.bearing(from: start, to: start + 5)
     w.beginObject()
     w.key("geometry")
-    OSRMRouteWire.writeGeometry(piece(line, from: start, to: end), geometries, to: &w)
+    OSRMRouteWire.writeGeometry(line.piece(from: start, to: end), geometries, to: &w)
     w.key("maneuver")
     w.beginObject()
     w.member("bearing_after", after)
@@ -176,28 +178,73 @@ enum OSRMSteps {
     }
   }
 
-  /// The whole-degree bearing of the line between two distances along it (clamped to it).
-  static func bearing(_ line: GeoPolyline, from: Double, to: Double) -> Int {
-    let length = line.lengthInMeters
-    var a = max(0, min(from, length))
-    var b = max(0, min(to, length))
-    if b - a < 0.5 { (a, b) = (max(0, b - 5), min(length, a + 5)) }
-    guard b > a else { return 0 }
-    let degrees = line.coordinates(atDistance: a).bearing(to: line.coordinates(atDistance: b))
-    return (Int(degrees.rounded()) % 360 + 360) % 360
-  }
+  /// A section's geometry measured once: each point's distance from the start, so that a
+  /// point, a bearing or a piece at any distance is a binary search away (a long route's
+  /// steps would otherwise walk the whole line for each of hundreds of maneuvers).
+  struct Along {
+    let points: [GeoCoordinates]
+    /// Meters from the first point to each point.
+    let distances: [Double]
 
-  /// The points of the line between two distances along it (at least two).
-  static func piece(_ line: GeoPolyline, from start: Double, to end: Double) -> [GeoCoordinates] {
-    let vertices = line.vertices
-    var points = [line.coordinates(atDistance: start)]
-    var along = 0.0
-    for k in 1..<max(1, vertices.count) {
-      along += vertices[k - 1].distance(to: vertices[k])
-      if along > start, along < end { points.append(vertices[k]) }
-      if along >= end { break }
+    init(_ line: GeoPolyline) {
+      points = line.vertices
+      var distances = [0.0]
+      distances.reserveCapacity(points.count)
+      for k in points.indices.dropFirst() {
+        distances.append(distances[k - 1] + points[k - 1].distance(to: points[k]))
+      }
+      self.distances = distances
     }
-    points.append(line.coordinates(atDistance: end))
-    return points
+
+    var length: Double { distances.last ?? 0 }
+
+    /// The last point at or before `meters` (at most the second last, so that a stretch
+    /// follows it).
+    func index(at meters: Double) -> Int {
+      var lower = 0
+      var upper = max(0, points.count - 2)
+      while lower < upper {
+        let middle = (lower + upper + 1) / 2
+        if distances[middle] <= meters { lower = middle } else { upper = middle - 1 }
+      }
+      return lower
+    }
+
+    /// The point `meters` along the line (clamped to it).
+    func point(at meters: Double) -> GeoCoordinates {
+      guard points.count > 1 else {
+        return points.first ?? GeoCoordinates(uncheckedLatitude: 0, longitude: 0)
+      }
+      let k = index(at: meters)
+      let span = distances[k + 1] - distances[k]
+      let t = span > 0 ? min(1, max(0, (meters - distances[k]) / span)) : 0
+      let a = points[k]
+      let b = points[k + 1]
+      return GeoCoordinates(
+        uncheckedLatitude: a.latitude + t * (b.latitude - a.latitude),
+        longitude: a.longitude + t * (b.longitude - a.longitude))
+    }
+
+    /// The whole-degree bearing between two distances along the line (clamped to it).
+    func bearing(from: Double, to: Double) -> Int {
+      var a = max(0, min(from, length))
+      var b = max(0, min(to, length))
+      if b - a < 0.5 { (a, b) = (max(0, b - 5), min(length, a + 5)) }
+      guard b > a else { return 0 }
+      let degrees = point(at: a).bearing(to: point(at: b))
+      return (Int(degrees.rounded()) % 360 + 360) % 360
+    }
+
+    /// The points of the line between two distances along it (at least two).
+    func piece(from start: Double, to end: Double) -> [GeoCoordinates] {
+      var result = [point(at: start)]
+      var k = index(at: start) + 1
+      while k < points.count, distances[k] < end {
+        if distances[k] > start { result.append(points[k]) }
+        k += 1
+      }
+      result.append(point(at: end))
+      return result
+    }
   }
 }
