@@ -121,9 +121,12 @@ public final class RoutingEngine: Sendable {
   ///   degrees (none: ``Waypoint/headingToleranceInDegrees``).
   /// - Parameter continuingStraight: whether a leg leaves a via point the way the leg before
   ///   reached it (no U-turn there, OSRM's `continue_straight`), where a way on exists.
+  /// - Parameter detail: what the sections carry besides their times, geometry and spans
+  ///   (an answer that shows no maneuvers or incidents need not find them).
   package func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
-    headings: [Double?] = [], headingRanges: [Double?] = [], continuingStraight: Bool = false
+    headings: [Double?] = [], headingRanges: [Double?] = [], continuingStraight: Bool = false,
+    detail: RouteDetail = .all
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -140,7 +143,7 @@ public final class RoutingEngine: Sendable {
     if let arrival = options.arrivalTime {
       return try routes(
         through: waypoints, options: options, via: via, headings: headings,
-        headingRanges: headingRanges, continuingStraight: continuingStraight,
+        headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail,
         arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
@@ -250,7 +253,7 @@ public final class RoutingEngine: Sendable {
       route(
         legs, waypoints: waypoints, stops: stops,
         passThrough: Set(via.indices.filter { via[$0].isPassThrough }.map { $0 + 1 }),
-        departure: departure, times: exact)
+        departure: departure, times: exact, detail: detail)
     }
     return routes.sorted { $0.durationInSeconds < $1.durationInSeconds }
   }
@@ -261,7 +264,7 @@ public final class RoutingEngine: Sendable {
   private func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
     headings: [Double?], headingRanges: [Double?], continuingStraight: Bool,
-    arrivingAt arrival: Date
+    detail: RouteDetail, arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -273,7 +276,7 @@ public final class RoutingEngine: Sendable {
     for _ in 0..<6 {
       routes = try self.routes(
         through: waypoints, options: departing, via: via, headings: headings,
-        headingRanges: headingRanges, continuingStraight: continuingStraight)
+        headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }
@@ -322,7 +325,7 @@ public final class RoutingEngine: Sendable {
   ///   - passThrough: The indices in `waypoints` of the pass-through via points.
   private func route(
     _ legs: [Leg], waypoints: [GeoCoordinates], stops: [Double], passThrough: Set<Int>,
-    departure: Date, times: TravelTimes
+    departure: Date, times: TravelTimes, detail: RouteDetail
   ) -> Route {
     let view = times.view
     var clock = departure
@@ -353,9 +356,11 @@ public final class RoutingEngine: Sendable {
       let length = pieces.reduce(0) { $0 + $1.lengthInMeters }
       var traffic = TrafficEngine.valued(
         pieces, network: view.network, snapshot: view.flow, lengthInMeters: length)
-      traffic.incidents = TrafficEngine.incidents(
-        along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents,
-        at: max(clock, view.now))
+      if detail.contains(.incidents) {
+        traffic.incidents = TrafficEngine.incidents(
+          along: polyline, corridorHalfWidthInMeters: 30, in: view.incidents,
+          at: max(clock, view.now))
+      }
       // Each piece at the time it is entered; the typical duration drives the same pieces
       // at typical speeds (free flow where a segment has no typical week) and is reported
       // when at least one segment has one.
@@ -397,8 +402,9 @@ public final class RoutingEngine: Sendable {
           typicalDurationInSeconds: typicalKnown ? typical : nil,
           lengthInMeters: length, polyline: polyline,
           traffic: traffic,
-          maneuvers: Guidance.maneuvers(
-            pieces, seconds: pieceSeconds, network: view.network, graph: view.graph)))
+          maneuvers: detail.contains(.maneuvers)
+            ? Guidance.maneuvers(
+              pieces, seconds: pieceSeconds, network: view.network, graph: view.graph) : []))
       clock = arrival.addingTimeInterval(stops[group.upperBound - 1])
     }
     return Route(sections: sections)

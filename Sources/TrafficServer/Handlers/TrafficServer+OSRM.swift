@@ -75,7 +75,8 @@ extension TrafficServer {
       // OSRM's car profile goes on straight at via points unless told otherwise.
       routes = try router.routes(
         through: query.coordinates, options: options, via: via, headings: headings,
-        headingRanges: ranges, continuingStraight: query.continueStraight ?? true)
+        headingRanges: ranges, continuingStraight: query.continueStraight ?? true,
+        detail: query.steps ? .maneuvers : [])
     } catch {
       throw Self.osrmFailure(error)
     }

@@ -31,9 +31,15 @@ extension TrafficServer {
       let request = try V8RouteRequest(query)
       let routes: [TrafficRouting.Route]
       do throws(RoutingError) {
+        // Maneuvers and incidents only when the answer shows them.
+        var detail: RouteDetail = []
+        if !request.returning.isDisjoint(with: [.actions, .instructions, .turnByTurnActions]) {
+          detail.insert(.maneuvers)
+        }
+        if request.returning.contains(.incidents) { detail.insert(.incidents) }
         routes = try router.routes(
           through: request.waypoints, options: request.options, via: request.via,
-          headings: request.headings)
+          headings: request.headings, detail: detail)
       } catch {
         throw Self.v8Failure(error)
       }
