@@ -63,8 +63,9 @@ extension TrafficServer {
     options.alternatives = query.alternatives
     let count = query.coordinates.count
     let legEnds = Set(query.waypoints ?? Array(0..<count))
-    let headings = (0..<count).map { index in heading(query, index) }
-    let ranges = (0..<count).map { index in headingRange(query, index) }
+    let directions = (0..<count).map { index in direction(query, index) }
+    let headings = directions.map { $0?.heading }
+    let ranges = directions.map { $0?.range }
     let via = (1..<(count - 1)).map { index in
       Waypoint(
         query.coordinates[index], isPassThrough: !legEnds.contains(index),
@@ -130,8 +131,9 @@ extension TrafficServer {
     }
     try checkRadiuses(query)
     func waypoint(_ index: Int) -> Waypoint {
-      var waypoint = Waypoint(query.coordinates[index], headingInDegrees: heading(query, index))
-      waypoint.headingRangeInDegrees = headingRange(query, index)
+      let wanted = direction(query, index)
+      var waypoint = Waypoint(query.coordinates[index], headingInDegrees: wanted?.heading)
+      waypoint.headingRangeInDegrees = wanted?.range
       return waypoint
     }
     let matrix: RouteMatrix
@@ -183,11 +185,14 @@ extension TrafficServer {
     return OSRMRouteWire.encodeNearest(results, query: query)
   }
 
-  /// The direction of travel at a coordinate: its bearing, else the one its approach asks
-  /// (`curb`: the place on the right of the road, as traffic drives on the right;
-  /// `opposite`: on the left), else none.
-  private func heading(_ query: OSRMQuery, _ index: Int) -> Double? {
-    if let bearing = query.bearings?[index] { return Double(bearing.degrees % 360) }
+  /// The direction of travel at a coordinate and how far the road may differ from it: its
+  /// bearing with its range, else the one its approach asks within 60° (`curb`: the place on
+  /// the right of the road, as traffic drives on the right; `opposite`: on the left), else
+  /// none.
+  private func direction(_ query: OSRMQuery, _ index: Int) -> (heading: Double, range: Double)? {
+    if let bearing = query.bearings?[index] {
+      return (Double(bearing.degrees % 360), Double(bearing.range))
+    }
     guard let approach = query.approaches?[index], approach != "unrestricted" else { return nil }
     let point = query.coordinates[index]
     // The way from the road to the place is square to the road: the road runs 90° to its
@@ -197,14 +202,10 @@ extension TrafficServer {
     else { return nil }
     let across = road.location.bearing(to: point)
     let heading = approach == "curb" ? across - 90 : across + 90
-    return (heading.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360)
-  }
-
-  /// How far the road may differ from that direction: the bearing's range, or 60° for an
-  /// approach.
-  private func headingRange(_ query: OSRMQuery, _ index: Int) -> Double? {
-    if let bearing = query.bearings?[index] { return Double(bearing.range) }
-    return heading(query, index) == nil ? nil : 60
+    return (
+      (heading.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360),
+      60
+    )
   }
 
   /// OSRM's `nodes` are numbers: an OpenStreetMap node id, else 0 (a SUMO junction's name).
