@@ -8,7 +8,8 @@ extension RoutingEngine {
   /// within `meters` of it (15 m: the other direction of a two-way road), at most 12; with
   /// a heading, those driven within `tolerance` degrees of it (by default
   /// ``Waypoint/headingToleranceInDegrees``) where there are any (`arriving`: the direction in which the position is reached, which at a
-  /// segment's start is the way the segment before it ends).
+  /// segment's start is the way the segment before it ends), and of those the ones inside
+  /// their segment rather than at the junction behind the vehicle, where there are any.
   func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
     heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool
@@ -31,7 +32,17 @@ extension RoutingEngine {
       let difference = abs((bearing - heading).truncatingRemainder(dividingBy: 360))
       return min(difference, 360 - difference) <= tolerance
     }
-    return matching.isEmpty ? all : matching
+    guard !matching.isEmpty else { return all }
+    // A vehicle on its way is past the junction behind it: a position at the very end of a
+    // segment (leaving) or at its very start (arriving) is that junction, within the margin
+    // only because the segment touches it, and starting there would let a route begin by
+    // turning back behind the vehicle. Such positions stay only where nothing else matches.
+    let inside = matching.filter { snap in
+      arriving
+        ? snap.offsetInMeters > 0.01
+        : snap.offsetInMeters < segments[snap.segmentID].lengthInMeters - 0.01
+    }
+    return inside.isEmpty ? matching : inside
   }
 
   private func snap(

@@ -262,6 +262,35 @@ import TrafficTestSupport
     }
   }
 
+  @Test("a vehicle with a heading just past a junction starts ahead, not on the road behind")
+  func headingsStartPastTheJunction() async throws {
+    // 5 m past the crossing C heading east, bound for N (north of C): the road behind ends
+    // at C, 5 m away, within the snapping margin, but the vehicle is past it: on to E's dead
+    // end and back (495 + 500), then north (500). Arriving 5 m before C heading east, from N:
+    // west to W's dead end and back (500 + 495 after the 500 m from N).
+    let network = try CrossingNetwork.network()
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let north = CrossingNetwork.coordinates(east: 500, north: 500)
+    let leaving = try #require(
+      try await router.calculateRoute(
+        from: Waypoint(CrossingNetwork.coordinates(east: 505), headingInDegrees: 90),
+        to: Waypoint(north)
+      ).first)
+    #expect(abs(leaving.lengthInMeters - 1495) < 2)
+    let arriving = try #require(
+      try await router.calculateRoute(
+        from: Waypoint(north),
+        to: Waypoint(CrossingNetwork.coordinates(east: 495), headingInDegrees: 90)
+      ).first)
+    #expect(abs(arriving.lengthInMeters - 1495) < 2)
+    // Without a heading any road within the margin will do: from C (the road behind) north.
+    let anyWay = try #require(
+      try await router.calculateRoute(
+        from: Waypoint(CrossingNetwork.coordinates(east: 505)), to: Waypoint(north)
+      ).first)
+    #expect(abs(anyWay.lengthInMeters - 500) < 2)
+  }
+
   @Test("an arrival time gives the departure from which the route arrives then")
   func arrivalTime() async throws {
     let network = try CrossingNetwork.network()

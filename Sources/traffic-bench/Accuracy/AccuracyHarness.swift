@@ -88,7 +88,8 @@ enum AccuracyHarness {
       for day in todays {
         let today = try simulator.simulate(day)
         log(summary(network, today))
-        for (rate, loops) in rates.map({ ($0, false) }) + [(loopRate, true)] {
+        let fleets = rates.map { ($0, false) } + [(loopRate, true)]
+        for (rate, loops) in fleets {
           let outcome = try await evaluate(
             network: network, roads: roads, history: history, today: today, rate: rate,
             loops: loops)
@@ -100,6 +101,22 @@ enum AccuracyHarness {
             AccuracyReport.Row(
               network: network.name, kind: network.kind, today: day.label, probes: probes,
               outcome: outcome))
+        }
+        // The test drives of each fleet's routes, in simulations of their own.
+        let rows = Array(report.rows.indices.suffix(fleets.count))
+        let drives = try TestDrives.drive(
+          zip(rows, fleets).map { row, fleet in
+            let reporting = Set(today.vehicleNames.filter { reports($0, rate: fleet.0) })
+            return (
+              report.rows[row].outcome.plans, report.rows[row].outcome.testDrives.failed,
+              EdgeRuns(trips: today.trips, reporting: reporting)
+            )
+          }, day: day, simulator: simulator, roads: roads,
+          segments: Dictionary(
+            roads.segments.map { ($0.sourceID, $0.id) }, uniquingKeysWith: { a, _ in a }))
+        for (row, outcome) in zip(rows, drives) {
+          report.rows[row].outcome.testDrives = outcome
+          log("\(network.name), \(day.label), \(report.rows[row].probes): \(outcome.line)")
         }
       }
     }
@@ -273,6 +290,7 @@ enum AccuracyHarness {
     let edgeOfSegment = Dictionary(
       segmentOfEdge.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
     var ownRoute: [Double?] = Array(repeating: nil, count: trips.count)
+    let original = Dictionary(today.trips.map { ($0.vehicle, $0) }, uniquingKeysWith: { a, _ in a })
     var nextTrip = 0
     let runs = EdgeRuns(trips: today.trips, reporting: reporting)
 
@@ -297,6 +315,13 @@ enum AccuracyHarness {
           let route = try? await router.calculateRoute(from: origin, to: destination).first
           etas[nextTrip] = route?.durationInSeconds
           if let route {
+            if let plan = TestDrives.plan(
+              trip, original: original[trip.vehicle], route: route, edgeOfSegment: edgeOfSegment)
+            {
+              outcome.plans.append(plan)
+            } else {
+              outcome.testDrives.failed += 1
+            }
             driven[nextTrip] = runs.driven(
               route.sections.flatMap(\.traffic.spans).map {
                 (

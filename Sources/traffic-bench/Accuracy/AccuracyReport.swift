@@ -51,6 +51,9 @@ struct AccuracyOutcome {
   var flow = FlowCounts()
   var trips: [TripErrors] = []
   var unrouted = 0
+  /// The routed trips to drive on our routes, and what their drives gave.
+  var plans: [TestDrives.Plan] = []
+  var testDrives = TestDrives.Outcome()
 
   /// Trips whose free-flow time is off by more than 40 %.
   var congested: [TripErrors] { trips.filter { $0.free > 0.4 } }
@@ -103,8 +106,8 @@ struct AccuracyReport {
   /// One Markdown table: a row per network, today and probe rate.
   var markdown: String {
     var lines = [
-      "| network | today | probes | flow within 15 %: ours | raw window | typical week | the fleet's exact means | edge-intervals | ETA median error, all trips: ours | free flow | congested trips: ours | free flow | clairvoyant | probes' last runs | congested trips | flow within 15 % by confidence ≤0.7 / 0.7–0.8 / 0.8–0.9 / >0.9 |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+      "| network | today | probes | flow within 15 %: ours | raw window | typical week | the fleet's exact means | edge-intervals | ETA median error, all trips: ours | free flow | congested trips: ours | free flow | clairvoyant | probes' last runs | congested trips | test drives, all: ours | free flow | congested test drives: ours | free flow | clairvoyant | probes' last runs | congested drives | drives' total time against the trips' own | flow within 15 % by confidence ≤0.7 / 0.7–0.8 / 0.8–0.9 / >0.9 |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     let p = AccuracyOutcome.percent
     let m = AccuracyOutcome.median
@@ -123,7 +126,8 @@ struct AccuracyReport {
           + "\(p(m(trips.map(\.ours)))) % | \(p(m(trips.map(\.free)))) % | "
           + "**\(p(m(c.map(\.ours)))) %** | \(p(m(c.map(\.free)))) % | "
           + "\(p(m(c.map(\.clairvoyant)))) % | \(p(m(c.map(\.lastRuns)))) % | \(c.count) of "
-          + "\(trips.count) | \(bands) |")
+          + "\(trips.count) | "
+          + row.outcome.testDrives.cells.map { $0 + " | " }.joined() + "\(bands) |")
     }
     lines.append("")
     lines.append(

@@ -206,15 +206,20 @@ struct AccuracySimulator {
       .replacingOccurrences(of: "<", with: "&lt;")
   }
 
-  /// Runs SUMO for the day in a scratch folder and reads what it wrote.
-  func simulate(_ day: AccuracyDay) throws -> SimulatedDay {
+  /// Runs SUMO for the day in a scratch folder and reads what it wrote. With `routes`
+  /// (vehicle id -> SUMO edges), the test drives' run: those vehicles follow the routes
+  /// given, without rerouting, everything else as on the day; no floating-car data, fleets'
+  /// edge data or loops are written.
+  func simulate(_ day: AccuracyDay, routes: [String: [String]] = [:]) throws -> SimulatedDay {
+    let drives = !routes.isEmpty
     try DebianFile.require(.sumo, .duarouter)
     // TRAFFIC_ACCURACY_SCRATCH keeps SUMO's files of every day there, for a closer look.
     let kept = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SCRATCH"]
     let directory =
       kept.map {
         URL(fileURLWithPath: $0).appendingPathComponent(
-          "\(network.name)-\(day.label)".replacingOccurrences(of: " ", with: "-"))
+          "\(network.name)-\(day.label)\(drives ? "-drives-\(UUID().uuidString)" : "")"
+            .replacingOccurrences(of: " ", with: "-"))
       }
       ?? FileManager.default.temporaryDirectory
       .appendingPathComponent("traffic-accuracy-\(UUID().uuidString)")
@@ -238,19 +243,20 @@ struct AccuracySimulator {
     guard router.terminationStatus == 0 else {
       throw AccuracyError("duarouter exited with \(router.terminationStatus) on \(network.name)")
     }
+    if drives { try Self.give(routes, in: file("trips.xml")) }
     var additional = "<additional>\n"
     additional +=
       "<edgeData id=\"edges\" freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
       + " file=\"\(file("edges.xml").path)\" excludeEmpty=\"true\"/>\n"
     // Each probe fleet's own edge data: what its vehicles alone drove, by SUMO's definition.
-    for (k, rate) in AccuracyHarness.rates.enumerated() {
+    for (k, rate) in AccuracyHarness.rates.enumerated() where !drives {
       let types = AccuracyHarness.rates[...k].map { "p\($0)" }.joined(separator: " ")
       additional +=
         "<edgeData id=\"fleet\(rate)\" vTypes=\"\(types)\""
         + " freq=\"\(Int(AccuracyProfile.intervalSeconds))\""
         + " file=\"\(file("fleet\(rate).xml").path)\" excludeEmpty=\"true\"/>\n"
     }
-    for (k, loop) in loopEdges.enumerated() {
+    for (k, loop) in loopEdges.enumerated() where !drives {
       for lane in 0..<loop.lanes {
         additional +=
           "<inductionLoop id=\"L\(k)_\(lane)\" lane=\"\(Self.escaped(loop.id))_\(lane)\""
@@ -283,9 +289,11 @@ struct AccuracySimulator {
       "--error-log", file("warnings.txt").path,
       "--tripinfo-output", file("tripinfo.xml").path,
       "--vehroute-output", file("vehroutes.xml").path, "--vehroute-output.exit-times", "true",
-      "--fcd-output", file("fcd.xml").path, "--fcd-output.geo", "true",
       "--device.fcd.probability", "0", "--device.fcd.period", "5",
     ]
+    if !drives {
+      process.arguments? += ["--fcd-output", file("fcd.xml").path, "--fcd-output.geo", "true"]
+    }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     let started = Date()
@@ -308,7 +316,7 @@ struct AccuracySimulator {
     var edgeIndex: [String: Int32] = [:]
     var edgeNames: [String] = []
     var records: [SimulatedDay.Record] = []
-    let fcd = try Data(contentsOf: file("fcd.xml"), options: .alwaysMapped)
+    let fcd = drives ? Data() : try Data(contentsOf: file("fcd.xml"), options: .alwaysMapped)
     var second = 0.0
     try fcd.withUnsafeBytes { bytes in
       try FCDReader.read(bytes) { element in
@@ -351,7 +359,7 @@ struct AccuracySimulator {
 
     let edgeData = try Self.edgeData(file("edges.xml"))
     var fleetEdgeData: [Int: [[String: SimulatedDay.EdgeInterval]]] = [:]
-    for rate in AccuracyHarness.rates {
+    for rate in AccuracyHarness.rates where !drives {
       fleetEdgeData[rate] = try Self.edgeData(file("fleet\(rate).xml"))
     }
 
@@ -387,7 +395,7 @@ struct AccuracySimulator {
     }
     // The loops' minutes, the lanes of an edge together (speeds weighted by vehicles).
     var readings: [String: (edge: String, end: Double, sum: Double, vehicles: Int)] = [:]
-    if !loopEdges.isEmpty {
+    if !loopEdges.isEmpty, !drives {
       let loopsXML = try Data(contentsOf: file("loops.xml"))
       try loopsXML.withUnsafeBytes { bytes in
         try GuardedXMLReader.scanTags(bytes) { tag in
@@ -413,6 +421,39 @@ struct AccuracySimulator {
       day: day, vehicleNames: vehicleNames, edgeNames: edgeNames, records: records,
       edgeData: edgeData, fleetEdgeData: fleetEdgeData, trips: trips,
       teleports: teleported.count, loopReadings: loopReadings, sumoSeconds: sumoSeconds)
+  }
+
+  /// Rewrites SUMO's trips file so that each vehicle of `routes` follows its route (a
+  /// `vehicle` with the trip's departure, of a type without the rerouting device).
+  static func give(_ routes: [String: [String]], in url: URL) throws {
+    let text = try String(contentsOf: url, encoding: .utf8)
+    var lines: [String] = []
+    var given = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let trimmed = line.drop { $0 == " " }
+      if trimmed.hasPrefix("<routes") {
+        lines.append(String(line))
+        lines.append(
+          "<vType id=\"driven\" vClass=\"passenger\">"
+            + "<param key=\"has.rerouting.device\" value=\"false\"/></vType>")
+        continue
+      }
+      guard trimmed.hasPrefix("<trip "), let id = attribute("id", in: trimmed),
+        let route = routes[id], let depart = attribute("depart", in: trimmed)
+      else {
+        lines.append(String(line))
+        continue
+      }
+      let edges = route.map(escaped).joined(separator: " ")
+      lines.append(
+        "<vehicle id=\"\(escaped(id))\" type=\"driven\" depart=\"\(depart)\" departLane=\"best\""
+          + " departSpeed=\"max\"><route edges=\"\(edges)\"/></vehicle>")
+      given += 1
+    }
+    guard given == routes.count else {
+      throw AccuracyError("\(routes.count - given) test drives name no trip of the day")
+    }
+    try Data(lines.joined(separator: "\n").utf8).write(to: url)
   }
 
   /// SUMO's edge data per interval: edge id -> its values.
