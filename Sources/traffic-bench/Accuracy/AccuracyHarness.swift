@@ -291,6 +291,8 @@ enum AccuracyHarness {
       segmentOfEdge.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
     var ownRoute: [Double?] = Array(repeating: nil, count: trips.count)
     let original = Dictionary(today.trips.map { ($0.vehicle, $0) }, uniquingKeysWith: { a, _ in a })
+    let lengthOfEdge = Dictionary(
+      roads.segments.map { ($0.sourceID, $0.lengthInMeters) }, uniquingKeysWith: +)
     var nextTrip = 0
     let runs = EdgeRuns(trips: today.trips, reporting: reporting)
 
@@ -316,7 +318,8 @@ enum AccuracyHarness {
           etas[nextTrip] = route?.durationInSeconds
           if let route {
             if let plan = TestDrives.plan(
-              trip, original: original[trip.vehicle], route: route, edgeOfSegment: edgeOfSegment)
+              trip, original: original[trip.vehicle], route: route,
+              edgeOfSegment: edgeOfSegment, lengthOfEdge: lengthOfEdge)
             {
               outcome.plans.append(plan)
             } else {

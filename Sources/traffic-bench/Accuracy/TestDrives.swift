@@ -73,11 +73,12 @@ enum TestDrives {
   }
 
   /// The plan for a trip of `today` routed as `route`, `nil` when the route does not begin
-  /// on the trip's second edge (or the one after) and end on its last but one (or the one
-  /// before), as asked from there it should, or crosses a segment of no SUMO edge.
+  /// on the trip's second edge and end on its last but one (as asked from there it should;
+  /// up to `margin` meters of the trip's short edges at either end may be left to the
+  /// snapping), or crosses a segment of no SUMO edge.
   static func plan(
     _ trip: SimulatedDay.Trip, original: SimulatedDay.Trip?, route: Route,
-    edgeOfSegment: [Int: String]
+    edgeOfSegment: [Int: String], lengthOfEdge: [String: Double], margin: Double = 15
   ) -> Plan? {
     guard let original, let first = original.edges.first, let last = original.edges.last
     else { return nil }
@@ -87,15 +88,20 @@ enum TestDrives {
       if edges.last != edge { edges.append(edge) }
     }
     // A point 5 m into a short edge, or 5 m before the end of one, may lie at the junction
-    // and be snapped onto the next edge or the one before: the vehicle drives it then.
+    // and be snapped onto an edge after it or before it: the vehicle drives those then.
     let span = trip.edges
-    if span.count > 1, edges.first != span.first, edges.first == span[1] {
-      edges.insert(span[0], at: 0)
+    func length(_ part: ArraySlice<String>) -> Double {
+      part.reduce(0) { $0 + (lengthOfEdge[$1] ?? .infinity) }
     }
-    if span.count > 1, edges.last != span.last, edges.last == span[span.count - 2],
-      let end = span.last
+    if let head = edges.first, head != span.first, let k = span.firstIndex(of: head),
+      length(span[..<k]) <= margin
     {
-      edges.append(end)
+      edges.insert(contentsOf: span[..<k], at: 0)
+    }
+    if let tail = edges.last, tail != span.last, let k = span.lastIndex(of: tail),
+      length(span[(k + 1)...]) <= margin
+    {
+      edges.append(contentsOf: span[(k + 1)...])
     }
     guard edges.first == span.first, edges.last == span.last else {
       if AccuracyHarness.diagnostics {
