@@ -270,11 +270,7 @@ enum AccuracyHarness {
     // a route asked from a point without a heading rightly does neither.
     let candidates = today.trips.compactMap { trip -> SimulatedDay.Trip? in
       guard !trip.teleported, trip.edges.count >= 4 else { return nil }
-      let inner = SimulatedDay.Trip(
-        vehicle: trip.vehicle, depart: trip.exitTimes[0],
-        arrival: trip.exitTimes[trip.edges.count - 2],
-        edges: Array(trip.edges[1..<(trip.edges.count - 1)]),
-        exitTimes: Array(trip.exitTimes[1..<(trip.edges.count - 1)]), teleported: false)
+      let inner = trip.judgedSpan
       guard inner.duration >= 60, inner.depart >= 900,
         inner.depart <= AccuracyProfile.demandSeconds - 600,
         let firstEdge = inner.edges.first, let lastEdge = inner.edges.last,
@@ -394,16 +390,10 @@ enum AccuracyHarness {
         routeGain: driven[k].map { ($0 - duration) / duration } ?? .nan)
       outcome.trips.append(errors)
       if diagnostics, freeError > 0.4 {
-        var parts: [String] = []
-        var entered = trip.depart
-        for (edge, exit) in zip(trip.edges, trip.exitTimes) {
-          parts.append("\(edge):\(Int(exit - entered))")
-          entered = exit
-        }
         print(
           "CONGESTED\t\(trip.vehicle)\t\(Int(trip.depart))\t\(Int(duration))\t\(Int(eta))\t"
             + "\(Int(ownRoute[k] ?? -1))\t\(Int(clairvoyant))\t\(Int(lastRuns))\t\(Int(free))\t"
-            + parts.joined(separator: " "))
+            + trip.edgeSeconds)
       }
     }
     return outcome

@@ -10,6 +10,26 @@ extension Array {
 }
 
 extension SimulatedDay.Trip {
+  /// The span the harness judges: from where the trip enters its second edge to where it
+  /// leaves its last but one (at least three edges).
+  var judgedSpan: SimulatedDay.Trip {
+    SimulatedDay.Trip(
+      vehicle: vehicle, depart: exitTimes[0], arrival: exitTimes[edges.count - 2],
+      edges: Array(edges[1..<(edges.count - 1)]),
+      exitTimes: Array(exitTimes[1..<(edges.count - 1)]), teleported: teleported)
+  }
+
+  /// Each edge with its seconds, "edge:seconds" (for the diagnostics).
+  var edgeSeconds: String {
+    var parts: [String] = []
+    var entered = depart
+    for (edge, exit) in zip(edges, exitTimes) {
+      parts.append("\(edge):\(Int(exit - entered))")
+      entered = exit
+    }
+    return parts.joined(separator: " ")
+  }
+
   /// The trip's time with each of its edges timed by `seconds` (given the edge's place in
   /// the trip, the edge, when the trip entered it and its own seconds there; `nil` keeps
   /// its own). The judged trips are already cut to their second to last-but-one edges, the

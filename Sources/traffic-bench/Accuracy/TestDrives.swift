@@ -165,11 +165,7 @@ enum TestDrives {
         outcome.failed += 1
         continue
       }
-      let inner = SimulatedDay.Trip(
-        vehicle: trip.vehicle, depart: trip.exitTimes[0],
-        arrival: trip.exitTimes[trip.edges.count - 2],
-        edges: Array(trip.edges[1..<(trip.edges.count - 1)]),
-        exitTimes: Array(trip.exitTimes[1..<(trip.edges.count - 1)]), teleported: false)
+      let inner = trip.judgedSpan
       let time = inner.duration
       guard time > 0 else {
         outcome.failed += 1
@@ -177,15 +173,9 @@ enum TestDrives {
       }
       func error(_ estimate: Double) -> Double { abs(estimate - time) / time }
       if AccuracyHarness.diagnostics {
-        var parts: [String] = []
-        var entered = inner.depart
-        for (edge, exit) in zip(inner.edges, inner.exitTimes) {
-          parts.append("\(edge):\(Int(exit - entered))")
-          entered = exit
-        }
         print(
           "DRIVE\t\(trip.vehicle)\t\(Int(inner.depart))\t\(Int(time))\t\(Int(plan.eta))\t"
-            + "\(Int(plan.free))\t\(Int(plan.trip.duration))\t" + parts.joined(separator: " "))
+            + "\(Int(plan.free))\t\(Int(plan.trip.duration))\t" + inner.edgeSeconds)
       }
       outcome.drives.append(
         Errors(
