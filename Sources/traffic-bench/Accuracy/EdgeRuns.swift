@@ -53,6 +53,8 @@ struct EdgeRuns {
   struct Run {
     var entered: Double
     var seconds: Double
+    /// The edge the vehicle left this one for (`nil` at the end of its trip).
+    var next: String? = nil
   }
   /// Runs of the reporting vehicles by edge, by the time they left it.
   private var probeRuns: [String: [Run]] = [:]
@@ -63,8 +65,10 @@ struct EdgeRuns {
     for trip in trips where !trip.teleported {
       var entered = trip.depart
       let reports = reporting.contains(trip.vehicle)
-      for (edge, exit) in zip(trip.edges, trip.exitTimes) {
-        let run = Run(entered: entered, seconds: exit - entered)
+      for (k, (edge, exit)) in zip(trip.edges, trip.exitTimes).enumerated() {
+        let run = Run(
+          entered: entered, seconds: exit - entered,
+          next: k + 1 < trip.edges.count ? trip.edges[k + 1] : nil)
         allRuns[edge, default: []].append(run)
         if reports { probeRuns[edge, default: []].append(run) }
         entered = exit
@@ -79,17 +83,25 @@ struct EdgeRuns {
   /// The trip's time with each edge at the mean time of the other
   /// vehicles that entered it within 150 s of the trip (SUMO's interval mean where none
   /// did): what knowing every other vehicle's times on the trip's own route gives.
+  /// `byMovement`: only the runs that left the edge for the trip's next edge, where there
+  /// are others.
   func clairvoyant(
-    _ trip: SimulatedDay.Trip, edgeData: [[String: SimulatedDay.EdgeInterval]]
+    _ trip: SimulatedDay.Trip, edgeData: [[String: SimulatedDay.EdgeInterval]],
+    byMovement: Bool = false
   ) -> Double {
-    trip.retimed { _, edge, entered, own in
-      var sum = 0.0, count = 0
-      for run in allRuns[edge] ?? [] where abs(run.entered - entered) <= 150 {
-        sum += run.seconds
-        count += 1
+    trip.retimed { k, edge, entered, own in
+      let next = byMovement && k + 1 < trip.edges.count ? trip.edges[k + 1] : nil
+      let turns: [String?] = next.map { [$0, nil] } ?? [nil]
+      for turn in turns {
+        var sum = 0.0, count = 0
+        for run in allRuns[edge] ?? []
+        where abs(run.entered - entered) <= 150 && (turn == nil || run.next == turn) {
+          sum += run.seconds
+          count += 1
+        }
+        // The trip's own run is among them once.
+        if count > 1 { return (sum - own) / Double(count - 1) }
       }
-      // The trip's own run is among them once.
-      if count > 1 { return (sum - own) / Double(count - 1) }
       return edgeData[safe: Int(entered / AccuracyProfile.intervalSeconds)]?[edge]?.traveltime
     }
   }
@@ -118,12 +130,19 @@ struct EdgeRuns {
   /// three runs of probe vehicles that left it before the trip departed, or at the speed
   /// limit where none did: what the probe vehicles' own latest drives on the trip's route
   /// say at departure.
+  ///
+  /// `byMovement`: only the runs that left the edge for the trip's next edge, where there
+  /// are any (the last edge of the trip by all runs): what knowing each turn's own time
+  /// would add.
   func lastProbeRuns(
-    _ trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int]
+    _ trip: SimulatedDay.Trip, roads: RoadNetwork, segments: [String: Int],
+    byMovement: Bool = false
   ) -> Double {
-    trip.retimed { _, edge, _, _ in
-      let recent = (probeRuns[edge] ?? []).filter { $0.entered + $0.seconds <= trip.depart }
-        .suffix(3)
+    trip.retimed { k, edge, _, _ in
+      let done = (probeRuns[edge] ?? []).filter { $0.entered + $0.seconds <= trip.depart }
+      let next = byMovement && k + 1 < trip.edges.count ? trip.edges[k + 1] : nil
+      let turning = next.map { next in done.filter { $0.next == next } } ?? []
+      let recent = (turning.isEmpty ? done : turning).suffix(3)
       if !recent.isEmpty { return recent.reduce(0) { $0 + $1.seconds } / Double(recent.count) }
       return segments[edge].map { roads.segments[$0].travelTimeInSeconds }
     }

@@ -33,6 +33,10 @@ enum TestDrives {
     var free: Double
     var clairvoyant: Double
     var lastRuns: Double
+    /// The probe vehicles' last runs by the turn taken at each edge's end.
+    var lastRunsByTurn: Double
+    /// The clairvoyant by the turn taken at each edge's end.
+    var clairvoyantByTurn: Double
     /// The drive's seconds, and the first simulation's trip's on its own route.
     var seconds: Double
     var ownSeconds: Double
@@ -68,7 +72,10 @@ enum TestDrives {
       let c = cells
       return "test drives: ETA all \(c[0]) (free \(c[1])); congested \(c[2]) (free \(c[3]), "
         + "clairvoyant \(c[4]), probes' last runs \(c[5])) of \(c[6]); drives' total time "
-        + "against the trips' own \(c[7])"
+        + "against the trips' own \(c[7]); congested, probes' last runs by turn "
+        + "\(AccuracyOutcome.percent(AccuracyOutcome.median(congested.map(\.lastRunsByTurn)))) %, "
+        + "clairvoyant by turn "
+        + "\(AccuracyOutcome.percent(AccuracyOutcome.median(congested.map(\.clairvoyantByTurn)))) %"
     }
   }
 
@@ -182,6 +189,10 @@ enum TestDrives {
           ours: error(plan.eta), free: error(plan.free),
           clairvoyant: error(runs.clairvoyant(inner, edgeData: driven.edgeData)),
           lastRuns: error(lastRuns.lastProbeRuns(inner, roads: roads, segments: segments)),
+          lastRunsByTurn: error(
+            lastRuns.lastProbeRuns(inner, roads: roads, segments: segments, byMovement: true)),
+          clairvoyantByTurn: error(
+            runs.clairvoyant(inner, edgeData: driven.edgeData, byMovement: true)),
           seconds: time, ownSeconds: plan.trip.duration))
     }
     return outcome
