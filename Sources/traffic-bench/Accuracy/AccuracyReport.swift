@@ -1,4 +1,5 @@
 import Foundation
+import TrafficTestSupport
 
 /// What one today at one probe rate gave.
 struct AccuracyOutcome {
@@ -67,6 +68,28 @@ struct AccuracyOutcome {
     value.isNaN ? "–" : String(format: "%.1f", value * 100)
   }
 
+  /// The standard error of the median of `values`: the spread of the medians of 400
+  /// resamples drawn with replacement (a fixed seed, so runs repeat), `nan` below 3 values.
+  static func medianStandardError(_ values: [Double]) -> Double {
+    guard values.count >= 3 else { return .nan }
+    var generator = SeededGenerator(seed: 52)
+    var medians: [Double] = []
+    for _ in 0..<400 {
+      medians.append(
+        median(
+          values.indices.map { _ in values[Int.random(in: 0..<values.count, using: &generator)] }))
+    }
+    let mean = medians.reduce(0, +) / Double(medians.count)
+    return (medians.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(medians.count - 1))
+      .squareRoot()
+  }
+
+  /// A median error in bold with its standard error: "**12.3 %** ± 1.4".
+  static func boldMedian(_ values: [Double]) -> String {
+    let error = medianStandardError(values)
+    return "**\(percent(median(values))) %**" + (error.isNaN ? "" : " ± \(percent(error))")
+  }
+
   var line: String {
     let f = flow
     let c = congested
@@ -124,7 +147,7 @@ struct AccuracyReport {
           + "\(p(share(f.raw, f.judged))) % | \(p(share(f.typical, f.judged))) % | "
           + "\(p(share(f.sampled, f.judged))) % | \(f.judged) | "
           + "\(p(m(trips.map(\.ours)))) % | \(p(m(trips.map(\.free)))) % | "
-          + "**\(p(m(c.map(\.ours)))) %** | \(p(m(c.map(\.free)))) % | "
+          + "\(AccuracyOutcome.boldMedian(c.map(\.ours))) | \(p(m(c.map(\.free)))) % | "
           + "\(p(m(c.map(\.clairvoyant)))) % | \(p(m(c.map(\.lastRuns)))) % | \(c.count) of "
           + "\(trips.count) | "
           + row.outcome.testDrives.cells.map { $0 + " | " }.joined() + "\(bands) |")

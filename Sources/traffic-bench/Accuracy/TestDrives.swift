@@ -61,7 +61,7 @@ enum TestDrives {
       let gain = own > 0 ? drives.reduce(0) { $0 + $1.seconds } / own - 1 : .nan
       return [
         "\(p(m(drives.map(\.ours)))) %", "\(p(m(drives.map(\.free)))) %",
-        "**\(p(m(c.map(\.ours)))) %**", "\(p(m(c.map(\.free)))) %",
+        AccuracyOutcome.boldMedian(c.map(\.ours)), "\(p(m(c.map(\.free)))) %",
         "\(p(m(c.map(\.clairvoyant)))) %", "\(p(m(c.map(\.lastRuns)))) %",
         "\(c.count) of \(drives.count) (\(failed) not driven)",
         "\(gain > 0 ? "+" : "")\(p(gain)) %",
