@@ -114,6 +114,7 @@ let package = Package(
       swiftSettings: invariantChecks
     ),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TrafficTestSupport"]),
+    .testTarget(name: "TrafficBenchTests", dependencies: ["traffic-bench", "TrafficTestSupport"]),
     .testTarget(
       name: "RoadsTests", dependencies: ["Codec", "Geo", "Roads", "Zlib", "TrafficTestSupport"],
       exclude: ["Fixtures"]),

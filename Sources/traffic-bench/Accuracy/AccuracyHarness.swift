@@ -206,7 +206,7 @@ enum AccuracyHarness {
       store: InMemoryTrafficStore(), clock: { clock.withLock { $0 } }, network: roads)
     if let configuration = try tuning() { try engine.configureFlow(configuration) }
     let router = RoutingEngine(trafficEngine: engine)
-    guard let box = try GeoBox.enclosing(roads.nodes.map(\.coordinates)) else {
+    guard let box = GeoBox.enclosing(roads.nodes.map(\.coordinates)) else {
       throw AccuracyError("\(network.name) has no nodes")
     }
     let segmentOfEdge = Dictionary(
