@@ -45,7 +45,8 @@ enum TestDrives {
   /// What the test drives of one fleet gave.
   struct Outcome: Sendable {
     var drives: [Errors] = []
-    /// Planned drives SUMO did not complete on our route (teleported, or the route left).
+    /// Routes not driven: not planned (they do not begin and end where the trip's span
+    /// does), or drives SUMO did not complete on our route (teleported, or the route left).
     var failed = 0
     /// Drives whose free-flow time is off by more than 40 %.
     var congested: [Errors] { drives.filter { $0.free > 0.4 } }
