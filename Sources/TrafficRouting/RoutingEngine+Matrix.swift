@@ -146,10 +146,7 @@ extension RoutingEngine {
       do throws(RoutingError) {
         snapped.append(
           try snap(
-            all[index].coordinates, index: index, view: view, within: 15,
-            heading: all[index].headingInDegrees,
-            tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-            arriving: index >= origins.count))
+            all[index], index: index, view: view, within: 15, arriving: index >= origins.count))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])
@@ -174,10 +171,7 @@ extension RoutingEngine {
           if unmatched.contains(index) { return [] }
           return
             (try? snap(
-              all[index].coordinates, index: index, view: view, within: 100,
-              heading: all[index].headingInDegrees,
-              tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-              arriving: index >= origins.count))
+              all[index], index: index, view: view, within: 100, arriving: index >= origins.count))
             ?? narrow[index]
         }
         let retried = bucketRows(
@@ -207,10 +201,7 @@ extension RoutingEngine {
         if unmatched.contains(index) { return [] }
         let made =
           (try? snap(
-            all[index].coordinates, index: index, view: view, within: 100,
-            heading: all[index].headingInDegrees,
-            tolerance: all[index].headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-            arriving: index >= origins.count))
+            all[index], index: index, view: view, within: 100, arriving: index >= origins.count))
           ?? narrow[index]
         wide[index] = made
         return made

@@ -45,6 +45,17 @@ extension RoutingEngine {
     return inside.isEmpty ? matching : inside
   }
 
+  /// The road positions near a waypoint, with its own heading and range.
+  func snap(
+    _ waypoint: Waypoint, index: Int, view: RoutingView, within meters: Double, arriving: Bool
+  ) throws(RoutingError) -> [Snap] {
+    try snap(
+      waypoint.coordinates, index: index, view: view, within: meters,
+      heading: waypoint.headingInDegrees,
+      tolerance: waypoint.headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
+      arriving: arriving)
+  }
+
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
   ) throws(RoutingError) -> [Snap] {
