@@ -367,7 +367,11 @@ struct FlowPipeline: Sendable {
       // With a typical week, the evidence is fused with it; without, it stands alone.
       let fused: (speed: Double, confidence: Double) =
         Self.prior(segment, in: snapshot, configuration).map {
-          Self.fuse(prior: $0, evidence: evidence.speed, weight: evidence.weight, configuration)
+          Self.fuse(
+            prior: $0, evidence: evidence.speed, weight: evidence.weight,
+            disagreement: estimate.flatMap { estimate in
+              estimate.logSpeedVariance.map { (estimate.vehicles, $0) }
+            }, configuration)
         }
         ?? (
           evidence.speed,
@@ -405,22 +409,61 @@ struct FlowPipeline: Sendable {
   /// part gives a Kalman update; they are weighed by how likely each makes the evidence, so
   /// evidence near the typical speed is pulled toward it and a queue far from it is believed.
   /// Speeds below the crawl speed count as the crawl speed (a queue standing still for the
-  /// whole window stays a queue). The confidence is 0.7 + 0.3 × (1 − s / 0.5) for the
-  /// answer's spread s (log speed; at least 0.7): the surer the answer, the higher.
+  /// whole window stays a queue).
+  ///
+  /// The confidence is 0.7 + 0.3 × (1 − s / 0.5) for the answer's spread s (log speed; at
+  /// least 0.7): the surer the answer, the higher. Where two or more vehicles were seen
+  /// (`disagreement`: how many, and the sample variance of their log speeds), s is that of
+  /// the same update with each vehicle's variance learned from how far they disagree —
+  /// `vehicleSpreadInLogSpeed`² counted as `disagreementPriorVehicles` vehicles' worth,
+  /// pooled with theirs — so vehicles that agree answer surer than as many that do not. The
+  /// speed keeps the fixed variance (measured: weighting the speed itself by the
+  /// disagreement made it less accurate; docs/performance-log.md).
   static func fuse(
     prior: (speed: Double, variance: Double), evidence: Double, weight: Double,
-    _ configuration: FlowConfiguration
+    disagreement: (vehicles: Int, variance: Double)? = nil, _ configuration: FlowConfiguration
   ) -> (speed: Double, confidence: Double) {
     let crawl = FlowSnapshot.crawlSpeedInMetersPerSecond
     let spread = configuration.vehicleSpreadInLogSpeed
-    let noise = spread * spread / max(weight, 0.1)
     let mean = log(max(prior.speed, crawl))
-    let observed = log(max(evidence, crawl))
-    let difference = observed - mean
+    let difference = log(max(evidence, crawl)) - mean
+    guard
+      let fixed = update(
+        difference: difference, noise: spread * spread / max(weight, 0.1), prior: prior.variance,
+        configuration)
+    else { return (evidence, 1) }
+    var speed = exp(mean + fixed.shift)
+    // A standing queue (the evidence at a crawl or below) the evidence decides keeps its
+    // evidence's own value.
+    if evidence < crawl, fixed.gain >= 0.8 { speed = evidence }
+    var variance = fixed.variance
+    if let disagreement, disagreement.vehicles >= 2 {
+      let pooled = disagreementPriorVehicles
+      let seen = Double(disagreement.vehicles - 1)
+      let perVehicle = (pooled * spread * spread + seen * disagreement.variance) / (pooled + seen)
+      variance =
+        update(
+          difference: difference, noise: perVehicle / max(weight, 0.1), prior: prior.variance,
+          configuration)?.variance ?? variance
+    }
+    return (speed, 0.7 + 0.3 * min(1, max(0, 1 - variance.squareRoot() / 0.5)))
+  }
+
+  /// How many vehicles' worth the fixed per-vehicle spread counts for when pooled with the
+  /// vehicles' own disagreement (set on Braunschweig with `make accuracy`).
+  static let disagreementPriorVehicles = 3.0
+
+  /// The mixture's Kalman update of a log-speed `difference` from the prior's mean, for
+  /// evidence of variance `noise`: the posterior's shift from the prior's mean, its variance
+  /// (the parts' own and that between them) and the evidence's share (gain); `nil` when
+  /// neither part finds the evidence possible.
+  private static func update(
+    difference: Double, noise: Double, prior: Double, _ configuration: FlowConfiguration
+  ) -> (shift: Double, variance: Double, gain: Double)? {
     let unusual = configuration.unusualSpreadInLogSpeed
     // Both parts' updates, weighed by the likelihood each gives the evidence (no arrays:
     // this runs for every live segment of every refresh).
-    var total = 0.0, logSpeed = 0.0, secondMoment = 0.0, gain = 0.0
+    var total = 0.0, shift = 0.0, secondMoment = 0.0, gain = 0.0
     func add(share: Double, variance: Double) {
       guard share > 0 else { return }
       let spreadOfEvidence = variance + noise
@@ -428,23 +471,17 @@ struct FlowPipeline: Sendable {
         share * exp(-difference * difference / (2 * spreadOfEvidence))
         / spreadOfEvidence.squareRoot()
       let partGain = variance / spreadOfEvidence
-      let partMean = mean + partGain * difference
+      let partShift = partGain * difference
       total += likelihood
-      logSpeed += likelihood * partMean
-      secondMoment += likelihood * (variance * noise / spreadOfEvidence + partMean * partMean)
+      shift += likelihood * partShift
+      secondMoment += likelihood * (variance * noise / spreadOfEvidence + partShift * partShift)
       gain += likelihood * partGain
     }
-    add(share: 1 - configuration.unusualShare, variance: prior.variance)
-    add(share: configuration.unusualShare, variance: max(unusual * unusual, prior.variance))
-    guard total > 0 else { return (evidence, 1) }
-    let posteriorMean = logSpeed / total
-    // The spread of the answer: the parts' own and that between them.
-    let variance = max(0, secondMoment / total - posteriorMean * posteriorMean)
-    var speed = exp(posteriorMean)
-    // A standing queue (the evidence at a crawl or below) the evidence decides keeps its
-    // evidence's own value.
-    if evidence < crawl, gain / total >= 0.8 { speed = evidence }
-    return (speed, 0.7 + 0.3 * min(1, max(0, 1 - variance.squareRoot() / 0.5)))
+    add(share: 1 - configuration.unusualShare, variance: prior)
+    add(share: configuration.unusualShare, variance: max(unusual * unusual, prior))
+    guard total > 0 else { return nil }
+    let posterior = shift / total
+    return (posterior, max(0, secondMoment / total - posterior * posterior), gain / total)
   }
 
   /// Rising when the jam factor of the newer half of the window exceeds the older half's by

@@ -49,6 +49,9 @@ struct SpeedAggregator: Sendable {
     /// Speeds over the older and the newer half of the window, when both have data.
     var olderSpeed: Double?
     var newerSpeed: Double?
+    /// The sample variance of the counted vehicles' log speeds (each vehicle's meters over
+    /// its seconds), with two or more.
+    var logSpeedVariance: Double? = nil
   }
 
   let network: RoadNetwork
@@ -401,6 +404,7 @@ struct SpeedAggregator: Sendable {
       configuration.maxPlausibleSpeedInMetersPerSecond)
     var kept: Set<String> = []
     var counted = 0
+    var logSum = 0.0, logSquares = 0.0
     // A vehicle counts as a probe of the segment when it drove a good part of it or stood on
     // it; one seen only across a few meters at an end (GPS noise at a junction) still adds
     // its few meters and seconds but is not counted.
@@ -408,7 +412,13 @@ struct SpeedAggregator: Sendable {
     for (vehicle, sums) in byVehicle where sums.seconds > 0 {
       guard sums.meters / sums.seconds <= ceiling else { continue }
       kept.insert(vehicle)
-      if sums.meters >= substantial || sums.seconds >= 10 { counted += 1 }
+      if sums.meters >= substantial || sums.seconds >= 10 {
+        counted += 1
+        let logSpeed = log(
+          max(sums.meters / sums.seconds, FlowSnapshot.crawlSpeedInMetersPerSecond))
+        logSum += logSpeed
+        logSquares += logSpeed * logSpeed
+      }
     }
     guard counted >= configuration.minimumVehicles else { return nil }
     var meters = 0.0, seconds = 0.0
@@ -429,7 +439,9 @@ struct SpeedAggregator: Sendable {
     return Estimate(
       speedInMetersPerSecond: meters / seconds, vehicles: counted,
       olderSpeed: older.seconds > 0 ? older.meters / older.seconds : nil,
-      newerSpeed: newer.seconds > 0 ? newer.meters / newer.seconds : nil)
+      newerSpeed: newer.seconds > 0 ? newer.meters / newer.seconds : nil,
+      logSpeedVariance: counted >= 2
+        ? max(0, (logSquares - logSum * logSum / Double(counted)) / Double(counted - 1)) : nil)
   }
 
   /// The segments holding contributions.

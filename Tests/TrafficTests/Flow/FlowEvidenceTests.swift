@@ -84,12 +84,12 @@ import TrafficTestSupport
     #expect(FlowPipeline.fuse(prior: prior, evidence: 0, weight: 3, configuration).speed == 0)
   }
 
-  @Test("a week of history makes a lone probe count less than many")
-  func typicalWeekFromHistory() throws {
+  /// An engine that learned last week, at this time of day, half an hour of vehicles at
+  /// 12 m/s on segment 0; its clock set to now.
+  private func engineWithHistory() throws -> (TrafficEngine, RoadNetwork) {
     let clock = FlowFixtures.Clock()
     let engine = try FlowFixtures.engine(clock: clock)
     let network = try #require(engine.roadNetwork)
-    // Last week, at this time of day: half an hour of vehicles at 12 m/s on segment 0.
     let lastWeek = FlowFixtures.now - 7 * 86_400
     for k in 0..<6 {
       let end = lastWeek - 1_800 + Double(k + 1) * 300
@@ -101,8 +101,14 @@ import TrafficTestSupport
     }
     clock.set(lastWeek + 3_600)
     _ = try FlowFixtures.flow(engine, 0)
-    // Today one vehicle at 10 m/s: between the two, and less confident than five.
     clock.set(FlowFixtures.now)
+    return (engine, network)
+  }
+
+  @Test("a week of history makes a lone probe count less than many")
+  func typicalWeekFromHistory() throws {
+    let (engine, network) = try engineWithHistory()
+    // Today one vehicle at 10 m/s: between the two, and less confident than five.
     engine.ingest(probes: try FlowFixtures.drive("a", along: [0], speed: 10, network: network))
     engine.flushProbes()
     let one = try #require(try FlowFixtures.flow(engine, 0))
@@ -114,5 +120,49 @@ import TrafficTestSupport
     let many = try #require(try FlowFixtures.flow(engine, 0))
     #expect(many.speedUncappedInMetersPerSecond < one.speedUncappedInMetersPerSecond)
     #expect(many.confidence > one.confidence)
+  }
+
+  @Test("vehicles that agree give a surer answer than as many that disagree, at the same speed")
+  func confidenceFollowsTheVehiclesAgreement() throws {
+    // Four vehicles at 10 m/s, against two at 7 and two at 17.5 m/s: the same space-mean
+    // speed (2 / (1/7 + 1/17.5) = 10), so the same evidence for the speed.
+    let (agreeing, network) = try engineWithHistory()
+    agreeing.ingest(
+      probes: try FlowFixtures.fleet(4, along: [0], speed: 10, prefix: "a", network: network))
+    agreeing.flushProbes()
+    let (disagreeing, _) = try engineWithHistory()
+    disagreeing.ingest(
+      probes: try FlowFixtures.fleet(2, along: [0], speed: 7, prefix: "s", network: network)
+        + FlowFixtures.fleet(2, along: [0], speed: 17.5, prefix: "f", network: network))
+    disagreeing.flushProbes()
+    let sure = try #require(try FlowFixtures.flow(agreeing, 0))
+    let unsure = try #require(try FlowFixtures.flow(disagreeing, 0))
+    #expect(
+      abs(sure.speedUncappedInMetersPerSecond - unsure.speedUncappedInMetersPerSecond)
+        < 0.05 * sure.speedUncappedInMetersPerSecond)
+    #expect(sure.confidence > unsure.confidence + 0.03, "\(sure.confidence) \(unsure.confidence)")
+    #expect(unsure.confidence > 0.7)
+  }
+
+  @Test("the vehicles' disagreement changes the confidence of a fused answer, never its speed")
+  func disagreementMovesOnlyTheConfidence() throws {
+    let configuration = FlowConfiguration()
+    let prior = (speed: 12.0, variance: 0.25 * 0.25 * 1.125)
+    let fixed = FlowPipeline.fuse(prior: prior, evidence: 10, weight: 4, configuration)
+    let agreeing = FlowPipeline.fuse(
+      prior: prior, evidence: 10, weight: 4, disagreement: (4, 0.01), configuration)
+    let disagreeing = FlowPipeline.fuse(
+      prior: prior, evidence: 10, weight: 4, disagreement: (4, 0.6), configuration)
+    #expect(agreeing.speed == fixed.speed && disagreeing.speed == fixed.speed)
+    #expect(agreeing.confidence > fixed.confidence)
+    #expect(disagreeing.confidence < fixed.confidence)
+    // Vehicles that disagree exactly as much as the fixed spread assumes: as without.
+    let usual = FlowPipeline.fuse(
+      prior: prior, evidence: 10, weight: 4,
+      disagreement: (
+        4, configuration.vehicleSpreadInLogSpeed * configuration.vehicleSpreadInLogSpeed
+      ),
+      configuration)
+    #expect(abs(usual.confidence - fixed.confidence) < 1e-12)
   }
 }
