@@ -32,7 +32,9 @@ struct TypicalBenchmarkSizes {
 ///   growth of a save), beside Valhalla's DCT form (200 int16 coefficients, 400 bytes) and
 ///   the error that form has on a week of commute jams;
 /// - lookups: a typical speed with borrowing (`TypicalWeek.typical(atBin:today:)`) in a full
-///   and in a sparse week, and flow queries of 1 km circles answered from typical weeks.
+///   week of eight samples a bin (mature: each bin answers alone), a full week of three (young:
+///   each pools the hour around it) and a sparse week, and flow queries of 1 km circles
+///   answered from typical weeks.
 func runTypicalBenchmarks(
   _ sizes: TypicalBenchmarkSizes, network: RoadNetwork, report: (Measurement) -> Void,
   note: (String) -> Void
@@ -164,8 +166,14 @@ func runTypicalBenchmarks(
   for bin in stride(from: 0, to: TypicalWeek.binCount, by: 36) {
     sparse.add(speed: 10, bin: bin, day: 0, memory: 8)
   }
+  // Every bin held, three samples each (three weeks of history): each lookup pools the hour
+  // around its bin.
+  var young = TypicalWeek()
+  for (bin, speed) in week.enumerated() {
+    for sample in 0..<3 { young.add(speed: speed, bin: bin, day: sample * 7, memory: 8) }
+  }
   let today = TypicalSpeeds.day(of: now)
-  for (name, subject) in [("full", full), ("sparse", sparse)] {
+  for (name, subject) in [("full", full), ("young-full", young), ("sparse", sparse)] {
     var total = 0.0
     let (_, looking) = timed {
       for k in 0..<sizes.lookups {

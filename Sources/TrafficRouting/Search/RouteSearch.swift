@@ -146,6 +146,11 @@ struct TravelTimes {
     }
     let since = legStart + elapsed
     let weight = TravelTimes.liveWeight(departureOffset + since)
+    // Live data alone decides: the typical week need not be looked up.
+    if let live, weight >= 1, !live.blocked {
+      let moving = max(live.speedUncapped, FlowSnapshot.crawlSpeedInMetersPerSecond)
+      if moving > 0 { return moving }
+    }
     var typical = free
     if let known = flow.typical?.typical(
       segmentID, atBin: departureBin + Int((departurePhase + max(0, since)) / 300),

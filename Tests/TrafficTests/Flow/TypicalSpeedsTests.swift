@@ -32,7 +32,7 @@ import TrafficTestSupport
     #expect(week.entries.map(TypicalWeek.bin(of:)) == [7, 100])
   }
 
-  @Test("a thin bin borrows from its neighbours and from other days, a full one does not")
+  @Test("a young bin pools the hour around it and other days, a mature one answers alone")
   func borrowing() throws {
     var week = TypicalWeek()
     for _ in 0..<3 { week.add(speed: 10, bin: 500, day: 100, memory: 8) }
@@ -43,6 +43,16 @@ import TrafficTestSupport
     let pooled = try #require(week.typical(atBin: 502, today: 110))
     let expected = (1.0 + 1.0 / 3) / (1.0 / 10 + (1.0 / 3) / 30)
     #expect(abs(pooled.speed - expected) < 0.01)
+    // Bin 500's own three samples are a young bin's: it pools the hour around it too (504
+    // at 1/5), but not bin 513, beyond the hour.
+    week.add(speed: 50, bin: 513, day: 100, memory: 8)
+    let young = try #require(week.typical(atBin: 500, today: 110))
+    #expect(abs(young.speed - (3 + 0.2) / (3.0 / 10 + 0.2 / 30)) < 0.01)
+    #expect(abs(young.samples - 3.2) < 1e-9)
+    // Eight samples (the engine's memory) make it mature: it answers alone.
+    for _ in 0..<5 { week.add(speed: 10, bin: 500, day: 100, memory: 8) }
+    #expect(week.typical(atBin: 500, today: 110)?.speed == 10)
+    #expect(week.typical(atBin: 500, today: 110)?.samples == 8)
     // The same time on another weekday (Tuesday 500 - 288 = Monday 212) lends too.
     let monday = try #require(week.typical(atBin: 212, today: 110))
     #expect(abs(monday.speed - 10) < 0.01)
