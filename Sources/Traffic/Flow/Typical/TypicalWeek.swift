@@ -195,7 +195,7 @@ package struct TypicalWeek: Hashable, Sendable {
   ///
   /// A young week's bins are each a few periods of a few vehicles; the hour around them
   /// says more of the usual speed than they alone do (measured with `make accuracy`: flow
-  /// within 15 % up 0.4–2 points at every probe rate, docs/performance.md).
+  /// within 15 % up 0.6–3.2 points on every network and probe rate, docs/performance.md).
   ///
   /// - Returns: `nil` when no bin within reach has a sample.
   /// - Complexity: O(log b) to find the bin and the first of its hour, then one step per bin
