@@ -164,5 +164,10 @@ import TrafficTestSupport
       ),
       configuration)
     #expect(abs(usual.confidence - fixed.confidence) < 1e-12)
+    // A disagreement that is not a number says nothing (the update finds it impossible):
+    // the confidence stays a number.
+    let broken = FlowPipeline.fuse(
+      prior: prior, evidence: 10, weight: 4, disagreement: (4, .nan), configuration)
+    #expect(broken.speed == fixed.speed && broken.confidence == fixed.confidence)
   }
 }
