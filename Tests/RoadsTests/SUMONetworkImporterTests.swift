@@ -87,6 +87,24 @@ import Zlib
     #expect(turns[1].isEmpty && turns[2].isEmpty)
     #expect(RoutingGraph(network: network).successors(of: 0) == [1, 2])
     #expect(RoutingGraph(network: network).successors(of: 1).isEmpty)
+    // Each turn keeps the lanes it leaves from, counted from the left: e1's right turn into
+    // e2 (segment 2) leaves from lane 0 (SUMO's rightmost, the second from the left), the
+    // U-turn into -e1 (segment 1) from lane 1 (the leftmost).
+    #expect(turns.knowsLanes)
+    #expect(turns.lanes(from: 0, to: 2) == 0b10)
+    #expect(turns.lanes(from: 0, to: 1) == 0b01)
+    #expect(turns.lanes(from: 0, to: 0) == nil)
+    // The stored form keeps them.
+    let decoded = try RoadNetwork(
+      binaryChunks: network.binaryChunks(elementsPerChunk: 2), name: "t")
+    #expect(decoded.turns == network.turns)
+    #expect(decoded.turns?.lanes(from: 0, to: 2) == 0b10)
+    // Where traffic keeps left, SUMO's lane 0 is the leftmost.
+    let left = try SUMONetworkImporter.importNetwork(
+      xml: Data(text.replacingOccurrences(of: "<net ", with: "<net lefthand=\"true\" ").utf8),
+      name: "l.net.xml")
+    #expect(left.turns?.lanes(from: 0, to: 2) == 0b01)
+    #expect(left.turns?.lanes(from: 0, to: 1) == 0b10)
   }
 
   @Test("Braunschweig's turns are its connections: a dead end leads only back")

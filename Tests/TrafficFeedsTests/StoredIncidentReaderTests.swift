@@ -44,6 +44,7 @@ import TrafficTestSupport
       countryCode: "DE", area: "Brandenburg \"Süd\"", roadName: "A10 / Berliner Ring",
       roadNumber: "A10", towards: "Dreieck\tNuthetal\n", fromJunction: "Königs Wusterhausen",
       toJunction: "Schönefelder Kreuz", atJunction: nil, lanesClosed: 2, totalLanes: 3,
+      closedLanes: [3, 2],
       queueRisk: true, queueLengthInMeters: 1_250.5, delayInSeconds: 600,
       eventKind: .roadworks, cause: LocalizedText(text: "Bauarbeiten 🚧", language: .deDE),
       timeZone: TimeZone(identifier: "Europe/Berlin"))

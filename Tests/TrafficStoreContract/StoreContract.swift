@@ -82,7 +82,8 @@ public enum StoreContract {
     let details = try TrafficIncidentDetails(
       countryCode: "de", area: "Berlin", roadName: "Sachsendamm", roadNumber: "A100",
       towards: "Hamburg", fromJunction: "Gotenstraße", toJunction: "Priesterweg",
-      atJunction: "Kreuz Schöneberg", lanesClosed: 1, totalLanes: 3, queueRisk: true,
+      atJunction: "Kreuz Schöneberg", lanesClosed: 1, totalLanes: 3, closedLanes: [3],
+      queueRisk: true,
       queueLengthInMeters: 1_250.5, delayInSeconds: 600.25, eventKind: .roadworks,
       cause: LocalizedText(text: "Brückenprüfung", language: .deDE),
       timeZone: TimeZone(identifier: "Europe/Berlin"))

@@ -16,6 +16,24 @@ import Traffic
     #expect(throws: TrafficModelError.self) {
       try TrafficIncidentDetails(queueLengthInMeters: -5)
     }
+    // Closed lanes are places from the left, from 1, on the road's lanes; their number is
+    // how many are closed unless more are said to be.
+    #expect(throws: TrafficModelError.self) { try TrafficIncidentDetails(closedLanes: [0]) }
+    #expect(throws: TrafficModelError.self) {
+      try TrafficIncidentDetails(totalLanes: 2, closedLanes: [3])
+    }
+    #expect(throws: TrafficModelError.self) {
+      try TrafficIncidentDetails(lanesClosed: 1, closedLanes: [1, 2])
+    }
+    let lanes = try TrafficIncidentDetails(totalLanes: 3, closedLanes: [3, 2, 3])
+    #expect(lanes.closedLanes == [2, 3])
+    #expect(lanes.lanesClosed == 2)
+    #expect(try TrafficIncidentDetails(lanesClosed: 2, closedLanes: [1]).lanesClosed == 2)
+    #expect(try TrafficIncidentDetails(closedLanes: []).closedLanes == nil)
+    let coded = try JSONDecoder().decode(
+      TrafficIncidentDetails.self, from: JSONEncoder().encode(lanes))
+    #expect(coded == lanes)
+    #expect(coded != (try TrafficIncidentDetails(lanesClosed: 2, totalLanes: 3)))
     #expect(throws: TrafficModelError.self) {
       try TrafficIncidentDetails(delayInSeconds: .infinity)
     }

@@ -24,6 +24,7 @@ import Synchronization
 ///          | [vertex count | vertices: [altitude flag] latitude longitude [altitude]]
 ///          | [interior node id count | ids as zigzag varint deltas, the first from 0]
 ///          | [turn count | successor segment ids as zigzag varint deltas from 0]
+///          | [each turn's lane mask, varint]
 /// ```
 ///
 /// Segment flags: 1 name, 2 ref, 4 lanes, 8 reversed, 16 opposite, 32 geometry is the
@@ -31,7 +32,9 @@ import Synchronization
 /// then stores its vertices once), bits 6-7 altitudes (0 none, 1 every vertex, 2 some:
 /// a flag byte per vertex), 256 interior node ids follow (``RoadNetwork/segmentNodeIDs``:
 /// set on every segment of a network that has them, on none of one that has not), 2048 the
-/// segment's turns follow (``RoadNetwork/turns``: likewise on every segment or none). Enumerations are stored by their raw value through the string
+/// segment's turns follow (``RoadNetwork/turns``: likewise on every segment or none), 4096
+/// their lanes follow (``SegmentTurns/lanes(from:to:)``: on every segment with turns or
+/// none). Enumerations are stored by their raw value through the string
 /// table, so adding or reordering cases never changes the meaning of stored data.
 extension RoadNetwork {
   /// The first bytes of every chunk: "RNC" and the format version.
@@ -57,9 +60,11 @@ extension RoadNetwork {
     static let roundabout: UInt64 = 1024
     /// The segment's turns follow (``RoadNetwork/turns``).
     static let turns: UInt64 = 2048
+    /// The lanes of the segment's turns follow them (``SegmentTurns/laneMasks(of:)``).
+    static let turnLanes: UInt64 = 4096
     /// Every flag this version knows.
     static let known: UInt64 =
-      63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout | turns
+      63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout | turns | turnLanes
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -150,6 +155,7 @@ extension RoadNetwork {
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       if segment.isRoundabout { flags |= SegmentFlag.roundabout }
       if turns != nil { flags |= SegmentFlag.turns }
+      if turns?.knowsLanes == true { flags |= SegmentFlag.turnLanes }
       records.varint(flags)
       records.count(table.index(segment.sourceID))
       records.count(segment.fromNode)
@@ -174,6 +180,9 @@ extension RoadNetwork {
       if let ids = segmentNodeIDs?[segment.id] { Self.writeDeltas(ids, to: &records) }
       if let next = turns?[segment.id] {
         Self.writeDeltas(next.lazy.map { Int64($0) }, to: &records)
+        if let masks = turns?.laneMasks(of: segment.id) {
+          for mask in masks { records.varint(UInt64(mask)) }
+        }
       }
     }
     return Self.chunk(.segments, range, table, records)
@@ -247,7 +256,12 @@ extension RoadNetwork {
         if let chunkTurns {
           segmentsWithTurns += values.count
           for index in 0..<chunkTurns.segmentCount {
-            turns.append(chunkTurns[index].map { Int($0) })
+            let next = chunkTurns[index].map { Int($0) }
+            if let masks = chunkTurns.laneMasks(of: index) {
+              turns.append(zip(next, masks).map { (segment: $0, lanes: $1) })
+            } else {
+              turns.append(next)
+            }
           }
         }
       }
@@ -428,8 +442,23 @@ extension RoadNetwork {
           if let wrong = next.first(where: { $0 < 0 || $0 >= Int64(idLimit) }) {
             throw reader.failure("segment \(id) turns into segment \(wrong)")
           }
-          turns.append(next.map { Int($0) })
+          if flags & SegmentFlag.turnLanes != 0 {
+            var entries: [(segment: Int, lanes: SegmentTurns.Lanes)] = []
+            entries.reserveCapacity(next.count)
+            for successor in next {
+              let mask = try reader.varint()
+              guard mask <= UInt64(SegmentTurns.everyLane) else {
+                throw reader.failure("segment \(id) has the turn lanes \(mask)")
+              }
+              entries.append((Int(successor), SegmentTurns.Lanes(mask)))
+            }
+            turns.append(entries)
+          } else {
+            turns.append(next.map { Int($0) })
+          }
           withTurns += 1
+        } else if flags & SegmentFlag.turnLanes != 0 {
+          throw reader.failure("segment \(id) has turn lanes without turns")
         }
         segments.append(
           RoadSegment(

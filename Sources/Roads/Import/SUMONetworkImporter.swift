@@ -26,14 +26,18 @@ import Zlib
 ///   ``RoadClass/road``).
 /// - Nodes: the edges' `from` and `to` junctions, at the junction's `x`,`y`.
 /// - Turns: ``RoadNetwork/turns`` from the `connection`s between lanes open to motor
-///   vehicles (none when the file has no connections: then every turn but the way back).
+///   vehicles (none when the file has no connections: then every turn but the way back),
+///   each with the lanes it leaves from (``SegmentTurns/lanes(from:to:)``: the connections'
+///   `fromLane`s, as places among the edge's lanes open to motor vehicles counted from the
+///   left; SUMO counts from the outer edge, the left in `lefthand="true"` networks).
 /// - Opposite directions: an edge and one joining the same junctions the other way (SUMO
 ///   names them `id` and `-id` when both come from one OpenStreetMap way).
 /// - Left out: internal edges and junctions, `function="crossing|walkingarea|connector"`
 ///   edges, and edges no lane of which admits a motor vehicle class (railways, tram tracks,
 ///   footways, cycleways, `vip`- or `emergency`-only lanes).
 /// - Files may be gzip-compressed (`.net.xml.gz`, recognised by content). Left-hand
-///   networks (`lefthand="true"`) need nothing special: geometry is the edges' centre lines.
+///   networks (`lefthand="true"`) need nothing else special: geometry is the edges' centre
+///   lines.
 /// - Networks that are not geo-referenced (`projParameter="!"`, what `netgenerate` and
 ///   hand-written plain networks carry) are refused with
 ///   ``RoadsError/unsupported(file:reason:)``: their coordinates are metres on no map, and
@@ -204,6 +208,8 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
   private var failure: RoadsError?
   private var sawRoot = false
   private var closedRoot = false
+  /// Whether traffic keeps left (`<net lefthand="true">`): lane 0 is then the leftmost.
+  private var keepsLeft = false
   /// Normal edges left out because no lane admits a motor vehicle.
   private var nonMotorEdges = 0
 
@@ -286,6 +292,7 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     switch elementName {
     case "net":
       sawRoot = true
+      keepsLeft = attributes["lefthand"] == "true" || attributes["lefthand"] == "1"
     case "location":
       if let text = attributes["netOffset"] {
         let parts = text.split(separator: ",")
@@ -427,7 +434,17 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
     if !connections.isEmpty {
       var index: [String: Int] = [:]
       for (i, item) in pending.enumerated() { index[item.edge.id] = i }
-      var next = [Set<Int>](repeating: [], count: pending.count)
+      // Each lane's place among its edge's driving lanes, counted from the left (SUMO
+      // counts from the outer edge: the right where traffic keeps right).
+      let fromLeft = pending.map { item -> [Int?] in
+        let driving = item.edge.lanes.indices.filter { item.edge.lanes[$0].allowsMotorVehicles }
+        var place = [Int?](repeating: nil, count: item.edge.lanes.count)
+        for (rank, lane) in driving.enumerated() {
+          place[lane] = keepsLeft ? rank : driving.count - 1 - rank
+        }
+        return place
+      }
+      var next = [[Int: SegmentTurns.Lanes]](repeating: [:], count: pending.count)
       for connection in connections {
         guard let from = index[connection.from], let to = index[connection.to],
           pending[to].from == pending[from].to,
@@ -436,10 +453,15 @@ final class SUMONetworkReader: NSObject, XMLParserDelegate {
           pending[from].edge.lanes[connection.fromLane].allowsMotorVehicles,
           pending[to].edge.lanes[connection.toLane].allowsMotorVehicles
         else { continue }
-        next[from].insert(to)
+        let place = fromLeft[from][connection.fromLane] ?? 0
+        let bit: SegmentTurns.Lanes = place < 32 ? 1 << place : 0
+        next[from][to, default: 0] |= bit
       }
       var table = SegmentTurns()
-      for successors in next { table.append(successors.sorted()) }
+      for successors in next {
+        table.append(
+          successors.keys.sorted().map { (segment: $0, lanes: successors[$0] ?? 0) })
+      }
       turns = table
     }
     return RoadNetwork(uncheckedNodes: nodes, segments: segments, turns: turns)

@@ -55,6 +55,11 @@ extension FlowPipeline {
   /// segment is closed. Driving along the stretch through them stays possible (a closed road
   /// is `closedSegments`' job).
   ///
+  /// An incident that names its closed lanes (``TrafficIncidentDetails/closedLanes``) also
+  /// closes, on networks that know which lanes each turn leaves from, every turn at the end
+  /// of its stretch's segments (where the closure reaches that end) that leaves only from
+  /// closed lanes: the right turn of a road whose right lane is shut.
+  ///
   /// An incident's turns are computed once per incident version (its geometry is matched to
   /// the network): `cache` keeps them by version id between rebuilds, and drops versions no
   /// longer active. Returns all of them and those of long-term closures.
@@ -65,7 +70,9 @@ extension FlowPipeline {
     var longTerm: Set<UInt64> = []
     var seen: [String: [UInt64]] = [:]
     for incident in incidents.incidents
-    where incident.junctionsTraversability != .allOpen && incident.isActive(at: now) {
+    where (incident.junctionsTraversability != .allOpen || incident.details.closedLanes != nil)
+      && incident.isActive(at: now)
+    {
       let own = cache[incident.id] ?? turnsClosed(by: incident, index: index)
       seen[incident.id] = own
       turns.formUnion(own)
@@ -75,17 +82,47 @@ extension FlowPipeline {
     return (turns, longTerm)
   }
 
-  /// The turns one incident's closed junctions close (see `closedTurns`).
+  /// How far from a segment's end a lane closure may stop and still shut the turns there,
+  /// meters: an incident's geometry is matched to the network at points 15 m apart.
+  static let laneClosureReach = 20.0
+
+  /// The turns one incident's closed junctions and closed lanes close (see `closedTurns`).
   private static func turnsClosed(by incident: TrafficIncident, index: FlowIndex) -> [UInt64] {
     var turns: Set<UInt64> = []
     let network = index.network
     let graph = index.polylineMatcher.graph
     for polyline in incident.location.allPolylines where polyline.lengthInMeters >= 1 {
       var stretch: [Int] = []
-      for piece in index.pieces(along: polyline) where stretch.last != piece.segmentID {
-        stretch.append(piece.segmentID)
+      var pieces: [FlowIndex.Piece] = []
+      for piece in index.pieces(along: polyline) {
+        if stretch.last != piece.segmentID {
+          stretch.append(piece.segmentID)
+          pieces.append(piece)
+        } else {
+          pieces[pieces.count - 1].endOffsetInMeters = piece.endOffsetInMeters
+        }
       }
       guard let first = stretch.first else { continue }
+      if let lanes = incident.details.closedLanes, !incident.isRoadClosed,
+        let table = network.turns, table.knowsLanes
+      {
+        var closed: SegmentTurns.Lanes = 0
+        for lane in lanes where lane <= 32 { closed |= 1 << (lane - 1) }
+        for (k, piece) in pieces.enumerated() {
+          let segment = piece.segmentID
+          // The closure reaches the segment's end: the stretch goes on, or ends close to it.
+          guard
+            k < pieces.count - 1
+              || piece.endOffsetInMeters
+                >= network.segments[segment].lengthInMeters - laneClosureReach,
+            let masks = table.laneMasks(of: segment)
+          else { continue }
+          for (next, mask) in zip(table[segment], masks)
+          where mask != 0 && mask != SegmentTurns.everyLane && mask & ~closed == 0 {
+            turns.insert(FlowSnapshot.turnKey(from: segment, to: Int(next)))
+          }
+        }
+      }
       var nodes: [Int] = [network.segments[first].fromNode]
       nodes += stretch.map { network.segments[$0].toNode }
       let closed: [Int]

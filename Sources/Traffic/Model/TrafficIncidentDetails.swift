@@ -28,6 +28,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     let atJunction: String?
     let lanesClosed: Int?
     let totalLanes: Int?
+    let closedLanes: [Int]?
     let queueLengthInMeters: Double?
     let delayInSeconds: Double?
     let cause: LocalizedText?
@@ -35,8 +36,9 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
 
     init(
       area: String?, towards: String?, fromJunction: String?, toJunction: String?,
-      atJunction: String?, lanesClosed: Int?, totalLanes: Int?, queueLengthInMeters: Double?,
-      delayInSeconds: Double?, cause: LocalizedText?, timeZone: TimeZone?
+      atJunction: String?, lanesClosed: Int?, totalLanes: Int?, closedLanes: [Int]?,
+      queueLengthInMeters: Double?, delayInSeconds: Double?, cause: LocalizedText?,
+      timeZone: TimeZone?
     ) {
       self.area = area
       self.towards = towards
@@ -45,6 +47,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
       self.atJunction = atJunction
       self.lanesClosed = lanesClosed
       self.totalLanes = totalLanes
+      self.closedLanes = closedLanes
       self.queueLengthInMeters = queueLengthInMeters
       self.delayInSeconds = delayInSeconds
       self.cause = cause
@@ -66,6 +69,11 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
   public var lanesClosed: Int? { rare?.lanesClosed }
   /// How many lanes the carriageway has in the affected direction.
   public var totalLanes: Int? { rare?.totalLanes }
+  /// Which driving lanes are closed, numbered from the left as a driver faces the direction
+  /// of travel, from 1 (WZDx's lane `order` over driving lanes), ascending; `nil` when the
+  /// source says only how many. Routing closes a turn that leaves only from closed lanes
+  /// (on networks that know their lanes' turns).
+  public var closedLanes: [Int]? { rare?.closedLanes }
   /// The length of the queue, meters.
   public var queueLengthInMeters: Double? { rare?.queueLengthInMeters }
   /// The expected delay, seconds.
@@ -89,6 +97,9 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
   ///   - atJunction: Where a point incident is.
   ///   - lanesClosed: Closed lanes, >= 0.
   ///   - totalLanes: Lanes in the affected direction, >= 1 and >= `lanesClosed`.
+  ///   - closedLanes: Which lanes are closed, from the left from 1, each within `totalLanes`
+  ///     when it is known; stored ascending without repeats. `lanesClosed`, when absent, is
+  ///     their number; when given, it must be at least that.
   ///   - queueRisk: Whether queues are likely.
   ///   - queueLengthInMeters: Queue length, >= 0.
   ///   - delayInSeconds: Expected delay, >= 0.
@@ -100,7 +111,8 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     countryCode: String? = nil, area: String? = nil, roadName: String? = nil,
     roadNumber: String? = nil, towards: String? = nil, fromJunction: String? = nil,
     toJunction: String? = nil, atJunction: String? = nil, lanesClosed: Int? = nil,
-    totalLanes: Int? = nil, queueRisk: Bool = false, queueLengthInMeters: Double? = nil,
+    totalLanes: Int? = nil, closedLanes: [Int]? = nil, queueRisk: Bool = false,
+    queueLengthInMeters: Double? = nil,
     delayInSeconds: Double? = nil, eventKind: TrafficEventKind? = nil,
     cause: LocalizedText? = nil, timeZone: TimeZone? = nil
   ) throws(TrafficModelError) {
@@ -122,6 +134,25 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
           reason: "more than the \(totalLanes) lanes of the road")
       }
     }
+    var lanesClosed = lanesClosed
+    var closedLanes = closedLanes.map { Array(Set($0)).sorted() }
+    if let lanes = closedLanes {
+      if let lane = lanes.first(where: { $0 < 1 || $0 > (totalLanes ?? Int.max) }) {
+        throw .invalidValue(
+          field: "closedLanes", value: Double(lane),
+          reason: totalLanes.map { "not a lane of the \($0) lanes of the road" } ?? "must be >= 1")
+      }
+      if let count = lanesClosed, count < lanes.count {
+        throw .invalidValue(
+          field: "lanesClosed", value: Double(count),
+          reason: "fewer than the \(lanes.count) lanes closedLanes names")
+      }
+      if lanes.isEmpty {
+        closedLanes = nil
+      } else if lanesClosed == nil {
+        lanesClosed = lanes.count
+      }
+    }
     for (field, value) in [
       ("queueLengthInMeters", queueLengthInMeters), ("delayInSeconds", delayInSeconds),
     ] {
@@ -136,14 +167,15 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     self.eventKind = eventKind
     let isRare =
       area != nil || towards != nil || fromJunction != nil || toJunction != nil
-      || atJunction != nil || lanesClosed != nil || totalLanes != nil
+      || atJunction != nil || lanesClosed != nil || totalLanes != nil || closedLanes != nil
       || queueLengthInMeters != nil || delayInSeconds != nil || cause != nil || timeZone != nil
     rare =
       isRare
       ? Rare(
         area: area, towards: towards, fromJunction: fromJunction, toJunction: toJunction,
         atJunction: atJunction, lanesClosed: lanesClosed, totalLanes: totalLanes,
-        queueLengthInMeters: queueLengthInMeters, delayInSeconds: delayInSeconds, cause: cause,
+        closedLanes: closedLanes, queueLengthInMeters: queueLengthInMeters,
+        delayInSeconds: delayInSeconds, cause: cause,
         timeZone: timeZone) : nil
   }
 
@@ -156,6 +188,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     return a.area == b.area && a.towards == b.towards && a.fromJunction == b.fromJunction
       && a.toJunction == b.toJunction && a.atJunction == b.atJunction
       && a.lanesClosed == b.lanesClosed && a.totalLanes == b.totalLanes
+      && a.closedLanes == b.closedLanes
       && a.queueLengthInMeters == b.queueLengthInMeters && a.delayInSeconds == b.delayInSeconds
       && a.cause == b.cause && a.timeZone == b.timeZone
   }
@@ -174,6 +207,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     hasher.combine(atJunction)
     hasher.combine(lanesClosed)
     hasher.combine(totalLanes)
+    hasher.combine(closedLanes)
     hasher.combine(queueLengthInMeters)
     hasher.combine(delayInSeconds)
     hasher.combine(cause)
@@ -194,7 +228,8 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
 
   private enum CodingKeys: String, CodingKey {
     case countryCode, area, roadName, roadNumber, towards, fromJunction, toJunction
-    case atJunction, lanesClosed, totalLanes, queueRisk, queueLengthInMeters, delayInSeconds
+    case atJunction, lanesClosed, totalLanes, closedLanes, queueRisk, queueLengthInMeters,
+      delayInSeconds
     case eventKind, cause, timeZone
   }
 
@@ -220,6 +255,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
       atJunction: c.decodeIfPresent(String.self, forKey: .atJunction),
       lanesClosed: c.decodeIfPresent(Int.self, forKey: .lanesClosed),
       totalLanes: c.decodeIfPresent(Int.self, forKey: .totalLanes),
+      closedLanes: c.decodeIfPresent([Int].self, forKey: .closedLanes),
       queueRisk: c.decodeIfPresent(Bool.self, forKey: .queueRisk) ?? false,
       queueLengthInMeters: c.decodeIfPresent(Double.self, forKey: .queueLengthInMeters),
       delayInSeconds: c.decodeIfPresent(Double.self, forKey: .delayInSeconds),
@@ -241,6 +277,7 @@ public struct TrafficIncidentDetails: Hashable, Sendable, Codable {
     try c.encodeIfPresent(atJunction, forKey: .atJunction)
     try c.encodeIfPresent(lanesClosed, forKey: .lanesClosed)
     try c.encodeIfPresent(totalLanes, forKey: .totalLanes)
+    try c.encodeIfPresent(closedLanes, forKey: .closedLanes)
     if queueRisk { try c.encode(queueRisk, forKey: .queueRisk) }
     try c.encodeIfPresent(queueLengthInMeters, forKey: .queueLengthInMeters)
     try c.encodeIfPresent(delayInSeconds, forKey: .delayInSeconds)

@@ -282,6 +282,7 @@ struct StoredIncidentReader {
     var strings = [String?](repeating: nil, count: Self.detailStrings.count)
     var lanesClosed: Int?
     var totalLanes: Int?
+    var closedLanes: [Int]?
     var queueRisk = false
     var queueLength: Double?
     var delay: Double?
@@ -293,6 +294,8 @@ struct StoredIncidentReader {
         lanesClosed = try reader.readOptional { r throws(GiveUp) in try r.readInt() }
       } else if key.is("totalLanes") {
         totalLanes = try reader.readOptional { r throws(GiveUp) in try r.readInt() }
+      } else if key.is("closedLanes") {
+        closedLanes = try reader.readOptional { r throws(GiveUp) in try r.readInts() }
       } else if key.is("queueRisk") {
         queueRisk = try reader.readOptional { r throws(GiveUp) in try r.readBool() } ?? false
       } else if key.is("queueLengthInMeters") {
@@ -319,7 +322,8 @@ struct StoredIncidentReader {
         countryCode: strings[0], area: strings[1], roadName: strings[2],
         roadNumber: strings[3], towards: strings[4], fromJunction: strings[5],
         toJunction: strings[6], atJunction: strings[7],
-        lanesClosed: lanesClosed, totalLanes: totalLanes, queueRisk: queueRisk,
+        lanesClosed: lanesClosed, totalLanes: totalLanes, closedLanes: closedLanes,
+        queueRisk: queueRisk,
         queueLengthInMeters: queueLength, delayInSeconds: delay, eventKind: eventKind,
         cause: cause, timeZone: timeZone)
     } catch {

@@ -122,6 +122,10 @@ enum StoredIncidentWriter {
     writer.memberIfPresent("atJunction", details.atJunction)
     writer.memberIfPresent("lanesClosed", details.lanesClosed)
     writer.memberIfPresent("totalLanes", details.totalLanes)
+    if let lanes = details.closedLanes {
+      writer.key("closedLanes")
+      writer.array(lanes) { lane, writer in writer.integer(lane) }
+    }
     if details.queueRisk { writer.member("queueRisk", true) }
     writer.memberIfPresent("queueLengthInMeters", details.queueLengthInMeters)
     writer.memberIfPresent("delayInSeconds", details.delayInSeconds)

@@ -79,7 +79,12 @@ enum AccuracyHarness {
         log(summary(network, simulated))
       }
       let todayStart = firstDay + Double(historyLevels.count) * week
-      let closure = try closureSite(roads: roads, day: history[history.count / 2])
+      var closure = try closureSite(roads: roads, day: history[history.count / 2])
+      closure.announced = drivingLane(of: closure, in: file)
+      log(
+        "\(network.name), lane closed: lane \(closure.lane) of \(closure.edge), "
+          + (closure.announced.map { "published as lane \($0.place) of \($0.lanes) from the left" }
+            ?? "not a lane open to cars, not published"))
       let todays = [
         AccuracyDay(label: "busier", seed: 2_000, level: 1.3, closure: nil, start: todayStart),
         AccuracyDay(
@@ -175,6 +180,48 @@ enum AccuracyHarness {
       throw AccuracyError("no edge of two or more lanes carried traffic")
     }
     return LaneClosure(edge: busiest.key, lane: 0, from: 1_800, until: 5_400)
+  }
+
+  /// The place of the closure's lane among its edge's lanes open to cars, counted from the
+  /// left (the harness's networks keep right: SUMO's lane 0 is the rightmost), and how many
+  /// such lanes the edge has, read from the network file's `lane`s; `nil` when the lane is
+  /// not open to cars or the file is compressed.
+  static func drivingLane(of closure: LaneClosure, in file: URL) -> (place: Int, lanes: Int)? {
+    guard let data = try? Data(contentsOf: file), data.first != 0x1F else { return nil }
+    var open: [Int] = []
+    let prefix = "<lane id=\"\(closure.edge)_"
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
+    where line.contains(prefix) {
+      guard let index = AccuracySimulator.attribute("index", in: line).flatMap(Int.init),
+        AccuracySimulator.attribute("id", in: line) == "\(closure.edge)_\(index)"
+      else { continue }
+      func classes(_ name: String) -> [Substring]? {
+        AccuracySimulator.attribute(name, in: line).map { $0.split(separator: " ") }
+      }
+      let allowed =
+        classes("allow").map { $0.contains("passenger") || $0.contains("all") }
+        ?? !(classes("disallow").map { $0.contains("passenger") || $0.contains("all") } ?? false)
+      if allowed { open.append(index) }
+    }
+    open.sort()
+    guard let rank = open.firstIndex(of: closure.lane) else { return nil }
+    return (open.count - rank, open.count)
+  }
+
+  /// The lane closure of `day` as a road authority's feed publishes it (a WZDx or DATEX II
+  /// roadworks record: the road, which lane, from when to when), `nil` without one.
+  static func closureIncident(
+    _ day: AccuracyDay, roads: RoadNetwork, segments: [String: Int]
+  ) throws -> TrafficIncident? {
+    guard let closure = day.closure, let announced = closure.announced,
+      let segment = segments[closure.edge]
+    else { return nil }
+    return try TrafficIncident(
+      id: "lane closure \(closure.edge)", type: .laneRestriction, impact: .major,
+      startTime: day.start + closure.from, endTime: day.start + closure.until,
+      location: TrafficLocation(polyline: roads.segments[segment].geometry),
+      details: TrafficIncidentDetails(
+        lanesClosed: 1, totalLanes: announced.lanes, closedLanes: [announced.place]))
   }
 
   /// The probes of the vehicles reporting at `rate` percent.
@@ -295,9 +342,15 @@ enum AccuracyHarness {
     var next = 0
     let step = 10.0
     var second = 0.0
+    // The day's lane closure, published when it begins.
+    var closure = try closureIncident(today.day, roads: roads, segments: segmentOfEdge)
     while second <= AccuracyProfile.demandSeconds {
       let now = start + second
       clock.withLock { $0 = now }
+      if let incident = closure, let begins = incident.startTime, now >= begins {
+        try engine.ingest([incident], from: "roadworks", isFullRefresh: false)
+        closure = nil
+      }
       let stop = probes[next...].firstIndex { $0.time > now } ?? probes.count
       if stop > next { engine.ingest(probes: Array(probes[next..<stop])) }
       let readings = observations(today, in: (second - step + 0.5)...second)
