@@ -42,9 +42,8 @@ struct LaneClosure: Sendable {
   var from: Double
   var until: Double
   /// The lane's place among the edge's lanes open to cars counted from the left, from 1,
-  /// and how many there are: what a road authority's feed says of it (WZDx lane `order`);
-  /// `nil` when the lane is not open to cars.
-  var announced: (place: Int, lanes: Int)?
+  /// and how many there are: what a road authority's feed says of it (WZDx lane `order`).
+  var announced: (place: Int, lanes: Int)
 }
 
 /// One simulated day: its demand and what happened on the roads.

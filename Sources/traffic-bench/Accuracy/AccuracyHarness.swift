@@ -79,12 +79,12 @@ enum AccuracyHarness {
         log(summary(network, simulated))
       }
       let todayStart = firstDay + Double(historyLevels.count) * week
-      var closure = try closureSite(roads: roads, day: history[history.count / 2])
-      closure.announced = drivingLane(of: closure, in: file)
+      let closure = try closureSite(
+        roads: roads, day: history[history.count / 2], carLanes: carLanes(in: file))
       log(
         "\(network.name), lane closed: lane \(closure.lane) of \(closure.edge), "
-          + (closure.announced.map { "published as lane \($0.place) of \($0.lanes) from the left" }
-            ?? "not a lane open to cars, not published"))
+          + "published as lane \(closure.announced.place) of \(closure.announced.lanes) "
+          + "from the left")
       let todays = [
         AccuracyDay(label: "busier", seed: 2_000, level: 1.3, closure: nil, start: todayStart),
         AccuracyDay(
@@ -165,47 +165,54 @@ enum AccuracyHarness {
       + "\(done) trips, \(day.teleports) teleported, \(day.records.count) FCD records"
   }
 
-  /// The lane to close on the lane-closure day: lane 0 of the edge of two or more lanes
-  /// that most vehicles entered on a usual day, from 07:00 to 08:00.
-  static func closureSite(roads: RoadNetwork, day: SimulatedDay) throws -> LaneClosure {
-    var lanes: [String: Int] = [:]
-    for segment in roads.segments { lanes[segment.sourceID] = segment.laneCount ?? 1 }
+  /// The lane to close on the lane-closure day: the rightmost lane open to cars of the edge
+  /// with two or more such lanes that most vehicles entered on a usual day, from 07:00 to
+  /// 08:00. (Until 2026-12-06 it was SUMO's lane 0 of an edge of two or more lanes of any
+  /// kind: on Berlin a footway beside one car lane, so nothing closed for cars.)
+  static func closureSite(
+    roads: RoadNetwork, day: SimulatedDay, carLanes: [String: [Int]]
+  ) throws -> LaneClosure {
     var entered: [String: Int] = [:]
     for interval in day.edgeData {
-      for (edge, values) in interval where (lanes[edge] ?? 1) >= 2 {
+      for (edge, values) in interval where (carLanes[edge]?.count ?? 0) >= 2 {
         entered[edge, default: 0] += values.entered
       }
     }
-    guard let busiest = entered.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else {
-      throw AccuracyError("no edge of two or more lanes carried traffic")
+    guard let busiest = entered.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
+      let lanes = carLanes[busiest.key], let rightmost = lanes.first
+    else {
+      throw AccuracyError("no edge of two or more lanes open to cars carried traffic")
     }
-    return LaneClosure(edge: busiest.key, lane: 0, from: 1_800, until: 5_400)
+    // Published as a road authority's feed says it: the rightmost of the edge's lanes open
+    // to cars, counted from the left (the harness's networks keep right).
+    return LaneClosure(
+      edge: busiest.key, lane: rightmost, from: 1_800, until: 5_400,
+      announced: (lanes.count, lanes.count))
   }
 
-  /// The place of the closure's lane among its edge's lanes open to cars, counted from the
-  /// left (the harness's networks keep right: SUMO's lane 0 is the rightmost), and how many
-  /// such lanes the edge has, read from the network file's `lane`s; `nil` when the lane is
-  /// not open to cars or the file is compressed.
-  static func drivingLane(of closure: LaneClosure, in file: URL) -> (place: Int, lanes: Int)? {
-    guard let data = try? Data(contentsOf: file), data.first != 0x1F else { return nil }
-    var open: [Int] = []
-    let prefix = "<lane id=\"\(closure.edge)_"
+  /// The lanes open to cars (admitting `passenger`) of each edge of a SUMO network file, by
+  /// SUMO's index (0: the rightmost), ascending.
+  static func carLanes(in file: URL) throws -> [String: [Int]] {
+    let data = try Data(contentsOf: file)
+    guard data.first != 0x1F else {
+      throw AccuracyError("\(file.lastPathComponent) is compressed; the harness reads plain XML")
+    }
+    var lanes: [String: [Int]] = [:]
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
-    where line.contains(prefix) {
-      guard let index = AccuracySimulator.attribute("index", in: line).flatMap(Int.init),
-        AccuracySimulator.attribute("id", in: line) == "\(closure.edge)_\(index)"
+    where line.contains("<lane id=\"") {
+      guard let id = AccuracySimulator.attribute("id", in: line), !id.hasPrefix(":"),
+        let index = AccuracySimulator.attribute("index", in: line).flatMap(Int.init),
+        id.hasSuffix("_\(index)")
       else { continue }
       func classes(_ name: String) -> [Substring]? {
         AccuracySimulator.attribute(name, in: line).map { $0.split(separator: " ") }
       }
-      let allowed =
+      let open =
         classes("allow").map { $0.contains("passenger") || $0.contains("all") }
         ?? !(classes("disallow").map { $0.contains("passenger") || $0.contains("all") } ?? false)
-      if allowed { open.append(index) }
+      if open { lanes[String(id.dropLast("_\(index)".count)), default: []].append(index) }
     }
-    open.sort()
-    guard let rank = open.firstIndex(of: closure.lane) else { return nil }
-    return (open.count - rank, open.count)
+    return lanes.mapValues { $0.sorted() }
   }
 
   /// The lane closure of `day` as a road authority's feed publishes it (a WZDx or DATEX II
@@ -213,7 +220,7 @@ enum AccuracyHarness {
   static func closureIncident(
     _ day: AccuracyDay, roads: RoadNetwork, segments: [String: Int]
   ) throws -> TrafficIncident? {
-    guard let closure = day.closure, let announced = closure.announced,
+    guard let closure = day.closure,
       let segment = segments[closure.edge]
     else { return nil }
     return try TrafficIncident(
@@ -221,7 +228,8 @@ enum AccuracyHarness {
       startTime: day.start + closure.from, endTime: day.start + closure.until,
       location: TrafficLocation(polyline: roads.segments[segment].geometry),
       details: TrafficIncidentDetails(
-        lanesClosed: 1, totalLanes: announced.lanes, closedLanes: [announced.place]))
+        lanesClosed: 1, totalLanes: closure.announced.lanes,
+        closedLanes: [closure.announced.place]))
   }
 
   /// The probes of the vehicles reporting at `rate` percent.
