@@ -177,6 +177,11 @@ import TrafficTestSupport
         }
         expectSameReferences(read.location, incident.location, context)
       } else {
+        // Which lanes are closed, where the incident says it of a known number of lanes.
+        if incident.details.closedLanes != nil, incident.details.totalLanes != nil {
+          #expect(read.details.closedLanes == incident.details.closedLanes, "\(context)")
+          #expect(read.details.totalLanes == incident.details.totalLanes, "\(context)")
+        }
         if read.parentId != nil || incident.type == .construction && incident.impact == .low {
           #expect(read.parentId == incident.parentId, "\(context)")
         }

@@ -79,6 +79,7 @@ private let options = FeedOptions(sourceName: "test")
     #expect(lanes.entryTime == date("2024-05-02T09:15:30Z"))
     #expect(lanes.details.lanesClosed == 1)
     #expect(lanes.details.totalLanes == 2)  // the bike lane is not a driving lane
+    #expect(lanes.details.closedLanes == [2])  // `order` 2 of the driving lanes, from the left
     #expect(lanes.details.roadName == "Grand Avenue")
     #expect(lanes.details.eventKind == .maintenanceWork)
     #expect(lanes.location.polyline.vertices.count == 2)  // MultiPoint start and end
@@ -479,5 +480,34 @@ extension WZDxDecoderTests {
     #expect(incident.details.roadName == "Main St")
     #expect(incident.details.totalLanes == 2)
     #expect(incident.startTime == (try utc("2021-01-02T08:00:00Z")))
+  }
+}
+
+extension WZDxDecoderTests {
+  @Test("closed lanes are places among the driving lanes in `order`, however the array is sorted")
+  func closedLanesFollowOrder() throws {
+    let text = """
+      {"road_event_feed_info": {"update_date": "2024-05-02T09:00:00Z", "version": "4.2"},
+       "type": "FeatureCollection", "features": [{"id": "z", "type": "Feature",
+       "properties": {"core_details": {"event_type": "work-zone", "data_source_id": "s",
+         "road_names": ["Main St"], "direction": "northbound"},
+         "start_date": "2024-05-01T00:00:00Z", "end_date": "2024-06-01T00:00:00Z",
+         "is_start_date_verified": false, "is_end_date_verified": false,
+         "is_start_position_verified": false, "is_end_position_verified": false,
+         "location_method": "unknown", "vehicle_impact": "some-lanes-closed",
+         "lanes": [{"order": 4, "type": "general", "status": "closed"},
+                   {"order": 1, "type": "shoulder", "status": "closed"},
+                   {"order": 3, "type": "general", "status": "open"},
+                   {"order": 2, "type": "general", "status": "closed"}]},
+       "geometry": {"type": "LineString", "coordinates": [[-93.6, 41.6], [-93.6, 41.61]]}}]}
+      """
+    let document = try WZDxDecoder.decode(
+      Data(text.utf8), options: FeedOptions(sourceName: "t", now: Date()))
+    #expect(document.problems.isEmpty, "\(document.problems)")
+    let incident = try #require(document.incidents.first)
+    // Driving lanes from the left: order 2 (closed), 3 (open), 4 (closed).
+    #expect(incident.details.totalLanes == 3)
+    #expect(incident.details.closedLanes == [1, 3])
+    #expect(incident.details.lanesClosed == 2)
   }
 }

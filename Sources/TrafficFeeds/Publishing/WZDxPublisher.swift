@@ -36,7 +36,9 @@ import Traffic
 /// WZDx requires both dates: an incident without a start is published from its entry time
 /// (else the publication time), one without an end until a day after the later of its start
 /// and the publication time, both flagged unverified as the specification asks of
-/// estimates. Lanes are not listed: the model keeps how many lanes are closed, not which.
+/// estimates. Lanes are listed (`lanes`: `order` from the left, `type` `general`, `status`
+/// `open` or `closed`) when the incident says which are closed and how many there are
+/// (``TrafficIncidentDetails/closedLanes``, `totalLanes`); else only `vehicle_impact` says it.
 /// Only an incident's main polyline is written (WZDx geometry is one `LineString`).
 public enum WZDxPublisher {
   /// The WZDx version written.
@@ -190,6 +192,18 @@ public enum WZDxPublisher {
         json.key("types_of_work")
         json.beginArray()
         object(["type_name": "maintenance"], into: &json)
+        json.endArray()
+      }
+      if let closed = details.closedLanes, let total = details.totalLanes {
+        json.key("lanes")
+        json.beginArray()
+        for order in 1...total {
+          json.beginObject()
+          json.member("order", order)
+          json.member("type", "general")
+          json.member("status", closed.contains(order) ? "closed" : "open")
+          json.endObject()
+        }
         json.endArray()
       }
       let restrictions = restrictions(incident.vehicleRestrictions)

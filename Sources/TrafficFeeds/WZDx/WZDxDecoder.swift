@@ -35,7 +35,8 @@ import Traffic
 /// `I-35`, `US 69`, `CO-3`) or name, 3.x `road_number` the number; cross streets the
 /// junctions; `lanes` the closed and total driving lanes (shoulders, bike lanes, sidewalks,
 /// parking, medians and turn lanes are not driving lanes; 3.x `total_num_lanes` the total
-/// when there are no `lanes`); `description` is the source text (en-US unless
+/// when there are no `lanes`) and which driving lanes are closed, by `order` from the left
+/// (`TrafficIncidentDetails.closedLanes`); `description` is the source text (en-US unless
 /// `options.defaultLanguage` says otherwise); country `US` unless `options.defaultCountryCode`.
 /// `types_of_work` of maintenance kinds (`maintenance`, `minor-road-defect-repair`,
 /// `roadside-work`, `painting`) give the event kind `.maintenanceWork`, others `.roadworks`.
@@ -202,6 +203,7 @@ public enum WZDxDecoder: FeedDecoder {
         lanesClosed: lanes.total > 0 ? lanes.closed : nil,
         totalLanes: lanes.total > 0
           ? lanes.total : properties["total_num_lanes"]?.int.flatMap { $0 > 0 ? $0 : nil },
+        closedLanes: lanes.closedPlaces.isEmpty ? nil : lanes.closedPlaces,
         eventKind: isRestriction ? nil : eventKind(properties["types_of_work"]?.array ?? []))
     } catch {
       throw JSONFieldError(path: propertiesPath + ".lanes", reason: error.description)
@@ -223,10 +225,12 @@ public enum WZDxDecoder: FeedDecoder {
     }
   }
 
-  /// Driving lanes and how many of them are closed.
+  /// Driving lanes, how many of them are closed, and which (their places among the
+  /// driving lanes counted from the left, from 1: WZDx's `order` counts from the left edge).
   private struct LaneSummary {
     var total = 0
     var closed = 0
+    var closedPlaces: [Int] = []
 
     static let nonDrivingTypes: Set<String> = [
       "shoulder", "left-shoulder", "right-shoulder", "sidewalk", "bike-lane", "parking",
@@ -234,12 +238,20 @@ public enum WZDxDecoder: FeedDecoder {
     ]
 
     init(_ lanes: [JSONValue]) {
-      for lane in lanes {
+      // In `order` (lanes without one keep their place in the array, after those with one).
+      let ordered = lanes.enumerated().sorted {
+        ($0.element["order"]?.int ?? Int.max, $0.offset)
+          < ($1.element["order"]?.int ?? Int.max, $1.offset)
+      }
+      for (_, lane) in ordered {
         if let type = JSONFeed.text(lane["type"]), Self.nonDrivingTypes.contains(type) {
           continue
         }
         total += 1
-        if JSONFeed.text(lane["status"]) == "closed" { closed += 1 }
+        if JSONFeed.text(lane["status"]) == "closed" {
+          closed += 1
+          closedPlaces.append(total)
+        }
       }
     }
   }
