@@ -247,3 +247,34 @@ import TrafficTestSupport
     }
   }
 }
+
+extension PublishingRoundTripTests {
+  @Test("closed lanes are listed in WZDx for a real road, and a bad lane count lists none")
+  func closedLanesOfAnyCountPublishSafely() throws {
+    let line = try GeoPolyline(vertices: [
+      try GeoCoordinates(latitude: 52.5, longitude: 13.4),
+      try GeoCoordinates(latitude: 52.51, longitude: 13.41),
+    ])
+    func incident(_ total: Int) throws -> TrafficIncident {
+      try TrafficIncident(
+        id: "lanes-\(total)", type: .laneRestriction, impact: .major,
+        startTime: Self.publicationTime, endTime: Self.publicationTime.addingTimeInterval(3_600),
+        location: TrafficLocation(polyline: line),
+        details: TrafficIncidentDetails(totalLanes: total, closedLanes: [1]))
+    }
+    let publication = Publication(
+      incidents: [try incident(3), try incident(2_000_000_000)],
+      publicationTime: Self.publicationTime)
+    let document = WZDxPublisher.document(publication)
+    #expect(document.count < 20_000)
+    let back = try WZDxDecoder.decode(
+      document, options: FeedOptions(sourceName: "t", now: Self.publicationTime))
+    #expect(back.problems.isEmpty, "\(back.problems)")
+    let read = Dictionary(
+      back.incidents.map { ($0.originalId, $0) }, uniquingKeysWith: { a, _ in a })
+    #expect(read["lanes-3"]?.details.closedLanes == [1])
+    #expect(read["lanes-3"]?.details.totalLanes == 3)
+    #expect(read["lanes-2000000000"]?.details.closedLanes == nil)
+    #expect(read["lanes-2000000000"]?.type == .laneRestriction)
+  }
+}

@@ -69,8 +69,13 @@ extension FlowPipeline {
     var turns: Set<UInt64> = []
     var longTerm: Set<UInt64> = []
     var seen: [String: [UInt64]] = [:]
+    // Closed lanes shut turns only on a network that knows its turns' lanes; elsewhere (an
+    // OpenStreetMap region) such an incident is not matched to the network for nothing.
+    let knowsLanes = index.network.turns?.knowsLanes == true
     for incident in incidents.incidents
-    where (incident.junctionsTraversability != .allOpen || incident.details.closedLanes != nil)
+    where
+      (incident.junctionsTraversability != .allOpen
+      || (knowsLanes && incident.details.closedLanes != nil))
       && incident.isActive(at: now)
     {
       let own = cache[incident.id] ?? turnsClosed(by: incident, index: index)

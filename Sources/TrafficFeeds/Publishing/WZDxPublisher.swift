@@ -38,11 +38,15 @@ import Traffic
 /// and the publication time, both flagged unverified as the specification asks of
 /// estimates. Lanes are listed (`lanes`: `order` from the left, `type` `general`, `status`
 /// `open` or `closed`) when the incident says which are closed and how many there are
-/// (``TrafficIncidentDetails/closedLanes``, `totalLanes`); else only `vehicle_impact` says it.
+/// (``TrafficIncidentDetails/closedLanes``, `totalLanes` of at most 32); else only
+/// `vehicle_impact` says it.
 /// Only an incident's main polyline is written (WZDx geometry is one `LineString`).
 public enum WZDxPublisher {
   /// The WZDx version written.
   public static let version = "4.2"
+  /// The most lanes listed one by one: a road said to have more (no road has) keeps only
+  /// `vehicle_impact`, so that a bad count cannot make the document huge.
+  static let maximumListedLanes = 32
 
   /// Whether an incident is a work zone, detour or closure, which the feed carries.
   public static func includes(_ incident: TrafficIncident) -> Bool {
@@ -194,7 +198,9 @@ public enum WZDxPublisher {
         object(["type_name": "maintenance"], into: &json)
         json.endArray()
       }
-      if let closed = details.closedLanes, let total = details.totalLanes {
+      if let closed = details.closedLanes, let total = details.totalLanes,
+        total <= maximumListedLanes
+      {
         json.key("lanes")
         json.beginArray()
         for order in 1...total {
