@@ -28,6 +28,11 @@ if !arguments.isSubset(of: known) || arguments.contains("--help") {
     "usage: traffic-bench [--quick] [--json-only] [--only=\(groups.joined(separator: "|"))]\n"
       + "       traffic-bench --scale   (the region-size benchmarks, from the project's root)\n"
       + "       traffic-bench --accuracy   (flow and ETAs against SUMO over several days)\n"
+      + "         environment: TRAFFIC_ACCURACY_NETWORK=NAME (one network),"
+      + " TRAFFIC_ACCURACY_HISTORY_DAYS=N (1...12, default 3),\n"
+      + "         TRAFFIC_ACCURACY_DIAGNOSTICS=1 (every judged edge-interval and trip),"
+      + " TRAFFIC_ACCURACY_SCRATCH=DIR (keep SUMO's files),\n"
+      + "         TRAFFIC_ACCURACY_SPREADS=typical,vehicle,unusual share,unusual (tuning)\n"
       + "       traffic-bench --table STORE.sqlite PLACES   (travel-time tables, PLACES a file of LAT,LNG;...)"
   )
   exit(arguments.contains("--help") ? 0 : 64)

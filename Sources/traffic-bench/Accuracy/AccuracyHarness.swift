@@ -18,8 +18,30 @@ enum AccuracyHarness {
   static let rates = [5, 15, 40]
   /// The probe share run once more with the induction loops' readings as a detector feed.
   static let loopRate = 15
-  /// History days before "today", a week apart (the same weekday).
+  /// History days before "today", a week apart (the same weekday): their demand levels.
   static let historyLevels = [0.9, 1.0, 1.1]
+
+  /// The history days' levels TRAFFIC_ACCURACY_HISTORY_DAYS=N asks for: N days (1...12)
+  /// spread evenly over the default levels' range (one day: the usual one), else the default.
+  ///
+  /// - Throws: `AccuracyError` (a usage error) for anything but a whole number 1...12.
+  static func historyDays(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> [Double] {
+    guard let text = environment["TRAFFIC_ACCURACY_HISTORY_DAYS"] else {
+      return historyLevels
+    }
+    guard let days = Int(text.trimmingCharacters(in: .whitespaces)), (1...12).contains(days)
+    else {
+      throw AccuracyError(
+        "TRAFFIC_ACCURACY_HISTORY_DAYS=\(text) is not a whole number of days from 1 to 12",
+        isUsage: true)
+    }
+    guard days > 1, let low = historyLevels.min(), let high = historyLevels.max() else {
+      return [1.0]
+    }
+    return (0..<days).map { low + (high - low) * Double($0) / Double(days - 1) }
+  }
   /// An edge is judged in an interval when at least this many vehicles entered it.
   static let minimumVehicles = 5
   /// Trips routed per today.
@@ -62,6 +84,7 @@ enum AccuracyHarness {
         "TRAFFIC_ACCURACY_NETWORK=\(only) names none of "
           + networks.map(\.name).joined(separator: ", "), isUsage: true)
     }
+    let historyLevels = try historyDays()
     for network in networks where only.map({ network.name.hasPrefix($0) }) ?? true {
       let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
