@@ -84,7 +84,7 @@ enum AccuracyHarness {
         "TRAFFIC_ACCURACY_NETWORK=\(only) names none of "
           + networks.map(\.name).joined(separator: ", "), isUsage: true)
     }
-    let historyLevels = try historyDays()
+    let levels = try historyDays()
     for network in networks where only.map({ network.name.hasPrefix($0) }) ?? true {
       let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
@@ -93,7 +93,7 @@ enum AccuracyHarness {
       let roads = try SUMONetworkImporter.importNetwork(from: file)
       let simulator = try AccuracySimulator(network: network, file: file, roads: roads)
       var history: [SimulatedDay] = []
-      for (k, level) in historyLevels.enumerated() {
+      for (k, level) in levels.enumerated() {
         let day = AccuracyDay(
           label: "history \(k + 1)", seed: UInt64(1_000 + k), level: level, closure: nil,
           start: firstDay + Double(k) * week)
@@ -101,7 +101,7 @@ enum AccuracyHarness {
         history.append(simulated)
         log(summary(network, simulated))
       }
-      let todayStart = firstDay + Double(historyLevels.count) * week
+      let todayStart = firstDay + Double(levels.count) * week
       let closure = try closureSite(
         roads: roads, day: history[history.count / 2], carLanes: carLanes(in: file))
       log(
