@@ -21,27 +21,6 @@ enum AccuracyHarness {
   /// History days before "today", a week apart (the same weekday): their demand levels.
   static let historyLevels = [0.9, 1.0, 1.1]
 
-  /// The history days' levels TRAFFIC_ACCURACY_HISTORY_DAYS=N asks for: N days (1...12)
-  /// spread evenly over the default levels' range (one day: the usual one), else the default.
-  ///
-  /// - Throws: `AccuracyError` (a usage error) for anything but a whole number 1...12.
-  static func historyDays(
-    environment: [String: String] = ProcessInfo.processInfo.environment
-  ) throws -> [Double] {
-    guard let text = environment["TRAFFIC_ACCURACY_HISTORY_DAYS"] else {
-      return historyLevels
-    }
-    guard let days = Int(text.trimmingCharacters(in: .whitespaces)), (1...12).contains(days)
-    else {
-      throw AccuracyError(
-        "TRAFFIC_ACCURACY_HISTORY_DAYS=\(text) is not a whole number of days from 1 to 12",
-        isUsage: true)
-    }
-    guard days > 1, let low = historyLevels.min(), let high = historyLevels.max() else {
-      return [1.0]
-    }
-    return (0..<days).map { low + (high - low) * Double($0) / Double(days - 1) }
-  }
   /// An edge is judged in an interval when at least this many vehicles entered it.
   static let minimumVehicles = 5
   /// Trips routed per today.
@@ -150,36 +129,6 @@ enum AccuracyHarness {
     }
     report.seconds = Date().timeIntervalSince(started)
     return report
-  }
-
-  /// The flow configuration TRAFFIC_ACCURACY_SPREADS="typical,vehicle,unusual share,unusual"
-  /// asks for (tuning only: the table is of the defaults), `nil` without it.
-  ///
-  /// - Throws: `AccuracyError` (a usage error) for anything but four numbers the
-  ///   configuration accepts.
-  static func tuning() throws -> FlowConfiguration? {
-    guard let text = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SPREADS"] else {
-      return nil
-    }
-    let values = text.split(separator: ",", omittingEmptySubsequences: false).map {
-      Double($0.trimmingCharacters(in: .whitespaces))
-    }
-    let numbers = values.compactMap { $0 }
-    guard values.count == 4, numbers.count == 4
-    else {
-      throw AccuracyError(
-        "TRAFFIC_ACCURACY_SPREADS=\(text) is not four numbers "
-          + "\"typical,vehicle,unusual share,unusual\"", isUsage: true)
-    }
-    var configuration = FlowConfiguration()
-    configuration.typicalSpreadInLogSpeed = numbers[0]
-    configuration.vehicleSpreadInLogSpeed = numbers[1]
-    configuration.unusualShare = numbers[2]
-    configuration.unusualSpreadInLogSpeed = numbers[3]
-    do { try configuration.validate() } catch {
-      throw AccuracyError("TRAFFIC_ACCURACY_SPREADS=\(text): \(error)", isUsage: true)
-    }
-    return configuration
   }
 
   static func summary(_ network: AccuracyNetwork, _ day: SimulatedDay) -> String {
