@@ -69,8 +69,13 @@ import Traffic
     }
     var streams = try (0..<3).map { _ in try #require(open(from: "192.0.2.1").eventStream) }
     defer { for stream in streams { stream.finish() } }
-    ServerFixtures.expectError(
-      open(from: "192.0.2.1"), status: 429, code: "httpError", mentions: "event streams")
+    // Refused as every 429 is (tooManyRequests, Retry-After): the client may try again
+    // once a heartbeat has shown whether a stream it left is gone.
+    let refused = open(from: "192.0.2.1")
+    ServerFixtures.expectError(refused, status: 429, code: "tooManyRequests")
+    #expect(
+      refused.headers["Retry-After"]
+        == String(Int(configuration.heartbeatIntervalSeconds.rounded(.up))))
     // Another client is not affected; a stream closed frees a place.
     let other = try #require(open(from: "192.0.2.2").eventStream)
     other.finish()

@@ -177,6 +177,17 @@ import Zlib
     ServerFixtures.expectError(
       server.handle(ServerFixtures.get(F.everywhere + "&at=tomorrow")), status: 400,
       code: "invalidParameter", mentions: "at")
+    ServerFixtures.expectError(
+      server.handle(ServerFixtures.get(F.everywhere + "&at=2026-12-01T08:00:00")), status: 400,
+      code: "invalidParameter", mentions: "offset")
+    // The years the API answers end with 4999: the year 5000 and later are refused.
+    for late in ["5000-01-01T00:00:00Z", "5001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
+      ServerFixtures.expectError(
+        server.handle(ServerFixtures.get(F.everywhere + "&at=" + late)), status: 400,
+        code: "invalidFilterOptions", mentions: "4999")
+    }
+    #expect(
+      server.handle(ServerFixtures.get(F.everywhere + "&at=4999-12-31T23:59:59Z")).status == 200)
   }
 
   @Test func probesInEveryFormatAndGzip() throws {

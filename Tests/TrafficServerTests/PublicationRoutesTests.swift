@@ -313,6 +313,8 @@ final class TestClock: Sendable {
     let setup = try Setup()
     for (target, code, mention) in [
       ("/datex2/v3/situations?since=yesterday", "invalidParameter", "since"),
+      // Local time of an unknown place: RFC 3339 requires the offset.
+      ("/datex2/v3/situations?since=2026-01-01T00:00:00", "invalidParameter", "offset"),
       (
         "/datex2/v3/situations?since=2026-01-01T00:00:00Z&since=2026-01-02T00:00:00Z",
         "invalidParameter", "since"

@@ -27,6 +27,11 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
     self.at = at
   }
 
+  /// The first second of the year 1 (UTC): no flow picture is asked for earlier.
+  static let earliestTime = -62_135_596_800.0
+  /// The first second of the year 5000 (UTC): the end of the times a picture is asked for.
+  static let latestTime = 95_617_584_000.0
+
   /// Checks the ranges.
   ///
   /// - Throws: `TrafficQueryError.invalidFilterOptions` for a jam factor outside 0...10 or
@@ -44,8 +49,10 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
     if let bad = functionalClasses.sorted().first(where: { !(1...5).contains($0) }) {
       throw .invalidFilterOptions("functional class \(bad) must be within 1...5")
     }
-    if let at, !(at.timeIntervalSince1970.isFinite && abs(at.timeIntervalSince1970) < 1e11) {
-      throw .invalidFilterOptions("at \(at) is not a usable time")
+    if let at,
+      !(at.timeIntervalSince1970 >= Self.earliestTime && at.timeIntervalSince1970 < Self.latestTime)
+    {
+      throw .invalidFilterOptions("at must lie in the years 1 to 4999")
     }
   }
 

@@ -80,9 +80,10 @@ package struct V7FlowQuery: Equatable, Sendable {
       throw .invalidFilterOptions("minJamFactor \(low) is greater than maxJamFactor \(high)")
     }
     if let text = try parameters.single("at", error: TrafficQueryError.invalidParameter) {
-      guard let date = RFC3339.parse(text) else {
+      guard let date = RFC3339.parseWithOffset(text) else {
         throw .invalidParameter(
-          "at \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 date-time")
+          "at \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 date-time with an "
+            + "offset, such as 2026-12-01T08:00:00Z")
       }
       options.at = date
     }

@@ -238,9 +238,9 @@ struct PublicationParameters {
       self.types = types
     }
     if let text = try parameters.single("since", error: TrafficQueryError.invalidParameter) {
-      guard let time = RFC3339.parse(text) else {
+      guard let time = RFC3339.parseWithOffset(text) else {
         throw .invalidParameter(
-          "since \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 time such as "
+          "since \"\(QueryParameters.excerpt(text))\" is not an RFC 3339 time with an offset such as "
             + "2026-12-01T08:00:00Z")
       }
       since = time

@@ -85,10 +85,13 @@ extension TrafficServer {
     }
     guard admitted else {
       refusedStreams.add(1, ordering: .relaxed)
-      throw .httpError(
-        status: 429,
-        "this client has \(limit) event streams open already, the most one client may hold; "
-          + "close one first")
+      // A stream its client left is noticed at its next heartbeat, when its slot frees:
+      // the client may try again after one heartbeat interval.
+      var refusal = errorResponse(.tooManyRequests)
+      refusal.headers.add(
+        "Retry-After",
+        String(max(1, Int(configuration.heartbeatIntervalSeconds.rounded(.up)))))
+      return refusal
     }
     let stream = EventStream(
       engine: engine, area: parameters.area,
