@@ -41,11 +41,13 @@ public enum Gzip {
   /// Decompresses a gzip (RFC 1952) or zlib (RFC 1950) stream, told apart by its header.
   ///
   /// - Parameters:
-  ///   - data: The compressed bytes: exactly one complete stream.
+  ///   - data: The compressed bytes: one complete zlib stream, or one or more complete gzip
+  ///     members one after the other.
   ///   - maxOutputBytes: The most bytes the result may have; guards against compression
   ///     bombs.
   /// - Returns: The decompressed bytes.
-  /// - Throws: `ZlibError.malformed` for a bad header, corrupt data or bytes after the end,
+  /// - Throws: `ZlibError.malformed` for a bad header, corrupt data or bytes after the end
+  ///   (other than a further gzip member),
   ///   `.truncated` when the stream ends early, `.tooLarge` beyond `maxOutputBytes`.
   /// - Complexity: O(n) in the output size.
   public static func decompress(_ data: Data, maxOutputBytes: Int) throws(ZlibError) -> Data {
@@ -56,6 +58,7 @@ public enum Gzip {
     else { throw .malformed("zlib could not be initialised") }
     defer { inflateEnd(&stream) }
     var input = [UInt8](data)
+    let isGzip = input.count >= 2 && input[0] == 0x1F && input[1] == 0x8B
     var output: [UInt8] = []
     let chunkSize = 64 * 1024
     var chunk = [UInt8](repeating: 0, count: chunkSize)
@@ -78,10 +81,16 @@ public enum Gzip {
         }
         switch status {
         case Z_STREAM_END:
-          if stream.avail_in != 0 {
+          guard stream.avail_in != 0 else { return .success(()) }
+          // A gzip file is a series of members (RFC 1952 §2.2), as `cat a.gz b.gz` makes:
+          // the next one is read on. After a zlib stream, or anything but a gzip header,
+          // the bytes left over are an error.
+          guard isGzip, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B,
+            inflateReset(&stream) == Z_OK
+          else {
             return .failure(.malformed("\(stream.avail_in) bytes follow the end of the stream"))
           }
-          return .success(())
+          continue
         case Z_OK:
           continue
         case Z_BUF_ERROR:

@@ -31,6 +31,27 @@ import Zlib
     #expect(try Gzip.decompress(zlibStream, maxOutputBytes: 10) == Data("abc".utf8))
   }
 
+  /// `cat a.gz b.gz`: a gzip file of two members reads as both texts one after the other
+  /// (RFC 1952 §2.2); a zlib stream takes nothing after its end, and the members together
+  /// keep to the output limit.
+  @Test func readsEveryMemberOfAGzipFile() throws {
+    let first = Gzip.compress(Data("first member\n".utf8))
+    let second = Gzip.compress(Data("second member\n".utf8))
+    #expect(
+      try Gzip.decompress(first + second, maxOutputBytes: 100)
+        == Data("first member\nsecond member\n".utf8))
+    #expect(throws: ZlibError.tooLarge(limit: 20)) {
+      try Gzip.decompress(first + second, maxOutputBytes: 20)
+    }
+    #expect(throws: ZlibError.truncated) {
+      try Gzip.decompress(first + second.prefix(second.count - 4), maxOutputBytes: 100)
+    }
+    let zlibStream = Data([0x78, 0x9c, 0x4b, 0x4c, 0x4a, 0x06, 0x00, 0x02, 0x4d, 0x01, 0x27])
+    #expect(throws: ZlibError.self) {
+      try Gzip.decompress(zlibStream + second, maxOutputBytes: 100)
+    }
+  }
+
   @Test func rejectsBombsBeyondTheLimit() {
     let compressed = Gzip.compress(Data(repeating: 0, count: 1_000_000))
     #expect(compressed.count < 5_000)
