@@ -32,14 +32,14 @@ extension DATEXIIDecoder {
       do throws(RecordProblem) {
         return .success(try incident(from: record, overallSeverity: overallSeverity, context))
       } catch {
-        let recordId = record.attributes["id"] ?? "?"
+        let recordId = record.attributes["id"]?.trimmingWhitespace
         return .failure(
           FeedError(
             format: format,
             location:
-              "situation[\(number)] id=\(situationId)/situationRecord id=\(recordId) "
+              "situation[\(number)] id=\(situationId)/situationRecord id=\(recordId ?? "?") "
               + "(line \(record.line))",
-            reason: error.reason))
+            reason: error.reason, recordId: recordId.flatMap { $0.isEmpty ? nil : $0 }))
       }
     }
   }
