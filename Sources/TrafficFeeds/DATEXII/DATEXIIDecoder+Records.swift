@@ -44,6 +44,16 @@ extension DATEXIIDecoder {
     }
   }
 
+  /// The id of a record's version: `<id>_<version>`; the record's id when the version is
+  /// empty or the id itself; the version when it is already a version id of the record
+  /// (`<id>~<stamp>`, the engine's own, as `DATEXIIPublisher` writes it), so that an id
+  /// reads back as it was published.
+  static func versionId(recordId: String, version: String) -> String {
+    if version.isEmpty || version == recordId { return recordId }
+    if version.hasPrefix(recordId + "~") { return version }
+    return "\(recordId)_\(version)"
+  }
+
   /// One incident from one `situationRecord`.
   static func incident(
     from record: XMLNode, overallSeverity: String?, _ context: RecordContext
@@ -55,7 +65,7 @@ extension DATEXIIDecoder {
     let version =
       (record.attributes["version"] ?? record.childValue("situationRecordVersion"))?
       .trimmingWhitespace ?? ""
-    let id = version.isEmpty ? recordId : "\(recordId)_\(version)"
+    let id = versionId(recordId: recordId, version: version)
 
     let validity = record.child("validity")
     let specification = validity?.child("validityTimeSpecification")
