@@ -252,7 +252,7 @@ import Zlib
       partial.problems == [
         FeedError(
           format: .waze, location: "jams[1]",
-          reason: "no time for the jam (no pubMillis, no window times)")
+          reason: "no time for the jam (no pubMillis, no window times)", recordId: "2")
       ])
   }
 }

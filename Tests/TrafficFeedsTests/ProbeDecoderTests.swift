@@ -116,6 +116,21 @@ import TrafficFeeds
     #expect(lines.rejectedCounts == [.unparseable: 2])
   }
 
+  @Test("an NDJSON number too large for a double is out of range, as in CSV")
+  func ndjsonOverflowIsOutOfRange() throws {
+    let ndjson = """
+      {"id": "a", "time": 1799999000, "lat": 1e400, "lng": 13.4}
+      {"id": "b", "time": 1799999000, "lat": 52.5, "lng": -1e400}
+      {"id": "c", "time": 1799999000, "lat": 52.5, "lng": 13.4, "speed": 1e400}
+      {"id": "d", "time": 1799999000, "lat": true, "lng": 13.4}
+      {"id": "e", "time": 1799999000, "lat": 52.5, "lng": 13.4}
+      """
+    let lines = try decoder.decode(Data(ndjson.utf8), format: .ndjson)
+    #expect(lines.probes.map(\.vehicleID) == ["e"])
+    #expect(
+      lines.rejections.map(\.reason) == [.outOfRange, .outOfRange, .outOfRange, .unparseable])
+  }
+
   @Test("details write times in RFC 3339; reasons have the names of the HTTP answer")
   func rejectionDetailsAndWireNames() throws {
     let csv =

@@ -130,6 +130,25 @@ private let options = FeedOptions(sourceName: "test")
     }
   }
 
+  /// A quiet feed's answer: the lists are there, with nothing in them. It is an empty
+  /// document (a full refresh), not an error; a document with none of the lists still is.
+  @Test(arguments: [
+    #"{"alerts": [], "jams": []}"#, #"{"alerts": []}"#, #"{"jams": [], "endTimeMillis": 1}"#,
+    #"{"irregularities": []}"#, #"[{"alerts": []}]"#,
+  ])
+  func acceptsPresentButEmptyLists(text: String) throws {
+    let document = try WazeDecoder.decode(Data(text.utf8), options: options)
+    #expect(document.incidents.isEmpty)
+    #expect(document.problems.isEmpty)
+    #expect(document.isFullRefresh)
+  }
+
+  @Test func rejectsADocumentWithoutLists() {
+    #expect(throws: FeedError.self) {
+      try WazeDecoder.decode(Data(#"{"startTimeMillis": 1}"#.utf8), options: options)
+    }
+  }
+
   @Test func reportsWrongTypesInsideItems() throws {
     let text =
       #"{"jams": [{"uuid": 1, "line": [{"x": "1", "y": 2}], "pubMillis": 1}, {"line": []}, {"uuid": 3, "line": [{"x": 1, "y": 2}], "pubMillis": "soon"}]}"#

@@ -131,6 +131,16 @@ struct IngestPass {
       ? TrafficEngine.ownId(id, feed: feed) : id
   }
 
+  /// Counts a record the document holds but that could not be read as carried: the
+  /// incident the feed reported under `id` (its own, or the one it was merged into) is
+  /// neither ended nor left by ``endReportsNoLongerCarried()``. Nothing is written.
+  ///
+  /// - Complexity: O(log m) for m held incidents.
+  mutating func carry(_ id: String) {
+    let reference = TrafficIncidentSource(feed: feed, id: id)
+    if let held = heldIncident(reportedAs: reference) { seen.insert(held.originalId) }
+  }
+
   /// Ends or leaves the incidents the feed reported before and this document no longer
   /// carries (a full refresh): an incident only this feed reported ends now; one that other
   /// feeds also report loses this feed from its sources.

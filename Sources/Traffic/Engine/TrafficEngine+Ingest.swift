@@ -106,9 +106,14 @@ extension TrafficEngine {
   /// With `maximumHeldByFeed`, a document after which the feed would have a report in more
   /// incidents than that (ended ones still held included) is refused whole with
   /// `TrafficStoreError.limitExceeded`; changes to what it holds are always taken.
+  ///
+  /// `carrying` names the feed's own ids of records the document holds but that could not
+  /// be read (a decoder skipped them): a full refresh still carries them, so it does not end
+  /// their incidents (nor take the feed out of the incidents they were merged into).
   package func ingest(
     _ incidents: consuming [TrafficIncident], from feed: String, isFullRefresh: Bool,
-    building: SnapshotBuild, recordingEach: Bool = false, maximumHeldByFeed: Int? = nil
+    building: SnapshotBuild, recordingEach: Bool = false, maximumHeldByFeed: Int? = nil,
+    carrying unreadIds: Set<String> = []
   )
     throws(TrafficStoreError) -> IngestReport
   {
@@ -123,7 +128,10 @@ extension TrafficEngine {
       var pass = IngestPass(
         feed: feed, now: now, snapshot: snapshot, recordsEach: recordingEach)
       while let incoming = pending.popLast() { pass.take(incoming) }
-      if isFullRefresh { pass.endReportsNoLongerCarried() }
+      if isFullRefresh {
+        for id in unreadIds { pass.carry(id) }
+        pass.endReportsNoLongerCarried()
+      }
       if let maximumHeldByFeed {
         let held = pass.heldByFeedAfter
         if held > maximumHeldByFeed, held > snapshot.heldByFeed[feed, default: 0] {

@@ -32,16 +32,26 @@ extension DATEXIIDecoder {
       do throws(RecordProblem) {
         return .success(try incident(from: record, overallSeverity: overallSeverity, context))
       } catch {
-        let recordId = record.attributes["id"] ?? "?"
+        let recordId = record.attributes["id"]?.trimmingWhitespace
         return .failure(
           FeedError(
             format: format,
             location:
-              "situation[\(number)] id=\(situationId)/situationRecord id=\(recordId) "
+              "situation[\(number)] id=\(situationId)/situationRecord id=\(recordId ?? "?") "
               + "(line \(record.line))",
-            reason: error.reason))
+            reason: error.reason, recordId: recordId.flatMap { $0.isEmpty ? nil : $0 }))
       }
     }
+  }
+
+  /// The id of a record's version: `<id>_<version>`; the record's id when the version is
+  /// empty or the id itself; the version when it is already a version id of the record
+  /// (`<id>~<stamp>`, the engine's own, as `DATEXIIPublisher` writes it), so that an id
+  /// reads back as it was published.
+  static func versionId(recordId: String, version: String) -> String {
+    if version.isEmpty || version == recordId { return recordId }
+    if version.hasPrefix(recordId + "~") { return version }
+    return "\(recordId)_\(version)"
   }
 
   /// One incident from one `situationRecord`.
@@ -55,7 +65,7 @@ extension DATEXIIDecoder {
     let version =
       (record.attributes["version"] ?? record.childValue("situationRecordVersion"))?
       .trimmingWhitespace ?? ""
-    let id = version.isEmpty ? recordId : "\(recordId)_\(version)"
+    let id = versionId(recordId: recordId, version: version)
 
     let validity = record.child("validity")
     let specification = validity?.child("validityTimeSpecification")

@@ -14,7 +14,9 @@ import Traffic
 ///
 /// Each `situationRecord` becomes one incident: `originalId` is the record's `id`, `id` is
 /// `"<id>_<version>"` when the record has a non-empty `version` (attribute, or the v1.0
-/// `situationRecordVersion` element). Its type comes from the
+/// `situationRecordVersion` element), the `id` alone when the version is empty or equals
+/// it, and the version itself when it is one of the engine's version ids of the record
+/// (`<id>~<stamp>`, as `DATEXIIPublisher` writes them). Its type comes from the
 /// record's `xsi:type`:
 ///
 /// | `xsi:type` (and detail) | type | event kind |
@@ -98,7 +100,8 @@ import Traffic
 /// skipped with a problem.
 /// The location keeps its references as codes: every ALERT-C (TMC) location
 /// (`alertCPoint`, `alertCLinear`, `alertCArea`: country code, table number and version,
-/// primary and secondary `specificLocation`, `alertCDirectionCoded`, method 4
+/// primary and secondary `specificLocation`, `alertCDirectionCoded` read with
+/// `alertCAffectedDirection` (`both`, `unknown`, `opposite` to the coded direction), method 4
 /// `offsetDistance`) in `TrafficLocation.tmc`, and the first binary OpenLR that decodes in
 /// `TrafficLocation.openLR` (binary OpenLR that does not decode is dropped when the member
 /// has coordinates). TMC and predefined location references carry no coordinates and need a

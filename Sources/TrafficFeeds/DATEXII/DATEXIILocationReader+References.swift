@@ -42,19 +42,41 @@ extension DATEXIILocationReader {
       let primary = (primaryNode ?? element).first("specificLocation")?.value.flatMap({ Int($0) })
     else { return nil }
     let secondary = secondaryNode?.first("specificLocation")?.value.flatMap { Int($0) }
-    let direction: TMCLocationReference.Direction
-    switch element.first("alertCDirectionCoded")?.value {
-    case "positive": direction = .positive
-    case "negative": direction = .negative
-    case "both": direction = .both
-    default: direction = .unknown
-    }
+    let direction = alertCDirection(
+      coded: element.first("alertCDirectionCoded")?.value,
+      affected: element.first("alertCAffectedDirection")?.value)
     return try? TMCLocationReference(
       countryCode: country, tableNumber: table,
       tableVersion: element.childValue("alertCLocationTableVersion"),
       primaryLocationCode: primary, secondaryLocationCode: secondary, direction: direction,
       primaryOffsetInMeters: primaryNode.flatMap(offsetDistance),
       secondaryOffsetInMeters: secondaryNode.flatMap(offsetDistance))
+  }
+
+  /// The direction of an ALERT-C location: the coded one (`positive`, `negative`; v2 also
+  /// codes `both` and `unknown`) as v3's `alertCAffectedDirection` qualifies it: `both` and
+  /// `unknown` are themselves, `opposite` turns the coded direction round, `aligned` (or
+  /// none) keeps it.
+  static func alertCDirection(coded: String?, affected: String?) -> TMCLocationReference.Direction {
+    var direction: TMCLocationReference.Direction
+    switch coded {
+    case "positive": direction = .positive
+    case "negative": direction = .negative
+    case "both": direction = .both
+    default: direction = .unknown
+    }
+    switch affected {
+    case "both": direction = .both
+    case "unknown": direction = .unknown
+    case "opposite":
+      if direction == .positive {
+        direction = .negative
+      } else if direction == .negative {
+        direction = .positive
+      }
+    default: break
+    }
+    return direction
   }
 
   /// The method 4 offset of a point location: the innermost `offsetDistance` with a
@@ -123,12 +145,32 @@ extension DATEXIILocationReader {
       let last = direction.child("openlrLastLocationReferencePoint").flatMap(referencePoint)
     else { return nil }
     points.append(last)
+    // Offsets are metres along the first (positive) and the last (negative) stretch between
+    // reference points; binary OpenLR gives them as fractions of those stretches.
     let offsets = direction.child("openlrOffsets")
+    func fraction(_ name: String, of distance: Double) -> Double {
+      offsetFraction(
+        meters: offsets?.childValue(name).flatMap(nonNegative) ?? 0, distance: distance)
+    }
     let line = OpenLR.Line(
       points: points,
-      positiveOffset: offsets?.childValue("openlrPositiveOffset").flatMap(Double.init) ?? 0,
-      negativeOffset: offsets?.childValue("openlrNegativeOffset").flatMap(Double.init) ?? 0)
+      positiveOffset: fraction("openlrPositiveOffset", of: points[0].distanceToNextInMeters),
+      negativeOffset: fraction(
+        "openlrNegativeOffset", of: points[points.count - 2].distanceToNextInMeters))
     return try? OpenLR.encodeBase64(.line(line))
+  }
+
+  /// An OpenLR offset in metres as the fraction of its stretch (`distance` metres) that
+  /// binary OpenLR codes: below 1 (an offset beyond the stretch is its last 256th); 0 for
+  /// no offset or a stretch of no length.
+  static func offsetFraction(meters: Double, distance: Double) -> Double {
+    guard meters > 0, distance > 0 else { return 0 }
+    return min(meters / distance, 255.5 / 256)
+  }
+
+  private static func nonNegative(_ text: String) -> Double? {
+    guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
+    return value
   }
 
   private static func referencePoint(_ element: XMLNode) -> OpenLR.ReferencePoint? {

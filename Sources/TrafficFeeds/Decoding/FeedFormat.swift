@@ -70,7 +70,8 @@ public struct FeedDocument: Sendable {
   public var incidents: [TrafficIncident]
   /// Flow observations the document carries (Waze jams, v7 flow).
   public var flowObservations: [FlowObservation]
-  /// Records that were skipped, each with where it was and why; the rest still imports.
+  /// Records that were skipped, each with where it was and why (and its id when that could
+  /// be read, ``FeedError/recordId``); the rest still imports.
   public var problems: [FeedError]
   /// Whether the document is the source's complete current picture (so incidents it no
   /// longer carries have ended) rather than a delta.
@@ -120,12 +121,27 @@ public struct FeedError: Error, Hashable, Sendable, CustomStringConvertible {
   public var location: String?
   /// What was wrong.
   public var reason: String
+  /// The source's own id of the record skipped, when it could be read: the record is still
+  /// in the document, so a full refresh does not end the incident of that id
+  /// (``FeedApplication``); `nil` for a document that cannot be read and a record without a
+  /// readable id.
+  public var recordId: String?
 
   /// Creates an error.
-  public init(format: FeedFormat, location: String? = nil, reason: String) {
+  public init(
+    format: FeedFormat, location: String? = nil, reason: String, recordId: String? = nil
+  ) {
     self.format = format
     self.location = location
     self.reason = reason
+    self.recordId = recordId
+  }
+
+  /// The same error naming the id of the record skipped (``recordId``).
+  func skipping(_ recordId: String?) -> FeedError {
+    var error = self
+    error.recordId = recordId.flatMap { $0.isEmpty ? nil : $0 }
+    return error
   }
 
   /// `"<format>: <location>: <reason>"`.

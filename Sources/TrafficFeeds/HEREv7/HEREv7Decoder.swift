@@ -62,8 +62,10 @@ public enum HEREv7Decoder: FeedDecoder {
           try V7IncidentWire.decodeIncident(
             item, at: "results[\(index)]", defaultLanguage: language))
       } catch {
+        let details = item["incidentDetails"]
+        let id = details?["originalId"]?.string ?? details?["id"]?.string
         document.problems.append(
-          FeedError(format: format, location: error.path, reason: error.reason))
+          FeedError(format: format, location: error.path, reason: error.reason, recordId: id))
       }
     }
     if root["incidentDetails"] != nil {

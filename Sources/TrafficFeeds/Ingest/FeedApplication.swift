@@ -9,6 +9,12 @@ import Traffic
 /// only what is its own: a push its record limits and authorisation (checked between the
 /// two steps, on ``source`` and ``recordCount``), an import its progress and its snapshot
 /// built on first read.
+///
+/// A record the document holds but that could not be read is not a record the source has
+/// withdrawn: whatever the format, a full refresh does not end the incident of a skipped
+/// record whose id could be read (``FeedError/recordId``), and a document of which no record
+/// could be read (some skipped, none decoded) is taken as a set of changes, not as the
+/// source's whole picture, so that it ends nothing.
 package struct FeedApplication: Sendable {
   /// The decoded document; ``apply(to:building:recordingEach:maximumHeldByFeed:)`` hands
   /// its incidents over to the engine (they are empty afterwards; ``incidentCount`` keeps
@@ -18,6 +24,12 @@ package struct FeedApplication: Sendable {
   package let source: String
   /// The number of incidents the document carried.
   package let incidentCount: Int
+  /// The source's ids of the records the document holds but that were skipped: still
+  /// carried, so a full refresh does not end them.
+  package let unreadRecordIds: Set<String>
+  /// Whether the document said it was the source's whole picture but none of its records
+  /// could be read, so that it is applied as a set of changes (ending nothing).
+  package let isRefreshWithheld: Bool
   /// Whether the incidents have been handed to an engine.
   private var isApplied = false
 
@@ -42,6 +54,12 @@ package struct FeedApplication: Sendable {
   ) throws(FeedError) {
     var document = try format.decoder.decode(input, options: options)
     if let isFullRefresh { document.isFullRefresh = isFullRefresh }
+    // Records were there, and not one could be read: the source has not said that its
+    // incidents ended (a publisher's broken answer, a format change).
+    isRefreshWithheld =
+      document.isFullRefresh && document.incidents.isEmpty && !document.problems.isEmpty
+    if isRefreshWithheld { document.isFullRefresh = false }
+    unreadRecordIds = Set(document.problems.compactMap(\.recordId))
     source = document.sourceName(given: given, origin: origin ?? options.sourceName)
     incidentCount = document.incidents.count
     self.document = document
@@ -52,7 +70,8 @@ package struct FeedApplication: Sendable {
 
   /// Ingests the document's incidents under ``source`` as one batch
   /// (`TrafficEngine.ingest(_:from:isFullRefresh:)`), then its flow observations (Waze
-  /// jams, HERE v7 flow) when the engine has a road network.
+  /// jams, HERE v7 flow) when the engine has a road network. A full refresh carries the
+  /// skipped records (``unreadRecordIds``) too: their incidents do not end.
   ///
   /// Call it once: the incidents are handed over, not copied, so that the engine holds each
   /// one once.
@@ -76,7 +95,8 @@ package struct FeedApplication: Sendable {
     document.incidents = []
     let report = try engine.ingest(
       incidents, from: source, isFullRefresh: document.isFullRefresh, building: building,
-      recordingEach: recordingEach, maximumHeldByFeed: maximumHeldByFeed)
+      recordingEach: recordingEach, maximumHeldByFeed: maximumHeldByFeed,
+      carrying: unreadRecordIds)
     if !document.flowObservations.isEmpty {
       engine.ingest(observations: document.flowObservations)
     }

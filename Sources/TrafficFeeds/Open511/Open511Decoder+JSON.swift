@@ -100,7 +100,8 @@ extension Open511Decoder {
     }
     let id = event["id"].flatMap(loose)
     return FeedError(
-      format: format, location: id.map { "\(path) id=\($0)" } ?? path, reason: reason)
+      format: format, location: id.map { "\(path) id=\($0)" } ?? path, reason: reason,
+      recordId: id)
   }
 
   // MARK: Members

@@ -31,7 +31,7 @@ extension Open511Decoder {
               format: format,
               location:
                 "\(node.name)[\(number)]\(id.map { " id=\($0)" } ?? "") (line \(node.line))",
-              reason: error.reason))
+              reason: error.reason, recordId: id))
         }
       })
     guard rootName == "open511" || rootName == "RoadEvent" else {

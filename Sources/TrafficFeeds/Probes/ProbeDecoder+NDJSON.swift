@@ -27,7 +27,8 @@ extension ProbeDecoder {
     }
   }
 
-  /// One NDJSON object; numbers may also be given as strings, the id as a number.
+  /// One NDJSON object; numbers may also be given as strings, the id as a number. A number
+  /// too large for a double reads as infinity, which makes the row `outOfRange`.
   struct NDJSONRow: Decodable {
     var id: String?
     var time: String?
@@ -63,7 +64,15 @@ extension ProbeDecoder {
           guard container.contains(key), (try? container.decodeNil(forKey: key)) != true else {
             continue
           }
-          if let value = try? container.decode(Double.self, forKey: key) { return value }
+          do {
+            return try container.decode(Double.self, forKey: key)
+          } catch is DecodingError {
+            // Not a number: a string holding one is read below.
+          } catch {
+            // A JSON number no double holds (`1e400`): out of range, as in CSV, not
+            // unparseable (the infinity fails every range check).
+            return .infinity
+          }
           if let value = try? container.decode(String.self, forKey: key),
             let number = ProbeDecoder.decimal(value.trimmingWhitespace)
           {

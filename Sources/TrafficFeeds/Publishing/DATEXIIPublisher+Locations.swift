@@ -74,21 +74,29 @@ extension DATEXIIPublisher {
     }
     if road.contains(where: { $0 != nil }) {
       xml.open("loc:roadInformation")
-      xml.element("loc:roadDestination", details.towards)
-      xml.element("loc:roadName", details.roadName)
-      xml.element("loc:roadNumber", details.roadNumber)
+      xml.element("loc:roadDestination", limited(details.towards))
+      xml.element("loc:roadName", limited(details.roadName))
+      xml.element("loc:roadNumber", limited(details.roadNumber))
       xml.close()
     }
     xml.close()
   }
 
+  /// A point's `latitude` and `longitude`: in 7 decimals, or with `isExact` as many as
+  /// give the same double back (an OpenLR point lies on the edge of its 24-bit bucket, so
+  /// only the exact value encodes back to the same binary reference).
   private static func coordinates(
-    _ element: String, _ point: GeoCoordinates, into xml: inout XMLWriter
+    _ element: String, _ point: GeoCoordinates, isExact: Bool = false, into xml: inout XMLWriter
   ) {
     xml.open(element)
-    xml.element("loc:latitude", degrees(point.latitude))
-    xml.element("loc:longitude", degrees(point.longitude))
+    xml.element("loc:latitude", isExact ? exact(point.latitude) : degrees(point.latitude))
+    xml.element("loc:longitude", isExact ? exact(point.longitude) : degrees(point.longitude))
     xml.close()
+  }
+
+  /// The shortest decimal that reads back as the same double (an `xs:float` literal).
+  private static func exact(_ value: Double) -> String {
+    value == 0 ? "0" : "\(value)"
   }
 
   /// Degrees with 7 decimals (about 1 cm), without trailing zeros.
@@ -105,7 +113,7 @@ extension DATEXIIPublisher {
     xml.open("loc:firstDirection")
     for point in line.points.dropLast() {
       xml.open("loc:openlrLocationReferencePoint")
-      coordinates("loc:openlrCoordinates", point.coordinates, into: &xml)
+      coordinates("loc:openlrCoordinates", point.coordinates, isExact: true, into: &xml)
       lineAttributes(point, into: &xml)
       xml.open("loc:openlrPathAttributes")
       xml.element(
@@ -113,24 +121,52 @@ extension DATEXIIPublisher {
         "frc\(min(max(point.lowestFunctionalRoadClassToNext, 0), 7))")
       xml.element(
         "loc:openlrDistanceToNextLRPoint",
-        String(Int(max(0, point.distanceToNextInMeters).rounded())))
+        String(distance(point.distanceToNextInMeters)))
       xml.close()
       xml.close()
     }
     if let last = line.points.last {
       xml.open("loc:openlrLastLocationReferencePoint")
-      coordinates("loc:openlrCoordinates", last.coordinates, into: &xml)
+      coordinates("loc:openlrCoordinates", last.coordinates, isExact: true, into: &xml)
       lineAttributes(last, into: &xml)
       xml.close()
     }
-    if line.positiveOffset > 0 || line.negativeOffset > 0 {
+    let positive = offsetInMeters(
+      line.positiveOffset, of: distance(line.points[0].distanceToNextInMeters))
+    let negative = offsetInMeters(
+      line.negativeOffset, of: distance(line.points[line.points.count - 2].distanceToNextInMeters))
+    if positive != nil || negative != nil {
       xml.open("loc:openlrOffsets")
-      xml.element("loc:openlrPositiveOffset", String(Int(line.positiveOffset.rounded())))
-      xml.element("loc:openlrNegativeOffset", String(Int(line.negativeOffset.rounded())))
+      xml.element("loc:openlrPositiveOffset", positive.map(String.init))
+      xml.element("loc:openlrNegativeOffset", negative.map(String.init))
       xml.close()
     }
     xml.close()
     xml.close()
+  }
+
+  /// A distance to the next reference point as written: whole metres.
+  private static func distance(_ meters: Double) -> Int { Int(max(0, meters).rounded()) }
+
+  /// An offset, a fraction of a stretch of `distance` whole metres, in the whole metres
+  /// DATEX II writes: the number nearest the fraction's that reads back
+  /// (`DATEXIILocationReader.offsetFraction`) as the same 256th of the stretch, so that
+  /// the binary reference comes back the same; `nil` for no offset.
+  static func offsetInMeters(_ fraction: Double, of distance: Int) -> Int? {
+    guard fraction > 0, fraction < 1, distance > 0 else { return nil }
+    let length = Double(distance)
+    func bucket(_ fraction: Double) -> Int { min(255, Int(fraction * 256)) }
+    let wanted = bucket(fraction)
+    let nearest = Int((fraction * length).rounded())
+    let candidates = [
+      nearest, Int((Double(wanted) * length / 256).rounded(.up)),
+      Int((Double(wanted + 1) * length / 256).rounded(.down)),
+    ]
+    let exact = candidates.first { meters in
+      let read = DATEXIILocationReader.offsetFraction(meters: Double(meters), distance: length)
+      return meters > 0 && read > 0 && bucket(read) == wanted
+    }
+    return exact ?? max(1, nearest)
   }
 
   private static func lineAttributes(_ point: OpenLR.ReferencePoint, into xml: inout XMLWriter) {
@@ -167,9 +203,9 @@ extension DATEXIIPublisher {
     xml.open(
       element,
       [("xsi:type", "loc:AlertCMethod\(method)" + (isLinear ? "Linear" : "Point"))])
-    xml.element("loc:alertCLocationCountryCode", reference.countryCode)
-    xml.element("loc:alertCLocationTableNumber", reference.tableNumber)
-    xml.element("loc:alertCLocationTableVersion", reference.tableVersion ?? "")
+    xml.element("loc:alertCLocationCountryCode", limited(reference.countryCode))
+    xml.element("loc:alertCLocationTableNumber", limited(reference.tableNumber))
+    xml.element("loc:alertCLocationTableVersion", limited(reference.tableVersion ?? ""))
     xml.open("loc:alertCDirection")
     xml.element(
       "loc:alertCDirectionCoded", reference.direction == .negative ? "negative" : "positive")

@@ -131,7 +131,7 @@ extension DATEXIIPublisher {
 
     private static func name(_ incident: TrafficIncident) -> String {
       let summary = incident.summary.text
-      return summary.isEmpty ? incident.type.rawValue : summary
+      return summary.isEmpty ? incident.type.rawValue : limited(summary)
     }
 
     /// The DATEX II cause of a closure for an incident of `type`.

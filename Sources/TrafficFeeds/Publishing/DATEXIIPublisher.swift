@@ -23,8 +23,9 @@ import Traffic
 /// | `other`, `unknown` | `GenericSituationRecord` | its summary as the record name |
 ///
 /// A record's `id` is the incident's `originalId` (stable across publications) and its
-/// `version` the version an `<originalId>_<version>` id names, else the id itself, so that
-/// `DATEXIIDecoder` reads the same incident back. Impact becomes `severity` (`critical`
+/// `version` the version an `<originalId>_<version>` id names, else the id itself (never
+/// empty), so that `DATEXIIDecoder` reads the same id back and a re-publication writes the
+/// same version. Impact becomes `severity` (`critical`
 /// `highest`, `major` `high`, `minor` `medium`, `low` `low`, `unknown` `unknown`); a closed
 /// road on an accident, obstruction, congestion, condition or event record is its
 /// `trafficConstrictionType` `roadBlocked`. Times: `overallStartTime` (required by DATEX
@@ -77,7 +78,7 @@ public enum DATEXIIPublisher {
         xml.element("com:publicationTime", RFC3339.format(publication.publicationTime))
         xml.open("com:publicationCreator")
         xml.element("com:country", country(publication.countryCode))
-        xml.element("com:nationalIdentifier", publication.publisher)
+        xml.element("com:nationalIdentifier", limited(publication.publisher))
         xml.close()
       },
       item: { index, xml in
@@ -104,9 +105,7 @@ public enum DATEXIIPublisher {
     xml.close()
 
     let record = RecordType(incident)
-    let version =
-      Publication.versionNumber(of: incident).map(String.init)
-      ?? (incident.id == incident.originalId ? "" : incident.id)
+    let version = Publication.versionName(of: incident)
     xml.open(
       "sit:situationRecord",
       [("xsi:type", "sit:" + record.name), ("id", incident.originalId), ("version", version)])
@@ -122,7 +121,7 @@ public enum DATEXIIPublisher {
     if country != nil || source != nil {
       xml.open("sit:source")
       xml.element("com:sourceCountry", country?.lowercased())
-      xml.element("com:sourceIdentification", source)
+      xml.element("com:sourceIdentification", limited(source))
       xml.close()
     }
     validity(incident, publication: publication, into: &xml)
@@ -184,7 +183,10 @@ public enum DATEXIIPublisher {
       xml.open("sit:generalPublicComment")
       xml.open("sit:comment")
       xml.open("com:values")
-      xml.element("com:value", text.text, attributes: [("lang", text.language.identifier)])
+      // A long text is several values of its language (the schema allows 1024 characters).
+      for piece in pieces(text.text) {
+        xml.element("com:value", piece, attributes: [("lang", text.language.identifier)])
+      }
       xml.close()
       xml.close()
       xml.element("sit:commentType", "description")

@@ -105,6 +105,17 @@ public struct Publication: Sendable {
     return Date(timeIntervalSince1970: TimeInterval(seconds))
   }
 
+  /// The version a published record names (DATEX II `version`): what follows
+  /// `<originalId>_` in the id, else the id itself (the engine's `<originalId>~<stamp>`, or
+  /// the original id when the source gives no versions); never empty.
+  static func versionName(of incident: TrafficIncident) -> String {
+    let prefix = incident.originalId + "_"
+    if incident.id.count > prefix.count, incident.id.hasPrefix(prefix) {
+      return String(incident.id.dropFirst(prefix.count))
+    }
+    return incident.id
+  }
+
   /// The version number an incident's id names when it is `<originalId>_<number>`.
   static func versionNumber(of incident: TrafficIncident) -> Int? {
     let id = incident.id

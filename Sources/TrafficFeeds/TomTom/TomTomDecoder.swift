@@ -79,7 +79,8 @@ public enum TomTomDecoder: FeedDecoder {
           try decodeIncident(
             item, at: "incidents[\(index)]", language: language, countryCode: country))
       } catch {
-        document.problems.append(JSONFeed.error(error, format: format))
+        let id = item["properties"]?["id"]?.identifier ?? item["id"]?.identifier
+        document.problems.append(JSONFeed.error(error, format: format).skipping(id))
       }
     }
     guard root["incidents"]?.array != nil else {

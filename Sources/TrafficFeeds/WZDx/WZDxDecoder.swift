@@ -100,7 +100,11 @@ public enum WZDxDecoder: FeedDecoder {
         do throws(JSONFieldError) {
           return .success(try decodeFeature(feature, at: "features[\(index)]", context))
         } catch {
-          return .failure(JSONFeed.error(error, format: format))
+          let properties = feature["properties"]
+          let id =
+            feature["id"]?.identifier ?? properties?["road_event_id"]?.identifier
+            ?? properties?["core_details"]?["road_event_id"]?.identifier
+          return .failure(JSONFeed.error(error, format: format).skipping(id))
         }
       },
       take: { decoded in

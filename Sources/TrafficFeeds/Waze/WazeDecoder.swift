@@ -86,7 +86,8 @@ public enum WazeDecoder: FeedDecoder {
   ///   - options: Default language and country.
   /// - Returns: Incidents from alerts and jams, flow observations from jams; items that
   ///   cannot be read are in `problems` with their path (`jams[4].line[2].y`).
-  /// - Throws: `FeedError` when the text is not JSON or has neither `alerts` nor `jams`.
+  /// - Throws: `FeedError` when the text is not JSON or has none of the `alerts`, `jams` and
+  ///   `irregularities` arrays (present but empty arrays are an empty document).
   /// - Complexity: O(n) in the size of `data`.
   public static func decode(
     _ input: FeedInput, options: FeedOptions
@@ -148,6 +149,10 @@ public enum WazeDecoder: FeedDecoder {
     }
     switch root {
     case .object:
+      // A streamed list stays in the root as an empty array: a quiet feed's present but
+      // empty lists make an empty document (a full refresh ending what the source had).
+      sawList =
+        sawList || ["alerts", "jams", "irregularities"].contains { root[$0]?.array != nil }
       let time = windowTime(of: root, publication: &document.publicationTime)
       openJams.settle(windowTime: time, in: &document)
     case .array: break
@@ -179,7 +184,7 @@ public enum WazeDecoder: FeedDecoder {
     do {
       document.incidents.append(try decodeIrregularity(irregularity, at: path, context))
     } catch {
-      document.problems.append(JSONFeed.error(error, format: format))
+      document.problems.append(JSONFeed.error(error, format: format).skipping(id(of: irregularity)))
     }
   }
 
@@ -191,8 +196,13 @@ public enum WazeDecoder: FeedDecoder {
         document.incidents.append(incident)
       }
     } catch {
-      document.problems.append(JSONFeed.error(error, format: format))
+      document.problems.append(JSONFeed.error(error, format: format).skipping(id(of: alert)))
     }
+  }
+
+  /// The id of an alert, jam or irregularity (`uuid`, else `id`), when it can be read.
+  private static func id(of item: JSONValue) -> String? {
+    item["uuid"]?.identifier ?? item["id"]?.identifier
   }
 
   /// Jams of one window whose observation time waits for the window's time.
@@ -213,7 +223,8 @@ public enum WazeDecoder: FeedDecoder {
         document.incidents.append(incident)
         document.flowObservations.append(observation)
       } catch {
-        document.problems.append(JSONFeed.error(error, format: WazeDecoder.format))
+        document.problems.append(
+          JSONFeed.error(error, format: WazeDecoder.format).skipping(WazeDecoder.id(of: jam)))
       }
     }
 
@@ -230,7 +241,8 @@ public enum WazeDecoder: FeedDecoder {
           document.problems.append(
             FeedError(
               format: WazeDecoder.format, location: jam.path,
-              reason: "no time for the jam (no pubMillis, no window times)"))
+              reason: "no time for the jam (no pubMillis, no window times)",
+              recordId: document.incidents[jam.incident].originalId))
         }
       }
       guard !dropIncidents.isEmpty else { return }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import Traffic
+import TrafficTestSupport
+
+@testable import TrafficFeeds
+
+/// A full refresh ends what the source no longer carries, and only that: a record that is
+/// in the document but could not be read is still carried, whatever the format.
+@Suite struct FeedApplicationTests {
+  private static let now = Date(timeIntervalSince1970: 1_714_660_000)
+
+  private static func engine() throws -> TrafficEngine {
+    try TrafficEngine(store: InMemoryTrafficStore(), clock: { now })
+  }
+
+  /// A Waze window of alerts; those in `broken` lack their `location`.
+  private static func waze(_ ids: [String], broken: Set<String> = []) -> Data {
+    let alerts = ids.enumerated().map { index, id in
+      let location =
+        broken.contains(id) ? "" : #""location": {"x": 11.\#(index), "y": 47.5}, "#
+      return #"{"type": "ACCIDENT", "uuid": "\#(id)", \#(location)"pubMillis": 1714658400000}"#
+    }
+    return Data(#"{"alerts": [\#(alerts.joined(separator: ", "))], "jams": []}"#.utf8)
+  }
+
+  @discardableResult
+  private static func apply(
+    _ data: Data, format: FeedFormat, to engine: TrafficEngine
+  ) throws -> (FeedApplication, IngestReport) {
+    var application = try FeedApplication(
+      decoding: .data(data), format: format, options: FeedOptions(sourceName: "S", now: now),
+      given: "S")
+    let report = try application.apply(to: engine)
+    return (application, report)
+  }
+
+  private static func hasEnded(_ id: String, in engine: TrafficEngine) async throws -> Bool {
+    try await engine.lookupIncident(with: id).endTime != nil
+  }
+
+  @Test func aSkippedRecordIsStillCarried() async throws {
+    let engine = try Self.engine()
+    try Self.apply(Self.waze(["a", "b", "c"]), format: .waze, to: engine)
+    // `b` is there but unreadable, `c` is gone.
+    let (application, report) = try Self.apply(
+      Self.waze(["a", "b"], broken: ["b"]), format: .waze, to: engine)
+    #expect(application.unreadRecordIds == ["b"])
+    #expect(!application.isRefreshWithheld)
+    #expect(report.ended == 1)
+    #expect(try await !Self.hasEnded("a", in: engine))
+    #expect(try await !Self.hasEnded("b", in: engine))
+    #expect(try await Self.hasEnded("c", in: engine))
+  }
+
+  @Test func aDocumentOfUnreadableRecordsEndsNothing() async throws {
+    let engine = try Self.engine()
+    try Self.apply(Self.waze(["a", "b"]), format: .waze, to: engine)
+    // Records without any readable id: nothing says which incidents are still carried.
+    let anonymous = Data(#"{"alerts": [{"type": "ACCIDENT"}, 3]}"#.utf8)
+    let (application, report) = try Self.apply(anonymous, format: .waze, to: engine)
+    #expect(application.isRefreshWithheld)
+    #expect(!application.document.isFullRefresh)
+    #expect(report.ended == 0)
+    #expect(try await !Self.hasEnded("a", in: engine))
+    #expect(try await !Self.hasEnded("b", in: engine))
+    // An empty document is the source's whole picture still: it ends what it held.
+    let (_, emptied) = try Self.apply(
+      Data(#"{"alerts": [], "jams": []}"#.utf8), format: .waze, to: engine)
+    #expect(emptied.ended == 2)
+  }
+
+  /// The same on DATEX II: every record of the fixture loses its location.
+  @Test func skippedDATEXIIRecordsAreCarried() async throws {
+    let original = try ownFixture("datex2", "v3_situation.xml")
+    let text = try #require(String(data: original, encoding: .utf8))
+    let broken = text.replacing(
+      #/<sit:locationReference[^>]*/>|<sit:locationReference.*?</sit:locationReference>/#
+        .dotMatchesNewlines(), with: "")
+    let decoded = try DATEXIIDecoder.decode(original, options: FeedOptions(sourceName: "S"))
+    let ids = Set(decoded.incidents.map(\.originalId))
+    #expect(!ids.isEmpty)
+    let engine = try Self.engine()
+    try Self.apply(original, format: .datex2, to: engine)
+    let (application, report) = try Self.apply(Data(broken.utf8), format: .datex2, to: engine)
+    #expect(application.incidentCount == 0)
+    #expect(ids.isSubset(of: application.unreadRecordIds))
+    #expect(report.ended == 0)
+  }
+}
