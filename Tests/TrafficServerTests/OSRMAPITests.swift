@@ -305,14 +305,14 @@ import TrafficTestSupport
     ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=kerb;curb", "InvalidValue", "kerb"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll", "InvalidValue", "exclude"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?waypoints=1", "InvalidOptions", "waypoints"),
-    ("/route/v1/driving/0,0;0.1,0.1", "NoSegment", "coordinate 0"),
+    ("/route/v1/driving/0,0;0.1,0.1?radiuses=1000;1000", "NoSegment", "coordinate 0"),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?sources=5", "InvalidOptions", "sources"),
     (
       "/table/v1/driving/9.52,47.14;9.53,47.15?fallback_speed=0", "InvalidOptions", "fallback_speed"
     ),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?scale_factor=-1", "InvalidOptions", "scale_factor"),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?annotations=speed", "InvalidQuery", "speed"),
-    ("/table/v1/driving/9.52,47.14;0,0", "NoSegment", "coordinate 1"),
+    ("/table/v1/driving/9.52,47.14;0,0?radiuses=;5000", "NoSegment", "coordinate 1"),
     ("/nearest/v1/driving/9.52,47.14?number=1000", "TooBig", "1000"),
     ("/nearest/v1/driving/9.52,47.14?number=0", "InvalidOptions", "number"),
     ("/route/v1/driving/polyline(@@@)", "InvalidQuery", "polyline"),

@@ -77,7 +77,7 @@ extension TrafficServer {
       routes = try router.routes(
         through: query.coordinates, options: options, via: via, headings: headings,
         headingRanges: ranges, continuingStraight: query.continueStraight ?? true,
-        detail: query.steps ? .maneuvers : [])
+        detail: query.steps ? .maneuvers : [], snappingRadii: (0..<count).map(radius(query)))
     } catch {
       throw Self.osrmFailure(error)
     }
@@ -140,7 +140,8 @@ extension TrafficServer {
     do throws(RoutingError) {
       matrix = try router.matrix(
         origins: sources.map(waypoint), destinations: destinations.map(waypoint),
-        options: RouteOptions(), maximumCells: maximum * maximum)
+        options: RouteOptions(), maximumCells: maximum * maximum,
+        snappingRadii: (sources + destinations).map(radius(query)))
     } catch {
       // A waypoint's index counts the origins, then the destinations: back to coordinates.
       if case .placeOffNetwork(let index, _, _) = error {
@@ -206,6 +207,12 @@ extension TrafficServer {
       (heading.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360),
       60
     )
+  }
+
+  /// How far each coordinate's road may be: its `radiuses` element, else no limit (OSRM's
+  /// default).
+  private func radius(_ query: OSRMQuery) -> (Int) -> Double? {
+    { index in query.radiuses?[index] ?? RoutingEngine.unlimitedSnappingRadiusInMeters }
   }
 
   /// OSRM's `nodes` are numbers: an OpenStreetMap node id, else 0 (a SUMO junction's name).
