@@ -17,6 +17,9 @@ import Traffic
 public final class RoutingEngine: Sendable {
   /// The traffic engine routed on.
   public let trafficEngine: TrafficEngine
+  /// The most waypoints a route may have (origin, via points and destination; OSRM's
+  /// `--max-viaroute-size` default).
+  package static let maximumWaypoints = 500
   /// How far a waypoint may be from the nearest road open to cars, meters (OSRM's services
   /// give their own limits: none but their `radiuses`).
   public let snappingRadiusInMeters: Double
@@ -138,8 +141,9 @@ public final class RoutingEngine: Sendable {
       throw .invalidOption(
         "alternatives must be 0...\(RouteOptions.maximumAlternatives), got \(options.alternatives)")
     }
-    guard waypoints.count >= 2, waypoints.count <= 25 else {
-      throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
+    guard waypoints.count >= 2, waypoints.count <= Self.maximumWaypoints else {
+      throw .invalidOption(
+        "a route needs 2 to \(Self.maximumWaypoints) waypoints, got \(waypoints.count)")
     }
     for (k, point) in via.enumerated() { try point.validate(index: k) }
     // Seconds stopped at the end of each leg (at its via point).

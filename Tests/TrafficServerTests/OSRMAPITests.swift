@@ -329,7 +329,7 @@ import TrafficTestSupport
 
   @Test func tooManyCoordinatesAreTooBigWithoutAHang() throws {
     let server = try Self.server()
-    let many = (0..<30).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
+    let many = (0..<501).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
     let (status, body) = try Self.answer(server, "/route/v1/driving/\(many)")
     #expect(status == 400)
     #expect(body["code"] as? String == "TooBig")

@@ -10,7 +10,7 @@ import TrafficTestSupport
 
 /// OSRM's snapping on `traffic serve`: a coordinate whose nearest road is a piece cut off
 /// from the network snaps to the network's nearest road instead (VROOM's tables have no
-/// holes); no distance limit but `radiuses`.
+/// holes); no distance limit but `radiuses`; routes of up to 500 coordinates.
 @Suite struct OSRMSnappingTests {
   /// Vaduz, and a point 21 m from an unnamed road piece that no open road joins to the rest
   /// of the network (with the part of Fürstenweg 134 m away it is a piece of its own, with
@@ -55,5 +55,32 @@ import TrafficTestSupport
     let (tableStatus, table) = try OSRMAPITests.answer(
       server, "/table/v1/driving/\(far);\(Self.vaduz)?radiuses=unlimited;")
     #expect(tableStatus == 200, "\(table)")
+  }
+
+  @Test("a route takes up to 500 coordinates, fewer when the server says so")
+  func routeCoordinatesLimit() throws {
+    let server = try OSRMAPITests.server()
+    // 40 points on a line through Vaduz and Schaan.
+    let points = (0..<40).map { k in
+      let t = Double(k) / 39
+      return "\(9.5209 + t * 0.0223),\(47.1410 + t * 0.0325)"
+    }
+    let (status, body) = try OSRMAPITests.answer(
+      server, "/route/v1/driving/\(points.joined(separator: ";"))?overview=false")
+    #expect(status == 200, "\(body)")
+    let legs = try #require((body["routes"] as? [[String: Any]])?.first?["legs"] as? [Any])
+    #expect(legs.count == 39)
+    let many = Array(repeating: Self.vaduz, count: 501).joined(separator: ";")
+    let (tooMany, refusal) = try OSRMAPITests.answer(server, "/route/v1/driving/\(many)")
+    #expect(tooMany == 400)
+    #expect(refusal["code"] as? String == "TooBig")
+    var configuration = ServerFixtures.quiet()
+    configuration.maxRouteCoordinates = 3
+    let small = try OSRMAPITests.server(configuration)
+    let (limited, answer) = try OSRMAPITests.answer(
+      small, "/route/v1/driving/\(points.prefix(4).joined(separator: ";"))")
+    #expect(limited == 400)
+    #expect(answer["code"] as? String == "TooBig")
+    #expect((answer["message"] as? String)?.contains("--max-route-coordinates") == true)
   }
 }

@@ -58,8 +58,9 @@ package struct OSRMQuery: Hashable, Sendable {
   package static let profiles: Set<String> = ["car", "driving"]
   /// The most alternatives a route may ask for (as `osrm-routed --max-alternatives`).
   package static let maximumAlternatives = 3
-  /// The most coordinates of a route (this engine's route limit).
-  package static let maximumRouteCoordinates = 25
+  /// The most coordinates of a route (`osrm-routed --max-viaroute-size`'s default, and
+  /// this engine's route limit; a server may allow fewer).
+  package static let maximumRouteCoordinates = 500
   /// The most coordinates a nearest request may name, and results per coordinate (as
   /// `osrm-routed --max-nearest-locations` and `--max-nearest-size`).
   package static let maximumNearestCoordinates = 10
@@ -269,7 +270,8 @@ package struct OSRMQuery: Hashable, Sendable {
       guard coordinates.count <= Self.maximumRouteCoordinates else {
         throw OSRMFailure(
           "TooBig",
-          "\(coordinates.count) coordinates: a route takes at most \(Self.maximumRouteCoordinates)")
+          "Number of entries \(coordinates.count) is higher than current maximum "
+            + "(\(Self.maximumRouteCoordinates))")
       }
       guard alternatives >= 0 else { throw .options("alternatives must be >= 0") }
       guard alternatives <= Self.maximumAlternatives else {

@@ -58,6 +58,13 @@ extension TrafficServer {
   }
 
   private func osrmRoute(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
+    let maximum = configuration.maxRouteCoordinates
+    guard query.coordinates.count <= maximum else {
+      throw OSRMFailure(
+        "TooBig",
+        "Number of entries \(query.coordinates.count) is higher than current maximum "
+          + "(\(maximum)) (--max-route-coordinates)")
+    }
     try checkRadiuses(query)
     var options = RouteOptions()
     options.alternatives = query.alternatives
