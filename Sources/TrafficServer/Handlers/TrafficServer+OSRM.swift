@@ -38,6 +38,23 @@ extension TrafficServer {
     return response
   }
 
+  /// OSRM's refusal of a path of its form (`/{service}/v{N}/{...}`) naming one of its
+  /// services this server does not answer (`match`, `trip`, `tile`) or a version other
+  /// than 1: `InvalidService` or `InvalidVersion`, "Service … not found!", as osrm-routed's
+  /// service handler; `nil` for any other path.
+  static func osrmServiceFailure(_ rawPath: Substring) -> OSRMFailure? {
+    let parts = rawPath.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0].isEmpty,
+      ["route", "table", "nearest", "match", "trip", "tile"].contains(parts[1]),
+      parts[2].count > 1, parts[2].first == "v",
+      parts[2].dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })
+    else { return nil }
+    let code =
+      OSRMQuery.Service(rawValue: String(parts[1])) == nil
+      ? "InvalidService" : "InvalidVersion"
+    return OSRMFailure(code, "Service \(parts[1]) not found!")
+  }
+
   /// A refusal of the server's own checks (key, rate, size, method) on an OSRM route, in
   /// OSRM's shape with the check's status.
   static func osrmError(_ error: TrafficQueryError) -> HTTPResponse {
