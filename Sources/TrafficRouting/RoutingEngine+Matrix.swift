@@ -78,13 +78,16 @@ extension RoutingEngine {
   ///
   /// - Parameter method: How the cells are searched (``MatrixMethod/automatic``: the rule of
   ///   ``calculateMatrix(origins:destinations:options:)``).
+  /// - Parameter snappingRadii: how far each waypoint's road may be, meters (the origins',
+  ///   then the destinations'; none: ``snappingRadiusInMeters``).
   package func matrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
-    maximumCells: Int = RouteMatrix.maximumCells, method: MatrixMethod = .automatic
+    maximumCells: Int = RouteMatrix.maximumCells, method: MatrixMethod = .automatic,
+    snappingRadii: [Double?] = []
   ) throws(RoutingError) -> RouteMatrix {
     try computeMatrix(
       origins: origins, destinations: destinations, options: options,
-      maximumCells: maximumCells, excluding: nil, method: method
+      maximumCells: maximumCells, excluding: nil, method: method, snappingRadii: snappingRadii
     ).matrix
   }
 
@@ -101,13 +104,13 @@ extension RoutingEngine {
   ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
     try computeMatrix(
       origins: origins, destinations: destinations, options: options,
-      maximumCells: maximumCells, excluding: excluding, method: .automatic)
+      maximumCells: maximumCells, excluding: excluding, method: .automatic, snappingRadii: [])
   }
 
   /// The matrix; `excluding` `nil`: a waypoint off the network fails it.
   private func computeMatrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions,
-    maximumCells: Int, excluding: Set<Int>?, method: MatrixMethod
+    maximumCells: Int, excluding: Set<Int>?, method: MatrixMethod, snappingRadii: [Double?]
   ) throws(RoutingError) -> (matrix: RouteMatrix, unmatched: Set<Int>) {
     try Self.validateMatrix(
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
@@ -134,6 +137,10 @@ extension RoutingEngine {
       // The table routes use (with bounds, their caps), so that the speeds are the same.
       segments: bounds?.segments ?? plainSegments(view))
     let all = origins + destinations
+    let limits = all.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
+    // As for routes: a waypoint in a tiny part of the network takes a big one's road.
+    let big = snapsToBigComponents(
+      all.map(\.coordinates), view: view, limits: limits, skipping: excluding ?? [])
     var snapped: [[Snap]] = []
     snapped.reserveCapacity(all.count)
     var skipped = Set<Int>()
@@ -146,7 +153,8 @@ extension RoutingEngine {
       do throws(RoutingError) {
         snapped.append(
           try snap(
-            all[index], index: index, view: view, within: 15, arriving: index >= origins.count))
+            all[index], index: index, view: view, within: 15, arriving: index >= origins.count,
+            limit: limits[index], bigComponent: big[index]))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])
@@ -171,7 +179,8 @@ extension RoutingEngine {
           if unmatched.contains(index) { return [] }
           return
             (try? snap(
-              all[index], index: index, view: view, within: 100, arriving: index >= origins.count))
+              all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
+              limit: limits[index], bigComponent: big[index]))
             ?? narrow[index]
         }
         let retried = bucketRows(
@@ -201,7 +210,8 @@ extension RoutingEngine {
         if unmatched.contains(index) { return [] }
         let made =
           (try? snap(
-            all[index], index: index, view: view, within: 100, arriving: index >= origins.count))
+            all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
+            limit: limits[index], bigComponent: big[index]))
           ?? narrow[index]
         wide[index] = made
         return made

@@ -26,9 +26,9 @@ extension RoutingEngine {
     }
   }
 
-  /// The `count` roads open to cars nearest `point`, nearest first, within `meters` (at most
-  /// the engine's snapping radius): each road once (a two-way road's two directions are
-  /// one road).
+  /// The `count` roads open to cars nearest `point`, nearest first, within `meters` (`nil`:
+  /// however far, as OSRM's `nearest` without `radiuses`): each road once (a two-way road's
+  /// two directions are one road).
   ///
   /// - Throws: ``RoutingError/noRoadNetwork`` without a network.
   package func nearestRoads(
@@ -36,7 +36,8 @@ extension RoutingEngine {
   ) throws(RoutingError) -> [NearbyRoad] {
     guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let network = view.network
-    let limit = min(meters ?? snappingRadiusInMeters, snappingRadiusInMeters)
+    let limit = min(
+      meters ?? Self.unlimitedSnappingRadiusInMeters, Self.unlimitedSnappingRadiusInMeters)
     // A small radius first, widened until enough roads are found or the limit is reached.
     var radius = min(50, limit)
     while true {

@@ -96,31 +96,34 @@ extension RoutingEngine {
     return response
   }
 
-  /// The first waypoint the server could not match, or `nil`. A cell's code 4 says that
-  /// its origin or its destination is unmatched: a row of 4s is an unmatched origin once
-  /// some destination is known to match (a cell of its column is not 4), and the other way
-  /// round; when every cell is 4, a second question (the first origin to each origin)
-  /// tells them apart.
+  /// The first waypoint the server could not match, or `nil`. A cell's code 2 (or 4,
+  /// outside the region) says that its origin or its destination is unmatched: a row of
+  /// them is an unmatched origin once some destination is known to match (a cell of its
+  /// column is neither), and the other way round; when every cell is one, a second
+  /// question (the first origin to each origin) tells them apart.
   private func firstUnmatched(
     _ response: V8MatrixWire.Response, origins: [GeoCoordinates],
     destinations: [GeoCoordinates], options: RouteOptions
   ) async throws(RoutingError) -> Int? {
-    let unmatched = V8MatrixWire.CellError.unmatched.rawValue
-    guard response.errorCodes?.contains(unmatched) == true else { return nil }
+    let codes: Set = [
+      V8MatrixWire.CellError.unmatched.rawValue, V8MatrixWire.CellError.outsideRegion.rawValue,
+    ]
+    guard response.errorCodes?.contains(where: codes.contains) == true else { return nil }
     let rows = origins.indices.filter { row in
-      destinations.indices.allSatisfy { response.errorCode(row: row, column: $0) == unmatched }
+      destinations.indices.allSatisfy { codes.contains(response.errorCode(row: row, column: $0)) }
     }
     let columns = destinations.indices.filter { column in
-      origins.indices.allSatisfy { response.errorCode(row: $0, column: column) == unmatched }
+      origins.indices.allSatisfy { codes.contains(response.errorCode(row: $0, column: column)) }
     }
     if columns.count < destinations.count, let row = rows.first { return row }
     if rows.count < origins.count, let column = columns.first { return origins.count + column }
-    // Every cell is 4: every origin or every destination is unmatched, or both.
+    // Every cell is unmatched: every origin or every destination is unmatched, or both.
     let probe = try await askMatrix(
       origins: [origins[0]], destinations: origins, options: options)
-    if probe.errorCode(row: 0, column: 0) == unmatched { return 0 }
-    if let row = origins.indices.first(where: { probe.errorCode(row: 0, column: $0) == unmatched })
-    {
+    if codes.contains(probe.errorCode(row: 0, column: 0)) { return 0 }
+    if let row = origins.indices.first(where: {
+      codes.contains(probe.errorCode(row: 0, column: $0))
+    }) {
       return row
     }
     return origins.count

@@ -10,11 +10,17 @@ extension RoutingEngine {
   /// ``Waypoint/headingToleranceInDegrees``) where there are any (`arriving`: the direction in which the position is reached, which at a
   /// segment's start is the way the segment before it ends), and of those the ones inside
   /// their segment rather than at the junction behind the vehicle, where there are any.
+  ///
+  /// `limit`: how far the road may be, meters (`nil`: ``snappingRadiusInMeters``);
+  /// `bigComponent`: only roads of the network's big components (see ``snapsToBigComponents``).
   func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
-    heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool
+    heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool,
+    limit: Double? = nil, bigComponent: Bool = false
   ) throws(RoutingError) -> [Snap] {
-    let all = try snap(point, index: index, view: view, within: meters)
+    let all = try snap(
+      point, index: index, view: view, within: meters, limit: limit ?? snappingRadiusInMeters,
+      bigComponent: bigComponent)
     guard let heading else { return all }
     let segments = view.network.segments
     let matching = all.filter { snap in
@@ -47,29 +53,87 @@ extension RoutingEngine {
 
   /// The road positions near a waypoint, with its own heading and range.
   func snap(
-    _ waypoint: Waypoint, index: Int, view: RoutingView, within meters: Double, arriving: Bool
+    _ waypoint: Waypoint, index: Int, view: RoutingView, within meters: Double, arriving: Bool,
+    limit: Double? = nil, bigComponent: Bool = false
   ) throws(RoutingError) -> [Snap] {
     try snap(
       waypoint.coordinates, index: index, view: view, within: meters,
       heading: waypoint.headingInDegrees,
       tolerance: waypoint.headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-      arriving: arriving)
+      arriving: arriving, limit: limit, bigComponent: bigComponent)
   }
 
+  /// Which waypoints snap only to roads of big components (OSRM's rule): those whose
+  /// nearest road lies in a tiny component (``RoadComponents``) and that have a road of a
+  /// big one within their `limits` (meters; `nil`: ``snappingRadiusInMeters``), unless every
+  /// waypoint's nearest road lies in the same tiny component (a route within it). A waypoint
+  /// with no road within its limit (or in `skipping`) counts for nothing.
+  func snapsToBigComponents(
+    _ points: [GeoCoordinates], view: RoutingView, limits: [Double?], skipping: Set<Int> = []
+  ) -> [Bool] {
+    let components = components(view)
+    var nearest: [Int?] = []
+    for (index, point) in points.enumerated() {
+      let limit = index < limits.count ? limits[index] : nil
+      let found =
+        skipping.contains(index)
+        ? nil
+        : (try? snap(
+          point, index: index, view: view, within: 0, limit: limit ?? snappingRadiusInMeters,
+          bigComponent: false))?.first
+      nearest.append(found.map { components.component($0.segmentID) })
+    }
+    let known = nearest.compactMap { $0 }
+    guard components.hasBigComponent, let first = known.first else {
+      return points.map { _ in false }
+    }
+    if known.allSatisfy({ $0 == first }), components.isTinyComponent[first] {
+      return points.map { _ in false }
+    }
+    return points.indices.map { index in
+      guard let component = nearest[index], components.isTinyComponent[component] else {
+        return false
+      }
+      let limit = index < limits.count ? limits[index] : nil
+      return
+        (try? snap(
+          points[index], index: index, view: view, within: 0,
+          limit: limit ?? snappingRadiusInMeters, bigComponent: true)) != nil
+    }
+  }
+
+  /// The components of `view`'s network, found once per network.
+  func components(_ view: RoutingView) -> RoadComponents {
+    if let known = componentsState.withLock({ $0 }), known.graph === view.graph {
+      return known.components
+    }
+    let built = RoadComponents(network: view.network, graph: view.graph)
+    componentsState.withLock { $0 = (view.graph, built) }
+    return built
+  }
+
+  /// The snaps within `limit` meters (at most ``unlimitedSnappingRadiusInMeters``), of the
+  /// big components' roads only with `bigComponent`.
   private func snap(
-    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double
+    _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
+    limit: Double, bigComponent: Bool
   ) throws(RoutingError) -> [Snap] {
+    let limit = min(limit, Self.unlimitedSnappingRadiusInMeters)
+    let components = bigComponent ? components(view) : nil
     // The exact distance to every segment within the whole snapping radius (1 km: hundreds
     // of segments in a town) was most of a query's time; a small radius first, widened only
     // as far as the nearest road and the margin need, finds the same candidates.
-    var radius = min(50, snappingRadiusInMeters)
+    var radius = min(50, limit)
     while true {
       let candidates = ((try? view.network.segments(near: point, withinMeters: radius)) ?? [])
-        .filter { view.network.segments[$0.segmentID].isOpenToCars }
+        .filter {
+          view.network.segments[$0.segmentID].isOpenToCars
+            && components?.isTiny($0.segmentID) != true
+        }
       if let nearest = candidates.first {
         let needed = nearest.distanceInMeters + meters
-        if needed > radius, radius < snappingRadiusInMeters {
-          radius = min(needed, snappingRadiusInMeters)
+        if needed > radius, radius < limit {
+          radius = min(needed, limit)
           continue
         }
         return candidates.prefix(meters > 15 ? 12 : 6)
@@ -80,10 +144,10 @@ extension RoutingEngine {
               point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
           }
       }
-      guard radius < snappingRadiusInMeters else {
-        throw .placeOffNetwork(index: index, point, radiusInMeters: snappingRadiusInMeters)
+      guard radius < limit else {
+        throw .placeOffNetwork(index: index, point, radiusInMeters: limit)
       }
-      radius = min(radius * 4, snappingRadiusInMeters)
+      radius = min(radius * 4, limit)
     }
   }
 }

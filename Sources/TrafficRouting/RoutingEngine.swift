@@ -17,13 +17,20 @@ import Traffic
 public final class RoutingEngine: Sendable {
   /// The traffic engine routed on.
   public let trafficEngine: TrafficEngine
-  /// How far a waypoint may be from the nearest road open to cars, meters.
+  /// The most waypoints a route may have (origin, via points and destination; OSRM's
+  /// `--max-viaroute-size` default).
+  package static let maximumWaypoints = 500
+  /// How far a waypoint may be from the nearest road open to cars, meters (OSRM's services
+  /// give their own limits: none but their `radiuses`).
   public let snappingRadiusInMeters: Double
+  /// The widest snapping radius, meters: half the Earth's circumference, so no limit.
+  package static let unlimitedSnappingRadiusInMeters = 20_100_000.0
   private let scratches = Mutex<[SearchScratch]>([])
   let speedBound = Mutex<(key: SpeedBoundKey, limit: Double, speed: Double)?>(nil)
   let boundsState = Mutex<BoundsState>(BoundsState())
   let plainTable = Mutex<(graph: MatchingGraph, table: SegmentTable)?>(nil)
   let junctionGaps = Mutex<(graph: MatchingGraph, gapped: Bool)?>(nil)
+  let componentsState = Mutex<(graph: MatchingGraph, components: RoadComponents)?>(nil)
   let tableWeightsState = Mutex<TableWeightsState>(TableWeightsState())
 
   /// The network's routing bounds and whether a build is under way.
@@ -123,17 +130,20 @@ public final class RoutingEngine: Sendable {
   ///   reached it (no U-turn there, OSRM's `continue_straight`), where a way on exists.
   /// - Parameter detail: what the sections carry besides their times, geometry and spans
   ///   (an answer that shows no maneuvers or incidents need not find them).
+  /// - Parameter snappingRadii: how far each waypoint's road may be, meters, in order (none:
+  ///   ``snappingRadiusInMeters``; ``unlimitedSnappingRadiusInMeters``: no limit).
   package func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
     headings: [Double?] = [], headingRanges: [Double?] = [], continuingStraight: Bool = false,
-    detail: RouteDetail = .all
+    detail: RouteDetail = .all, snappingRadii: [Double?] = []
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
         "alternatives must be 0...\(RouteOptions.maximumAlternatives), got \(options.alternatives)")
     }
-    guard waypoints.count >= 2, waypoints.count <= 25 else {
-      throw .invalidOption("a route needs 2 to 25 waypoints, got \(waypoints.count)")
+    guard waypoints.count >= 2, waypoints.count <= Self.maximumWaypoints else {
+      throw .invalidOption(
+        "a route needs 2 to \(Self.maximumWaypoints) waypoints, got \(waypoints.count)")
     }
     for (k, point) in via.enumerated() { try point.validate(index: k) }
     // Seconds stopped at the end of each leg (at its via point).
@@ -144,7 +154,7 @@ public final class RoutingEngine: Sendable {
       return try routes(
         through: waypoints, options: options, via: via, headings: headings,
         headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail,
-        arrivingAt: arrival)
+        snappingRadii: snappingRadii, arrivingAt: arrival)
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
@@ -186,10 +196,15 @@ public final class RoutingEngine: Sendable {
       (index < headingRanges.count ? headingRanges[index] : nil)
         ?? Waypoint.headingToleranceInDegrees
     }
+    let limits = waypoints.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
+    // A waypoint whose nearest road lies in a tiny part of the network (cut off from the
+    // rest) takes the nearest road of a big one, as OSRM does.
+    let big = snapsToBigComponents(waypoints, view: view, limits: limits)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(
         point, index: index, view: view, within: 15, heading: heading(index),
-        tolerance: range(index), arriving: index == waypoints.count - 1)
+        tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
+        bigComponent: big[index])
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.
@@ -199,7 +214,8 @@ public final class RoutingEngine: Sendable {
       let snaps =
         (try? snap(
           waypoints[index], index: index, view: view, within: 100, heading: heading(index),
-          tolerance: range(index), arriving: index == waypoints.count - 1)) ?? snaps[index]
+          tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
+          bigComponent: big[index])) ?? snaps[index]
       wide[index] = snaps
       return snaps
     }
@@ -264,7 +280,7 @@ public final class RoutingEngine: Sendable {
   private func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
     headings: [Double?], headingRanges: [Double?], continuingStraight: Bool,
-    detail: RouteDetail, arrivingAt arrival: Date
+    detail: RouteDetail, snappingRadii: [Double?], arrivingAt arrival: Date
   ) throws(RoutingError) -> [Route] {
     guard options.departureTime == nil else {
       throw .invalidOption("give a departure time or an arrival time, not both")
@@ -276,7 +292,8 @@ public final class RoutingEngine: Sendable {
     for _ in 0..<6 {
       routes = try self.routes(
         through: waypoints, options: departing, via: via, headings: headings,
-        headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail)
+        headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail,
+        snappingRadii: snappingRadii)
       guard let end = routes.first?.sections.last?.arrival.time,
         let start = departing.departureTime
       else { break }

@@ -74,6 +74,10 @@ enum ServeCommand: Subcommand {
         "the most sources and destinations of a travel-time table (default 100: 100 x 100"
           + " cells, 1...1000) of OSRM's /table/v1 and /v8/matrix; more are refused"),
       OptionDefinition(
+        "--max-route-coordinates", "N",
+        "the most coordinates of an OSRM route, /route/v1 (default 500, 2...500); more are"
+          + " refused"),
+      OptionDefinition(
         "--max-source-records", "N",
         "incidents one source may hold through pushes (default 500000); a push beyond gets"
           + " 413"),
@@ -191,6 +195,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-table-size expects a whole number 1...1000, got '\(text)'")
       }
       configuration.maxTableSize = value
+    }
+    if let text = try arguments.option("--max-route-coordinates") {
+      guard let value = Int(text), (2...500).contains(value) else {
+        throw UsageError("--max-route-coordinates expects 2...500, got '\(text)'")
+      }
+      configuration.maxRouteCoordinates = value
     }
     if let text = try arguments.option("--max-source-records") {
       guard let value = Int(text), value >= 1 else {

@@ -75,6 +75,7 @@ import TrafficTestSupport
     (["serve", "--head-timeout", "0"], "--head-timeout expects"),
     (["serve", "--metric-sources", "0"], "--metric-sources expects"),
     (["serve", "--min-body-rate", "fast"], "--min-body-rate expects"),
+    (["serve", "--max-route-coordinates", "501"], "--max-route-coordinates expects 2...500"),
     (["serve", "--trusted-proxy", "nginx"], "trusted proxy \"nginx\" is not an IPv4 or IPv6"),
   ])
   func badServerArgumentsExitWith64(arguments: [String], message: String) async {

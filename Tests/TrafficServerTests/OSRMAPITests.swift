@@ -300,19 +300,27 @@ import TrafficTestSupport
     ("/route/v1/driving/9.52,47.14;9.53,47.15?alternatives=7", "TooBig", "alternatives"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1", "InvalidOptions", "radiuses"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=-1;5", "InvalidOptions", "radius"),
-    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1e999;5", "InvalidOptions", "radius"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=1e999;5", "InvalidQuery", "radius"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?bearings=400,10;", "InvalidOptions", "bearing"),
-    ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=kerb;curb", "InvalidValue", "kerb"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?approaches=kerb;curb", "InvalidQuery", "kerb"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?geometries=foo", "InvalidQuery", "position 51"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?overview=none", "InvalidQuery", "malformed"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?radiuses=x;5", "InvalidQuery", "radius"),
+    ("/route/v1/driving/9.52,47.14;9.53,47.15?bearings=a,b;", "InvalidQuery", "bearing"),
+    ("/match/v1/driving/9.52,47.14;9.53,47.15", "InvalidService", "Service match not found!"),
+    ("/trip/v1/driving/9.52,47.14;9.53,47.15", "InvalidService", "trip"),
+    ("/tile/v1/driving/tile(1,2,3).mvt", "InvalidService", "tile"),
+    ("/route/v2/driving/9.52,47.14;9.53,47.15", "InvalidVersion", "Service route not found!"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll", "InvalidValue", "exclude"),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?waypoints=1", "InvalidOptions", "waypoints"),
-    ("/route/v1/driving/0,0;0.1,0.1", "NoSegment", "coordinate 0"),
+    ("/route/v1/driving/0,0;0.1,0.1?radiuses=1000;1000", "NoSegment", "coordinate 0"),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?sources=5", "InvalidOptions", "sources"),
     (
       "/table/v1/driving/9.52,47.14;9.53,47.15?fallback_speed=0", "InvalidOptions", "fallback_speed"
     ),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?scale_factor=-1", "InvalidOptions", "scale_factor"),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?annotations=speed", "InvalidQuery", "speed"),
-    ("/table/v1/driving/9.52,47.14;0,0", "NoSegment", "coordinate 1"),
+    ("/table/v1/driving/9.52,47.14;0,0?radiuses=;5000", "NoSegment", "coordinate 1"),
     ("/nearest/v1/driving/9.52,47.14?number=1000", "TooBig", "1000"),
     ("/nearest/v1/driving/9.52,47.14?number=0", "InvalidOptions", "number"),
     ("/route/v1/driving/polyline(@@@)", "InvalidQuery", "polyline"),
@@ -329,7 +337,7 @@ import TrafficTestSupport
 
   @Test func tooManyCoordinatesAreTooBigWithoutAHang() throws {
     let server = try Self.server()
-    let many = (0..<30).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
+    let many = (0..<501).map { "9.5\($0 % 10),47.1\($0 % 10)" }.joined(separator: ";")
     let (status, body) = try Self.answer(server, "/route/v1/driving/\(many)")
     #expect(status == 400)
     #expect(body["code"] as? String == "TooBig")

@@ -57,13 +57,13 @@ import Zlib
           #expect(times[k] == Int(seconds.rounded()), "cell \(row), \(column)")
           #expect(distances[k] == Int(meters.rounded()), "cell \(row), \(column)")
         } else {
-          #expect(codes[k] == 3, "cell \(row), \(column): no route is code 3")
+          #expect(codes[k] == 1, "cell \(row), \(column): no route is code 1")
           #expect(times[k] == 0)
         }
       }
     }
     // S leads nowhere: its row has no route but to itself.
-    #expect(codes[12..<15].allSatisfy { $0 == 3 })
+    #expect(codes[12..<15].allSatisfy { $0 == 1 })
     #expect(times[1] > 0)
   }
 
@@ -114,14 +114,15 @@ import Zlib
     let codes = try #require(matrix["errorCodes"] as? [Int])
     // Row 1 (N) is outside the box; column 2 (53° N) is outside and off the network.
     #expect(codes == [0, 0, 4, 4, 4, 4, 0, 0, 4])
-    // Off the network but inside the region: code 4 as well, not a failed request.
+    // Off the network but inside the region: code 2 (no valid start or end), not a failed
+    // request.
     let world = server.handle(
       Self.post(
         "{\"origins\": \(Self.json([w, far])), \"regionDefinition\": {\"type\": \"world\"}}"))
     #expect(world.status == 200, "\(world.bodyText)")
     let worldMatrix = try #require(
       try ServerFixtures.object(world.body)["matrix"] as? [String: Any])
-    #expect(worldMatrix["errorCodes"] as? [Int] == [0, 4, 4, 4])
+    #expect(worldMatrix["errorCodes"] as? [Int] == [0, 2, 2, 2])
   }
 
   @Test func aGzippedBodyIsRead() throws {

@@ -58,8 +58,9 @@ package struct OSRMQuery: Hashable, Sendable {
   package static let profiles: Set<String> = ["car", "driving"]
   /// The most alternatives a route may ask for (as `osrm-routed --max-alternatives`).
   package static let maximumAlternatives = 3
-  /// The most coordinates of a route (this engine's route limit).
-  package static let maximumRouteCoordinates = 25
+  /// The most coordinates of a route (`osrm-routed --max-viaroute-size`'s default, and
+  /// this engine's route limit; a server may allow fewer).
+  package static let maximumRouteCoordinates = 500
   /// The most coordinates a nearest request may name, and results per coordinate (as
   /// `osrm-routed --max-nearest-locations` and `--max-nearest-size`).
   package static let maximumNearestCoordinates = 10
@@ -137,11 +138,22 @@ package struct OSRMQuery: Hashable, Sendable {
     if text.hasSuffix(".json") { text.removeLast(5) }
     coordinates = try Self.coordinates(text)
     var seen = Set<String>()
+    // Where each option's value starts in the path and query (`/{service}/v1/` on), for
+    // the place osrm-routed names in a query it cannot read.
+    var position = "/\(service)/v1/".utf8.count + path.utf8.count + 1
     for (name, value) in parameters {
       guard seen.insert(name).inserted else {
         throw .query("option \(Self.excerpt(name)) is given twice")
       }
-      try read(name, value)
+      do throws(OSRMFailure) {
+        try read(name, value)
+      } catch {
+        guard error.code == "InvalidQuery" else { throw error }
+        throw .query(
+          "Query string malformed close to position \(position + name.utf8.count + 1): "
+            + error.message)
+      }
+      position += name.utf8.count + value.utf8.count + 2
     }
     try validate()
   }
@@ -152,9 +164,10 @@ package struct OSRMQuery: Hashable, Sendable {
     case ("bearings", _):
       bearings = try Self.list(value, count: count, name: name) { element throws(OSRMFailure) in
         let parts = element.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let degrees = Int(parts[0]), let range = Int(parts[1]),
-          (0...360).contains(degrees), (0...180).contains(range)
-        else {
+        guard parts.count == 2, let degrees = Int(parts[0]), let range = Int(parts[1]) else {
+          throw .query("bearing \(Self.excerpt(element)) is not {degrees},{range}")
+        }
+        guard (0...360).contains(degrees), (0...180).contains(range) else {
           throw .options("bearing \(Self.excerpt(element)) must be {0...360},{0...180}")
         }
         return Bearing(degrees: degrees, range: range)
@@ -162,7 +175,10 @@ package struct OSRMQuery: Hashable, Sendable {
     case ("radiuses", _):
       radiuses = try Self.list(value, count: count, name: name) { element throws(OSRMFailure) in
         if element == "unlimited" { return Double?.none }
-        guard let radius = Self.number(element), radius >= 0 else {
+        guard let radius = Self.number(element) else {
+          throw .query("radius \(Self.excerpt(element)) is not a number or unlimited")
+        }
+        guard radius >= 0 else {
           throw .options("radius \(Self.excerpt(element)) must be a number >= 0 or unlimited")
         }
         return radius
@@ -176,14 +192,14 @@ package struct OSRMQuery: Hashable, Sendable {
     case ("approaches", _):
       approaches = try Self.list(value, count: count, name: name) { element throws(OSRMFailure) in
         guard Self.approachNames.contains(element) else {
-          throw .value(
+          throw .query(
             "approach \(Self.excerpt(element)) is not one of unrestricted, curb, opposite")
         }
         return element
       }
     case ("snapping", _):
       guard value == "default" || value == "any" else {
-        throw .options("snapping must be default or any, got \(Self.excerpt(value))")
+        throw .query("snapping must be default or any, got \(Self.excerpt(value))")
       }
       snapping = value
     case ("skip_waypoints", _): skipWaypoints = try Self.boolean(value, name: name)
@@ -198,13 +214,13 @@ package struct OSRMQuery: Hashable, Sendable {
       try readAnnotations(value)
     case ("geometries", .route):
       guard let parsed = Geometries(rawValue: value) else {
-        throw .options(
+        throw .query(
           "geometries must be polyline, polyline6 or geojson, got \(Self.excerpt(value))")
       }
       geometries = parsed
     case ("overview", .route):
       guard let parsed = Overview(rawValue: value) else {
-        throw .options("overview must be simplified, full or false, got \(Self.excerpt(value))")
+        throw .query("overview must be simplified, full or false, got \(Self.excerpt(value))")
       }
       overview = parsed
     case ("continue_straight", .route):
@@ -216,22 +232,31 @@ package struct OSRMQuery: Hashable, Sendable {
     case ("destinations", .table):
       destinations = value == "all" ? nil : try Self.indices(value, name: name, count: count)
     case ("fallback_speed", .table):
-      guard let speed = Self.number(value), speed > 0 else {
+      guard let speed = Self.number(value) else {
+        throw .query("fallback_speed must be a number, got \(Self.excerpt(value))")
+      }
+      guard speed > 0 else {
         throw .options("fallback_speed must be > 0, got \(Self.excerpt(value))")
       }
       fallbackSpeed = speed
     case ("fallback_coordinate", .table):
       guard value == "input" || value == "snapped" else {
-        throw .options("fallback_coordinate must be input or snapped, got \(Self.excerpt(value))")
+        throw .query("fallback_coordinate must be input or snapped, got \(Self.excerpt(value))")
       }
       fallbackCoordinateSnapped = value == "snapped"
     case ("scale_factor", .table):
-      guard let factor = Self.number(value), factor > 0 else {
+      guard let factor = Self.number(value) else {
+        throw .query("scale_factor must be a number, got \(Self.excerpt(value))")
+      }
+      guard factor > 0 else {
         throw .options("scale_factor must be > 0, got \(Self.excerpt(value))")
       }
       scaleFactor = factor
     case ("number", .nearest):
-      guard let parsed = Int(value), parsed >= 1 else {
+      guard let parsed = Int(value), parsed >= 0 else {
+        throw .query("number must be a whole number, got \(Self.excerpt(value))")
+      }
+      guard parsed >= 1 else {
         throw .options("number must be a whole number >= 1, got \(Self.excerpt(value))")
       }
       number = parsed
@@ -269,7 +294,8 @@ package struct OSRMQuery: Hashable, Sendable {
       guard coordinates.count <= Self.maximumRouteCoordinates else {
         throw OSRMFailure(
           "TooBig",
-          "\(coordinates.count) coordinates: a route takes at most \(Self.maximumRouteCoordinates)")
+          "Number of entries \(coordinates.count) is higher than current maximum "
+            + "(\(Self.maximumRouteCoordinates))")
       }
       guard alternatives >= 0 else { throw .options("alternatives must be >= 0") }
       guard alternatives <= Self.maximumAlternatives else {

@@ -37,12 +37,13 @@ extension V8MatrixWire {
       self.region = region
     }
 
-    /// The answer of a matrix: seconds and meters rounded to whole ones, `unmatched`
-    /// waypoints' cells (indices counting the origins, then the destinations) with error
-    /// code 4, the other cells without a route 3.
+    /// The answer of a matrix: seconds and meters rounded to whole ones, the cells of
+    /// waypoints `outside` the region (indices counting the origins, then the destinations)
+    /// with error code 4, of the other `unmatched` ones 2, the other cells without a route 1
+    /// (HERE's codes).
     public init(
-      _ matrix: RouteMatrix, attributes: Attributes, unmatched: Set<Int>, region: Region,
-      matrixId: String = UUID().uuidString.lowercased()
+      _ matrix: RouteMatrix, attributes: Attributes, unmatched: Set<Int>,
+      outside: Set<Int> = [], region: Region, matrixId: String = UUID().uuidString.lowercased()
     ) {
       let rows = matrix.origins.count
       let columns = matrix.destinations.count
@@ -54,7 +55,9 @@ extension V8MatrixWire {
         for column in 0..<columns {
           let seconds = matrix.travelTimesInSeconds[row][column]
           let length = matrix.distancesInMeters[row][column]
-          if unmatched.contains(row) || unmatched.contains(rows + column) {
+          if outside.contains(row) || outside.contains(rows + column) {
+            codes.append(CellError.outsideRegion.rawValue)
+          } else if unmatched.contains(row) || unmatched.contains(rows + column) {
             codes.append(CellError.unmatched.rawValue)
           } else if seconds == nil || length == nil {
             codes.append(CellError.noRoute.rawValue)

@@ -60,11 +60,14 @@ public enum V8MatrixWire {
   public enum CellError: Int, Hashable, Sendable {
     /// A route was found.
     case none = 0
-    /// No route leads from the origin to the destination.
-    case noRoute = 3
-    /// The origin or the destination could not be matched to a road, or lies outside the
-    /// region.
-    case unmatched = 4
+    /// No route leads from the origin to the destination (HERE: "no route between the
+    /// origin and destination exists"; 3 is a route that violates options).
+    case noRoute = 1
+    /// The origin or the destination could not be matched to a road (HERE: "no valid
+    /// starting or ending point").
+    case unmatched = 2
+    /// The origin or the destination lies outside the region.
+    case outsideRegion = 4
   }
 
   /// The body of a matrix request.

@@ -152,6 +152,8 @@ extension TrafficServer {
           + "\(configuration.maxRequestTargetBytes); send long corridors by POST")
     }
     guard let route else {
+      // A path of OSRM's form for a service or version not served: OSRM's answer.
+      if let failure = Self.osrmServiceFailure(request.rawPath) { return Self.osrmError(failure) }
       throw .httpError(
         status: 404,
         "no route \(QueryParameters.excerpt(String(request.rawPath))); see /api for the API")

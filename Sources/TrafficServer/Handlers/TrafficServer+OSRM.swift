@@ -38,6 +38,23 @@ extension TrafficServer {
     return response
   }
 
+  /// OSRM's refusal of a path of its form (`/{service}/v{N}/{...}`) naming one of its
+  /// services this server does not answer (`match`, `trip`, `tile`) or a version other
+  /// than 1: `InvalidService` or `InvalidVersion`, "Service … not found!", as osrm-routed's
+  /// service handler; `nil` for any other path.
+  static func osrmServiceFailure(_ rawPath: Substring) -> OSRMFailure? {
+    let parts = rawPath.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0].isEmpty,
+      ["route", "table", "nearest", "match", "trip", "tile"].contains(parts[1]),
+      parts[2].count > 1, parts[2].first == "v",
+      parts[2].dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })
+    else { return nil }
+    let code =
+      OSRMQuery.Service(rawValue: String(parts[1])) == nil
+      ? "InvalidService" : "InvalidVersion"
+    return OSRMFailure(code, "Service \(parts[1]) not found!")
+  }
+
   /// A refusal of the server's own checks (key, rate, size, method) on an OSRM route, in
   /// OSRM's shape with the check's status.
   static func osrmError(_ error: TrafficQueryError) -> HTTPResponse {
@@ -58,6 +75,13 @@ extension TrafficServer {
   }
 
   private func osrmRoute(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
+    let maximum = configuration.maxRouteCoordinates
+    guard query.coordinates.count <= maximum else {
+      throw OSRMFailure(
+        "TooBig",
+        "Number of entries \(query.coordinates.count) is higher than current maximum "
+          + "(\(maximum)) (--max-route-coordinates)")
+    }
     try checkRadiuses(query)
     var options = RouteOptions()
     options.alternatives = query.alternatives
@@ -77,7 +101,7 @@ extension TrafficServer {
       routes = try router.routes(
         through: query.coordinates, options: options, via: via, headings: headings,
         headingRanges: ranges, continuingStraight: query.continueStraight ?? true,
-        detail: query.steps ? .maneuvers : [])
+        detail: query.steps ? .maneuvers : [], snappingRadii: (0..<count).map(radius(query)))
     } catch {
       throw Self.osrmFailure(error)
     }
@@ -140,7 +164,8 @@ extension TrafficServer {
     do throws(RoutingError) {
       matrix = try router.matrix(
         origins: sources.map(waypoint), destinations: destinations.map(waypoint),
-        options: RouteOptions(), maximumCells: maximum * maximum)
+        options: RouteOptions(), maximumCells: maximum * maximum,
+        snappingRadii: (sources + destinations).map(radius(query)))
     } catch {
       // A waypoint's index counts the origins, then the destinations: back to coordinates.
       if case .placeOffNetwork(let index, _, _) = error {
@@ -206,6 +231,12 @@ extension TrafficServer {
       (heading.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360),
       60
     )
+  }
+
+  /// How far each coordinate's road may be: its `radiuses` element, else no limit (OSRM's
+  /// default).
+  private func radius(_ query: OSRMQuery) -> (Int) -> Double? {
+    { index in query.radiuses?[index] ?? RoutingEngine.unlimitedSnappingRadiusInMeters }
   }
 
   /// OSRM's `nodes` are numbers: an OpenStreetMap node id, else 0 (a SUMO junction's name).

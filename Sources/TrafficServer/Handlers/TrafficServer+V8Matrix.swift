@@ -9,7 +9,7 @@ extension TrafficServer {
   /// live traffic. The body is read by its codec (`V8MatrixWire.Request`, beside the writer
   /// the remote engine uses); errors come in v8's shape, as those of `/v8/routes`. A
   /// waypoint outside the region or off the network does not fail the request: its row or
-  /// column gets error code 4.
+  /// column gets error code 4 or 2.
   func matrix(query: QueryParameters, request: HTTPRequest) -> HTTPResponse {
     do throws(V8Failure) {
       try Self.checkMatrixQuery(query)
@@ -40,7 +40,7 @@ extension TrafficServer {
       }
       let answer = V8MatrixWire.Response(
         computed.matrix, attributes: body.attributes, unmatched: computed.unmatched,
-        region: region)
+        outside: outside, region: region)
       var response = HTTPResponse.json(answer.encoded())
       response.headers.add("Cache-Control", "no-store")
       return response

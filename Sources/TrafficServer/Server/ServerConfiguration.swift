@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import TrafficFeeds
+import TrafficRouting
 
 /// How a `TrafficServer` listens, whom it lets in and how much it accepts.
 ///
@@ -76,6 +77,9 @@ public struct ServerConfiguration: Sendable {
   /// and HERE's `/v8/matrix`): at most `maxTableSize × maxTableSize` cells, more are refused
   /// (OSRM's `TooBig`), as `osrm-routed --max-table-size` does.
   public var maxTableSize = 100
+  /// The most coordinates of an OSRM route (`/route/v1`): more are refused (OSRM's
+  /// `TooBig`), as `osrm-routed --max-viaroute-size` does (its default, 500, is the most).
+  public var maxRouteCoordinates = 500
   /// The most records (incidents and flow observations) one pushed feed document may hold;
   /// more are refused with 413 before anything is stored.
   public var maxPushRecords = 100_000
@@ -286,6 +290,9 @@ public struct ServerConfiguration: Sendable {
     guard !apiKeys.contains(where: \.isEmpty) else { throw fail("an API key is empty") }
     guard maxPushRecords >= 1 else { throw fail("maxPushRecords must be >= 1") }
     guard (1...1_000).contains(maxTableSize) else { throw fail("maxTableSize must be 1...1000") }
+    guard (2...OSRMQuery.maximumRouteCoordinates).contains(maxRouteCoordinates) else {
+      throw fail("maxRouteCoordinates must be 2...\(OSRMQuery.maximumRouteCoordinates)")
+    }
     guard maxSourceRecords >= 1 else { throw fail("maxSourceRecords must be >= 1") }
     guard admissionDeadlineSeconds > 0, admissionDeadlineSeconds.isFinite else {
       throw fail("admissionDeadlineSeconds must be > 0")
