@@ -184,7 +184,7 @@ import Zlib
     for late in ["5000-01-01T00:00:00Z", "5001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"] {
       ServerFixtures.expectError(
         server.handle(ServerFixtures.get(F.everywhere + "&at=" + late)), status: 400,
-        code: "invalidFilterOptions", mentions: "4999")
+        code: "invalidFilterOptions", mentions: "year 5000")
     }
     #expect(
       server.handle(ServerFixtures.get(F.everywhere + "&at=4999-12-31T23:59:59Z")).status == 200)

@@ -27,8 +27,9 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
     self.at = at
   }
 
-  /// The first second of the year 1 (UTC): no flow picture is asked for earlier.
-  static let earliestTime = -62_135_596_800.0
+  /// A day before the first second of the year 0 (UTC): the earliest four-digit year with
+  /// any offset.
+  static let earliestTime = -62_167_305_600.0
   /// The first second of the year 5000 (UTC): the end of the times a picture is asked for.
   static let latestTime = 95_617_584_000.0
 
@@ -52,7 +53,7 @@ public struct TrafficFlowQueryOptions: Hashable, Sendable {
     if let at,
       !(at.timeIntervalSince1970 >= Self.earliestTime && at.timeIntervalSince1970 < Self.latestTime)
     {
-      throw .invalidFilterOptions("at must lie in the years 1 to 4999")
+      throw .invalidFilterOptions("at must lie before the year 5000 and not before the year 0000")
     }
   }
 
