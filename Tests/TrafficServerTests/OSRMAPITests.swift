@@ -319,6 +319,10 @@ import TrafficTestSupport
       "/table/v1/driving/9.52,47.14;9.53,47.15?fallback_speed=0", "InvalidOptions", "fallback_speed"
     ),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?scale_factor=-1", "InvalidOptions", "scale_factor"),
+    // A factor that would overflow the durations is refused, not answered with nulls.
+    (
+      "/table/v1/driving/9.52,47.14;9.53,47.15?scale_factor=1e308", "InvalidOptions", "scale_factor"
+    ),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?annotations=speed", "InvalidQuery", "speed"),
     ("/table/v1/driving/9.52,47.14;0,0?radiuses=;5000", "NoSegment", "coordinate 1"),
     ("/nearest/v1/driving/9.52,47.14?number=1000", "TooBig", "1000"),

@@ -248,8 +248,10 @@ package struct OSRMQuery: Hashable, Sendable {
       guard let factor = Self.number(value) else {
         throw .query("scale_factor must be a number, got \(Self.excerpt(value))")
       }
-      guard factor > 0 else {
-        throw .options("scale_factor must be > 0, got \(Self.excerpt(value))")
+      // Beyond a million, a day's drive scales past any duration a client can hold (OSRM's
+      // are 32-bit deciseconds); a factor that overflowed would read as "no route".
+      guard factor > 0, factor <= 1_000_000 else {
+        throw .options("scale_factor must be > 0 and at most 1000000, got \(Self.excerpt(value))")
       }
       scaleFactor = factor
     case ("number", .nearest):
