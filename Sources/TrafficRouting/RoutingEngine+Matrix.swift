@@ -272,6 +272,7 @@ extension RoutingEngine {
   static func validateMatrix(
     origins: [Waypoint], destinations: [Waypoint], options: RouteOptions, maximumCells: Int
   ) throws(RoutingError) {
+    try options.validateTimes()
     guard !origins.isEmpty, !destinations.isEmpty else {
       throw .invalidOption(
         "a matrix needs at least one origin and one destination, got \(origins.count) "

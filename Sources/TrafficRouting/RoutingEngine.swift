@@ -141,6 +141,7 @@ public final class RoutingEngine: Sendable {
       throw .invalidOption(
         "alternatives must be 0...\(RouteOptions.maximumAlternatives), got \(options.alternatives)")
     }
+    try options.validateTimes()
     guard waypoints.count >= 2, waypoints.count <= Self.maximumWaypoints else {
       throw .invalidOption(
         "a route needs 2 to \(Self.maximumWaypoints) waypoints, got \(waypoints.count)")

@@ -178,6 +178,11 @@ import Zlib
       "{\"origins\": [\(one)], \"regionDefinition\": {\"type\": \"world\"}}",
       "?async=false&color=red", "unknown parameter"
     ),
+    (
+      "{\"origins\": [\(one)], \"regionDefinition\": {\"type\": \"world\"}, "
+        + "\"departureTime\": \"9999-12-31T23:59:59Z\"}", "?async=false",
+      "departureTime must lie before the year 5000"
+    ),
   ])
   func badInputIsA400InV8Shape(_ body: String, _ query: String, _ mention: String) throws {
     let server = try F.server()

@@ -70,6 +70,14 @@ import TrafficRouting
       "departureTime soon"
     ),
     (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
+        + "&departureTime=9999-12-31T23:59:59Z", 400, "departureTime must lie before the year 5000"
+    ),
+    (
+      "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01"
+        + "&arrivalTime=5000-01-01T00:00:00Z", 400, "arrivalTime must lie before the year 5000"
+    ),
+    (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&bogus=1", 400,
       "unknown parameter bogus"
     ),

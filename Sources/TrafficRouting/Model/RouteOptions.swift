@@ -59,4 +59,20 @@ public struct RouteOptions: Hashable, Sendable {
 
   /// The most alternatives asked for.
   public static let maximumAlternatives = 3
+
+  /// The times a trip may start or end in: the four-digit years, before the year 5000
+  /// (seconds since 1970, with a day's margin for any offset at the start), as flow's `at`.
+  static let times = -62_167_305_600.0..<95_617_584_000.0
+
+  /// Checks that the departure and arrival times lie in ``times``: an answer's times
+  /// (departure plus the trip) stay times that RFC 3339 can write.
+  ///
+  /// - Throws: ``RoutingError/invalidOption(_:)`` naming the time.
+  func validateTimes() throws(RoutingError) {
+    for (name, time) in [("departureTime", departureTime), ("arrivalTime", arrivalTime)] {
+      if let time, !Self.times.contains(time.timeIntervalSince1970) {
+        throw .invalidOption("\(name) must lie before the year 5000 and not before the year 0000")
+      }
+    }
+  }
 }
