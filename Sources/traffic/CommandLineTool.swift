@@ -46,7 +46,18 @@ enum CommandLineTool {
     """
 
   /// Runs one invocation and returns its exit status; output and messages go to `console`.
+  ///
+  /// Output that could not be written (a full disk, a closed standard output) fails the
+  /// command with status 1 and one line saying why, once the command's work is done.
   static func run(_ arguments: [String], console: Console = .standard) async -> CommandStatus {
+    let status = await dispatch(arguments, console: console)
+    guard let failure = console.outputFailure() else { return status }
+    console.error("traffic: cannot write standard output: \(failure)")
+    return status == .success ? .failure : status
+  }
+
+  /// Runs one invocation: the version, help, or a command.
+  private static func dispatch(_ arguments: [String], console: Console) async -> CommandStatus {
     guard let first = arguments.first else {
       console.error(overview)
       return .usage
@@ -156,6 +167,10 @@ struct Console: Sendable {
   /// `write`.
   var writeBytes: (@Sendable (Data) -> Void)? = nil
 
+  /// Why writing the output failed, or `nil` while it has not (a command that writes much
+  /// stops early when it has).
+  var outputFailure: @Sendable () -> String? = { nil }
+
   /// Writes one line of output (or text ending as `terminator` says).
   func print(_ line: String = "", terminator: String = "\n") { write(line + terminator) }
   /// Writes bytes to the output, as they are.
@@ -165,9 +180,10 @@ struct Console: Sendable {
   /// Writes one line to the error stream.
   func error(_ line: String) { writeError(line + "\n") }
 
-  /// The process's standard output and standard error.
+  /// The process's standard output and standard error, written with every failure caught
+  /// (`StandardStream`): never a trap on a full disk or a closed descriptor.
   static let standard = Console(
-    write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-    writeError: { FileHandle.standardError.write(Data($0.utf8)) }, isStandard: true,
-    writeBytes: { FileHandle.standardOutput.write($0) })
+    write: { StandardStream.output.write($0) }, writeError: { StandardStream.error.write($0) },
+    isStandard: true, writeBytes: { StandardStream.output.write($0) },
+    outputFailure: { StandardStream.output.failure })
 }

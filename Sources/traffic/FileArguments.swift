@@ -52,7 +52,7 @@ enum FileArguments {
     pieces next: () -> [UInt8]?, to path: String, console: Console
   ) throws(UsageError) {
     if path == "-" {
-      while let piece = next() { console.writeData(Data(piece)) }
+      while console.outputFailure() == nil, let piece = next() { console.writeData(Data(piece)) }
       return
     }
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -83,9 +83,10 @@ enum FileArguments {
   }
 
   /// Prints a command's summary line: on standard error when its output went to standard
-  /// output (`-o -`), where it would mix with the data.
+  /// output (`-o -`), where it would mix with the data, and then only if it was written.
   static func summary(_ line: String, output: String, console: Console) {
-    if output == "-" { console.error(line) } else { console.print(line) }
+    guard output == "-" else { return console.print(line) }
+    if console.outputFailure() == nil { console.error(line) }
   }
 
   /// Standard input, read to its end.
