@@ -66,8 +66,23 @@ enum CommandLineTool {
       console.print("traffic \(BuildInfo.version) (revision \(BuildInfo.revision))")
       return .success
     }
-    if first == "help", arguments.dropFirst() == ["--man"] {
-      console.print(ManualPage.text(), terminator: "")
+    if first == "help" || first == "--help" || first == "-h", arguments.contains("--man") {
+      // The whole page, or the page of the command named (traffic-import(1), say).
+      let named = arguments.dropFirst().filter { $0 != "--man" && $0 != "help" }
+      guard named.count <= 1 else {
+        console.error(
+          "traffic help: expects at most one COMMAND, got \(named.joined(separator: " "))")
+        return .usage
+      }
+      guard let name = named.first else {
+        console.print(ManualPage.text(), terminator: "")
+        return .success
+      }
+      guard let command = commands[name] else {
+        console.error("traffic: unknown command '\(name)'; traffic help lists them")
+        return .usage
+      }
+      console.print(ManualPage.text(of: command), terminator: "")
       return .success
     }
     if first == "help" || first == "--help" || first == "-h" {
@@ -88,7 +103,11 @@ enum CommandLineTool {
     }
     let rest = Array(arguments.dropFirst())
     if rest.contains("--help") || rest.contains("-h") {
-      console.print(command.help)
+      if rest.contains("--man") {
+        console.print(ManualPage.text(of: command), terminator: "")
+      } else {
+        console.print(command.help)
+      }
       return .success
     }
     let list = ArgumentList(rest, accepting: command.options)
