@@ -8,9 +8,18 @@ import TrafficTestSupport
 /// empty files — given where commands read, write or keep their store. The built binary
 /// runs under bash, as users name such files.
 @Suite struct UnusualFilesTests {
+  /// Typical speeds of both segments of way 200 (3 -> 5 -> 4) on Monday mornings.
+  static let profiles = """
+    way_id,from_node,to_node,weekday,time,speed_kmh,samples
+    200,3,5,mon,08:00,20,3
+    200,5,4,mon,08:00,25,3
+
+    """
+
   /// Runs `script` with bash (every command under `timeout 60`, so that a hang fails) in a
   /// fresh directory holding `feed.xml` (DATEX II), `roads.osm` (a small network),
-  /// `probes.csv` (cars on it) and `features.geojson`; the binary is `$TRAFFIC`.
+  /// `probes.csv` (cars on it), `profiles.csv` (`profiles`) and `features.geojson`; the
+  /// binary is `$TRAFFIC`.
   static func shell(_ script: String) throws -> ChildProcess.Result {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("unusual-\(UUID().uuidString)")
@@ -29,6 +38,7 @@ import TrafficTestSupport
       try FileManager.default.copyItem(
         atPath: source, toPath: directory.appendingPathComponent(name).path)
     }
+    try Data(profiles.utf8).write(to: directory.appendingPathComponent("profiles.csv"))
     var environment = ProcessInfo.processInfo.environment
     environment["TRAFFIC"] = try CarefulCommandsTests.trafficBinary().path
     environment["TRAFFIC_DB"] = nil
@@ -99,7 +109,6 @@ import TrafficTestSupport
       traffic network import --db n.sqlite <(cat roads.osm) | cut -d , -f 1 | sed 's/.*: //'
       traffic probes import --db n.sqlite <(cat probes.csv) 2> /dev/null | sed 's/.*: //'
       cat probes.csv | traffic probes import --db n.sqlite /dev/stdin 2> /dev/null
-      traffic export profiles --db n.sqlite -o profiles.csv > /dev/null
       traffic profiles import --db n.sqlite <(cat profiles.csv) | sed 's/.*: //'
       traffic within --circle 52.4833,13.3600,2000 <(cat features.geojson) | head -1
       """)
@@ -127,15 +136,14 @@ import TrafficTestSupport
       traffic probes import --db n.sqlite probes.csv > /dev/null 2>&1
       cp n.sqlite copy.sqlite
       traffic flow --db copy.sqlite --circle 47.1,9.501,300 | grep -c 'jam factor 5.2'
-      traffic export profiles --db n.sqlite -o profiles.csv > /dev/null
       traffic network import --db m.sqlite roads.osm > /dev/null
       traffic profiles import --db m.sqlite profiles.csv > /dev/null
       cp m.sqlite copy2.sqlite
-      traffic export profiles --db copy2.sqlite -o - 2> /dev/null | cmp - profiles.csv
-      echo same
+      traffic export profiles --db copy2.sqlite -o - 2> /dev/null | grep -c ',mon,08:00,'
+      traffic export profiles --db m.sqlite -o - 2> /dev/null | grep -c ',mon,08:00,'
       """)
     #expect(result.status == 0, "\(result.errors)")
-    #expect(result.output == "2\nsame\n", "\(result.errors)")
+    #expect(result.output == "2\n2\n2\n", "\(result.errors)")
   }
 
   @Test(arguments: [
