@@ -273,6 +273,20 @@ public final class SQLiteTrafficStore: TrafficStore {
     return purged
   }
 
+  /// Copies every committed write from the write-ahead log into the database file and
+  /// empties the log, so that the file alone holds them: a copy of the `.sqlite` file
+  /// without its `-wal` loses nothing. A process that writes and then ends calls it (the
+  /// `traffic` imports); an engine that stays open need not, its checkpoints run after
+  /// each write.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message.
+  package func checkpointCompletely() throws(TrafficStoreError) {
+    guard access == .readWrite else { return }
+    try connection.withLock { connection throws(TrafficStoreError) in
+      try connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+  }
+
   /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses
   /// them too — the file is opened `SQLITE_OPEN_READONLY` — but would accept a transaction
   /// that happens to change nothing.)

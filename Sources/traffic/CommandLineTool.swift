@@ -46,7 +46,18 @@ enum CommandLineTool {
     """
 
   /// Runs one invocation and returns its exit status; output and messages go to `console`.
+  ///
+  /// Output that could not be written (a full disk, a closed standard output) fails the
+  /// command with status 1 and one line saying why, once the command's work is done.
   static func run(_ arguments: [String], console: Console = .standard) async -> CommandStatus {
+    let status = await dispatch(arguments, console: console)
+    guard let failure = console.outputFailure() else { return status }
+    console.error("traffic: cannot write standard output: \(failure)")
+    return status == .success ? .failure : status
+  }
+
+  /// Runs one invocation: the version, help, or a command.
+  private static func dispatch(_ arguments: [String], console: Console) async -> CommandStatus {
     guard let first = arguments.first else {
       console.error(overview)
       return .usage
@@ -55,8 +66,23 @@ enum CommandLineTool {
       console.print("traffic \(BuildInfo.version) (revision \(BuildInfo.revision))")
       return .success
     }
-    if first == "help", arguments.dropFirst() == ["--man"] {
-      console.print(ManualPage.text(), terminator: "")
+    if first == "help" || first == "--help" || first == "-h", arguments.contains("--man") {
+      // The whole page, or the page of the command named (traffic-import(1), say).
+      let named = arguments.dropFirst().filter { $0 != "--man" && $0 != "help" }
+      guard named.count <= 1 else {
+        console.error(
+          "traffic help: expects at most one COMMAND, got \(named.joined(separator: " "))")
+        return .usage
+      }
+      guard let name = named.first else {
+        console.print(ManualPage.text(), terminator: "")
+        return .success
+      }
+      guard let command = commands[name] else {
+        console.error("traffic: unknown command '\(name)'; traffic help lists them")
+        return .usage
+      }
+      console.print(ManualPage.text(of: command), terminator: "")
       return .success
     }
     if first == "help" || first == "--help" || first == "-h" {
@@ -77,7 +103,11 @@ enum CommandLineTool {
     }
     let rest = Array(arguments.dropFirst())
     if rest.contains("--help") || rest.contains("-h") {
-      console.print(command.help)
+      if rest.contains("--man") {
+        console.print(ManualPage.text(of: command), terminator: "")
+      } else {
+        console.print(command.help)
+      }
       return .success
     }
     let list = ArgumentList(rest, accepting: command.options)
@@ -156,6 +186,10 @@ struct Console: Sendable {
   /// `write`.
   var writeBytes: (@Sendable (Data) -> Void)? = nil
 
+  /// Why writing the output failed, or `nil` while it has not (a command that writes much
+  /// stops early when it has).
+  var outputFailure: @Sendable () -> String? = { nil }
+
   /// Writes one line of output (or text ending as `terminator` says).
   func print(_ line: String = "", terminator: String = "\n") { write(line + terminator) }
   /// Writes bytes to the output, as they are.
@@ -165,9 +199,10 @@ struct Console: Sendable {
   /// Writes one line to the error stream.
   func error(_ line: String) { writeError(line + "\n") }
 
-  /// The process's standard output and standard error.
+  /// The process's standard output and standard error, written with every failure caught
+  /// (`StandardStream`): never a trap on a full disk or a closed descriptor.
   static let standard = Console(
-    write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-    writeError: { FileHandle.standardError.write(Data($0.utf8)) }, isStandard: true,
-    writeBytes: { FileHandle.standardOutput.write($0) })
+    write: { StandardStream.output.write($0) }, writeError: { StandardStream.error.write($0) },
+    isStandard: true, writeBytes: { StandardStream.output.write($0) },
+    outputFailure: { StandardStream.output.failure })
 }

@@ -20,19 +20,49 @@ enum EngineArguments {
   static let database = [options[0]]
 
   /// The database path the arguments (or the environment) name.
+  ///
+  /// - Throws: `UsageError` for an empty path, a directory, or a file that is not a
+  ///   regular file (a device such as /dev/zero, a FIFO): none can hold a store.
   static func databasePath(from arguments: inout ArgumentList) throws(UsageError) -> String {
-    try arguments.option("--db") ?? SQLiteTrafficStore.defaultPath
+    try checkDatabasePath(try arguments.option("--db") ?? SQLiteTrafficStore.defaultPath)
+  }
+
+  /// `path`, unless it cannot hold a store (empty, a directory, a device or FIFO).
+  static func checkDatabasePath(_ path: String) throws(UsageError) -> String {
+    if path.isEmpty { throw UsageError("--db expects the path of a store file") }
+    switch FileArguments.kind(path) {
+    case .directory:
+      throw UsageError("\(path) is a directory, not a swift-traffic store; name a file")
+    case .other:
+      throw UsageError("\(path) is not a regular file, so it cannot hold a swift-traffic store")
+    case .regular, .missing:
+      return path
+    }
   }
 
   /// Fails unless a store file exists at `path`: commands that read (or need what an
-  /// earlier import stored) never create an empty store by mistake, say for a typo in
-  /// `--db`.
+  /// earlier import stored) never create a store by mistake, say for a typo in `--db`,
+  /// nor write one into an empty file.
   static func requireStore(at path: String) throws(UsageError) {
-    guard FileManager.default.fileExists(atPath: path) else {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
       throw UsageError(
         "no store at \(path); import into it first (traffic import FILE, traffic network "
           + "import FILE) or name another with --db or TRAFFIC_DB")
     }
+    guard status.st_size > 0 else {
+      throw UsageError(
+        "\(path) is empty, not a swift-traffic store; import into it first (traffic import "
+          + "FILE, traffic network import FILE) or name another with --db or TRAFFIC_DB")
+    }
+  }
+
+  /// Ends a command that wrote into an SQLite store: everything it committed is copied
+  /// from the write-ahead log into the store file (`SQLiteTrafficStore
+  /// .checkpointCompletely`), so that the file alone holds it, as after the engine closes.
+  /// Nothing is lost when that fails: SQLite reads the log on the next opening.
+  static func finishWriting(_ engine: TrafficEngine) {
+    try? (engine.store as? SQLiteTrafficStore)?.checkpointCompletely()
   }
 
   /// Opens the engine the arguments name.

@@ -156,6 +156,7 @@ enum ProfilesCommand: Subcommand {
 
     Replaces the typical weeks of the segments FILE names (way_id,from_node,to_node,
     weekday,time,speed_kmh,samples; see docs/guide.md) in the store's flow state.
+    FILE - reads standard input.
     """
   static let options: [OptionDefinition] = [
     OptionDefinition(
@@ -191,6 +192,7 @@ enum ProfilesCommand: Subcommand {
     do { set = try engine.setTypicalWeeks(decoded.weeks) } catch {
       throw UsageError("\(path): \(error)")
     }
+    EngineArguments.finishWriting(engine)
     console.print(
       "\(file): \(decoded.rows) rows, typical weeks of \(set) segments stored in \(path)"
         + (decoded.unknownSegments > 0

@@ -211,6 +211,7 @@ enum ProbesCommand: Subcommand {
       progress.finish()
       throw UsageError("\(path): \(error)")
     }
+    EngineArguments.finishWriting(engine)
     progress.finish()
     if json {
       JSONSummary.print(

@@ -117,7 +117,7 @@ enum ImportCommand: Subcommand {
       let options = FeedOptions(
         sourceName: "\(fileFormat.rawValue):\(url.lastPathComponent)", axisOrder: axisOrder)
       let size =
-        file == "-"
+        file == "-" || FileArguments.kind(file) != .regular
         ? nil : (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
       progress.begin(
         "import", detail: "\(url.lastPathComponent): decoding", total: size.map(Int64.init),
@@ -186,6 +186,7 @@ enum ImportCommand: Subcommand {
         console.error("  ... and \(document.problems.count - 20) more skipped records")
       }
     }
+    EngineArguments.finishWriting(engine)
     if json {
       JSONSummary.print(
         .object([

@@ -1,6 +1,7 @@
 import TrafficBuildInfo
 
-/// `traffic help --man`: the manual page traffic(1) in roff, made from the same command
+/// `traffic help --man`: the manual page traffic(1) in roff (`traffic help COMMAND --man`:
+/// one command's page), made from the same command
 /// summaries, synopses and option definitions as `--help`, so that the two cannot drift
 /// apart. `make install` writes it to `share/man/man1/traffic.1`.
 enum ManualPage {
@@ -28,25 +29,8 @@ enum ManualPage {
       ".SH COMMANDS",
     ]
     for command in CommandLineTool.commands.values.sorted(by: { $0.name < $1.name }) {
-      page += [".SS \(escaped(command.name))", escaped(command.summary) + ".", ".PP", ".nf"]
-      page += command.synopsis.split(separator: "\n", omittingEmptySubsequences: false)
-        .map { escaped(String($0)) }
-      page.append(".fi")
-      for option in command.options {
-        page += [".TP", "\\fB\(escaped(option.spelling))\\fR"]
-        page.append(
-          escaped(
-            option.help.split(separator: "\n").map {
-              $0.trimmingCharacters(in: .whitespaces)
-            }
-            .joined(separator: " ")))
-      }
-      if !command.notes.isEmpty {
-        page += [".PP", ".nf"]
-        page += command.notes.split(separator: "\n", omittingEmptySubsequences: false)
-          .map { escaped(String($0)) }
-        page.append(".fi")
-      }
+      page += [".SS \(escaped(command.name))", escaped(command.summary) + ".", ".PP"]
+      page += body(of: command)
     }
     page += [
       ".SH ENVIRONMENT",
@@ -69,6 +53,51 @@ enum ManualPage {
       "The HTTP API, feeds and operations guides in the project's docs/ folder.",
     ]
     return page.joined(separator: "\n") + "\n"
+  }
+
+  /// The manual page of one command, traffic-COMMAND(1) (`traffic help COMMAND --man`):
+  /// the same words as its section of the whole page.
+  static func text(of command: any Subcommand.Type) -> String {
+    let title = "traffic-\(command.name)"
+    var page: [String] = [
+      ".TH \(escaped(title.uppercased())) 1 \"\" \"swift-traffic \(BuildInfo.version)\" "
+        + "\"User Commands\"",
+      ".SH NAME",
+      "\(escaped(title)) \\- \(escaped(command.summary))",
+      ".SH DESCRIPTION",
+    ]
+    page += body(of: command)
+    page += [
+      ".SH EXIT STATUS",
+      "0 success, 64 bad usage or bad input, 1 any other failure.",
+      ".SH SEE ALSO",
+      "\\fBtraffic\\fR(1), the whole manual: \\fBtraffic help \\-\\-man\\fR",
+    ]
+    return page.joined(separator: "\n") + "\n"
+  }
+
+  /// A command's synopsis, options and notes in roff.
+  private static func body(of command: any Subcommand.Type) -> [String] {
+    var page = [".nf"]
+    page += command.synopsis.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { escaped(String($0)) }
+    page.append(".fi")
+    for option in command.options {
+      page += [".TP", "\\fB\(escaped(option.spelling))\\fR"]
+      page.append(
+        escaped(
+          option.help.split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+          }
+          .joined(separator: " ")))
+    }
+    if !command.notes.isEmpty {
+      page += [".PP", ".nf"]
+      page += command.notes.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { escaped(String($0)) }
+      page.append(".fi")
+    }
+    return page
   }
 
   /// Text made safe for roff: backslashes doubled, minus signs written as `\-`, and a line

@@ -17,27 +17,30 @@ enum NetworkArguments {
   static func loadReporting(
     _ path: String, countryCode: String? = nil, progress: ProgressReporter? = nil
   ) throws(UsageError) -> (network: RoadNetwork, report: OSMImportReport?) {
-    // Standard input is spooled to a file first: PBF is read in two passes, and the kind of
-    // file is told from its first bytes.
+    let shown = path == "-" ? "standard input" : path
+    // Standard input, a FIFO or `<(…)` is spooled to a file first: PBF is read in two
+    // passes, and the kind of file is told from its first bytes (each a read of its own).
+    let spooled = path == "-" || FileArguments.kind(path) == .other
     var url = URL(fileURLWithPath: path)
-    if path == "-" {
+    if spooled {
+      let data = try FileArguments.contents(path)
       url = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "traffic-stdin-\(UUID().uuidString)")
-      do { try FileArguments.standardInput().write(to: url) } catch {
-        throw UsageError("standard input: cannot spool it: \(FileArguments.reason(error))")
+        "traffic-input-\(UUID().uuidString)")
+      do { try data.write(to: url) } catch {
+        throw UsageError("\(shown): cannot spool it: \(FileArguments.reason(error))")
       }
     } else {
       try FileArguments.checkReadable(path)
     }
-    defer { if path == "-" { try? FileManager.default.removeItem(at: url) } }
+    defer { if spooled { try? FileManager.default.removeItem(at: url) } }
     do {
       return try NetworkFile.load(url, countryCode: countryCode, progress: progress)
     } catch {
       progress?.finish()
-      guard path == "-" else { throw UsageError("\(path): \(error)") }
-      let message = "\(error)".replacingOccurrences(of: url.path, with: "standard input")
-        .replacingOccurrences(of: url.lastPathComponent, with: "standard input")
-      throw UsageError("standard input: \(message)")
+      guard spooled else { throw UsageError("\(path): \(error)") }
+      let message = "\(error)".replacingOccurrences(of: url.path, with: shown)
+        .replacingOccurrences(of: url.lastPathComponent, with: shown)
+      throw UsageError("\(shown): \(message)")
     }
   }
 }

@@ -290,7 +290,8 @@ enum ServeCommand: Subcommand {
     let country = try arguments.option("--country")
     let networkFile = try arguments.option("--network")
     let postgres = try arguments.option("--postgres") ?? PostgresTrafficStore.environmentURL
-    let givenPath = try arguments.option("--db")
+    var givenPath = try arguments.option("--db")
+    if let path = givenPath { givenPath = try EngineArguments.checkDatabasePath(path) }
     if postgres != nil, givenPath != nil { throw UsageError("give --db or --postgres, not both") }
     if postgres != nil, demo != nil { throw UsageError("the demo runs on the embedded store") }
     let stateOption = try arguments.option("--state-dir")

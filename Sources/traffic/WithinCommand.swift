@@ -11,7 +11,7 @@ enum WithinCommand: Subcommand {
     Usage: traffic within AREA [--sort-from LAT,LNG] [--json] FILE.geojson
 
     Prints the features of a GeoJSON FeatureCollection whose geometry meets AREA, one of
-    --circle, --box, --corridor and --corridor-coords.
+    --circle, --box, --corridor and --corridor-coords. FILE - reads standard input.
     """
   static let options: [OptionDefinition] =
     AreaArgument.options + [
@@ -31,14 +31,10 @@ enum WithinCommand: Subcommand {
     let files = try arguments.positionals()
     guard files.count == 1 else { throw UsageError("expects exactly one GeoJSON file") }
 
+    let data = try FileArguments.contents(files[0])
     let collection: GeoJSONFeatureCollection
-    do {
-      collection = try GeoJSONFeatureCollection(
-        data: Data(contentsOf: URL(fileURLWithPath: files[0])))
-    } catch let error as GeoError {
-      throw UsageError("\(files[0]): \(error)")
-    } catch {
-      throw UsageError("cannot read \(files[0]): \(SystemErrorText.reason(error))")
+    do { collection = try GeoJSONFeatureCollection(data: data) } catch {
+      throw UsageError("\(files[0]): \(SystemErrorText.describe(error))")
     }
 
     let matches = collection.features(meeting: area, nearestTo: sortFrom)

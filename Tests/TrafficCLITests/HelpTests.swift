@@ -75,4 +75,26 @@ import Testing
     #expect(try arguments.option("--port") == "80")
     #expect(throws: UsageError.self) { try arguments.positionals() }
   }
+
+  /// `help COMMAND --man` (and `COMMAND --help --man`) is that command's page in roff, with
+  /// the same words as its section of the whole manual.
+  @Test func eachCommandHasItsManualPage() async {
+    for command in CommandLineTool.commands.values {
+      let page = await runTraffic(["help", command.name, "--man"])
+      #expect(page.status == .success)
+      #expect(
+        page.output.hasPrefix(".TH TRAFFIC\\-\(command.name.uppercased()) 1 "), "\(command.name)")
+      #expect(page.output.contains(".SH NAME\ntraffic\\-\(command.name) \\- "))
+      for option in command.options {
+        #expect(
+          page.output.contains("\\fB\(ManualPage.escaped(option.spelling))\\fR"),
+          "\(command.name) \(option.spelling)")
+      }
+      let dashed = await runTraffic([command.name, "--help", "--man"])
+      #expect(dashed.output == page.output)
+    }
+    let unknown = await runTraffic(["help", "nonsense", "--man"])
+    #expect(unknown.status == .usage)
+    #expect(unknown.errors == "traffic: unknown command 'nonsense'; traffic help lists them\n")
+  }
 }

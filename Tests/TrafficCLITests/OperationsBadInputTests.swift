@@ -63,6 +63,9 @@ import TrafficTestSupport
       let (status, _, errors) = try run(arguments, in: directory)
       try #require(status == 0, "\(arguments): \(errors)")
     }
+    try #require(
+      FileManager.default.createFile(
+        atPath: directory.appendingPathComponent("empty.sqlite").path, contents: nil))
     return directory
   }
 

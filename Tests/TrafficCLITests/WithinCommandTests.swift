@@ -64,7 +64,10 @@ func runTraffic(
     (["within", sample()], "an area is required"),
     (["within", "--circle", "52.5,13.4,100", "--box", "13,52,14,53", sample()], "only one"),
     (["within", "--circle", "52.5,13.4,100", "--bogus", sample()], "unknown option --bogus"),
-    (["within", "--circle", "52.5,13.4,100", "/nonexistent.geojson"], "cannot read"),
+    (
+      ["within", "--circle", "52.5,13.4,100", "/nonexistent.geojson"],
+      "/nonexistent.geojson: no such file"
+    ),
     (["within", "--corridor", "not-a-polyline!,30", sample()], "invalid area"),
     (["nonsense"], "unknown command"),
   ])

@@ -97,7 +97,7 @@ package final class ProgressReporter: Sendable {
   /// terminal, log lines otherwise; nothing when `quiet`.
   package static func standardError(quiet: Bool) -> ProgressReporter {
     let mode: Mode = quiet ? .quiet : (isatty(2) == 1 ? .terminal : .log)
-    return ProgressReporter(mode: mode) { FileHandle.standardError.write(Data($0.utf8)) }
+    return ProgressReporter(mode: mode) { StandardStream.error.write($0) }
   }
 
   /// Seconds on the system's monotonic clock.

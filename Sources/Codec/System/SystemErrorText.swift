@@ -14,6 +14,18 @@ package enum SystemErrorText {
     return isFoundations ? reason(error) : text
   }
 
+  /// Why an operation on the file `path` failed, in a few plain words: "is a directory"
+  /// for a directory (Foundation's reads give no reason for one), else `reason(_:)`.
+  package static func reason(_ error: any Error, path: String) -> String {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      return "is a directory, not a file"
+    }
+    return reason(error)
+  }
+
   /// Why a file operation failed, in a few plain words: the system's reason (`strerror`)
   /// where Foundation kept it, else one of ours, never Foundation's own text.
   package static func reason(_ error: any Error) -> String {
@@ -35,6 +47,10 @@ package enum SystemErrorText {
     case .fileReadInapplicableStringEncoding, .fileReadUnknownStringEncoding:
       return "not UTF-8 text"
     case .fileReadTooLarge: return "too large to read"
+    // Foundation's String(contentsOf:encoding:) on bytes that are not of the encoding.
+    case .fileReadCorruptFile: return "not UTF-8 text"
+    case .fileReadUnknown: return "cannot be read"
+    case .fileWriteUnknown: return "cannot be written"
     default: return "failed (error \(error.code))"
     }
   }

@@ -209,7 +209,7 @@ public struct ServerConfiguration: Sendable {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
       throw .invalidConfiguration(
-        "cannot read the API keys file \(path): \(SystemErrorText.reason(error))")
+        "cannot read the API keys file \(path): \(SystemErrorText.reason(error, path: path))")
     }
     return try apiKeys(fromText: text, origin: "the API keys file \(path)")
   }
