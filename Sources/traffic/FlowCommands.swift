@@ -171,6 +171,14 @@ enum ProbesCommand: Subcommand {
           "\(file): holds no probes; expects CSV (id,time,lat,lng,...), NDJSON or SUMO FCD")
         continue
       }
+      // Not one row could be read: the file is not in the format it was read as (as the
+      // server answers such a body with a 400).
+      if batch.acceptedCount == 0, batch.rejectedCounts[.unparseable] == batch.rejectedCount {
+        let first = batch.rejections.first.map { " (line \($0.line): \($0.detail))" } ?? ""
+        failures.append(
+          "\(file): none of its \(batch.rejectedCount) probe rows can be read\(first)")
+        continue
+      }
       progress.begin(
         "probes import", detail: "\(name): matching", total: Int64(batch.probes.count),
         unit: .items("probes"))

@@ -144,6 +144,11 @@ import TrafficTestSupport
       result.output.contains("3 accepted, 1 rejected (1 future), 2 matched to roads"),
       "\(result.output)")
     #expect(result.errors.contains("line 5: future: time "), "\(result.errors)")
+    // The same rows read as NDJSON: not one can be read, so the file is refused (exit 64)
+    // as the server refuses such a body, rather than imported as "0 accepted".
+    let wrong = await runTraffic(["probes", "import", "--db", db, "--format", "ndjson", url.path])
+    #expect(wrong.status == .usage, "\(wrong.output)")
+    #expect(wrong.errors.contains("none of its 5 probe rows can be read"), "\(wrong.errors)")
   }
 
   /// A 20-minute SUMO run (a time step a minute) imported without `--simulation-start`:
