@@ -49,13 +49,17 @@ struct RoadComponents: Sendable {
     // The depth-first path: each segment with the position of the next successor to try.
     var path: [(segment: Int32, next: Int32)] = []
     var counter: Int32 = 0
-    for root in 0..<count where open[root] && index[root] < 0 {
-      index[root] = counter
-      lowLink[root] = counter
+    // Numbers a segment reached for the first time and goes on from it.
+    func enter(_ segment: Int) {
+      index[segment] = counter
+      lowLink[segment] = counter
       counter += 1
-      stack.append(Int32(root))
-      onStack[root] = true
-      path.append((Int32(root), offsets[root]))
+      stack.append(Int32(segment))
+      onStack[segment] = true
+      path.append((Int32(segment), offsets[segment]))
+    }
+    for root in 0..<count where open[root] && index[root] < 0 {
+      enter(root)
       while let (segment, next) = path.last {
         let s = Int(segment)
         if next < offsets[s + 1] {
@@ -63,12 +67,7 @@ struct RoadComponents: Sendable {
           let successor = Int(successors[Int(next)])
           guard open[successor] else { continue }
           if index[successor] < 0 {
-            index[successor] = counter
-            lowLink[successor] = counter
-            counter += 1
-            stack.append(Int32(successor))
-            onStack[successor] = true
-            path.append((Int32(successor), offsets[successor]))
+            enter(successor)
           } else if onStack[successor] {
             lowLink[s] = min(lowLink[s], index[successor])
           }
