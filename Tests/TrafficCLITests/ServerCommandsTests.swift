@@ -83,4 +83,20 @@ import TrafficTestSupport
     #expect(result.status == .usage, "\(result)")
     #expect(result.errors.contains(message), "stderr was: \(result.errors)")
   }
+
+  /// A host the server cannot listen on is refused before anything is opened: no store is
+  /// left behind by a server that never ran.
+  @Test func aBadHostIsRefusedBeforeTheStoreIsCreated() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("host-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = directory.appendingPathComponent("new.sqlite").path
+    let result = await runTraffic(["serve", "--db", store, "--host", "999.1.1.1", "--port", "0"])
+    #expect(result.status == .usage, "\(result)")
+    #expect(
+      result.errors.contains("host 999.1.1.1 is not an IPv4 or IPv6 address"),
+      "stderr was: \(result.errors)")
+    #expect(!FileManager.default.fileExists(atPath: store))
+  }
 }

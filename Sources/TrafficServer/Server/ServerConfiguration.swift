@@ -243,6 +243,10 @@ public struct ServerConfiguration: Sendable {
   public func validate() throws(ServerError) {
     func fail(_ text: String) -> ServerError { .invalidConfiguration(text) }
     guard (0...65_535).contains(port) else { throw fail("port \(port) is outside 0...65535") }
+    // Checked here, before a store is opened or created for a server that cannot listen.
+    guard ClientAddress.isAddress(host) else {
+      throw fail("host \(host) is not an IPv4 or IPv6 address (such as 127.0.0.1 or ::1)")
+    }
     guard threads >= 1 else { throw fail("threads \(threads) must be >= 1") }
     guard maxConnections >= 1 else { throw fail("maxConnections must be >= 1") }
     guard minimumBodyBytesPerSecond >= 0, slowBodyGraceSeconds.isFinite, slowBodyGraceSeconds >= 1
