@@ -5,12 +5,21 @@
 /// declares (`Subcommand.options`), the same definitions its help is made of.
 struct ArgumentList {
   private var remaining: [String]
+  /// What follows `--` (POSIX's end of options): positional, whatever it looks like
+  /// (`traffic nearest -- -33.9,18.4`, a file named `--x`).
+  private let afterOptions: [String]
   /// The options that take a value, and the flags, the command declares.
   private let valued: Set<String>
   private let flags: Set<String>
 
   init(_ arguments: [String], accepting options: [OptionDefinition]) {
-    remaining = arguments
+    if let end = arguments.firstIndex(of: "--") {
+      remaining = Array(arguments[..<end])
+      afterOptions = Array(arguments[(end + 1)...])
+    } else {
+      remaining = arguments
+      afterOptions = []
+    }
     valued = Set(options.filter { $0.value != nil }.flatMap(\.names))
     flags = Set(options.filter { $0.value == nil }.flatMap(\.names))
   }
@@ -97,7 +106,7 @@ struct ArgumentList {
       if !argument.hasPrefix("--") { found.append(argument) }
       index += 1
     }
-    return found
+    return found + afterOptions
   }
 
   /// The positional arguments left once every option has been taken; fails on unknown
@@ -107,6 +116,6 @@ struct ArgumentList {
       throw UsageError("unknown option \(unknown)")
     }
     defer { remaining = [] }
-    return remaining
+    return remaining + afterOptions
   }
 }

@@ -40,7 +40,8 @@ enum CommandLineTool {
     \(commands.values.sorted { $0.name < $1.name }.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
       help       Show help for a command: traffic help COMMAND (--man: the manual page)
 
-    Options: --version prints the version and git revision; --help this text.
+    Options: --version prints the version and git revision; --help this text; -- ends a
+    command's options (what follows is positional, such as a file named --x).
 
     Exit status: 0 success, 64 bad usage or bad input, 1 any other failure.
     """

@@ -38,6 +38,21 @@ import TrafficTestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
   }
 
+  /// `--` ends the options (POSIX): what follows is positional, a file named like an
+  /// option or a place with a negative first coordinate.
+  @Test func doubleDashEndsTheOptions() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    let file = await runTraffic(["import", "--db", db, "--", "--nosuch.xml"])
+    #expect(file.status == .usage)
+    #expect(file.errors.contains("--nosuch.xml: no such file"), "\(file.errors)")
+    // Taken as the place: the command goes on to look for its store.
+    let place = await runTraffic(["nearest", "--db", db, "--", "-33.9,18.4"])
+    #expect(place.status == .usage)
+    #expect(place.errors.contains("no store at"), "\(place.errors)")
+  }
+
   @Test(arguments: [
     (["import", "--bogus", "FEED"], "unknown option --bogus"),
     (["import", "nosuch.xml"], "nosuch.xml: no such file"),
