@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 import Traffic
 
@@ -52,6 +53,6 @@ enum IncidentOutput {
   }
 
   static func timestamp(_ date: Date) -> String {
-    date.ISO8601Format()
+    RFC3339.format(date)
   }
 }

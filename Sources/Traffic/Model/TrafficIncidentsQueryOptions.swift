@@ -1,3 +1,4 @@
+import Codec
 import Foundation
 
 /// Options of an incident query, as in the HERE SDK, plus sorting and a limit.
@@ -130,7 +131,7 @@ public struct TrafficIncidentsQueryOptions: Hashable, Sendable {
   }
 
   private static func rfc3339(_ date: Date) -> String {
-    date.formatted(.iso8601)
+    RFC3339.format(date)
   }
 }
 
