@@ -111,6 +111,11 @@ private let options = FeedOptions(sourceName: "test")
     #expect(WazeDecoder.recognizes(try ownFixture("alerts_and_jams.json")))
     #expect(!WazeDecoder.recognizes(Data(#"{"incidents": [], "iconCategory": 1}"#.utf8)))
     #expect(!WazeDecoder.recognizes(Data(#"{"jams": []}"#.utf8)))
+    // A quiet feed: empty lists in a window that says its times.
+    let quiet =
+      #"{"alerts": [], "jams": [], "startTimeMillis": 1700000000000, "endTimeMillis": 1700000060000}"#
+    #expect(WazeDecoder.recognizes(Data(quiet.utf8)))
+    #expect(FeedFormat.detect(Data(quiet.utf8)) == .waze)
   }
 
   @Test(arguments: [

@@ -75,8 +75,14 @@ public enum WazeDecoder: FeedDecoder {
     {
       return true
     }
+    guard JSONFeed.contains(data, "\"jams\"") || JSONFeed.contains(data, "\"alerts\"") else {
+      return false
+    }
+    // An alert or jam has its pubMillis; a quiet feed, with empty lists, still has the
+    // window's times that every Waze for Cities document carries.
     return JSONFeed.contains(data, "\"pubMillis\"")
-      && (JSONFeed.contains(data, "\"jams\"") || JSONFeed.contains(data, "\"alerts\""))
+      || JSONFeed.contains(data, "\"startTimeMillis\"")
+      || JSONFeed.contains(data, "\"endTimeMillis\"")
   }
 
   /// Decodes a Waze feed.
