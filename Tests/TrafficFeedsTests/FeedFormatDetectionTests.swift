@@ -95,6 +95,24 @@ import TrafficTestSupport
     }
   }
 
+  /// XML may come as UTF-16 with its byte-order mark, little- or big-endian, also cut
+  /// inside a surrogate pair: recognised all the same.
+  @Test func recognisesUTF16XML() throws {
+    let text =
+      #"<?xml version="1.0" encoding="UTF-16"?><d2:payload xmlns:d2="http://levelC/schema/3/d2Payload" "#
+      + #"xmlns:sit="http://levelC/schema/3/situation" xsi:type="sit:SituationPublication" "#
+      + #"xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><sit:situation id="a"/> 😀"#
+    let littleUnits = try #require(text.data(using: .utf16LittleEndian))
+    let bigUnits = try #require(text.data(using: .utf16BigEndian))
+    let little = Data([0xFF, 0xFE]) + littleUnits
+    let big = Data([0xFE, 0xFF]) + bigUnits
+    #expect(FeedFormat.detect(Data(text.utf8)) == .datex2)
+    #expect(FeedFormat.detect(little) == .datex2)
+    #expect(FeedFormat.detect(big) == .datex2)
+    // Cut between the two halves of the emoji's surrogate pair.
+    #expect(FeedFormat.detect(little.dropLast(4)) == .datex2)
+  }
+
   @Test(arguments: ["", "{}", "[]", "<html><body>nope</body></html>", "hello", "{\"results\": 3}"])
   func recognisesNothingInOtherDocuments(text: String) {
     #expect(FeedFormat.detect(Data(text.utf8)) == nil)

@@ -199,7 +199,27 @@ extension FeedFormat {
       // A compressed document: look at what it inflates to.
       return try? detect(FeedInput.data(data))
     }
+    if let text = utf16Text(data) {
+      // XML may be UTF-16 (its byte-order mark says so): the markers are looked for in
+      // the same text as UTF-8.
+      return allCases.first { $0.decoder.recognizes(Data(text.utf8)) }
+    }
     return allCases.first { $0.decoder.recognizes(data) }
+  }
+
+  /// The text of a document that starts with a UTF-16 byte-order mark (`FF FE` or
+  /// `FE FF`), as far as whole characters go (a prefix may end inside one); else `nil`.
+  static func utf16Text(_ data: Data) -> String? {
+    guard let first = data.first, let second = data.dropFirst().first,
+      (first == 0xFF && second == 0xFE) || (first == 0xFE && second == 0xFF)
+    else { return nil }
+    var units = data.prefix(data.count & ~1)
+    // A prefix cut inside a surrogate pair ends in half a character: drop it.
+    for _ in 0..<2 {
+      if let text = String(data: units, encoding: .utf16) { return text }
+      units = units.dropLast(2)
+    }
+    return nil
   }
 
   /// How much of a file `detect(_:)` looks at: the markers every format is recognised by sit
