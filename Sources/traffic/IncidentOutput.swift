@@ -53,6 +53,7 @@ enum IncidentOutput {
   }
 
   static func timestamp(_ date: Date) -> String {
-    RFC3339.format(date)
+    // Whole seconds, as a reader wants them (`--json` keeps the milliseconds).
+    RFC3339.format(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
   }
 }
