@@ -40,6 +40,25 @@ import TrafficTestSupport
 
   // MARK: OpenLR offsets
 
+  /// A publication of incidents without a country writes the placeholder `xx` (the schema
+  /// requires a country); read back, it gives them no country, as before.
+  @Test func anUnknownCountryStaysUnknown() throws {
+    let incident = try Self.line()
+    #expect(incident.details.countryCode == nil)
+    let document = DATEXIIPublisher.document(
+      Publication(incidents: [incident], publicationTime: Self.now, countryCode: ""))
+    #expect(String(decoding: document, as: UTF8.self).contains(">xx</com:country>"))
+    let back = try DATEXIIDecoder.decode(document, options: Self.options)
+    #expect(back.incidents.map(\.details.countryCode) == [nil])
+    // ISO 3166-1's user-assigned codes name no country; real ones do.
+    for code in ["xx", "XA", "zz", "AA", "QM", "qz"] {
+      #expect(!DATEXIIDecoder.isCountryCode(code))
+    }
+    for code in ["de", "NL", "qa", "FI", "xk"] {
+      #expect(DATEXIIDecoder.isCountryCode(code))
+    }
+  }
+
   @Test func theFixturesBinaryOpenLRComesBackTheSame() throws {
     let fixture = try DATEXIIDecoder.decode(
       ownFixture("datex2", "v3_location_references.xml"), options: Self.options)

@@ -261,7 +261,15 @@ public enum DATEXIIDecoder: FeedDecoder {
   }
 
   /// Whether `text` is two ASCII letters.
+  /// Whether `text` names a country: two letters, but none of ISO 3166-1's user-assigned
+  /// codes (`AA`, `QM`–`QZ`, `XA`–`XZ`, `ZZ`), which publishers write for "unknown" (as
+  /// this project's publisher writes `xx`) and which name no country, but for `XK`, the
+  /// code the European Union gives Kosovo.
   static func isCountryCode(_ text: String) -> Bool {
-    text.count == 2 && text.allSatisfy { $0.isASCII && $0.isLetter }
+    guard text.count == 2, text.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+    let code = text.uppercased()
+    if code == "XK" { return true }
+    if code == "AA" || code == "ZZ" || code.hasPrefix("X") { return false }
+    return !(code.hasPrefix("Q") && code >= "QM")
   }
 }
