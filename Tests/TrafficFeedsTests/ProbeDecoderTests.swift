@@ -105,6 +105,8 @@ import TrafficFeeds
         .outOfRange,
       ])
     #expect(batch.rejections[0].detail == "lat \"NaN\" is not a number")
+    // Too large for a double: said so, not printed as "inf".
+    #expect(batch.rejections[4].detail.contains("beyond any number"), "\(batch.rejections[4])")
     #expect(batch.rejections[5].detail == "time 1969-12-31T23:59:59Z is before 1970")
     let ndjson = """
       {"id": "a", "time": 1799999000, "lat": "NaN", "lng": 13.4}
@@ -129,6 +131,15 @@ import TrafficFeeds
     #expect(lines.probes.map(\.vehicleID) == ["e"])
     #expect(
       lines.rejections.map(\.reason) == [.outOfRange, .outOfRange, .outOfRange, .unparseable])
+    // A SUMO time too large for a double is no date, said so (not "before 1970").
+    let fcd = """
+      <fcd-export><timestep time="1e400"><vehicle id="v" x="13.4" y="52.5" speed="5"/></timestep>
+      <timestep time="10"><vehicle id="w" x="13.4" y="52.5" speed="5"/></timestep></fcd-export>
+      """
+    let steps = try decoder.decode(Data(fcd.utf8), format: .sumoFCD)
+    #expect(
+      steps.rejections.contains { $0.detail.contains("beyond any date") }, "\(steps.rejections)")
+    #expect(!steps.rejections.contains { $0.detail.contains("before 1970") }, "\(steps.rejections)")
   }
 
   @Test("details write times in RFC 3339; reasons have the names of the HTTP answer")

@@ -93,9 +93,18 @@ public struct ProbeDecoder: Sendable {
       guard let latitude, let longitude else {
         return reject(line, .unparseable, "missing or unreadable lat/lng")
       }
+      guard latitude.isFinite, longitude.isFinite else {
+        return reject(
+          line, .outOfRange, "lat/lng is beyond any number (too large for a double, or NaN)")
+      }
       guard let coordinates = try? GeoCoordinates(latitude: latitude, longitude: longitude)
       else {
         return reject(line, .outOfRange, "lat \(latitude), lng \(longitude) out of range")
+      }
+      // A time of 1e400 seconds (or one built from it) is no time at all.
+      guard time.timeIntervalSince1970.isFinite, abs(time.timeIntervalSince1970) < 1e11 else {
+        return reject(
+          line, .outOfRange, "time is beyond any date (before the year 0 or after 5000)")
       }
       if let speed, !(speed.isFinite && speed >= 0 && speed <= 150) {
         return reject(line, .outOfRange, "speed \(speed) m/s out of 0...150")
