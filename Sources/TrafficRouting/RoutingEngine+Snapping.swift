@@ -72,6 +72,8 @@ extension RoutingEngine {
     _ points: [GeoCoordinates], view: RoutingView, limits: [Double?], skipping: Set<Int> = []
   ) -> [Bool] {
     let components = components(view)
+    // Nothing is moved on a network without a big part: no waypoint is snapped twice.
+    guard components.hasBigComponent else { return points.map { _ in false } }
     var nearest: [Int?] = []
     for (index, point) in points.enumerated() {
       let limit = index < limits.count ? limits[index] : nil
@@ -84,7 +86,7 @@ extension RoutingEngine {
       nearest.append(found.map { components.component($0.segmentID) })
     }
     let known = nearest.compactMap { $0 }
-    guard components.hasBigComponent, let first = known.first else {
+    guard let first = known.first else {
       return points.map { _ in false }
     }
     if known.allSatisfy({ $0 == first }), components.isTinyComponent[first] {

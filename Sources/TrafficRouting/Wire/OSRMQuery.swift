@@ -60,7 +60,7 @@ package struct OSRMQuery: Hashable, Sendable {
   package static let maximumAlternatives = 3
   /// The most coordinates of a route (`osrm-routed --max-viaroute-size`'s default, and
   /// this engine's route limit; a server may allow fewer).
-  package static let maximumRouteCoordinates = 500
+  package static let maximumRouteCoordinates = RoutingEngine.maximumWaypoints
   /// The most coordinates a nearest request may name, and results per coordinate (as
   /// `osrm-routed --max-nearest-locations` and `--max-nearest-size`).
   package static let maximumNearestCoordinates = 10
