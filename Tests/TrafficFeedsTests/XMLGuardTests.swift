@@ -22,6 +22,37 @@ import TrafficTestSupport
     }
   }
 
+  @Test func aMalformedDocumentNamesTheLineOfItsFirstFaultNotWhereTheParserStopped() {
+    // libxml2 reads on after a fatal error; the parser's place at the end of the parse was
+    // the document's last line, and its last error the consequence of the first.
+    let document = Data(
+      """
+      <?xml version="1.0"?>
+      <d2:payload xmlns:d2="http://datex2.eu/schema/3/d2Payload">
+      <a>
+      <b></c>
+      </a>
+
+
+      </d2:payload>
+
+      """.utf8)
+    do {
+      _ = try DATEXIIDecoder.decode(document, options: FeedOptions(sourceName: "t"))
+      Issue.record("a mismatched end tag was read")
+    } catch {
+      #expect(error.location == "line 4, column 8")
+      #expect(error.reason.contains("not matched by its end tag"))
+    }
+    let repeated = Data("<?xml version=\"1.0\"?>\n<osm>\n<node id=\"1\" id=\"2\"/>\n</osm>\n".utf8)
+    do {
+      _ = try DATEXIIDecoder.decode(repeated, options: FeedOptions(sourceName: "t"))
+      Issue.record("a repeated attribute was read")
+    } catch {
+      #expect(error.location?.hasPrefix("line 3,") == true)
+    }
+  }
+
   @Test func aBrokenEncodingDeclarationDoesNotSkipTheCheck() throws {
     // Found by `make fuzz`: `encodingncing"` once passed for a non-UTF-8 declaration.
     let url = Fixtures.repositoryRoot.appendingPathComponent(

@@ -85,14 +85,16 @@ package enum GuardedXMLReader {
     parser.shouldProcessNamespaces = processNamespaces
     parser.shouldReportNamespacePrefixes = false
     parser.shouldResolveExternalEntities = false
-    parser.delegate = delegate
-    let succeeded = withExtendedLifetime(delegate) { parser.parse() }
+    let forwarder = PlaceKeepingDelegate(delegate)
+    parser.delegate = forwarder
+    let succeeded = withExtendedLifetime(forwarder) { parser.parse() }
     if let problem = stream.problem { throw .refused(problem) }
     if let error = stream.readError { throw .unreadable(error) }
     if !succeeded || parser.parserError != nil {
-      let code = (parser.parserError as NSError?)?.code
+      let first = forwarder.firstError
       throw .malformed(
-        line: parser.lineNumber, column: parser.columnNumber, reason: describe(code: code))
+        line: first?.line ?? parser.lineNumber, column: first?.column ?? parser.columnNumber,
+        reason: describe(code: (parser.parserError as NSError?)?.code ?? first?.code))
     }
     return (parser.lineNumber, parser.columnNumber)
   }
@@ -111,6 +113,51 @@ package enum GuardedXMLReader {
     case 73, 76: return "a start tag is not matched by its end tag (XML error \(code))"
     case 77: return "a tag is not closed before the end: the document is truncated (XML error 77)"
     default: return "malformed XML (XML error \(code))"
+    }
+  }
+
+  /// The delegate `XMLParser` calls: it hands the events this package's readers use
+  /// (elements, characters, CDATA, errors) to the reader's delegate and keeps the place of
+  /// the first error. libxml2 goes on reading the chunk after a fatal error, so the parser's
+  /// place when `parse()` returns lies later in the document (at its end for a small one).
+  /// The reason stays the parser's: at a truncation its last error, "premature end", says
+  /// more than the first.
+  private final class PlaceKeepingDelegate: NSObject, XMLParserDelegate {
+    private let inner: any XMLParserDelegate
+    private(set) var firstError: (line: Int, column: Int, code: Int)?
+
+    init(_ inner: any XMLParserDelegate) { self.inner = inner }
+
+    func parser(
+      _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+      qualifiedName qName: String?, attributes attributeDict: [String: String]
+    ) {
+      inner.parser(
+        parser, didStartElement: elementName, namespaceURI: namespaceURI, qualifiedName: qName,
+        attributes: attributeDict)
+    }
+
+    func parser(
+      _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+      qualifiedName qName: String?
+    ) {
+      inner.parser(
+        parser, didEndElement: elementName, namespaceURI: namespaceURI, qualifiedName: qName)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+      inner.parser(parser, foundCharacters: string)
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+      inner.parser(parser, foundCDATA: CDATABlock)
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+      if firstError == nil {
+        firstError = (parser.lineNumber, parser.columnNumber, (parseError as NSError).code)
+      }
+      inner.parser(parser, parseErrorOccurred: parseError)
     }
   }
 
