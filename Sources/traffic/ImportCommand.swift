@@ -111,7 +111,15 @@ enum ImportCommand: Subcommand {
         }
       }
       guard let fileFormat = detected else {
-        failures.append("\(file): not a recognised feed format; name it with --format")
+        // Nothing but blanks (within the bytes detection reads) is no feed of any format.
+        let blank = ((try? input.prefix(4_096)) ?? Data([0])).allSatisfy {
+          $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D
+        }
+        failures.append(
+          "\(file): "
+            + (blank
+              ? "is empty; expects a feed document (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
+              : "not a recognised feed format; name it with --format"))
         continue
       }
       let options = FeedOptions(

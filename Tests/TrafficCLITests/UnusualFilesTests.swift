@@ -125,6 +125,35 @@ import TrafficTestSupport
     #expect(lines[5].hasPrefix("3 of 5 features in /dev/fd/"), "\(lines[5])")
   }
 
+  @Test func anEmptyInputIsCalledEmptyNotAnUnknownFormat() throws {
+    let result = try Self.shell(
+      """
+      : > empty.xml; printf ' \\n\\n' > blank.csv
+      traffic network import --db n.sqlite roads.osm > /dev/null
+      traffic import --db n.sqlite empty.xml || echo "exit $?"
+      traffic import --db n.sqlite <(printf '\\n') || echo "exit $?"
+      traffic network import --db e.sqlite empty.xml || echo "exit $?"
+      traffic network import --db e.sqlite < /dev/null - || echo "exit $?"
+      traffic probes import --db n.sqlite blank.csv || echo "exit $?"
+      """)
+    #expect(result.output == "exit 64\nexit 64\nexit 64\nexit 64\nexit 64\n", "\(result.errors)")
+    let lines = result.errors.split(separator: "\n").map(String.init)
+    #expect(lines.count == 5, "\(result.errors)")
+    guard lines.count == 5 else { return }
+    #expect(lines[0].hasPrefix("traffic import: empty.xml: is empty; expects a feed document"))
+    #expect(lines[1].contains(": is empty; expects a feed document"), "\(lines[1])")
+    #expect(
+      lines[2]
+        == "traffic network: empty.xml: malformed empty.xml: the file is empty: expects "
+        + "OpenStreetMap (XML, .osm.bz2, PBF) or a SUMO .net.xml")
+    #expect(lines[3].hasPrefix("traffic network: standard input: "), "\(lines[3])")
+    #expect(lines[3].contains("the file is empty"), "\(lines[3])")
+    #expect(
+      lines[4]
+        == "traffic probes: blank.csv: the document is empty: expected CSV with a header, "
+        + "NDJSON or SUMO FCD XML")
+  }
+
   // MARK: The store file
 
   /// What probes and profiles imports commit is in the store file itself, not only in its

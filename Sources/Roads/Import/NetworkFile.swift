@@ -22,6 +22,13 @@ public enum NetworkFile {
     _ url: URL, countryCode: String?, progress: ProgressReporter?
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport?) {
     let name = url.lastPathComponent
+    if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int,
+      size == 0
+    {
+      throw .malformed(
+        file: name, position: nil,
+        reason: "the file is empty: expects OpenStreetMap (XML, .osm.bz2, PBF) or a SUMO .net.xml")
+    }
     let kind = Kind(contentOf: url)
     if kind == .sumo
       || (kind == nil && (name.hasSuffix(".net.xml") || name.hasSuffix(".net.xml.gz")))

@@ -1,6 +1,7 @@
 /// Why a probe document could not be read at all (single bad rows are rejected instead).
 public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// The format could not be recognised from the content.
+  /// The format could not be recognised from the content: the document is empty or holds
+  /// only blanks (any other first character is read as CSV, `{` as NDJSON, `<` as FCD).
   case unknownFormat
   /// A CSV header lacks required columns; the names are listed.
   case missingColumns([String])
@@ -12,7 +13,7 @@ public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertib
   public var description: String {
     switch self {
     case .unknownFormat:
-      return "unknown probe format: expected CSV with a header, NDJSON or SUMO FCD XML"
+      return "the document is empty: expected CSV with a header, NDJSON or SUMO FCD XML"
     case .missingColumns(let names):
       return "the CSV header lacks the column(s) \(names.joined(separator: ", "))"
     case .malformed(let line, let reason):
