@@ -24,6 +24,9 @@ struct ArgumentList {
     flags = Set(options.filter { $0.value == nil }.flatMap(\.names))
   }
 
+  /// Whether the command takes the option `--name VALUE`.
+  func takes(_ name: String) -> Bool { valued.contains(name) }
+
   /// Removes and returns the value of `--name VALUE` (or `--name=VALUE`), if present.
   ///
   /// - Throws: `UsageError` when the option has no value or is given more than once.

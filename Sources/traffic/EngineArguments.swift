@@ -19,6 +19,9 @@ enum EngineArguments {
   /// `--db` alone, for the commands that write to the embedded store.
   static let database = [options[0]]
 
+  /// `--db` and `--postgres`: the stores a command that writes may write to.
+  static let stores = [options[0], options[3]]
+
   /// The database path the arguments (or the environment) name.
   ///
   /// - Throws: `UsageError` for an empty path, a directory, or a file that is not a
@@ -76,8 +79,9 @@ enum EngineArguments {
   )
     throws(UsageError) -> TrafficEngine
   {
-    let key = try arguments.option("--api-key")
-    if let server = try arguments.option("--server") {
+    // A command that writes its store (`import`) takes no server.
+    let key = arguments.takes("--api-key") ? try arguments.option("--api-key") : nil
+    if arguments.takes("--server"), let server = try arguments.option("--server") {
       if try arguments.option("--db") != nil {
         throw UsageError("give --db or --server, not both")
       }

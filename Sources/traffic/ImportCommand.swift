@@ -42,7 +42,7 @@ enum ImportCommand: Subcommand {
         """),
       ProgressOption.definition,
       JSONSummary.option,
-    ] + EngineArguments.options
+    ] + EngineArguments.stores
   static let notes = """
     Files are read as they are decoded (the file is never held whole; its incidents are);
     FILE - reads standard input. Every FILE must exist before anything is written: a
@@ -97,31 +97,31 @@ enum ImportCommand: Subcommand {
       throw UsageError("- (standard input) can be read once; give it once")
     }
     let inputs = try files.map { file throws(UsageError) in try FileArguments.feed(file) }
+    // Each file's format is known before the store is opened (and created): a command
+    // whose every file is no feed leaves nothing behind.
+    var failures: [String] = []
+    var formats: [FeedFormat?] = []
+    for (file, input) in zip(files, inputs) {
+      if let format {
+        formats.append(format)
+        continue
+      }
+      do throws(UsageError) {
+        formats.append(try Self.detect(input, file: file))
+      } catch {
+        formats.append(nil)
+        failures.append(error.description)
+      }
+    }
+    guard formats.contains(where: { $0 != nil }) else {
+      throw UsageError(failures.joined(separator: "\n"))
+    }
     let engine = try EngineArguments.open(&arguments, creating: true)
     _ = try arguments.positionals()
 
-    var failures: [String] = []
-    for (file, input) in zip(files, inputs) {
+    for (file, (input, detected)) in zip(files, zip(inputs, formats)) {
+      guard let fileFormat = detected else { continue }
       let url = URL(fileURLWithPath: file == "-" ? "stdin" : file)
-      var detected = format
-      if detected == nil {
-        do { detected = try FeedFormat.detect(input) } catch {
-          failures.append("\(file): \(error)")
-          continue
-        }
-      }
-      guard let fileFormat = detected else {
-        // Nothing but blanks (within the bytes detection reads) is no feed of any format.
-        let blank = ((try? input.prefix(4_096)) ?? Data([0])).allSatisfy {
-          $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D
-        }
-        failures.append(
-          "\(file): "
-            + (blank
-              ? "is empty; expects a feed document (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
-              : "not a recognised feed format; name it with --format"))
-        continue
-      }
       let options = FeedOptions(
         sourceName: "\(fileFormat.rawValue):\(url.lastPathComponent)", axisOrder: axisOrder)
       let size =
@@ -205,5 +205,23 @@ enum ImportCommand: Subcommand {
     if !failures.isEmpty {
       throw UsageError(failures.joined(separator: "\n"))
     }
+  }
+
+  /// The format of a feed file recognised from its first bytes.
+  ///
+  /// - Throws: `UsageError` naming the file: unreadable, empty, or of no known format.
+  static func detect(_ input: FeedInput, file: String) throws(UsageError) -> FeedFormat {
+    let found: FeedFormat?
+    do { found = try FeedFormat.detect(input) } catch { throw UsageError("\(file): \(error)") }
+    if let found { return found }
+    // Nothing but blanks (within the bytes detection reads) is no feed of any format.
+    let blank = ((try? input.prefix(4_096)) ?? Data([0])).allSatisfy {
+      $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D
+    }
+    throw UsageError(
+      "\(file): "
+        + (blank
+          ? "is empty; expects a feed document (DATEX II, WZDx, Open511, Waze, HERE v7, TomTom)"
+          : "not a recognised feed format; name it with --format"))
   }
 }

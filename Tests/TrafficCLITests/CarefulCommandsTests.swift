@@ -20,6 +20,8 @@ import TrafficTestSupport
 
   static let feed = Fixtures.repositoryRoot.appendingPathComponent(
     "Tests/TrafficFeedsTests/Fixtures/datex2/v3_situation.xml")
+  /// A file of no feed format.
+  static let notAFeed = Fixtures.repositoryRoot.appendingPathComponent("Package.swift")
 
   @Test(arguments: [
     ["incidents", "--circle", "52.5,13.4,1000"], ["lookup", "x"],
@@ -62,6 +64,8 @@ import TrafficTestSupport
     (["network", "import", "DIR"], "is a directory, not a file"),
     (["network", "import", "--bogus", "x.osm"], "unknown option --bogus"),
     (["import", "-", "-"], "- (standard input) can be read once"),
+    (["import", "--server", "http://127.0.0.1:1", "FEED"], "unknown option --server"),
+    (["import", "NOFEED"], "not a recognised feed format"),
   ])
   func nothingIsWrittenBeforeTheInputsAreChecked(
     arguments: [String], message: String
@@ -72,7 +76,9 @@ import TrafficTestSupport
     let result = await runTraffic(
       arguments.map {
         $0 == "FEED"
-          ? Self.feed.path : $0 == "DIR" ? FileManager.default.temporaryDirectory.path : $0
+          ? Self.feed.path
+          : $0 == "NOFEED"
+            ? Self.notAFeed.path : $0 == "DIR" ? FileManager.default.temporaryDirectory.path : $0
       } + ["--db", db])
     #expect(result.status == .usage)
     #expect(result.errors.contains(message), "\(result.errors)")

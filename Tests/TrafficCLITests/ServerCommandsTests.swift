@@ -9,9 +9,7 @@ import TrafficTestSupport
 /// The command line against a server (`--server`), and `traffic serve`'s argument checks.
 @Suite(.serialized) struct ServerCommandsTests {
   /// An existing feed file, for the commands that check their inputs before the rest.
-  static let sample = Fixtures.repositoryRoot.appendingPathComponent(
-    "Samples/berlin-incidents.geojson"
-  ).path
+  static let sample = CarefulCommandsTests.feed.path
 
   @Test func queriesGoToTheServerWithServer() async throws {
     let store = InMemoryTrafficStore()

@@ -214,6 +214,27 @@ import TrafficFeeds
     #expect(aligned.probes.last?.time == Self.now)
   }
 
+  @Test("SUMO FCD: persons and containers are no probes; x and y in meters are named")
+  func fcdOfVehiclesAlone() throws {
+    var decoder = self.decoder
+    decoder.simulationStart = Date(timeIntervalSince1970: 1_700_000_000)
+    // SUMO numbers persons as it numbers vehicles: person 0 and vehicle 0 share id and time.
+    let text = """
+      <fcd-export><timestep time="0.00">
+      <vehicle id="0" x="13.6034" y="52.3169" angle="220" speed="13.8"/>
+      <person id="0" x="13.6001" y="52.3101" angle="10" speed="1.3" edge="e1"/>
+      <container id="1" x="13.6002" y="52.3102" angle="10" speed="0"/>
+      </timestep><timestep time="1.00">
+      <vehicle id="0" x="1252.36" y="740.51" angle="220" speed="13.8"/>
+      </timestep></fcd-export>
+      """
+    let batch = try decoder.decode(Data(text.utf8))
+    #expect(batch.probes.map(\.vehicleID) == ["0"])
+    #expect(batch.probes.first?.coordinates.latitude == 52.3169)
+    #expect(batch.rejectedCounts == [.outOfRange: 1])
+    #expect(batch.rejections.first?.detail.contains("--fcd-output.geo true") == true)
+  }
+
   @Test("FCD that breaks off inside a tag is malformed at its line")
   func truncatedFCD() {
     let text = "<fcd-export>\n<timestep time=\"0\">\n<vehicle id=\"a\" x=\"13\""

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The elements that matter are `<timestep time="12.00">` and, inside it, `<vehicle>`,
 /// `<person>` and `<container>`, whose attributes (`id`, `x`/`lon`, `y`/`lat`, `speed`,
-/// `angle`) the caller reads; everything else is skipped.
+/// `angle`) the caller reads (probes are read from vehicles alone); everything else is
+/// skipped.
 package struct FCDReader {
   /// An element of the document.
   package enum Element: Equatable, Sendable {

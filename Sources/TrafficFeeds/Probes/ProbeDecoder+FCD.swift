@@ -20,6 +20,10 @@ extension ProbeDecoder {
           sink.reject(line, .unparseable, "timestep without a readable time")
         }
       case .mover(let kind, let attributes, let line):
+        // Persons and containers walk, ride or are carried: not probes of road traffic (a
+        // pedestrian on a road's edge read as a car is a jam that is not there). SUMO also
+        // numbers them as it numbers vehicles, so one could take a vehicle's id and time.
+        guard kind == "vehicle" else { return }
         guard let seconds = simulationTime, lineOfTime > 0 else {
           sink.reject(line, .unparseable, "\(kind) outside a readable timestep")
           return
@@ -33,6 +37,16 @@ extension ProbeDecoder {
           let speed = number("speed"), let heading = number("angle")
         else {
           sink.reject(line, .unparseable, "a number does not parse")
+          return
+        }
+        // Without `--fcd-output.geo true` SUMO writes x and y in the network's meters.
+        if attributes["lon"] == nil, let lat, let lng, lat.isFinite, lng.isFinite,
+          abs(lat) > 90 || abs(lng) > 180
+        {
+          sink.reject(
+            line, .outOfRange,
+            "x \(lng), y \(lat) are not degrees: SUMO writes FCD in degrees with "
+              + "--fcd-output.geo true")
           return
         }
         rows.append((line, attributes["id"], seconds, lat, lng, speed, heading))
