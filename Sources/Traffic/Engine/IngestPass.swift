@@ -125,10 +125,16 @@ struct IngestPass {
   }
 
   /// The original id a report of this feed is stored under: its own, or
-  /// ``TrafficEngine/ownId(_:feed:)`` when another incident holds that id.
+  /// ``TrafficEngine/ownId(_:feed:)`` when another incident holds that id, or the same id
+  /// with or without v7's namespace (`here:traffic:incident:`): a lookup finds an
+  /// incident by either form, so a report in the other form would take over its lookups.
   private func originalId(keepingApart id: String) -> String {
-    upserts[id] != nil || snapshot.incident(exactOriginalId: id) != nil
-      ? TrafficEngine.ownId(id, feed: feed) : id
+    let namespace = V7IncidentWire.idNamespace
+    let other = id.hasPrefix(namespace) ? String(id.dropFirst(namespace.count)) : namespace + id
+    let held = [id, other].contains {
+      !$0.isEmpty && (upserts[$0] != nil || snapshot.incident(exactOriginalId: $0) != nil)
+    }
+    return held ? TrafficEngine.ownId(id, feed: feed) : id
   }
 
   /// Counts a record the document holds but that could not be read as carried: the

@@ -398,9 +398,12 @@ public final class TrafficEngine: Sendable {
       }
     }
     let snapshot = currentSnapshot
+    // An incident's own id in any form before a feed's id of a merged report: another
+    // feed's report under the other form is kept apart on ingest, and must not answer here.
+    let forms = originalId == bare ? [bare, prefix + bare] : [originalId, bare]
     guard
-      let incident = snapshot.incident(originalId: originalId)
-        ?? snapshot.incident(originalId: bare) ?? snapshot.incident(originalId: prefix + bare)
+      let incident = forms.lazy.compactMap({ snapshot.incident(exactOriginalId: $0) }).first
+        ?? forms.lazy.compactMap({ snapshot.incident(originalId: $0) }).first
     else {
       throw .incidentIdNotFound(bare)
     }

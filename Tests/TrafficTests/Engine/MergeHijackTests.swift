@@ -51,6 +51,25 @@ import Testing
     #expect(try await Self.visible(restarted).map(\.originalId) == ["x1"])
   }
 
+  @Test(arguments: [("x1", "here:traffic:incident:x1"), ("here:traffic:incident:x1", "x1")])
+  func anIdInTheOtherNamespaceFormIsKeptApartSoLookupsStayTheOwners(
+    owner: String, reuser: String
+  ) async throws {
+    // A lookup finds an incident by its id with or without v7's namespace: a report under
+    // the other form would otherwise answer the owner's lookups in one of the two forms.
+    let engine = try F.engine([])
+    try engine.ingest([Self.real(owner)], from: "demo", isFullRefresh: true)
+    let fake = try F.incident(reuser, [(47.0, 8.0)], type: .roadClosure, impact: .critical)
+    let pushed = try engine.ingest([fake], from: "evil", isFullRefresh: false, recordingEach: true)
+    #expect(pushed.records.map(\.incident) == ["\(reuser)@evil"])
+    for form in ["x1", "here:traffic:incident:x1"] {
+      let found = try await engine.lookupIncident(with: form)
+      #expect(found.originalId == owner, "\(form)")
+      #expect(found.sources.map(\.feed) == ["demo"], "\(form)")
+    }
+    #expect(try await engine.lookupIncident(with: "\(reuser)@evil").type == .roadClosure)
+  }
+
   @Test func reportingAnIdFirstDoesNotHideTheRealReport() async throws {
     let engine = try F.engine([])
     // The squatter reports x1 first, at the place, but starting in 2100.
