@@ -247,14 +247,31 @@ enum ServeCommand: Subcommand {
       }
       configuration.rateLimit = ServerConfiguration.RateLimit(requestsPerSecond: rate)
     }
+    // Where each key was given: a key given in two places would have the scopes of
+    // whichever came last, silently.
+    var givenBy: [String: String] = [:]
+    func accept(_ keys: [String: APIKeyScope], from origin: String) throws(UsageError) {
+      if let other = keys.keys.lazy.compactMap({ givenBy[$0] }).first {
+        throw UsageError(
+          "\(origin) gives a key that \(other) gives too; give each key once, with its scopes")
+      }
+      for key in keys.keys { givenBy[key] = origin }
+      configuration.accept(keys)
+    }
     for key in try arguments.repeatedOption("--api-key") {
       guard !key.isEmpty else { throw UsageError("--api-key must not be empty") }
+      guard givenBy.updateValue("--api-key", forKey: key) == nil else {
+        throw UsageError("--api-key: a key is given twice; give each key once")
+      }
       configuration.apiKeys.insert(key)
     }
     if let file = try arguments.option("--keys-file") {
       do {
-        configuration.accept(try ServerConfiguration.apiKeys(fromFile: file))
-      } catch .invalidConfiguration(let detail) {
+        let keys = try ServerConfiguration.apiKeys(fromFile: file)
+        try accept(keys, from: "--keys-file \(file)")
+      } catch let error as UsageError {
+        throw error
+      } catch ServerError.invalidConfiguration(let detail) {
         throw UsageError("--keys-file: \(detail)")
       } catch {
         throw UsageError("--keys-file: \(error)")
@@ -263,9 +280,11 @@ enum ServeCommand: Subcommand {
     // Keys from the environment, as a keys file writes them (out of `ps`, unlike --api-key).
     if let text = ProcessInfo.processInfo.environment["TRAFFIC_API_KEYS"] {
       do {
-        configuration.accept(
-          try ServerConfiguration.apiKeys(fromText: text, origin: "TRAFFIC_API_KEYS"))
-      } catch .invalidConfiguration(let detail) {
+        let keys = try ServerConfiguration.apiKeys(fromText: text, origin: "TRAFFIC_API_KEYS")
+        try accept(keys, from: "TRAFFIC_API_KEYS")
+      } catch let error as UsageError {
+        throw error
+      } catch ServerError.invalidConfiguration(let detail) {
         throw UsageError(detail)
       } catch {
         throw UsageError("TRAFFIC_API_KEYS: \(error)")

@@ -114,6 +114,21 @@ import TrafficTestSupport
     #expect(result.errors.split(separator: "\n").count == 1)
   }
 
+  @Test func aKeyGivenInTwoPlacesIsRefusedNotGivenTheLastScopes() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("keys")
+    try Data("k1 read   # the reader\nk2\n".utf8).write(to: file)
+    let twice = await runTraffic(["serve", "--api-key", "k1", "--keys-file", file.path])
+    #expect(twice.status == .usage)
+    #expect(
+      twice.errors
+        == "traffic serve: --keys-file \(file.path) gives a key that --api-key gives too; give "
+        + "each key once, with its scopes\n")
+    let repeated = await runTraffic(["serve", "--api-key", "k3", "--api-key", "k3"])
+    #expect(repeated.errors.contains("--api-key: a key is given twice"), "\(repeated.errors)")
+  }
+
   @Test func renderWritesThePictureToStandardOutput() async throws {
     let database = try MapCommandsTests.database()
     defer { TemporaryFiles.removeDatabase(database) }

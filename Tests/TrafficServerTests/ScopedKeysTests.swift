@@ -12,8 +12,8 @@ import TrafficFeeds
     # one reader, two writers of one source each, one key with everything
     reader read
     alpha write:alpha probes
-    beta  write:beta,wzdx:*
-    admin
+    beta  write:beta,wzdx:*   # a comment after the scopes
+    admin                     # no scopes: every one
     """
 
   static func server(poller: FeedPoller? = nil) throws -> TrafficServer {

@@ -310,6 +310,10 @@ enum V7QueryValues {
       error([circle, ("limit", "0")])
         == .invalidParameter("limit \"0\" must be a whole number >= 1"))
     #expect(
+      error([circle, ("limit", "99999999999999999999999")])
+        == .invalidParameter(
+          "limit \"99999999999999999999999\" must be a whole number >= 1 and at most \(Int.max)"))
+    #expect(
       error([("in", "circle:52.5,13.4;r=50001")])
         == .invalidGeometry("in: circle radius 50001.0 m exceeds the limit of 50000.0 m"))
   }

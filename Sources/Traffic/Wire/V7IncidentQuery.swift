@@ -132,8 +132,11 @@ package struct V7IncidentQuery: Equatable, Sendable {
     }
     if let text = try parameters.single("limit", error: TrafficQueryError.invalidParameter) {
       guard let limit = Int(text), limit >= 1 else {
+        // Digits beyond Int's range are a whole number still: say what is wrong with it.
+        let digits = !text.isEmpty && text.allSatisfy { ("0"..."9").contains($0) }
         throw .invalidParameter(
-          "limit \"\(QueryParameters.excerpt(text))\" must be a whole number >= 1")
+          "limit \"\(QueryParameters.excerpt(text))\" must be a whole number >= 1"
+            + (digits && Int(text) == nil ? " and at most \(Int.max)" : ""))
       }
       options.limit = limit
     }

@@ -197,7 +197,8 @@ public struct ServerConfiguration: Sendable {
 
   /// Reads API keys and their scopes from a file: one key per line, then its scopes
   /// separated by spaces (``APIKeyScope``: `KEY read`, `KEY write:wzdx:colorado,datex2:ndw`;
-  /// the key alone has every scope); blank lines and lines starting with `#` are skipped.
+  /// the key alone has every scope); blank lines and lines starting with `#` are skipped,
+  /// and a `#` word after a key begins a comment.
   ///
   /// - Parameter path: The file.
   /// - Returns: The scope of each key.
@@ -223,8 +224,10 @@ public struct ServerConfiguration: Sendable {
     for (number, line) in text.split(
       omittingEmptySubsequences: false, whereSeparator: \.isNewline
     ).enumerated() {
+      // A word starting with `#` begins a comment, at the start of a line or after a key.
       let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-      guard let key = words.first, !key.hasPrefix("#") else { continue }
+        .prefix { !$0.hasPrefix("#") }
+      guard let key = words.first else { continue }
       let scope: APIKeyScope
       do { scope = try APIKeyScope.parse(Array(words.dropFirst())) } catch {
         throw .invalidConfiguration("\(origin), line \(number + 1): \(error)")
