@@ -31,6 +31,10 @@ enum PostgresSchema {
   /// The advisory lock key that serialises migrations and batch writes: "TRAF" in ASCII.
   static let lockKey = "1414676806"
 
+  /// The advisory lock key of the writers' turn (`PostgresWriterTurn`), held by a node
+  /// from before its plan to after its batch commits: "TRFW" in ASCII.
+  static let writerTurnKey = "1414678103"
+
   /// The change-log rows kept; older ones are pruned, and a listener further behind
   /// reloads everything.
   static let retainedChanges: Int64 = 10_000

@@ -108,6 +108,11 @@ public final class PostgresSync: Sendable {
       }
     }
     self.listener.withLock { $0 = listener }
+    // Each write of the engine first reads what other nodes committed, holding their
+    // writes off until it is stored.
+    store.writerTurn.setCatchUp { [weak self] () throws(TrafficStoreError) in
+      _ = try self?.catchUp()
+    }
     do {
       if engine.isLoaded {
         try catchUp()
@@ -210,6 +215,7 @@ public final class PostgresSync: Sendable {
       return listener
     }
     listener?.stop()
+    store.writerTurn.setCatchUp(nil)
   }
 
   deinit { stop() }

@@ -59,6 +59,8 @@ public final class PostgresTrafficStore: TrafficStore {
   let readerSession: Mutex<PostgresSession>
   /// Where this node is in the probe log, and the road network its flow belongs to.
   let probeLog = Mutex(ProbeLogPosition())
+  /// The writers' turn of the nodes sharing the database (`takeWriterTurn(_:)`).
+  let writerTurn: PostgresWriterTurn
 
   /// Tests only: called when `currentIncidents()` has read the database and before it
   /// returns, so that a test can commit writes that the load did not see.
@@ -80,6 +82,7 @@ public final class PostgresTrafficStore: TrafficStore {
     self.target = target
     session = Mutex(PostgresSession(target: target, connection: connection))
     readerSession = Mutex(PostgresSession(target: target))
+    writerTurn = PostgresWriterTurn(target: target)
   }
 
   // MARK: TrafficStore

@@ -179,3 +179,89 @@ import TrafficTestSupport
     listener.stop()
   }
 }
+
+/// Two nodes writing at once: each write is planned against what the other committed.
+@Suite struct PostgresWriterTurnTests {
+  static func report(
+    _ id: String, latitude: Double, type: TrafficIncidentType
+  ) throws
+    -> TrafficIncident
+  {
+    try TrafficIncident(
+      id: id, originalId: id, type: type, impact: .major,
+      description: LocalizedText(text: id, language: .enUS),
+      location: TrafficLocation(point: GeoCoordinates(latitude: latitude, longitude: 9.52)))
+  }
+
+  @Test func twoSourcesPushingOneIdToTwoNodesAtOnceKeepBothReports() throws {
+    let url = try PostgresTestDatabase.freshURL()
+    let nodeA = try TrafficEngine(store: PostgresTrafficStore(url: url))
+    let nodeB = try TrafficEngine(store: PostgresTrafficStore(url: url))
+    let syncA = try PostgresSync(engine: nodeA)
+    let syncB = try PostgresSync(engine: nodeB)
+    defer {
+      syncA.stop()
+      syncB.stop()
+    }
+    // Rounds of one id each: source S on node A, source T (another event, 7 km away) on
+    // node B, at the same moment. Before the writers' turn both planned an addition against
+    // snapshots without the other's, and one of the two acknowledged reports was lost.
+    let rounds = 12
+    let failures = Mutex<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 2 * rounds) { index in
+      let id = "race-\(index / 2)"
+      let (engine, feed) = index % 2 == 0 ? (nodeA, "S") : (nodeB, "T")
+      do {
+        let report = try Self.report(
+          id, latitude: index % 2 == 0 ? 47.14 : 47.20,
+          type: index % 2 == 0 ? .accident : .roadClosure)
+        try engine.ingest([report], from: feed, isFullRefresh: false)
+      } catch {
+        failures.withLock { $0.append("\(id) \(feed): \(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    let stored = try PostgresTrafficStore(url: url).currentIncidents()
+    for round in 0..<rounds {
+      let kept = stored.filter {
+        $0.originalId == "race-\(round)" || $0.originalId.hasPrefix("race-\(round)@")
+      }
+      #expect(
+        Set(kept.flatMap { $0.sources.map(\.feed) }) == ["S", "T"],
+        "race-\(round): \(kept.map(\.originalId))")
+      #expect(kept.count == 2, "race-\(round): \(kept.map(\.originalId))")
+    }
+    // Both nodes hold what the database holds.
+    #expect(
+      PostgresSyncTests.eventually(within: 2) {
+        nodeA.incidentCount == 2 * rounds && nodeB.incidentCount == 2 * rounds
+      })
+  }
+
+  @Test func fullRefreshesOfOneSourceOnTwoNodesLeaveTheLastOneWhole() throws {
+    let url = try PostgresTestDatabase.freshURL()
+    let nodeA = try TrafficEngine(store: PostgresTrafficStore(url: url))
+    let nodeB = try TrafficEngine(store: PostgresTrafficStore(url: url))
+    let syncA = try PostgresSync(engine: nodeA)
+    let syncB = try PostgresSync(engine: nodeB)
+    defer {
+      syncA.stop()
+      syncB.stop()
+    }
+    for round in 0..<6 {
+      let documents = [("x\(round)", nodeA), ("y\(round)", nodeB)]
+      DispatchQueue.concurrentPerform(iterations: 2) { index in
+        let (id, engine) = documents[index]
+        _ = try? engine.ingest(
+          [try Self.report(id, latitude: 47.14, type: .accident)], from: "F",
+          isFullRefresh: true)
+      }
+      // Whichever came last is the source's whole picture: exactly one of its documents'
+      // incidents (and none of an earlier round's) is active.
+      let now = Date()
+      let active = try PostgresTrafficStore(url: url).currentIncidents()
+        .filter { $0.endTime.map { $0 > now } ?? true }.map(\.originalId)
+      #expect(active.count == 1, "round \(round): \(active.sorted())")
+    }
+  }
+}

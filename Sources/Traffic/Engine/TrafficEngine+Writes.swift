@@ -36,6 +36,18 @@ extension TrafficEngine {
   )
     throws(TrafficStoreError) -> [IncidentChange]
   {
+    try store.takeWriterTurn { () throws(TrafficStoreError) -> [IncidentChange] in
+      try write(locked: building, plan)
+    }
+  }
+
+  /// `write(building:_:)` within the store's writers' turn.
+  private func write(
+    locked building: SnapshotBuild,
+    _ plan: (IncidentIndex) throws(TrafficStoreError) -> IncidentBatch
+  )
+    throws(TrafficStoreError) -> [IncidentChange]
+  {
     try writer.withLock { _ throws(TrafficStoreError) -> [IncidentChange] in
       let previous = currentSnapshot
       // A snapshot that failed to load is empty: nothing is written against it.

@@ -28,6 +28,29 @@ public protocol TrafficStore: Sendable {
   /// - Returns: The original ids removed.
   /// - Throws: `TrafficStoreError`; nothing is removed then.
   func purge(endedBefore cutoff: Date) throws(TrafficStoreError) -> [String]
+
+  /// Runs one incident write of an engine (its plan against the engine's snapshot, then
+  /// `apply`) as the store's writers' turn.
+  ///
+  /// A store that several engines write at once (PostgreSQL, one engine per node) holds
+  /// the other writers off for the whole turn and first brings the engine's snapshot up to
+  /// what they committed, so that the plan sees every write before it: otherwise two nodes
+  /// taking one id, or two full refreshes of one source, each plan against a snapshot
+  /// without the other's, and one acknowledged report is lost. The default runs `body`.
+  ///
+  /// - Throws: `TrafficStoreError` when the turn cannot be taken, or `body`'s error.
+  func takeWriterTurn(
+    _ body: () throws(TrafficStoreError) -> [IncidentChange]
+  ) throws(TrafficStoreError) -> [IncidentChange]
+}
+
+extension TrafficStore {
+  /// Runs `body` at once: one engine writes this store.
+  public func takeWriterTurn(
+    _ body: () throws(TrafficStoreError) -> [IncidentChange]
+  ) throws(TrafficStoreError) -> [IncidentChange] {
+    try body()
+  }
 }
 
 /// One atomic set of changes to a `TrafficStore`.
