@@ -60,6 +60,21 @@ enum ViewArguments {
     try view.mapScene.enableFeatures(enabled)
     return view
   }
+
+  /// Fetches a server's traffic for the view (`--server`), before it is drawn or picked; an
+  /// embedded engine's view reads its store by itself.
+  ///
+  /// - Throws: The server's `TrafficQueryError`, which ends the command as it ends
+  ///   `traffic incidents --server`: a server that cannot be reached with status 1, a
+  ///   request it refuses (4xx) with 64.
+  static func fetchTraffic(_ view: MapView) async throws {
+    guard view.mapScene.engine?.isRemote == true else { return }
+    do {
+      try await view.refreshTraffic()
+    } catch .trafficQueryFailed(let error) {
+      throw error
+    }
+  }
 }
 
 /// `traffic render`: a picture of the map with the traffic layers.
@@ -86,6 +101,7 @@ enum RenderCommand: Subcommand {
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help render")
     }
+    try await ViewArguments.fetchTraffic(view)
     let png = try view.renderImage()
     try FileArguments.write(png, to: output, console: console)
     FileArguments.summary(
@@ -129,6 +145,7 @@ enum PickCommand: Subcommand {
       throw UsageError(
         "--at \(at) lies outside the \(Int(view.size.width))x\(Int(view.size.height)) image")
     }
+    try await ViewArguments.fetchTraffic(view)
     let result = await view.pickMapContent(
       inside: Rectangle2D(origin: Point2D(x: point[0], y: point[1]), size: rectangle))
     if json {
