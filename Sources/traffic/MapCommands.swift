@@ -51,6 +51,10 @@ enum ViewArguments {
       try NetworkArguments.load(file)
     }
     let engine = try EngineArguments.open(&arguments, network: network)
+    if engine.isRemote, network != nil {
+      throw UsageError(
+        "give --network or --server, not both: a server's flows are drawn along their own lines")
+    }
     let view = try MapView(size: size, engine: engine)
     view.camera.lookAt(point: center, zoom: MapMeasure(kind: .zoomLevel, value: zoom))
     try await view.mapScene.loadScene(mapScheme: .normalDay)
@@ -84,7 +88,10 @@ enum RenderCommand: Subcommand {
   static let synopsis = """
     Usage: traffic render --center LAT,LNG --zoom Z [--size WxH] [--features flow,incidents]
                           [--flow-mode with-free-flow|without-free-flow] [--network FILE]
-                          [--db PATH] -o FILE.png
+                          [--db PATH | --server URL [--api-key KEY]] -o FILE.png
+
+    With --server the traffic is the server's (traffic serve, or a HERE v7 service), drawn
+    without a basemap: a server sends no road network.
     """
   static let options: [OptionDefinition] =
     ViewArguments.options + EngineArguments.options + [
@@ -116,7 +123,8 @@ enum PickCommand: Subcommand {
   static let summary = "The incidents under a point (or rectangle) of a map view"
   static let synopsis = """
     Usage: traffic pick --center LAT,LNG --zoom Z --size WxH --at X,Y [--rect W,H]
-                        [--features flow,incidents] [--network FILE] [--db PATH] [--json]
+                        [--features flow,incidents] [--network FILE]
+                        [--db PATH | --server URL [--api-key KEY]] [--json]
     """
   static let options: [OptionDefinition] =
     ViewArguments.options + [
