@@ -182,7 +182,9 @@ let package = Package(
       dependencies: ["Geo", "Roads", "Traffic", "TrafficRouting", "TrafficTestSupport"]),
     .testTarget(
       name: "TrafficMapTests",
-      dependencies: ["Roads", "Codec", "Traffic", "TrafficMap", "TrafficTestSupport"],
+      dependencies: [
+        "Roads", "Codec", "Traffic", "TrafficMap", "TrafficServer", "TrafficTestSupport",
+      ],
       exclude: ["Golden"]),
     .testTarget(
       name: "ExamplesTests", dependencies: ["find-traffic", "map-traffic", "Traffic", "TrafficMap"]),

@@ -51,6 +51,10 @@ enum ViewArguments {
       try NetworkArguments.load(file)
     }
     let engine = try EngineArguments.open(&arguments, network: network)
+    if engine.isRemote, network != nil {
+      throw UsageError(
+        "give --network or --server, not both: a server's flows are drawn along their own lines")
+    }
     let view = try MapView(size: size, engine: engine)
     view.camera.lookAt(point: center, zoom: MapMeasure(kind: .zoomLevel, value: zoom))
     try await view.mapScene.loadScene(mapScheme: .normalDay)
@@ -59,6 +63,21 @@ enum ViewArguments {
     if features.contains("incidents") { enabled[.trafficIncidents] = .defaultMode }
     try view.mapScene.enableFeatures(enabled)
     return view
+  }
+
+  /// Fetches a server's traffic for the view (`--server`), before it is drawn or picked; an
+  /// embedded engine's view reads its store by itself.
+  ///
+  /// - Throws: The server's `TrafficQueryError`, which ends the command as it ends
+  ///   `traffic incidents --server`: a server that cannot be reached with status 1, a
+  ///   request it refuses (4xx) with 64.
+  static func fetchTraffic(_ view: MapView) async throws {
+    guard view.mapScene.engine?.isRemote == true else { return }
+    do {
+      try await view.refreshTraffic()
+    } catch .trafficQueryFailed(let error) {
+      throw error
+    }
   }
 }
 
@@ -69,7 +88,10 @@ enum RenderCommand: Subcommand {
   static let synopsis = """
     Usage: traffic render --center LAT,LNG --zoom Z [--size WxH] [--features flow,incidents]
                           [--flow-mode with-free-flow|without-free-flow] [--network FILE]
-                          [--db PATH] -o FILE.png
+                          [--db PATH | --server URL [--api-key KEY]] -o FILE.png
+
+    With --server the traffic is the server's (traffic serve, or a HERE v7 service), drawn
+    without a basemap: a server sends no road network.
     """
   static let options: [OptionDefinition] =
     ViewArguments.options + EngineArguments.options + [
@@ -86,6 +108,7 @@ enum RenderCommand: Subcommand {
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help render")
     }
+    try await ViewArguments.fetchTraffic(view)
     let png = try view.renderImage()
     try FileArguments.write(png, to: output, console: console)
     FileArguments.summary(
@@ -100,7 +123,8 @@ enum PickCommand: Subcommand {
   static let summary = "The incidents under a point (or rectangle) of a map view"
   static let synopsis = """
     Usage: traffic pick --center LAT,LNG --zoom Z --size WxH --at X,Y [--rect W,H]
-                        [--features flow,incidents] [--network FILE] [--db PATH] [--json]
+                        [--features flow,incidents] [--network FILE]
+                        [--db PATH | --server URL [--api-key KEY]] [--json]
     """
   static let options: [OptionDefinition] =
     ViewArguments.options + [
@@ -129,6 +153,7 @@ enum PickCommand: Subcommand {
       throw UsageError(
         "--at \(at) lies outside the \(Int(view.size.width))x\(Int(view.size.height)) image")
     }
+    try await ViewArguments.fetchTraffic(view)
     let result = await view.pickMapContent(
       inside: Rectangle2D(origin: Point2D(x: point[0], y: point[1]), size: rectangle))
     if json {

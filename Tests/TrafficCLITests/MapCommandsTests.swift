@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Traffic
 import TrafficSQLite
+import TrafficServer
 import TrafficTestSupport
 
 @testable import traffic
@@ -53,6 +54,104 @@ import TrafficTestSupport
     #expect(off.output.hasPrefix("0 incidents"), "a disabled layer picks nothing")
     let json = await runTraffic(["pick"] + view + ["--at", "190,140", "--rect", "20,20", "--json"])
     #expect(json.output.contains("\"originalId\":\"acc\""))
+  }
+
+  /// Runs `body` with the URL of a server on loopback: the crossing network (flow at its
+  /// speed limits) and an accident at its middle junction when `withTraffic`, else nothing.
+  static func withServer(
+    withTraffic: Bool = true, apiKeys: Set<String> = [], _ body: (String) async throws -> Void
+  ) async throws {
+    let store = InMemoryTrafficStore()
+    if withTraffic {
+      try store.apply(
+        IncidentBatch(upserts: [
+          try TrafficIncident(
+            id: "acc-1", originalId: "acc", type: .accident, impact: .critical,
+            startTime: Date() - 60, endTime: Date() + 3600,
+            location: TrafficLocation(point: CrossingNetwork.coordinates(east: 500)))
+        ]))
+    }
+    let server = try TrafficServer(
+      engine: try TrafficEngine(
+        store: store, network: withTraffic ? try CrossingNetwork.network() : nil),
+      configuration: ServerConfiguration(port: 0, apiKeys: apiKeys, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    try await body("http://127.0.0.1:\(port)")
+  }
+
+  /// The crossing's middle junction, the center of the views below.
+  static let crossing = "52,\(CrossingNetwork.coordinates(east: 500).longitude)"
+
+  @Test func renderAndPickWithServerShowTheServersTraffic() async throws {
+    let view = ["--center", Self.crossing, "--zoom", "15", "--size", "320x200"]
+    func render(_ server: String) async throws -> Data {
+      let output = FileManager.default.temporaryDirectory.appendingPathComponent("s-\(UUID()).png")
+      defer { try? FileManager.default.removeItem(at: output) }
+      let result = await runTraffic(["render", "--server", server] + view + ["-o", output.path])
+      #expect(result.status == .success, "\(result.errors)")
+      return try Data(contentsOf: output)
+    }
+    var empty = Data()
+    try await Self.withServer(withTraffic: false) { empty = try await render($0) }
+    try await Self.withServer { server in
+      // The flow lines and the accident's icon: not the empty background of a server
+      // without traffic.
+      let png = try await render(server)
+      #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+      #expect(png != empty)
+      let hit = await runTraffic(["pick", "--server", server] + view + ["--at", "160,100"])
+      #expect(hit.status == .success, "\(hit.errors)")
+      #expect(
+        hit.output.hasPrefix("1 incident\n[accident, critical] acc at 52.0,"), "\(hit.output)")
+    }
+  }
+
+  @Test(arguments: ["render", "pick"])
+  func aServerThatCannotBeReachedEndsTheCommandWithStatus1(command: String) async throws {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("u-\(UUID()).png")
+    defer { try? FileManager.default.removeItem(at: output) }
+    // Port 1 on loopback: nothing listens there.
+    let result = await runTraffic(
+      [command, "--server", "http://127.0.0.1:1", "--center", Self.crossing, "--zoom", "15"]
+        + (command == "render" ? ["-o", output.path] : ["--at", "400,300"]))
+    #expect(result.status == .failure, "\(result)")
+    #expect(result.output.isEmpty)
+    #expect(
+      result.errors.hasPrefix(
+        "traffic \(command): Server unreachable: cannot reach http://127.0.0.1:1"),
+      "\(result.errors)")
+    #expect(result.errors.split(separator: "\n").count == 1)
+    #expect(!FileManager.default.fileExists(atPath: output.path), "no picture is written")
+  }
+
+  @Test func aKeyTheServerRefusesIsAUsageError() async throws {
+    try await Self.withServer(apiKeys: ["k1"]) { server in
+      let result = await runTraffic([
+        "pick", "--server", server, "--api-key", "wrong", "--center", Self.crossing, "--zoom",
+        "15", "--at", "400,300",
+      ])
+      #expect(result.status == .usage, "\(result)")
+      #expect(result.errors == "traffic pick: Authentication failed\n")
+    }
+  }
+
+  @Test func aServerAndALocalNetworkAreNotBothTaken() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("n-\(UUID()).osm")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try Data(
+      """
+      <osm version="0.6"><node id="1" lat="52" lon="13"/><node id="2" lat="52" lon="13.01"/>
+      <way id="3"><nd ref="1"/><nd ref="2"/><tag k="highway" v="primary"/></way></osm>
+      """.utf8
+    ).write(to: file)
+    let result = await runTraffic([
+      "pick", "--server", "http://127.0.0.1:1", "--network", file.path, "--center",
+      Self.crossing, "--zoom", "15", "--at", "400,300",
+    ])
+    #expect(result.status == .usage, "\(result)")
+    #expect(result.errors.contains("give --network or --server, not both"), "\(result.errors)")
   }
 
   @Test(arguments: [

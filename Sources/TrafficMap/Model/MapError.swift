@@ -1,3 +1,5 @@
+import Traffic
+
 /// What went wrong in a map view, a scene, a tile or an image.
 public enum MapError: Error, Hashable, Sendable {
   /// Features were set, or a pick or render asked for, before `loadScene` finished once.
@@ -21,4 +23,11 @@ public enum MapError: Error, Hashable, Sendable {
   case invalidTile(String)
   /// Cairo failed (out of memory, usually); the message is Cairo's status.
   case renderingFailed(String)
+  /// Fetching the view's traffic failed; the engine's error says why (for a remote engine,
+  /// the server's: `serverUnreachable`, `authenticationFailed`, `httpError`...).
+  case trafficQueryFailed(TrafficQueryError)
+  /// A view of a remote engine was drawn with traffic layers on, but its traffic — for this
+  /// camera, these features and this filter — was not fetched: call
+  /// `MapView.refreshTraffic()` first (a server answers only asynchronously).
+  case trafficNotFetched
 }

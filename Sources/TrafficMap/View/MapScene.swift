@@ -219,40 +219,93 @@ public final class MapScene: Sendable {
 
   // MARK: Drawing
 
-  /// The layers of a view, fetching traffic when the view, features or settings changed or
-  /// the data is older than the refresh period. `nil` before a scene is loaded.
-  func layers(for projection: ViewProjection) -> SceneLayers? {
-    let now = clock()
-    let snapshot = state.withLock { state in
-      (
-        state.loadedScheme, state.basemap, state.features, state.settings, state.markers,
-        state.polylines, state.traffic
-      )
-    }
-    guard let scheme = snapshot.0 else { return nil }
-    let features = snapshot.2, settings = snapshot.3
-    let flowMode = features[.trafficFlow]
-    let showIncidents = features[.trafficIncidents] != nil
+  /// What a view of `projection` shows of traffic under the scene's features and settings:
+  /// the cache key, and the queries (`nil` when it shows none).
+  private static func traffic(
+    for projection: ViewProjection, _ state: State
+  ) -> (key: TrafficKey, request: TrafficContent.Request?) {
+    let flowMode = state.features[.trafficFlow]
+    let showIncidents = state.features[.trafficIncidents] != nil
+    let filter = state.settings.incidentTypeFilter
     let key = TrafficKey(
       centerX: projection.centerX, centerY: projection.centerY, zoom: projection.zoom,
       box: projection.coveringBox(marginInPixels: 32), flowMode: flowMode,
-      incidents: showIncidents, filter: settings.incidentTypeFilter)
+      incidents: showIncidents, filter: filter)
+    let request = TrafficContent.Request(
+      box: key.box, zoom: projection.zoom, flowMode: flowMode, incidents: showIncidents,
+      incidentTypes: filter)
+    return (key, request)
+  }
+
+  /// Whether traffic fetched at `fetchedAt` is still within the refresh period.
+  private func isFresh(_ fetchedAt: Date, _ settings: MapContentSettings) -> Bool {
+    abs(clock().timeIntervalSince(fetchedAt)) < settings.trafficRefreshPeriodInSeconds
+  }
+
+  /// The layers of a view. Traffic is fetched when the view, features or settings changed
+  /// or the data is older than the refresh period; for a remote engine, whose server answers
+  /// only asynchronously, it is what `refreshTraffic(for:)` fetched for this view, however
+  /// old.
+  ///
+  /// - Parameter unfetchedTrafficIsEmpty: Whether a remote engine's view whose traffic was
+  ///   not fetched has none, rather than being an error.
+  /// - Throws: `MapError.sceneNotLoaded` before a scene is loaded, `.trafficNotFetched` for
+  ///   a remote engine's view whose traffic was not fetched.
+  func layers(
+    for projection: ViewProjection, unfetchedTrafficIsEmpty: Bool = false
+  ) throws(MapError) -> SceneLayers {
+    let snapshot = state.withLock { $0 }
+    guard let scheme = snapshot.loadedScheme else { throw .sceneNotLoaded }
+    let (key, request) = MapScene.traffic(for: projection, snapshot)
     var traffic = TrafficContent.empty
-    if let engine, flowMode != nil || showIncidents {
-      if let cached = snapshot.6, cached.key == key,
-        abs(now.timeIntervalSince(cached.fetchedAt)) < settings.trafficRefreshPeriodInSeconds
+    if let engine, request != nil {
+      if let cached = snapshot.traffic, cached.key == key,
+        engine.isRemote || isFresh(cached.fetchedAt, snapshot.settings)
       {
         traffic = cached.content
+      } else if engine.isRemote {
+        if !unfetchedTrafficIsEmpty { throw .trafficNotFetched }
       } else {
+        let now = clock()
         traffic = TrafficContent.fetch(
-          engine: engine, box: key.box, zoom: projection.zoom, flowMode: flowMode,
-          incidents: showIncidents, incidentTypes: settings.incidentTypeFilter)
+          engine: engine, box: key.box, zoom: projection.zoom, flowMode: key.flowMode,
+          incidents: key.incidents, incidentTypes: key.filter)
         let fetched = traffic
         state.withLock { $0.traffic = (key, fetched, now) }
       }
     }
     return SceneLayers(
-      scheme: scheme, basemap: snapshot.1, flowMode: flowMode, showIncidents: showIncidents,
-      traffic: traffic, polylines: snapshot.5, markers: snapshot.4)
+      scheme: scheme, basemap: snapshot.basemap, flowMode: key.flowMode,
+      showIncidents: key.incidents, traffic: traffic, polylines: snapshot.polylines,
+      markers: snapshot.markers)
+  }
+
+  /// Fetches the traffic a view of `projection` shows through the engine's asynchronous
+  /// queries (a remote engine's server) and keeps it for the view's next pictures and picks.
+  ///
+  /// - Parameter onlyWhenStale: Whether traffic fetched for this view within the refresh
+  ///   period is kept instead.
+  /// - Throws: `MapError.sceneNotLoaded` before a scene is loaded, `.trafficQueryFailed`
+  ///   with the engine's error.
+  func refreshTraffic(
+    for projection: ViewProjection, onlyWhenStale: Bool = false
+  ) async throws(MapError) {
+    let snapshot = state.withLock { $0 }
+    guard snapshot.loadedScheme != nil else { throw .sceneNotLoaded }
+    let (key, request) = MapScene.traffic(for: projection, snapshot)
+    guard let engine, let request else { return }
+    if onlyWhenStale, let cached = snapshot.traffic, cached.key == key,
+      isFresh(cached.fetchedAt, snapshot.settings)
+    {
+      return
+    }
+    let now = clock()
+    let content: TrafficContent
+    do {
+      content = try await TrafficContent.fetch(request, engine: engine)
+    } catch {
+      throw .trafficQueryFailed(error)
+    }
+    state.withLock { $0.traffic = (key, content, now) }
   }
 }

@@ -12,6 +12,11 @@ import Traffic
 /// try mapView.mapScene.enableFeatures([.trafficFlow: .trafficFlowWithFreeFlow])
 /// let png = try mapView.renderImage()
 /// ```
+///
+/// A view of a remote engine (`TrafficEngine(server:apiKey:)`) shows the server's traffic,
+/// which only comes asynchronously: `try await mapView.refreshTraffic()` after setting the
+/// camera and features, then render and pick. There is no road network then: the basemap is
+/// empty and flows are drawn along their own lines.
 public final class MapView: Sendable {
   /// How far from a line or an icon's edge a pick still hits it, pixels.
   public static let pickToleranceInPixels: Double = 3
@@ -79,6 +84,26 @@ public final class MapView: Sendable {
     return point
   }
 
+  // MARK: Traffic
+
+  /// Fetches the traffic the view shows now — the flows and incidents of the enabled layers
+  /// in view — through the engine's asynchronous queries, for the following
+  /// `renderImage()` and picks of this view.
+  ///
+  /// A view of a remote engine needs this: its server answers only asynchronously, so
+  /// `renderImage()` cannot ask it. Call it after moving the camera or changing features or
+  /// the incident filter, and again to show newer traffic (the refresh period does not
+  /// apply: a remote view shows what was fetched last). An embedded engine's view reads its
+  /// snapshots by itself; this refreshes it early. Nothing is asked without an engine, with
+  /// both traffic layers off, or below zoom 8 (where no traffic is drawn).
+  /// - Throws: `MapError.sceneNotLoaded` before a scene was loaded, `.trafficQueryFailed`
+  ///   with the engine's error — for a remote engine the server's (`serverUnreachable`,
+  ///   `authenticationFailed`, `httpError`...); the traffic fetched before stays then.
+  /// - Complexity: One flow and one incident query per degree-sized piece of the view.
+  public func refreshTraffic() async throws(MapError) {
+    try await mapScene.refreshTraffic(for: projection)
+  }
+
   // MARK: Rendering
 
   /// Draws the view as a PNG image of `size` pixels: background and basemap, the enabled
@@ -88,7 +113,8 @@ public final class MapView: Sendable {
   /// fonts or randomness).
   /// - Returns: The PNG file's bytes.
   /// - Throws: `MapError.sceneNotLoaded` before a scene was loaded, `.renderingFailed`
-  ///   when Cairo fails.
+  ///   when Cairo fails, `.trafficNotFetched` for a view of a remote engine with a traffic
+  ///   layer on whose traffic `refreshTraffic()` has not fetched.
   /// - Complexity: O(r + f + i) for the roads, flows and incidents in view.
   public func renderImage() throws(MapError) -> Data {
     try draw().pngData()
@@ -101,7 +127,7 @@ public final class MapView: Sendable {
 
   private func draw() throws(MapError) -> CairoCanvas {
     let projection = projection
-    guard let layers = mapScene.layers(for: projection) else { throw .sceneNotLoaded }
+    let layers = try mapScene.layers(for: projection)
     let canvas = try CairoCanvas(width: pixelWidth, height: pixelHeight)
     SceneRenderer.draw(
       layers, projection: projection, styleZoom: projection.zoom, pixelRatio: 1, on: canvas)
@@ -116,29 +142,51 @@ public final class MapView: Sendable {
   /// Only what is visible is picked: nothing of a layer that is off, no incident the type
   /// filter hides. A line is hit within `pickToleranceInPixels` of its edge, so a 1 x 1
   /// rectangle (a tap) need not land exactly on it.
+  /// A view of a remote engine first fetches its traffic from the server (as
+  /// `refreshTraffic()`) unless it was fetched for this view within the refresh period;
+  /// when that fails, the incidents fetched before for this view are picked, none if none
+  /// were (`refreshTraffic()` tells why).
   /// - Parameter rectangle: The area, in view pixels.
   /// - Returns: What was found, topmost first; empty before a scene is loaded.
   /// - Complexity: O(v) in the vertices of the incidents, markers and polylines in view.
   public func pickMapContent(inside rectangle: Rectangle2D) async -> PickMapContentResult {
-    pick(inside: rectangle)
+    _ = await fetchRemoteTraffic()
+    return pick(inside: rectangle)
   }
 
   /// `pickMapContent(inside:)` with a completion handler, as in the HERE SDK.
   ///
   /// - Parameters:
   ///   - rectangle: The area, in view pixels.
-  ///   - completion: Called once from a background task with the result.
+  ///   - completion: Called once from a background task with the result; with `nil` when
+  ///     a remote engine's traffic could not be fetched.
   public func pickMapContent(
     inside rectangle: Rectangle2D,
     completion: @escaping @Sendable (PickMapContentResult?) -> Void
   ) {
-    Task { completion(self.pick(inside: rectangle)) }
+    Task { completion(await self.fetchRemoteTraffic() ? self.pick(inside: rectangle) : nil) }
   }
 
-  /// The synchronous pick behind both forms.
+  /// For a remote engine, fetches the view's traffic unless it was fetched for this view
+  /// within the refresh period; whether that did not fail.
+  private func fetchRemoteTraffic() async -> Bool {
+    guard mapScene.engine?.isRemote == true else { return true }
+    do throws(MapError) {
+      try await mapScene.refreshTraffic(for: projection, onlyWhenStale: true)
+      return true
+    } catch .sceneNotLoaded {
+      return true  // the pick finds nothing, as for any view before its scene
+    } catch {
+      return false
+    }
+  }
+
+  /// The synchronous pick behind both forms: what the view's layers hold now (no traffic
+  /// of a remote engine's view whose traffic was not fetched).
   package func pick(inside rectangle: Rectangle2D) -> PickMapContentResult {
     let projection = projection
-    guard let layers = mapScene.layers(for: projection) else { return PickMapContentResult() }
+    guard let layers = try? mapScene.layers(for: projection, unfetchedTrafficIsEmpty: true)
+    else { return PickMapContentResult() }
     let tolerance = MapView.pickToleranceInPixels
     var result = PickMapContentResult()
     if layers.showIncidents {
