@@ -320,8 +320,9 @@ enum RouteCommand: Subcommand {
     With --from and --to: the fastest route on the live traffic of the store (or of the
     server, through its GET /v8/routes), closed roads never used, with its ETA, delay and
     incidents and directions; --json prints the HERE Routing v8 answer.
-    With --coords or --polyline: matches the given route to the road network and reports each
-    span's speed, jam factor and delay, the incidents on it, and the total delay.
+    With --coords or --polyline: matches the given route to the road network of the store (or
+    of the server, through its POST /v1/route/traffic) and reports each span's speed, jam
+    factor and delay, the incidents on it, and the total delay.
     """
   static let options: [OptionDefinition] =
     [
@@ -380,7 +381,8 @@ enum RouteCommand: Subcommand {
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help route")
     }
-    let result = try engine.trafficOnRoute(route, corridorHalfWidthInMeters: halfWidth)
+    let result = try await engine.queryForTrafficOnRoute(
+      route, corridorHalfWidthInMeters: halfWidth)
     if json {
       console.print(
         String(

@@ -106,6 +106,21 @@ import TrafficTestSupport
     #expect(result.errors.contains("connection refused"), "\(result.errors)")
   }
 
+  @Test func trafficOnARouteAsksTheServerAndNamesOneThatCannotBeReached() async {
+    // Not an empty answer from no data: the route's traffic is asked of the server.
+    for form in [
+      ["--coords", "47.14,9.52;47.145,9.522"], ["--polyline", "BFoz5xJ67i1B1B7PzIhaxL7Y"],
+    ] {
+      let result = await runTraffic(["route", "--server", "http://127.0.0.1:1"] + form)
+      #expect(result.status == .failure, "\(result.output)")
+      #expect(result.output.isEmpty, "\(result.output)")
+      #expect(result.errors.hasPrefix("traffic route: Server unreachable"), "\(result.errors)")
+      #expect(result.errors.contains("http://127.0.0.1:1"), "\(result.errors)")
+      #expect(result.errors.contains("connection refused"), "\(result.errors)")
+      #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+    }
+  }
+
   @Test func aMissingKeysFileIsOneLineInOurWords() async {
     let result = await runTraffic(["serve", "--keys-file", "/nonexistent/keys", "--port", "0"])
     #expect(result.status == .usage)

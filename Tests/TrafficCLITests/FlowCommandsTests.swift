@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Traffic
 import TrafficSQLite
+import TrafficServer
 import TrafficTestSupport
 
 @testable import traffic
@@ -119,6 +120,48 @@ import TrafficTestSupport
     let actions = try #require(section["actions"] as? [[String: Any]])
     #expect(actions.first?["action"] as? String == "depart")
     #expect((actions.first?["instruction"] as? String)?.hasPrefix("Head north") == true)
+  }
+
+  /// `route --coords --server` asks the server's `POST /v1/route/traffic` and prints what
+  /// `--db` prints on the server's store.
+  @Test func routeAlongCoordinatesAnswersThroughAServerAsOnTheStore() async throws {
+    let db = Self.database()
+    defer { TemporaryFiles.removeDatabase(db) }
+    #expect(await runTraffic(["network", "import", "--db", db, Self.network]).status == .success)
+    let probesFile = try Self.probes()
+    defer { try? FileManager.default.removeItem(atPath: probesFile) }
+    #expect(await runTraffic(["probes", "import", "--db", db, probesFile]).status == .success)
+    let server = try TrafficServer(
+      engine: try TrafficEngine(databasePath: db),
+      configuration: ServerConfiguration(port: 0, apiKeys: ["k1"], threads: 2, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let url = "http://127.0.0.1:\(try #require(server.port))"
+    let coordinates = ["--coords", "47.0992,9.501;47.1008,9.501"]
+
+    let local = await runTraffic(["route", "--db", db, "--json"] + coordinates)
+    let remote = await runTraffic(
+      ["route", "--server", url, "--api-key", "k1", "--json"] + coordinates)
+    #expect(remote.status == .success, "\(remote.errors)")
+    let here = try #require(
+      try JSONSerialization.jsonObject(with: Data(local.output.utf8)) as? [String: Any])
+    let there = try #require(
+      try JSONSerialization.jsonObject(with: Data(remote.output.utf8)) as? [String: Any])
+    #expect(Set(there.keys) == Set(here.keys))
+    let spans = try #require(there["spans"] as? [[String: Any]])
+    #expect(!spans.isEmpty)
+    #expect(
+      spans.map { $0["segmentId"] as? Int }
+        == (here["spans"] as? [[String: Any]])?.map { $0["segmentId"] as? Int })
+    for key in ["length", "baseDuration", "trafficDuration", "totalDelay"] {
+      let a = try #require(there[key] as? Double), b = try #require(here[key] as? Double)
+      #expect(abs(a - b) <= 0.1, "\(key): \(a) through the server, \(b) on the store")
+    }
+    #expect((there["totalDelay"] as? Double ?? 0) > 5)
+
+    let text = await runTraffic(["route", "--server", url, "--api-key", "k1"] + coordinates)
+    #expect(text.status == .success, "\(text.errors)")
+    #expect(text.output.contains("28 jam factor 5.2"), "\(text.output)")
   }
 
   /// The summary counts the matched positions as the HTTP answer's `matched` does and names

@@ -72,13 +72,14 @@ extension TrafficEngine {
   }
 
   /// When the flow data last changed (HERE v7's `sourceUpdated` of flow responses): the time
-  /// of the newest probe or feed observation held, or `nil`.
+  /// of the newest probe or feed observation held, or `nil` (always on a remote engine).
   public var flowLastUpdate: Date? {
     guard let flowState else { return nil }
     return flowState.snapshot(now: clock(), incidents: currentSnapshot).sourceUpdated
   }
 
-  /// The road network flow is computed on, when the engine has one.
+  /// The road network flow is computed on, when the engine has one (a remote engine has
+  /// none: its server's is not sent).
   public var roadNetwork: RoadNetwork? { flowState?.index.network }
 
   // MARK: Ingest
@@ -202,6 +203,12 @@ extension TrafficEngine {
   /// meets the corridor of `corridorHalfWidthInMeters` around the route; their offset is
   /// where their first point within the corridor projects onto the route.
   ///
+  /// Like the other synchronous reads (``roadNetwork``, ``flowLastUpdate``), this reads the
+  /// engine's own network, flow and incidents only: a remote engine (``isRemote``) holds
+  /// none, so it answers no spans, no incidents and zero durations. Ask
+  /// ``queryForTrafficOnRoute(_:corridorHalfWidthInMeters:)``, which asks a remote engine's
+  /// server and answers the same as this on an embedded engine.
+  ///
   /// - Parameters:
   ///   - route: The route, in driving order.
   ///   - corridorHalfWidthInMeters: How far from the route an incident may be, meters.
@@ -211,9 +218,7 @@ extension TrafficEngine {
   public func trafficOnRoute(
     _ route: GeoPolyline, corridorHalfWidthInMeters: Double = 30
   ) throws(TrafficQueryError) -> TrafficOnRoute {
-    guard corridorHalfWidthInMeters.isFinite, corridorHalfWidthInMeters >= 0 else {
-      throw .invalidGeometry("corridor half width \(corridorHalfWidthInMeters) must be >= 0")
-    }
+    try Self.checkCorridorHalfWidth(corridorHalfWidthInMeters)
     let now = clock()
     let incidentIndex = currentSnapshot
     var valued = TrafficOnRoute(
@@ -229,6 +234,60 @@ extension TrafficEngine {
       along: route, corridorHalfWidthInMeters: corridorHalfWidthInMeters, in: incidentIndex,
       at: now)
     return valued
+  }
+
+  /// The traffic along a route, as ``trafficOnRoute(_:corridorHalfWidthInMeters:)``
+  /// computes it; a remote engine asks its server (`POST /v1/route/traffic`).
+  ///
+  /// The answer of a remote engine comes at the precision of the wire: lengths, offsets,
+  /// durations and delays to 0.1 (m, s), speeds and confidences to 0.01, jam factors to 0.1;
+  /// its spans carry no speed limit nor functional class. The server checks its limits
+  /// (points, length, half width) and answers beyond them with the error it names.
+  ///
+  /// - Parameters:
+  ///   - route: The route, in driving order.
+  ///   - corridorHalfWidthInMeters: How far from the route an incident may be, meters.
+  /// - Returns: The spans (none when the engine or the server has no network), incidents
+  ///   and totals.
+  /// - Throws: `TrafficQueryError.invalidGeometry` for a negative or non-finite half width
+  ///   (before any request), `.operationCancelled` when the task is cancelled; remotely, the
+  ///   server's error (`invalidParameter`, `httpError`...) or the transport's
+  ///   (`serverUnreachable`, `timedOut`...).
+  /// - Complexity: as ``trafficOnRoute(_:corridorHalfWidthInMeters:)``, or one request.
+  public func queryForTrafficOnRoute(
+    _ route: GeoPolyline, corridorHalfWidthInMeters: Double = 30
+  ) async throws(TrafficQueryError) -> TrafficOnRoute {
+    guard !Task.isCancelled else { throw .operationCancelled }
+    if let remote {
+      try Self.checkCorridorHalfWidth(corridorHalfWidthInMeters)
+      return try await remote.trafficOnRoute(
+        route, corridorHalfWidthInMeters: corridorHalfWidthInMeters)
+    }
+    return try trafficOnRoute(route, corridorHalfWidthInMeters: corridorHalfWidthInMeters)
+  }
+
+  /// `queryForTrafficOnRoute(_:corridorHalfWidthInMeters:)` with a completion handler, as
+  /// the other queries.
+  ///
+  /// - Parameter completion: Called exactly once, from a background task: with the traffic
+  ///   on the route, or with the error (`operationCancelled` after `TaskHandle.cancel()`).
+  /// - Returns: A handle to cancel the query.
+  @discardableResult
+  public func queryForTrafficOnRoute(
+    _ route: GeoPolyline, corridorHalfWidthInMeters: Double = 30,
+    completion: @escaping @Sendable (TrafficQueryError?, TrafficOnRoute?) -> Void
+  ) -> TaskHandle {
+    run(completion) { () async throws(TrafficQueryError) in
+      try await self.queryForTrafficOnRoute(
+        route, corridorHalfWidthInMeters: corridorHalfWidthInMeters)
+    }
+  }
+
+  /// Fails unless `halfWidth` is a finite number of meters >= 0.
+  private static func checkCorridorHalfWidth(_ halfWidth: Double) throws(TrafficQueryError) {
+    guard halfWidth.isFinite, halfWidth >= 0 else {
+      throw .invalidGeometry("corridor half width \(halfWidth) must be >= 0")
+    }
   }
 
   /// The spans of the stretches of segments a route drives, valued from a flow snapshot,

@@ -242,3 +242,20 @@ extension RemoteTrafficClient {
     }
   }
 }
+
+extension RemoteTrafficClient {
+  /// The traffic along a route from `POST /v1/route/traffic`.
+  func trafficOnRoute(
+    _ route: GeoPolyline, corridorHalfWidthInMeters: Double
+  ) async throws(TrafficQueryError) -> TrafficOnRoute {
+    let body = RouteTrafficWire.encodeQuery(
+      route, corridorHalfWidthInMeters: corridorHalfWidthInMeters)
+    let (status, data) = try await post(path: "/v1/route/traffic", parameters: [], json: body)
+    guard status == 200 else { throw V7ErrorAnswer.decode(status: status, body: data) }
+    do {
+      return try RouteTrafficWire.decode(data, defaultLanguage: .enUS).traffic
+    } catch {
+      throw .failedToRetrieveResult("the server's traffic on the route cannot be read: \(error)")
+    }
+  }
+}
