@@ -1,5 +1,6 @@
 import Geo
 import Roads
+import Traffic
 
 /// The `AREA` of API.md's command line: `--circle LAT,LNG,RADIUS_M` | `--box
 /// WEST,SOUTH,EAST,NORTH` | `--corridor FLEXPOLY,HALF_WIDTH_M` | `--corridor-coords
@@ -53,6 +54,14 @@ enum AreaArgument {
         return try GeoCorridor(polyline: path, halfWidthInMeters: halfWidth)
       }
       if let corridorCoords {
+        // The last point whole (LAT,LNG) after the last `;`: the half width is missing.
+        if let last = corridorCoords.split(separator: ";").last,
+          last.split(separator: ",", omittingEmptySubsequences: false).count == 2
+        {
+          throw UsageError(
+            "--corridor-coords expects \"LAT,LNG;...\",HALF_WIDTH_M: the half width is "
+              + "missing in '\(corridorCoords)'")
+        }
         let (list, halfWidth) = try splitHalfWidth(corridorCoords, option: "--corridor-coords")
         let path = try list.split(separator: ";").map { pair throws(UsageError) in
           let numbers = try parseNumbers(String(pair), count: 2, option: "--corridor-coords")
@@ -126,11 +135,17 @@ enum AreaArgument {
     -> (String, Double)
   {
     guard let comma = text.lastIndex(of: ","),
-      let halfWidth = Double(text[text.index(after: comma)...]), halfWidth.isFinite
+      let halfWidth = decimal(text[text.index(after: comma)...])
     else {
       throw UsageError("\(option) expects ...,HALF_WIDTH_M, got '\(text)'")
     }
     return (String(text[..<comma]), halfWidth)
+  }
+
+  /// A finite decimal number (`-12.5`, `1e3`), as the HTTP API reads one: not `nan`, `inf`
+  /// or hexadecimal (`0x10`), which `Double(_:)` takes.
+  static func decimal(_ text: some StringProtocol) -> Double? {
+    QueryParameters.decimal(Substring(text))
   }
 
   /// Parses exactly `count` comma-separated finite numbers.
@@ -140,7 +155,7 @@ enum AreaArgument {
     -> [Double]
   {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-    let numbers = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    let numbers = parts.compactMap { decimal($0.trimmingCharacters(in: .whitespaces)) }
     guard parts.count == count, numbers.count == count, numbers.allSatisfy(\.isFinite) else {
       throw UsageError("\(option) expects \(count) comma-separated numbers, got '\(text)'")
     }

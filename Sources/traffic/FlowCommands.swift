@@ -261,7 +261,7 @@ enum FlowCommand: Subcommand {
       ("--max-jam", { (value: Double) in options.maxJamFactor = value }),
     ] as [(String, (Double) -> Void)] {
       if let text = try arguments.option(option) {
-        guard let value = Double(text), value.isFinite else {
+        guard let value = AreaArgument.decimal(text), value.isFinite else {
           throw UsageError("\(option) expects a number 0...10, got '\(text)'")
         }
         assign(value)
@@ -355,7 +355,7 @@ enum RouteCommand: Subcommand {
     let polyline = try arguments.option("--polyline")
     var halfWidth = 30.0
     if let text = try arguments.option("--half-width") {
-      guard let value = Double(text), value.isFinite, value >= 0 else {
+      guard let value = AreaArgument.decimal(text), value.isFinite, value >= 0 else {
         throw UsageError("--half-width expects meters >= 0, got '\(text)'")
       }
       halfWidth = value

@@ -79,7 +79,8 @@ enum IncidentOptions {
     case "d": scale = 86_400
     default: return nil
     }
-    guard let number = Double(text.dropFirst().dropLast()), number.isFinite, number >= 0,
+    guard let number = AreaArgument.decimal(text.dropFirst().dropLast()), number.isFinite,
+      number >= 0,
       number * scale < 1e10,
       !text.dropFirst().dropLast().contains(where: { !$0.isNumber && $0 != "." })
     else { return nil }

@@ -115,7 +115,7 @@ enum NearestCommand: Subcommand {
     var arguments = arguments
     var radius = 5_000.0
     if let text = try arguments.option("--radius") {
-      guard let value = Double(text), value.isFinite, value >= 0 else {
+      guard let value = AreaArgument.decimal(text), value.isFinite, value >= 0 else {
         throw UsageError("--radius expects meters >= 0, got '\(text)'")
       }
       radius = value

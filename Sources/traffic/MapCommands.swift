@@ -24,7 +24,7 @@ enum ViewArguments {
     guard let zoomText = try arguments.option("--zoom") else {
       throw UsageError("--zoom Z is required")
     }
-    guard let zoom = Double(zoomText), (0...22).contains(zoom) else {
+    guard let zoom = AreaArgument.decimal(zoomText), (0...22).contains(zoom) else {
       throw UsageError("--zoom expects 0...22, got '\(zoomText)'")
     }
     var size = Size2D(width: 800, height: 600)

@@ -176,7 +176,7 @@ enum ServeCommand: Subcommand {
       if text == "off" {
         configuration.failedKeyLimit = nil
       } else {
-        guard let rate = Double(text), rate.isFinite, rate > 0 else {
+        guard let rate = AreaArgument.decimal(text), rate.isFinite, rate > 0 else {
           throw UsageError(
             "--failed-key-limit expects wrong keys per second > 0 or off, got '\(text)'")
         }
@@ -242,7 +242,7 @@ enum ServeCommand: Subcommand {
       }
     }
     if let text = try arguments.option("--rate-limit") {
-      guard let rate = Double(text), rate.isFinite, rate > 0 else {
+      guard let rate = AreaArgument.decimal(text), rate.isFinite, rate > 0 else {
         throw UsageError("--rate-limit expects requests per second > 0, got '\(text)'")
       }
       configuration.rateLimit = ServerConfiguration.RateLimit(requestsPerSecond: rate)
@@ -301,7 +301,7 @@ enum ServeCommand: Subcommand {
     if arguments.flag("--demo=static") { demo = .recorded }
     var speed = 10.0
     if let text = try arguments.option("--demo-speed") {
-      guard let value = Double(text), (1...60).contains(value) else {
+      guard let value = AreaArgument.decimal(text), (1...60).contains(value) else {
         throw UsageError("--demo-speed expects 1...60, got '\(text)'")
       }
       speed = value

@@ -46,8 +46,13 @@ enum WithinCommand: Subcommand {
     console.print(
       "\(matches.count) of \(collection.features.count) features in \(files[0]) meet the area")
     for (rank, (feature, distance)) in matches.enumerated() {
-      let id = feature.properties["id"]?.string ?? "#\(rank + 1)"
-      let text = feature.properties["description"]?.string ?? ""
+      // The feature's id, else its properties' (a string or a number), else its rank.
+      let id =
+        feature.id?.identifier ?? feature.properties["id"]?.identifier ?? "#\(rank + 1)"
+      // What a feed calls it: a description, name or title, or WZDx's core details'.
+      let text =
+        ["description", "name", "title"].lazy.compactMap { feature.properties[$0]?.string }.first
+        ?? feature.properties["core_details"]?["description"]?.string ?? ""
       let distance = distance.map { String(format: " (%.0f m)", $0) } ?? ""
       console.print("- \(id)\(distance): \(text)")
     }

@@ -205,6 +205,23 @@ import TrafficServer
     }
   }
 
+  @Test(arguments: ["stream", "..", "."])
+  func idsThatAreAlsoPathsAreLookedUp(id: String) async throws {
+    // `/v7/incidents/stream` is the event stream, and a URL resolves `..` and `.` away.
+    let store = InMemoryTrafficStore()
+    try store.apply(
+      IncidentBatch(upserts: [try Self.incident(id, [(52.4783, 13.3432)], type: .accident)]))
+    let server = try TrafficServer(
+      engine: try TrafficEngine(store: store),
+      configuration: ServerConfiguration(port: 0, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = try TrafficEngine(
+      server: try #require(URL(string: "http://127.0.0.1:\(port)")), timeoutInSeconds: 10)
+    #expect(try await remote.lookupIncident(with: id).originalId == id)
+  }
+
   @Test func keysAreSentAndAWrongKeyIsAuthenticationFailed() async throws {
     try await Self.withEngines(apiKeys: ["secret-key"]) { _, remote, port in
       #expect(try await remote.lookupIncident(with: "a100").originalId == "a100")

@@ -128,6 +128,14 @@ import TrafficTestSupport
     (["incidents", "--circle", "52,13,100", "--lang", "!!"], "--lang"),
     (["incidents", "--circle", "52,13,100", "--limit", "0"], "--limit expects"),
     (["incidents", "--circle", "52,13,60000"], "exceeds the limit"),
+    // Hexadecimal is refused, as the HTTP API refuses it (Double("0x10") is 16).
+    (["incidents", "--circle", "52,13,0x10"], "--circle expects 3 comma-separated numbers"),
+    (["nearest", "52,13", "--radius", "0x100"], "--radius"),
+    (["render", "--center", "52,13", "--zoom", "0xe", "-o", "x.png"], "--zoom expects"),
+    (
+      ["incidents", "--corridor-coords", "47.16,9.51;47.17,9.52"],
+      "the half width is missing in '47.16,9.51;47.17,9.52'"
+    ),
     (["incidents", "--circle", "52,13,100", "--earliest-start", "yesterday"], "RFC 3339"),
     (["lookup"], "exactly one ORIGINAL_ID"),
     (["lookup", "no-such-id"], "no incident has the original id 'no-such-id'"),

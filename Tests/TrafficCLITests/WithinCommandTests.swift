@@ -120,6 +120,21 @@ func runTraffic(
       "stderr was: \(result.errors)")
   }
 
+  @Test func aFeedsFeaturesAreNamedByTheirIdAndWhatTheFeedCallsThem() async throws {
+    // WZDx: the id is the feature's own member, the text in core_details.
+    let feed = Fixtures.repositoryRoot.appendingPathComponent(
+      "Tests/TrafficFeedsTests/Fixtures/wzdx/feed_v42.geojson"
+    ).path
+    let result = await runTraffic(["within", "--box", "-94,41,-93,43", feed])
+    let lines = result.output.split(separator: "\n").dropFirst().map(String.init)
+    #expect(
+      lines.first
+        == "- wz-bridge-closure: US 30 eastbound closed at the Skunk River bridge for deck "
+        + "replacement.")
+    let json = await runTraffic(["within", "--box", "-94,41,-93,43", "--json", feed])
+    #expect(json.output.contains(#""id":"wz-bridge-closure""#))
+  }
+
   @Test func helpIsPrintedWithStatusZero() async {
     #expect(await runTraffic(["help"]).output.contains("within"))
     #expect(await runTraffic(["help", "within"]).output.contains("--sort-from"))

@@ -57,6 +57,25 @@ import Traffic
     #expect(byId["works"]?.attributes["impact"] == .string("minor"))
   }
 
+  @Test func aTileOverMoreIncidentsThanOneAnswerHoldsShowsTheMostSevereNotNone() throws {
+    // The engine's answers hold at most two incidents; the town has three. The tile's query
+    // once failed on that limit and the tile showed no incident at all.
+    let store = InMemoryTrafficStore()
+    try store.apply(IncidentBatch(upserts: try SyntheticCity.incidents()))
+    let engine = try TrafficEngine(
+      store: store, limits: TrafficQueryLimits(maxResults: 2), clock: { SyntheticCity.now },
+      network: try SyntheticCity.network())
+    let tile = try TileID(containing: SyntheticCity.center, zoom: 14)
+    let layers = try VectorTileDecoder.decode(VectorTileEncoder.encode(tile: tile, engine: engine))
+    let incidents = try #require(layers.first { $0.name == "incidents" })
+    #expect(incidents.features.count == 2)
+    let ids = incidents.features.compactMap { feature -> String? in
+      if case .string(let id)? = feature.attributes["originalId"] { return id }
+      return nil
+    }
+    #expect(Set(ids) == ["accident", "closure"])
+  }
+
   @Test func linesAreClippedToTheBufferedTile() throws {
     let engine = try SyntheticCity.engine(incidents: false)
     // At zoom 18 a tile is about 114 m wide: Main Street's 760 m blocks cross it.

@@ -7,10 +7,13 @@ package struct GeoJSONFeatureCollection {
   package struct Feature {
     package let geometry: GeoGeometry
     package let properties: [String: JSONValue]
+    /// The feature's `id` member (RFC 7946 §3.2: a string or a number), when it has one.
+    package let id: JSONValue?
 
-    package init(geometry: GeoGeometry, properties: [String: JSONValue]) {
+    package init(geometry: GeoGeometry, properties: [String: JSONValue], id: JSONValue? = nil) {
       self.geometry = geometry
       self.properties = properties
+      self.id = id
     }
   }
 
@@ -70,7 +73,8 @@ package struct GeoJSONFeatureCollection {
       do {
         return Feature(
           geometry: try GeoJSON.decodeGeometry(fromJSONValue: geometry),
-          properties: raw["properties"]?.object ?? [:])
+          properties: raw["properties"]?.object ?? [:],
+          id: raw["id"].flatMap { $0.identifier != nil ? $0 : nil })
       } catch {
         throw GeoError.malformed(
           format: "GeoJSON", position: nil, reason: "features[\(index)]: \(error)")
@@ -88,6 +92,10 @@ package struct GeoJSONFeatureCollection {
       writer.beginObject()
       writer.key("geometry")
       writer.append(try GeoJSON.encode(feature.geometry))
+      if let id = feature.id {
+        writer.key("id")
+        writer.value(id)
+      }
       writer.key("properties")
       writer.value(.object(feature.properties))
       writer.member("type", "Feature")

@@ -56,7 +56,12 @@ final class RemoteTrafficClient: Sendable {
   {
     var allowed = CharacterSet.urlPathAllowed
     allowed.remove(charactersIn: "/?#")
-    let escaped = originalId.addingPercentEncoding(withAllowedCharacters: allowed) ?? originalId
+    // `stream` is the path of the event stream, and `.` or `..` a path step a URL resolves
+    // away (even percent-encoded): those ids are asked in v7's namespace form.
+    let reached =
+      originalId == "stream" || originalId.allSatisfy({ $0 == "." })
+      ? V7IncidentWire.idNamespace + originalId : originalId
+    let escaped = reached.addingPercentEncoding(withAllowedCharacters: allowed) ?? reached
     let query = V7IncidentLookupQuery(options: options)
     let data = try await send(path: "/v7/incidents/\(escaped)", parameters: query.encode())
     do {

@@ -50,6 +50,15 @@ struct TrafficContent: Sendable {
           typeFilter: incidentTypes.sorted { $0.rawValue < $1.rawValue }) : nil
       pieces = TrafficContent.pieces(of: box)
     }
+
+    /// The incident query for `engine`: at most as many as one answer holds (the most
+    /// severe first), so that a piece holding more shows those rather than failing on the
+    /// limit and showing none. A server's limit is not known: HERE's is assumed.
+    func incidentOptions(for engine: TrafficEngine) -> TrafficIncidentsQueryOptions? {
+      guard var options = incidentOptions else { return nil }
+      options.limit = (engine.isRemote ? TrafficQueryLimits.here : engine.limits).maxResults
+      return options
+    }
   }
 
   /// Reads the flows and incidents a picture of `box` at `zoom` shows from the engine's
@@ -68,11 +77,12 @@ struct TrafficContent: Sendable {
     else { return TrafficContent() }
     var flows: [TrafficFlow] = []
     var incidents: [TrafficIncident] = []
+    let incidentOptions = request.incidentOptions(for: engine)
     for piece in request.pieces {
       if let options = request.flowOptions {
         flows += (try? engine.flow(inside: piece, options: options)) ?? []
       }
-      if let options = request.incidentOptions {
+      if let options = incidentOptions {
         incidents += (try? engine.incidents(inside: piece, options: options)) ?? []
       }
     }
@@ -88,11 +98,12 @@ struct TrafficContent: Sendable {
   ) async throws(TrafficQueryError) -> TrafficContent {
     var flows: [TrafficFlow] = []
     var incidents: [TrafficIncident] = []
+    let incidentOptions = request.incidentOptions(for: engine)
     for piece in request.pieces {
       if let options = request.flowOptions {
         flows += try await engine.queryForFlow(inside: piece, queryOptions: options)
       }
-      if let options = request.incidentOptions {
+      if let options = incidentOptions {
         incidents += try await engine.queryForIncidents(inside: piece, queryOptions: options)
       }
     }

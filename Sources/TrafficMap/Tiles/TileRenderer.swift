@@ -25,6 +25,10 @@ public final class TileRenderer: Sendable {
   /// The side of a tile at scale 1, pixels.
   public static let tileSizeInPixels = 256
 
+  /// The lowest zoom whose tiles draw traffic (flow and incidents): below it a tile spans
+  /// too much for per-road traffic to be readable or cheap, and its traffic is empty.
+  public static let minimumTrafficZoom = Int(TrafficMapStyle.minimumTrafficZoom)
+
   /// Where flow and incidents come from.
   public let engine: TrafficEngine
   /// The basemap's look.

@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Traffic
+import TrafficMap
 
 extension TrafficServer {
   /// `GET /tiles/{layer}.json`: the TileJSON 3.0.0 document of a tile layer, for map
@@ -103,7 +104,9 @@ enum TileJSON {
     w.member("name", "swift-traffic \(layer.rawValue)")
     w.member("description", description(of: layer))
     w.member("scheme", "xyz")
-    w.member("minzoom", 0)
+    // Traffic is drawn from zoom 8; the basemap from 0.
+    let minimumZoom = layer == .base ? 0 : TileRenderer.minimumTrafficZoom
+    w.member("minzoom", minimumZoom)
     w.member("maxzoom", TileLayer.maximumZoom)
     w.key("bounds")
     w.beginArray()
@@ -122,7 +125,7 @@ enum TileJSON {
         w.beginObject()
         w.member("id", vectorLayer.id)
         w.member("description", vectorLayer.description)
-        w.member("minzoom", 0)
+        w.member("minzoom", minimumZoom)
         w.member("maxzoom", TileLayer.maximumZoom)
         w.key("fields")
         w.beginObject()

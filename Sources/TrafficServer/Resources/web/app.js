@@ -294,7 +294,11 @@
 
   /// Looks the incident up by its original id in the chosen language and shows it.
   async function showIncident(originalId, latlng) {
-    const result = await getJSON('/v7/incidents/' + encodeURIComponent(originalId) +
+    // `stream` is the event stream's path, and `.` or `..` a step the browser resolves
+    // away (even percent-encoded): those ids are asked in v7's namespace form.
+    const reached = originalId === 'stream' || /^\.+$/.test(originalId)
+      ? 'here:traffic:incident:' + originalId : originalId;
+    const result = await getJSON('/v7/incidents/' + encodeURIComponent(reached) +
       '?lang=' + encodeURIComponent(state.language));
     highlight(result);
     openPopup(latlng, popupHTML(result));
