@@ -22,7 +22,7 @@ final class PostgresConnection {
   ///   libpq's reason.
   init(target: PostgresTarget) throws(TrafficStoreError) {
     self.target = target
-    guard let handle = PQconnectdb(target.connectionString) else {
+    guard let handle = PostgresConnection.connect(target.connectionString) else {
       throw .cannotOpen("\(target.displayName): libpq is out of memory")
     }
     guard PQstatus(handle) == CONNECTION_OK else {
@@ -36,6 +36,28 @@ final class PostgresConnection {
   }
 
   deinit { PQfinish(handle) }
+
+  /// How long a connection attempt may take, seconds, unless the connection string (or
+  /// `PGCONNECT_TIMEOUT`) says: libpq's own default waits for ever on a server that accepts
+  /// the connection and never answers.
+  static let defaultConnectTimeoutInSeconds = 10
+
+  /// `PQconnectdb` with `defaultConnectTimeoutInSeconds` under the connection string's
+  /// own settings (which, later in the list, win).
+  private static func connect(_ connectionString: String) -> OpaquePointer? {
+    guard ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil else {
+      return PQconnectdb(connectionString)
+    }
+    let pairs = [
+      ("connect_timeout", String(defaultConnectTimeoutInSeconds)), ("dbname", connectionString),
+    ]
+    let keywords = pairs.map { strdup($0.0) }
+    let values = pairs.map { strdup($0.1) }
+    defer { (keywords + values).forEach { free($0) } }
+    let keywordList = keywords.map { UnsafePointer($0) } + [nil]
+    let valueList = values.map { UnsafePointer($0) } + [nil]
+    return PQconnectdbParams(keywordList, valueList, 1)
+  }
 
   /// Whether the connection to the server is lost.
   var isBroken: Bool { PQstatus(handle) == CONNECTION_BAD }
@@ -98,7 +120,9 @@ final class PostgresConnection {
   /// - Throws: `TrafficStoreError.operationFailed` with the server's message.
   @discardableResult
   func execute(_ sql: String) throws(TrafficStoreError) -> PostgresRows {
-    try rows(of: PQexec(handle, sql), doing: "running \"\(sql.prefix(80))\"")
+    // The statement's first line names it (a migration's is `CREATE EXTENSION ...`).
+    let first = sql.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmed ?? ""
+    return try rows(of: PQexec(handle, sql), doing: "running \"\(first.prefix(80))\"")
   }
 
   private func rows(

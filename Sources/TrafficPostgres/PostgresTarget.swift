@@ -17,6 +17,12 @@ struct PostgresTarget: Sendable {
   /// - Throws: `TrafficStoreError.cannotOpen` with libpq's reason (password removed) when
   ///   the string is malformed.
   init(_ connectionString: String) throws(TrafficStoreError) {
+    // libpq reads an empty string as every default (the local socket, the user's name),
+    // which nobody means by giving one.
+    guard !connectionString.trimmed.isEmpty else {
+      throw .cannotOpen(
+        "the PostgreSQL connection string is empty; give postgresql://USER@HOST:PORT/DATABASE")
+    }
     self.connectionString = connectionString
     var secrets = PostgresTarget.passwordsWritten(in: connectionString)
     var message: UnsafeMutablePointer<CChar>?
@@ -92,6 +98,11 @@ private func redact(_ message: String, _ secrets: [String]) -> String {
 }
 
 extension String {
-  /// Without the trailing newline (and spaces) libpq ends its messages with.
-  var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+  /// On one line, without the trailing newline libpq ends its messages with: its lines
+  /// (`...Connection refused` / `\tIs the server running...`, `ERROR: ...` / `HINT: ...`)
+  /// joined by spaces, as every message of the command line is one line.
+  var trimmed: String {
+    split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }.joined(separator: " ")
+  }
 }

@@ -149,6 +149,44 @@ import TrafficTestSupport
     }
   }
 
+  @Test func aServerThatAcceptsAndNeverAnswersTimesOutInOneLine() throws {
+    // A socket that listens and never speaks: libpq alone would wait for ever.
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(listener >= 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    try #require(bound == 0 && listen(listener, 4) == 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        getsockname(listener, $0, &length)
+      }
+    }
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    let started = Date()
+    #expect {
+      try PostgresTrafficStore(url: "postgresql://traffic@127.0.0.1:\(port)/traffic")
+    } throws: { error in
+      guard case .cannotOpen(let detail) = error as? TrafficStoreError else { return false }
+      return detail.contains("timeout") && !detail.contains("\n")
+    }
+    let waited = Date().timeIntervalSince(started)
+    #expect(waited < Double(PostgresConnection.defaultConnectTimeoutInSeconds) + 5, "\(waited) s")
+    #expect {
+      try PostgresTrafficStore(url: " ")
+    } throws: { error in
+      "\(error)".contains("the PostgreSQL connection string is empty")
+    }
+  }
+
   @Test(arguments: [
     "postgresql://traffic:Sup3r-Secret-Pa55@127.0.0.1:notaport/traffic",
     "host=127.0.0.1 password=Sup3r-Secret-Pa55 nonsense",
