@@ -22,7 +22,7 @@ extension RoutingEngine {
     do {
       answer = try await trafficEngine.remoteGet(path: "/v8/routes", parameters: parameters)
     } catch {
-      throw .remote("the routing server cannot be reached: \(error)")
+      throw .unreachable(error)
     }
     guard let answer else { throw .noRoadNetwork }
     guard answer.status == 200 else {
@@ -73,7 +73,7 @@ extension RoutingEngine {
       answer = try await trafficEngine.remotePost(
         path: "/v8/matrix", parameters: [("async", "false")], json: body)
     } catch {
-      throw .remote("the routing server cannot be reached: \(error)")
+      throw .unreachable(error)
     }
     guard let answer else { throw .noRoadNetwork }
     guard answer.status == 200 else {

@@ -64,6 +64,8 @@ enum TableCommand: Subcommand {
         origins: origins.map { Waypoint($0) }, destinations: destinations.map { Waypoint($0) },
         options: options)
     } catch {
+      // A server that cannot be reached ends the command as `incidents --server` ends.
+      if case .unreachable(let transport) = error { throw transport }
       guard case .placeOffNetwork(let index, let place, let radius) = error else {
         throw UsageError(error.description)
       }

@@ -88,8 +88,17 @@ import TrafficTestSupport
     let result = await runTraffic([
       "table", "--server", "http://127.0.0.1:9", "--from", "47.1,9.5", "--to", "47.1,9.5",
     ])
-    #expect(result.status == .usage, "\(result)")
-    #expect(result.errors.contains("cannot be reached"), "stderr was: \(result.errors)")
+    // Not the input's fault: status 1, one line naming the server, as `incidents` says it.
+    #expect(result.status == .failure, "\(result)")
+    #expect(
+      result.errors
+        == "traffic table: Server unreachable: cannot reach http://127.0.0.1:9 (connection refused)\n"
+    )
+    let route = await runTraffic([
+      "route", "--server", "http://127.0.0.1:9", "--from", "47.1,9.5", "--to", "47.1,9.51",
+    ])
+    #expect(route.status == .failure, "\(route)")
+    #expect(route.errors.hasPrefix("traffic route: Server unreachable: cannot reach"))
   }
 
   static let manyOrigins: String = Array(repeating: "47.1,9.5", count: 101).joined(separator: ";")

@@ -1,4 +1,5 @@
 import Geo
+import Traffic
 
 /// Why no route could be given, in one sentence naming the cause.
 public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -12,6 +13,9 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
   case invalidOption(String)
   /// The routing server (of a remote engine) failed or refused, with its reason.
   case remote(String)
+  /// The routing server (of a remote engine) cannot be reached or did not answer in time:
+  /// the transport's error (`serverUnreachable`, `timedOut`, `offline`...).
+  case unreachable(TrafficQueryError)
 
   /// The reason in one sentence.
   public var description: String {
@@ -25,6 +29,8 @@ public enum RoutingError: Error, Hashable, Sendable, CustomStringConvertible {
       return "no route from waypoint \(from) to waypoint \(to): no open road connects them"
     case .invalidOption(let reason), .remote(let reason):
       return reason
+    case .unreachable(let error):
+      return "the routing server cannot be reached: \(error)"
     }
   }
 }

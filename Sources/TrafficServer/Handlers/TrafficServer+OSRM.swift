@@ -268,6 +268,7 @@ extension TrafficServer {
     case .noRoute: return OSRMFailure("NoRoute", "Impossible route between points: \(error)")
     case .invalidOption(let reason): return .options(reason)
     case .remote(let reason): return OSRMFailure("InternalError", reason)
+    case .unreachable(let error): return OSRMFailure("InternalError", "\(error)")
     }
   }
 }

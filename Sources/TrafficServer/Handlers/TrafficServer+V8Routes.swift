@@ -68,6 +68,9 @@ extension TrafficServer {
     case .remote(let reason):
       return V8Failure(
         status: 502, code: "E605301", title: "Routing server failed", cause: reason)
+    case .unreachable:
+      return V8Failure(
+        status: 502, code: "E605301", title: "Routing server failed", cause: error.description)
     }
   }
 }
