@@ -274,7 +274,7 @@ import Zlib
     }
   }
 
-  @Test func anUnreachableServerIsARemoteError() async throws {
+  @Test func anUnreachableServerIsUnreachableWithTheTransportsError() async throws {
     let remote = RoutingEngine(
       trafficEngine: try TrafficEngine(server: try #require(URL(string: "http://127.0.0.1:9"))))
     let west = V8MatrixTests.places[0]
@@ -282,8 +282,8 @@ import Zlib
       _ = try await remote.calculateMatrix(origins: [west], destinations: [west])
       Issue.record("an unreachable server answered a matrix")
     } catch {
-      guard case .remote = error else {
-        Issue.record("not a remote error: \(error)")
+      guard case .unreachable(.serverUnreachable) = error else {
+        Issue.record("not the server unreachable: \(error)")
         return
       }
     }

@@ -7,6 +7,8 @@ final class RequestContext {
   let target: String
   /// When the request's head was complete (its body, if any, starts arriving then).
   let started = ContinuousClock.now
+  /// The same moment on the wall clock, for the access log.
+  let startedDate = Date()
   var announced = false
   var responded = false
   var method = "GET"

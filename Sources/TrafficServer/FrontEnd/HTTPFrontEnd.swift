@@ -239,9 +239,11 @@ final class HTTPFrontEnd: Sendable {
       return queue(response, on: connection)
     }
     context.responded = true
-    let request = HTTPRequest(
+    var arrived = HTTPRequest(
       method: context.method, target: context.target, headers: context.headers,
       body: Data(context.body), remoteAddress: context.remoteAddress)
+    arrived.arrival = HTTPRequest.Arrival(date: context.startedDate, instant: context.started)
+    let request = arrived
     context.body = []
     let server = self.server
     if let ingestQueue = server.ingestQueue(for: request) {
@@ -303,6 +305,7 @@ final class HTTPFrontEnd: Sendable {
       remoteAddress: context.remoteAddress)
     request.headViolation = headViolation
     request.bodyExceedsLimit = headViolation == nil
+    request.arrival = HTTPRequest.Arrival(date: context.startedDate, instant: context.started)
     return queue(server.serve(request), on: connection)
   }
 

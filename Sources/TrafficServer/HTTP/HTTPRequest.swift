@@ -25,6 +25,16 @@ public struct HTTPRequest: Sendable, Hashable {
   /// Set by the socket layer when admission control did not run the request (its client
   /// waits too many, or it waited too long): answered 503 with `Retry-After`.
   var admissionRefusal: AdmissionControl.Refusal?
+  /// When the socket layer had the request's head (wall clock, and the monotonic clock):
+  /// the access log's `time` and the start of its `us` and of the duration metrics, so that
+  /// the wait for a worker counts. `nil` in-process: the handling starts the clock.
+  var arrival: Arrival?
+
+  /// A moment on both clocks.
+  struct Arrival: Sendable, Hashable {
+    var date: Date
+    var instant: ContinuousClock.Instant
+  }
 
   /// Creates a request.
   ///

@@ -25,8 +25,9 @@ extension TrafficServer {
   /// Answers one request as the socket layer sends it: as `handle(_:)`, except that a
   /// large document comes as a `bodyStream`, written as it is sent.
   package func serve(_ request: HTTPRequest) -> HTTPResponse {
-    let received = Date()
-    let started = ContinuousClock.now
+    // From the head's arrival on the socket, so that a wait for a worker counts.
+    let received = request.arrival?.date ?? Date()
+    let started = request.arrival?.instant ?? ContinuousClock.now
     let correlationId = nextCorrelationId()
     let route = Endpoint(rawPath: request.rawPath)
     var cacheSlot: CacheSlot?

@@ -57,7 +57,8 @@ final class ServerMetrics: Sendable {
           + "\(stats.requestsByStatus[status] ?? 0)\n"
       }
     }
-    out += "# HELP traffic_http_request_duration_seconds Time to handle a request.\n"
+    out +=
+      "# HELP traffic_http_request_duration_seconds Time from a request's arrival to its answer.\n"
     out += "# TYPE traffic_http_request_duration_seconds histogram\n"
     for route in snapshot.keys.sorted() {
       guard let stats = snapshot[route] else { continue }
