@@ -110,6 +110,9 @@ enum ServeCommand: Subcommand {
         query matching more without a smaller limit= gets 413
         """),
       OptionDefinition(
+        "--max-flow-results", "N",
+        "the most road segments one /v7/flow answer holds (default 100000); more gets 413"),
+      OptionDefinition(
         "--rate-limit", "R",
         """
         requests per second per key (per client address without
@@ -334,6 +337,12 @@ enum ServeCommand: Subcommand {
         throw UsageError("--max-results expects a whole number >= 1, got '\(text)'")
       }
       limits.maxResults = count
+    }
+    if let text = try arguments.option("--max-flow-results") {
+      guard let count = Int(text), count >= 1 else {
+        throw UsageError("--max-flow-results expects a whole number >= 1, got '\(text)'")
+      }
+      limits.maxFlowResults = count
     }
     guard try arguments.positionals().isEmpty else {
       throw UsageError("unexpected arguments; see traffic help serve")

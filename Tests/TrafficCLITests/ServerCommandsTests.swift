@@ -67,6 +67,7 @@ import TrafficTestSupport
     (["serve", "--demo", "--demo-speed", "99"], "--demo-speed expects 1...60"),
     (["serve", "--rate-limit", "-3"], "--rate-limit expects"),
     (["serve", "--max-results", "0"], "--max-results expects a whole number >= 1"),
+    (["serve", "--max-flow-results", "x"], "--max-flow-results expects a whole number >= 1"),
     (["serve", "--max-push-records", "x"], "--max-push-records expects a whole number >= 1"),
     (["serve", "--failed-key-limit", "-1"], "--failed-key-limit expects wrong keys per second"),
     (["serve", "--max-connections-per-address", "0"], "--max-connections-per-address expects"),

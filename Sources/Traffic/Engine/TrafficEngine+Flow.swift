@@ -55,8 +55,11 @@ extension TrafficEngine {
   ///
   /// - Throws: as ``queryForFlow(inside:queryOptions:)``.
   /// - Complexity: as ``queryForFlow(inside:queryOptions:)``.
+  ///
+  /// - Parameter bounded: Whether more than `limits.maxFlowResults` segments are refused
+  ///   (answers); a picture of the area (a tile, a map view) draws them all.
   package func flow(
-    inside area: some GeoArea, options: TrafficFlowQueryOptions
+    inside area: some GeoArea, options: TrafficFlowQueryOptions, bounded: Bool = true
   ) throws(TrafficQueryError) -> [TrafficFlow] {
     try limits.check(area)
     try options.validate()
@@ -66,9 +69,12 @@ extension TrafficEngine {
       options.at.map { flowState.snapshot(at: $0, now: now, incidents: currentSnapshot) }
       ?? flowState.snapshot(now: now, incidents: currentSnapshot)
     let network = flowState.index.network
-    return flowState.index.segments(meeting: area).lazy
-      .map { snapshot.flow(of: network.segments[$0]) }
-      .filter { options.matches($0) }
+    let flows = Array(
+      flowState.index.segments(meeting: area).lazy
+        .map { snapshot.flow(of: network.segments[$0]) }
+        .filter { options.matches($0) })
+    if bounded { try limits.check(flowResults: flows.count) }
+    return flows
   }
 
   /// When the flow data last changed (HERE v7's `sourceUpdated` of flow responses): the time

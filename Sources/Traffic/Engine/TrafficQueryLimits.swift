@@ -15,6 +15,10 @@ public struct TrafficQueryLimits: Hashable, Sendable {
   /// matching more without a `limit` at most this is refused with HTTP 413 naming the count,
   /// so that an answer's size stays bounded whatever the store holds.
   public var maxResults: Int
+  /// Most road segments one flow query answers (100 000; an addition to HERE's limits): on
+  /// a dense network a 1° box holds hundreds of thousands, an answer of hundreds of
+  /// megabytes. More are refused with HTTP 413 naming the count.
+  public var maxFlowResults: Int = 100_000
 
   /// HERE Traffic API v7's limits.
   public static let here = TrafficQueryLimits()
@@ -23,13 +27,13 @@ public struct TrafficQueryLimits: Hashable, Sendable {
   public static let unlimited = TrafficQueryLimits(
     maxCircleRadiusInMeters: .infinity, maxBoxSideInDegrees: 360,
     maxCorridorLengthInMeters: .infinity, maxCorridorHalfWidthInMeters: .infinity,
-    maxCorridorPoints: .max, maxResults: .max)
+    maxCorridorPoints: .max, maxResults: .max, maxFlowResults: .max)
 
   /// Creates limits; every argument defaults to HERE's value.
   public init(
     maxCircleRadiusInMeters: Double = 50_000, maxBoxSideInDegrees: Double = 1,
     maxCorridorLengthInMeters: Double = 500_000, maxCorridorHalfWidthInMeters: Double = 5_000,
-    maxCorridorPoints: Int = 300, maxResults: Int = 10_000
+    maxCorridorPoints: Int = 300, maxResults: Int = 10_000, maxFlowResults: Int = 100_000
   ) {
     self.maxCircleRadiusInMeters = maxCircleRadiusInMeters
     self.maxBoxSideInDegrees = maxBoxSideInDegrees
@@ -37,6 +41,18 @@ public struct TrafficQueryLimits: Hashable, Sendable {
     self.maxCorridorHalfWidthInMeters = maxCorridorHalfWidthInMeters
     self.maxCorridorPoints = maxCorridorPoints
     self.maxResults = maxResults
+    self.maxFlowResults = maxFlowResults
+  }
+
+  /// Checks that a flow answer of `count` road segments is within ``maxFlowResults``.
+  ///
+  /// - Throws: `TrafficQueryError.httpError` 413 naming the count and how to narrow it.
+  public func check(flowResults count: Int) throws(TrafficQueryError) {
+    guard count > maxFlowResults else { return }
+    throw .httpError(
+      status: 413,
+      "\(count) road segments match, more than the \(maxFlowResults) one flow answer holds: "
+        + "narrow the area, or filter by functionalClasses or jam factor")
   }
 
   /// Checks that an answer of `count` matches, cut to `limit`, is within ``maxResults``.

@@ -80,7 +80,7 @@ struct TrafficContent: Sendable {
     let incidentOptions = request.incidentOptions(for: engine)
     for piece in request.pieces {
       if let options = request.flowOptions {
-        flows += (try? engine.flow(inside: piece, options: options)) ?? []
+        flows += (try? engine.flow(inside: piece, options: options, bounded: false)) ?? []
       }
       if let options = incidentOptions {
         incidents += (try? engine.incidents(inside: piece, options: options)) ?? []

@@ -25,6 +25,25 @@ import Traffic
     #expect(try engine.flow(inside: east, options: .init()).map(\.segmentID) == [2, 3])
   }
 
+  @Test("an answer holds at most maxFlowResults segments; more is a 413 naming the count")
+  func flowAnswersAreBounded() async throws {
+    let store = InMemoryTrafficStore()
+    let engine = try TrafficEngine(
+      store: store, limits: TrafficQueryLimits(maxFlowResults: 6),
+      network: FlowFixtures.network())
+    var refusal: TrafficQueryError?
+    do { _ = try await engine.queryForFlow(inside: FlowFixtures.everywhere()) } catch {
+      refusal = error as? TrafficQueryError
+    }
+    #expect(refusal?.httpStatus == 413)
+    #expect("\(refusal.map { "\($0)" } ?? "")".contains("7 road segments match, more than the 6"))
+    // Filtered to fewer, it answers.
+    let major = try await engine.queryForFlow(
+      inside: FlowFixtures.everywhere(),
+      queryOptions: TrafficFlowQueryOptions(functionalClasses: [1]))
+    #expect(major.isEmpty)
+  }
+
   @Test("probes give the segment's space-mean speed, its jam factor and confidence")
   func liveSpeed() throws {
     let engine = try FlowFixtures.engine()
