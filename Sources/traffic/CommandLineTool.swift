@@ -80,7 +80,7 @@ enum CommandLineTool {
         return .success
       }
       guard let command = commands[name] else {
-        console.error("traffic: unknown command '\(name)'; traffic help lists them")
+        console.error(unknownCommand(name))
         return .usage
       }
       console.print(ManualPage.text(of: command), terminator: "")
@@ -89,7 +89,7 @@ enum CommandLineTool {
     if first == "help" || first == "--help" || first == "-h" {
       if arguments.count > 1, arguments[1] != "help" {
         guard let command = commands[arguments[1]] else {
-          console.error("traffic: unknown command '\(arguments[1])'; traffic help lists them")
+          console.error(unknownCommand(arguments[1]))
           return .usage
         }
         console.print(command.help)
@@ -99,7 +99,7 @@ enum CommandLineTool {
       return .success
     }
     guard let command = commands[first] else {
-      console.error("traffic: unknown command '\(first)'; traffic help lists them")
+      console.error(unknownCommand(first))
       return .usage
     }
     let rest = Array(arguments.dropFirst())
@@ -113,6 +113,16 @@ enum CommandLineTool {
     }
     let list = ArgumentList(rest, accepting: command.options)
     if let unknown = list.firstUnknownOption {
+      // `--demo=foo` of a flag whose values are listed (`--demo=live`, `--demo=static`).
+      let stem = (unknown.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "") + "="
+      let forms = command.options.flatMap(\.names).filter { $0.hasPrefix(stem) }
+      if unknown.contains("="), !forms.isEmpty {
+        let values = forms.map { String($0.dropFirst(stem.count)) }.joined(separator: " or ")
+        console.error(
+          "traffic \(command.name): \(stem.dropLast()) takes \(values), not '\(unknown.dropFirst(stem.count))'"
+        )
+        return .usage
+      }
       console.error(
         "traffic \(command.name): unknown option \(unknown); see traffic help \(command.name)")
       return .usage
@@ -143,6 +153,39 @@ enum CommandLineTool {
     }
   }
 
+}
+
+extension CommandLineTool {
+  /// The message for a word that is no command, naming the nearest command when it is a
+  /// slip of a letter or two away (`incident`, `imoprt`, `serv`).
+  static func unknownCommand(_ word: String) -> String {
+    let nearest = commands.keys.map { ($0, editDistance(word.lowercased(), $0)) }
+      .filter { $0.1 <= max(1, min(2, $0.0.count / 3)) }
+      .min { ($0.1, $0.0) < ($1.1, $1.0) }
+    let suggestion = nearest.map { " (did you mean '\($0.0)'?)" } ?? ""
+    return "traffic: unknown command '\(word)'\(suggestion); traffic help lists them"
+  }
+
+  /// The Damerau–Levenshtein distance (optimal string alignment): insertions, deletions,
+  /// substitutions and swaps of neighbours each count one.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in 1...a.count {
+      for j in 1...b.count {
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+        }
+      }
+    }
+    return table[a.count][b.count]
+  }
 }
 
 /// One `traffic` subcommand.

@@ -106,8 +106,18 @@ enum EngineArguments {
         throw UsageError("--postgres: \(error)")
       }
     }
-    let path = try databasePath(from: &arguments)
-    if !creating { try requireStore(at: path) }
+    let given = try arguments.option("--db")
+    let path = try checkDatabasePath(given ?? SQLiteTrafficStore.defaultPath)
+    if !creating {
+      // A network file given without a store (`table --network F`, `render --network F`):
+      // routes and pictures on that network alone, no incidents.
+      if let network, given == nil, FileArguments.kind(path) == .missing {
+        do { return try TrafficEngine(store: InMemoryTrafficStore(), network: network) } catch {
+          throw UsageError("\(error)")
+        }
+      }
+      try requireStore(at: path)
+    }
     do {
       guard let network else { return try TrafficEngine(databasePath: path) }
       return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)

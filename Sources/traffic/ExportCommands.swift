@@ -59,6 +59,10 @@ enum ExportCommand: Subcommand {
     let time = try IncidentOptions.time(from: &arguments, option: "--at")
     let path = try EngineArguments.databasePath(from: &arguments)
     let wayEdgesPath = try arguments.option("--way-edges")
+    // The format first: without it, -o alone would be the complaint.
+    guard arguments.upcomingPositionals.count == 1 else {
+      throw UsageError("expects one format: osrm, valhalla, profiles, datex2 or wzdx")
+    }
     guard let output = try arguments.option("-o") else {
       throw UsageError("-o FILE is required: where to write the export")
     }

@@ -75,6 +75,10 @@ enum LookupCommand: Subcommand {
     var arguments = arguments
     let language = try IncidentOptions.language(from: &arguments)
     let json = arguments.flag("--json")
+    // The id is checked before the store is looked for: it is what was forgotten.
+    guard arguments.upcomingPositionals.count == 1 else {
+      throw UsageError("expects exactly one ORIGINAL_ID")
+    }
     let engine = try EngineArguments.open(&arguments)
     let ids = try arguments.positionals()
     guard ids.count == 1 else { throw UsageError("expects exactly one ORIGINAL_ID") }

@@ -38,6 +38,10 @@ enum ManualPage {
       "The SQLite store used when no \\fB\\-\\-db\\fR is given (default ./traffic.sqlite).",
       ".TP", "\\fBTRAFFIC_POSTGRES\\fR",
       "A PostgreSQL store for \\fBtraffic serve\\fR.",
+      ".TP", "\\fBTRAFFIC_API_KEYS\\fR",
+      escaped(
+        "API keys of traffic serve with their scopes, one key per line as in a keys file "
+          + "(--keys-file): kept out of ps, unlike --api-key."),
       ".TP", "\\fBTRAFFIC_PORT\\fR",
       "The port of \\fBtraffic serve\\fR when no \\fB\\-\\-port\\fR is given (default 8080).",
       ".TP", "\\fBTRAFFIC_RESOURCES\\fR",
@@ -106,6 +110,11 @@ enum ManualPage {
     var out = text.replacingOccurrences(of: "\\", with: "\\e")
       .replacingOccurrences(of: "-", with: "\\-")
     if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
-    return out
+    // Characters beyond ASCII as groff's Unicode escapes (`×` is `\[u00D7]`): a page is read
+    // in any locale, and groff takes raw UTF-8 as Latin-1.
+    guard !out.unicodeScalars.allSatisfy(\.isASCII) else { return out }
+    return out.unicodeScalars.map { scalar in
+      scalar.isASCII ? String(scalar) : "\\[u" + String(format: "%04X", scalar.value) + "]"
+    }.joined()
   }
 }

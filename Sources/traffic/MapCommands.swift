@@ -122,7 +122,7 @@ enum PickCommand: Subcommand {
   static let name = "pick"
   static let summary = "The incidents under a point (or rectangle) of a map view"
   static let synopsis = """
-    Usage: traffic pick --center LAT,LNG --zoom Z --size WxH --at X,Y [--rect W,H]
+    Usage: traffic pick --center LAT,LNG --zoom Z [--size WxH] --at X,Y [--rect W,H]
                         [--features flow,incidents] [--network FILE]
                         [--db PATH | --server URL [--api-key KEY]] [--json]
     """

@@ -72,6 +72,17 @@ import TrafficTestSupport
       Self.to, "--json",
     ])
     #expect(file.status == .success, "\(file.errors)")
+    // And without any store: the network file alone (the working directory stays empty).
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("storeless-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let storeless = await runTraffic([
+      "table", "--db", directory.appendingPathComponent("none.sqlite").path, "--network",
+      FlowCommandsTests.network, "--from", Self.from, "--to", Self.to, "--json",
+    ])
+    #expect(storeless.status == .usage, "an explicit --db that is missing stays an error")
+    #expect(storeless.errors.contains("no store at"), "\(storeless.errors)")
     let fromFile = try #require(
       (try JSONSerialization.jsonObject(with: Data(file.output.utf8)) as? [String: Any])?[
         "durations"] as? [[Double]])

@@ -154,6 +154,19 @@ import TrafficTestSupport
         + "NDJSON or SUMO FCD XML")
   }
 
+  @Test func aNetworkFileWithoutAStoreIsRoutedOnAndNoStoreAppears() throws {
+    let result = try Self.shell(
+      """
+      traffic table --network roads.osm --from '\(TableCommandTests.from)' \\
+        --to '\(TableCommandTests.to)' --json > table.json
+      traffic render --network roads.osm --center 52.5,13.4 --zoom 15 -o map.png > /dev/null
+      ls
+      """)
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(result.output.split(separator: "\n").contains("table.json"))
+    #expect(!result.output.contains("traffic.sqlite"), "\(result.output)")
+  }
+
   // MARK: The store file
 
   /// What probes and profiles imports commit is in the store file itself, not only in its
