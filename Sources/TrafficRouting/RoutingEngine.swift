@@ -371,7 +371,15 @@ public final class RoutingEngine: Sendable {
         }
       }
       let polyline = Self.polyline(pieces, network: view.network)
-      let length = pieces.reduce(0) { $0 + $1.lengthInMeters }
+      // Each piece's meters with the way across the junction before it (a SUMO network's),
+      // which the polyline draws and the piece's time counts: the length is the polyline's.
+      let pieceMeters = pieces.indices.map { k in
+        pieces[k].lengthInMeters
+          + (k > 0 && pieces[k - 1].segmentID != pieces[k].segmentID
+            ? view.network.junctionGap(from: pieces[k - 1].segmentID, to: pieces[k].segmentID)
+            : 0)
+      }
+      let length = pieceMeters.reduce(0, +)
       var traffic = TrafficEngine.valued(
         pieces, network: view.network, snapshot: view.flow, lengthInMeters: length)
       if detail.contains(.incidents) {
@@ -388,11 +396,8 @@ public final class RoutingEngine: Sendable {
       var typicalKnown = false
       let start = clock.timeIntervalSince(departure)
       for (k, piece) in pieces.enumerated() {
-        // The way across the junction before the piece (a SUMO network's) at its speed.
-        let meters =
-          piece.lengthInMeters
-          + (k > 0 && pieces[k - 1].segmentID != piece.segmentID
-            ? view.network.junctionGap(from: pieces[k - 1].segmentID, to: piece.segmentID) : 0)
+        // The way across the junction before the piece at the piece's speed.
+        let meters = pieceMeters[k]
         let driven = times.seconds(piece.segmentID, meters: meters, after: start + seconds) ?? 0
         pieceSeconds.append(driven)
         seconds += driven
@@ -422,7 +427,8 @@ public final class RoutingEngine: Sendable {
           traffic: traffic,
           maneuvers: detail.contains(.maneuvers)
             ? Guidance.maneuvers(
-              pieces, seconds: pieceSeconds, network: view.network, graph: view.graph) : []))
+              pieces, meters: pieceMeters, seconds: pieceSeconds, network: view.network,
+              graph: view.graph) : []))
       clock = arrival.addingTimeInterval(stops[group.upperBound - 1])
     }
     return Route(sections: sections)

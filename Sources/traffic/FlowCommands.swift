@@ -58,18 +58,12 @@ enum NetworkCommand: Subcommand {
         "segments": JSONSummary.number(network.segments.count),
         "kilometres": JSONSummary.number(network.totalLengthInMeters / 1000, decimals: 3),
       ]
-      if let report {
-        summary["roadWays"] = JSONSummary.number(report.roadWays)
-        summary["clippedWays"] = JSONSummary.number(report.clippedWays)
-        summary["droppedWays"] = JSONSummary.number(report.droppedWays)
-        summary["invalidNodes"] = JSONSummary.number(report.invalidNodes)
-        summary["missingNodeReferences"] = JSONSummary.number(report.missingNodeReferences)
-      }
+      for (name, count) in report?.counts ?? [:] { summary[name] = JSONSummary.number(count) }
       JSONSummary.print(.object(summary), console: console)
       return
     }
     let shown = rest[1] == "-" ? "standard input" : rest[1]
-    if let report, report.clippedWays + report.droppedWays + report.invalidNodes > 0 {
+    if let report, report.hasFindings {
       console.error("\(shown): \(report)")
     }
     let seconds = (ContinuousClock.now - started).components.seconds

@@ -142,12 +142,12 @@ import TrafficTestSupport
   @Test("Unsupported required features and compressions are named")
   func unsupported() throws {
     var header = ProtobufWriter()
-    header.bytesField(4, Array("HistoricalInformation".utf8))
+    header.bytesField(4, Array("OsmSchema-V0.7".utf8))
     let url = try write(ProtobufWriter.block(type: "OSMHeader", content: header.bytes))
     defer { try? FileManager.default.removeItem(at: url) }
     #expect(
       throws: RoadsError.unsupported(
-        file: url.lastPathComponent, reason: "required feature HistoricalInformation")
+        file: url.lastPathComponent, reason: "required feature OsmSchema-V0.7")
     ) { try OSMImporter.importNetwork(from: url) }
   }
 

@@ -233,4 +233,36 @@ import TrafficTestSupport
     #expect(result.status == 0, "\(text)")
     #expect(text.hasPrefix("standard input: 2318 nodes, 5391 directed segments"), "\(text)")
   }
+
+  /// A file that defines a road node twice without versions is imported with the last
+  /// definition, and the summary says so (its line on standard error, `duplicateNodes` in
+  /// `--json`); a deleted way is not imported.
+  @Test func networkImportCountsNodesDefinedTwice() async throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let db = directory.appendingPathComponent("store.sqlite").path
+    let file = directory.appendingPathComponent("twice.osm")
+    try Data(
+      """
+      <osm version="0.6">
+      <node id="1" version="1" lat="47.1" lon="9.5"/><node id="2" version="1" lat="47.1" lon="9.502"/>
+      <node id="2" version="1" lat="47.2" lon="9.6"/><node id="3" lat="47.1" lon="9.504"/>
+      <way id="1" version="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="primary"/></way>
+      <way id="2" version="4" visible="false"><nd ref="1"/><nd ref="3"/><tag k="highway" v="motorway"/></way>
+      </osm>
+      """.utf8
+    ).write(to: file)
+    let plain = await runTraffic(["network", "import", "--db", db, file.path])
+    #expect(plain.status == .success, "\(plain.errors)")
+    #expect(
+      plain.errors.contains("1 nodes defined twice without versions (the last one used)"),
+      "\(plain.errors)")
+    #expect(plain.output.contains("2 nodes, 2 directed segments"), "\(plain.output)")
+    let json = await runTraffic(["network", "import", "--db", db, "--json", file.path])
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    #expect(summary["duplicateNodes"] as? Int == 1)
+    #expect(summary["duplicateWays"] as? Int == 0)
+    #expect(summary["roadWays"] as? Int == 1)
+  }
 }

@@ -69,6 +69,9 @@ import TrafficTestSupport
     let limit = CrossingNetwork.speedLimitInMetersPerSecond
     #expect(abs(route.durationInSeconds - 980 / limit) < 0.5)
     #expect(abs(route.baseDurationInSeconds - 980 / limit) < 0.5)
+    // And 980 m long, as its geometry, which crosses the junction.
+    #expect(abs(route.lengthInMeters - 980) < 0.5)
+    #expect(abs(route.polyline.lengthInMeters - route.lengthInMeters) < 0.01)
   }
 
   @Test("without traffic, the fastest route takes the time Roads' Dijkstra finds")

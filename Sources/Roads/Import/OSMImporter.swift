@@ -9,6 +9,9 @@ import Zlib
 /// Only `highway=*` ways open to motor traffic are kept (rules in ``OSMImportOptions`` and
 /// the importer's way profile: road classes, access, `area=yes`, oneway), and they are split
 /// into directed segments at every node shared by two or more kept ways and at way ends.
+/// Deleted objects (`visible="false"`, JOSM's `action="delete"`, PBF's `visible` flag) are
+/// left out; of several versions of one object (history files: `.osh`, PBF with
+/// `HistoricalInformation`) the highest is the object, and none when it is deleted.
 /// Files are streamed: XML through Codec's `GuardedXMLReader`, which refuses a DTD with the
 /// message every XML input gives and then drives Foundation's event-driven `XMLParser`
 /// (bzip2 decompressed by libbz2 as it is read), PBF block by block in two passes (zlib,
@@ -56,7 +59,9 @@ public enum OSMImporter {
   ///
   /// Extracts clipped at a border reference nodes they do not contain: the complete
   /// stretches of such ways are imported, and the report counts the ways clipped and those
-  /// dropped entirely. Nodes with coordinates off the globe are left out and counted.
+  /// dropped entirely. Nodes with coordinates off the globe are left out and counted, and so
+  /// are road nodes and ways defined twice without versions that tell which is current (the
+  /// last definition is used).
   ///
   /// - Parameters:
   ///   - url: a local file.
@@ -65,8 +70,9 @@ public enum OSMImporter {
   /// - Throws: ``RoadsError/unreadable(file:reason:)`` when the file cannot be opened,
   ///   ``RoadsError/malformed(file:position:reason:)`` naming the byte offset and block (PBF)
   ///   or line and column (XML) of a defect, including XML that ends before `</osm>`;
-  ///   ``RoadsError/unsupported(file:reason:)`` for PBF features other than dense nodes and
-  ///   zlib, LZ4 or Zstandard blobs, and for a file without a single road for motor traffic.
+  ///   ``RoadsError/unsupported(file:reason:)`` for PBF features other than dense nodes,
+  ///   history and zlib, LZ4 or Zstandard blobs, and for a file without a single road for
+  ///   motor traffic.
   /// - Complexity: as ``importNetwork(from:options:)``.
   public static func importNetworkReporting(
     from url: URL, options: OSMImportOptions = OSMImportOptions()
@@ -177,9 +183,10 @@ public enum OSMImporter {
       pthread_sigmask(SIG_BLOCK, &blocked, nil)
       do {
         try Bzip2File.decompress(path: path) { bytes in
+          guard let base = bytes.baseAddress else { return true }
           var offset = 0
           while offset < bytes.count {
-            let written = write(writer, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = write(writer, base + offset, bytes.count - offset)
             if written < 0 {
               if errno == EINTR { continue }
               return false  // the parser stopped reading

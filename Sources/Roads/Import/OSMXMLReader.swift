@@ -10,14 +10,26 @@ import Foundation
 /// an ``OSMNetworkBuilder``.
 ///
 /// XML files list all nodes before the ways, so this reader keeps every node's coordinates
-/// (about 40 bytes per node in a dictionary) until the ways are known; PBF files are read in
-/// two passes instead (see ``PBFReader``).
+/// (about 50 bytes per node in a dictionary, with its version) until the ways are known; PBF
+/// files are read in two passes instead (see ``PBFReader``). Deleted objects and several
+/// versions of one (history files, `.osh`) are read as ``OSMVersions`` says.
 final class OSMXMLReader: NSObject, XMLParserDelegate {
+  /// The definition of a node kept: its coordinates (NaN when deleted or off the globe),
+  /// version (0: none), and whether another definition tied with it.
+  private struct NodeDefinition {
+    var latitude: Double
+    var longitude: Double
+    var version: Int32
+    var duplicated = false
+  }
+
   private let fileName: String
   private let options: OSMImportOptions
-  private var nodeCoordinates: [Int64: (latitude: Double, longitude: Double)] = [:]
+  private var nodes: [Int64: NodeDefinition] = [:]
   private(set) var builder = OSMNetworkBuilder()
   private var wayID: Int64?
+  private var wayVersion: Int64 = 0
+  private var wayDeleted = false
   private var wayRefs: [Int64] = []
   private var wayTags: [String: String] = [:]
   private(set) var failure: RoadsError?
@@ -54,12 +66,28 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
   private func finish() -> (network: RoadNetwork, report: OSMImportReport) {
     builder.finishWays()
     for (index, id) in builder.nodeIDs.enumerated() {
-      if let point = nodeCoordinates[id] {
-        builder.setCoordinates(index: index, latitude: point.latitude, longitude: point.longitude)
+      guard let node = nodes[id] else { continue }
+      if node.duplicated { builder.duplicateNodes += 1 }
+      if !node.latitude.isNaN {
+        builder.setCoordinates(index: index, latitude: node.latitude, longitude: node.longitude)
       }
     }
-    nodeCoordinates = [:]
+    nodes = [:]
     return builder.build()
+  }
+
+  /// Keeps a node's definition, or the one before, as ``OSMVersions`` says.
+  private func define(_ id: Int64, _ definition: NodeDefinition) {
+    guard let kept = nodes[id] else {
+      nodes[id] = definition
+      return
+    }
+    let (replaces, ambiguous) = OSMVersions.replaces(
+      Int64(kept.version), by: Int64(definition.version))
+    guard replaces else { return }
+    var later = definition
+    later.duplicated = ambiguous
+    nodes[id] = later
   }
 
   private func fail(_ parser: XMLParser, _ reason: String) {
@@ -85,22 +113,32 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
       guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
         return fail(parser, "node without a valid id")
       }
-      // Deleted nodes in change files carry no position; they cannot be used.
-      guard let latText = attributeDict["lat"], let lonText = attributeDict["lon"] else { return }
-      // A node off the globe is left out (and counted); ways through it are cut there.
-      guard let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat),
-        (-180...180).contains(lon)
-      else {
-        builder.invalidNodes += 1
-        nodeCoordinates[id] = nil
-        return
+      var definition = NodeDefinition(
+        latitude: .nan, longitude: .nan,
+        version: Int32(clamping: OSMVersions.version(attributeDict)))
+      // A deleted node (whose position, if any, is its last before the deletion) and one
+      // without a position leave the node out.
+      if !OSMVersions.isDeleted(attributeDict), let latText = attributeDict["lat"],
+        let lonText = attributeDict["lon"]
+      {
+        // A node off the globe is left out (and counted); ways through it are cut there.
+        if let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat),
+          (-180...180).contains(lon)
+        {
+          definition.latitude = lat
+          definition.longitude = lon
+        } else {
+          builder.invalidNodes += 1
+        }
       }
-      nodeCoordinates[id] = (lat, lon)
+      define(id, definition)
     case "way":
       guard let id = attributeDict["id"].flatMap({ Int64($0) }) else {
         return fail(parser, "way without a valid id")
       }
       wayID = id
+      wayVersion = OSMVersions.version(attributeDict)
+      wayDeleted = OSMVersions.isDeleted(attributeDict)
       wayRefs.removeAll(keepingCapacity: true)
       wayTags.removeAll(keepingCapacity: true)
     case "nd":
@@ -125,7 +163,9 @@ final class OSMXMLReader: NSObject, XMLParserDelegate {
   ) {
     if elementName == "osm" { closedRoot = true }
     guard elementName == "way", let id = wayID else { return }
-    builder.addWay(id: id, nodeIDs: wayRefs, tags: wayTags, options: options)
+    builder.addWay(
+      id: id, version: wayVersion, deleted: wayDeleted, nodeIDs: wayRefs, tags: wayTags,
+      options: options)
     wayID = nil
   }
 }

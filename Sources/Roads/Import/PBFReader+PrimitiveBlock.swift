@@ -72,6 +72,7 @@ extension PBFReader {
             var way = ProtobufReader(bytes, range: try groupReader.lengthDelimited())
             let wayStart = way.position
             var id: Int64?
+            var info = Info()
             keys.removeAll(keepingCapacity: true)
             values.removeAll(keepingCapacity: true)
             refs.removeAll(keepingCapacity: true)
@@ -80,6 +81,7 @@ extension PBFReader {
               case (1, 0): id = Int64(bitPattern: try way.varint())
               case (2, _): try way.repeatedVarints(wireType: type, into: &keys)
               case (3, _): try way.repeatedVarints(wireType: type, into: &values)
+              case (4, 2): info = try Self.info(&way)
               case (8, _): try way.deltaCodedSignedVarints(wireType: type, into: &refs)
               default: try way.skip(wireType: type)
               }
@@ -96,7 +98,9 @@ extension PBFReader {
               }
               tags[table[Int(key)]] = table[Int(value)]
             }
-            builder.addWay(id: id, nodeIDs: refs, tags: tags, options: options)
+            builder.addWay(
+              id: id, version: info.version, deleted: !info.visible, nodeIDs: refs, tags: tags,
+              options: options)
           }
         }
         return hasNodes
@@ -128,11 +132,13 @@ extension PBFReader {
         var reader = ProtobufReader(bytes, range: 0..<bytes.count)
         let layout = try layout(&reader)
         func record(
-          _ id: Int64, _ rawLatitude: Int64, _ rawLongitude: Int64, at offset: Int
-        )
-          throws(ProtobufError)
-        {
+          _ id: Int64, _ rawLatitude: Int64, _ rawLongitude: Int64, _ info: Info
+        ) {
           guard let index = locate(id) else { return }
+          // A deleted version leaves the node out (its coordinates are not its place).
+          guard info.visible else {
+            return builder.offerNode(index: index, coordinates: nil, version: info.version)
+          }
           // lat = 1e-9 * (lat_offset + granularity * lat), in floating point so that no
           // product of hostile values can overflow.
           let latitude =
@@ -144,13 +150,16 @@ extension PBFReader {
           // A node off the globe is left out (and counted); ways through it are cut there.
           guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
             builder.invalidNodes += 1
-            return
+            return builder.offerNode(index: index, coordinates: nil, version: info.version)
           }
-          builder.setCoordinates(index: index, latitude: latitude, longitude: longitude)
+          builder.offerNode(
+            index: index, coordinates: (latitude, longitude), version: info.version)
         }
         var nodeIDs: [Int64] = []
         var latitudes: [Int64] = []
         var longitudes: [Int64] = []
+        var versions: [UInt64] = []
+        var visibles: [UInt64] = []
         for group in layout.groups {
           var groupReader = ProtobufReader(bytes, range: group)
           while let (number, wireType) = try groupReader.field() {
@@ -161,9 +170,11 @@ extension PBFReader {
               var id: Int64?
               var lat: Int64?
               var lon: Int64?
+              var info = Info()
               while let (field, type) = try node.field() {
                 switch (field, type) {
                 case (1, 0): id = Varint.unzigzag(try node.varint())
+                case (4, 2): info = try Self.info(&node)
                 case (8, 0): lat = Varint.unzigzag(try node.varint())
                 case (9, 0): lon = Varint.unzigzag(try node.varint())
                 default: try node.skip(wireType: type)
@@ -172,16 +183,20 @@ extension PBFReader {
               guard let id, let lat, let lon else {
                 throw ProtobufError(offset: start, reason: "node lacks id, lat or lon")
               }
-              try record(id, lat, lon, at: start)
+              record(id, lat, lon, info)
             case (2, 2):
               var dense = ProtobufReader(bytes, range: try groupReader.lengthDelimited())
               let start = dense.position
               nodeIDs.removeAll(keepingCapacity: true)
               latitudes.removeAll(keepingCapacity: true)
               longitudes.removeAll(keepingCapacity: true)
+              versions.removeAll(keepingCapacity: true)
+              visibles.removeAll(keepingCapacity: true)
               while let (field, type) = try dense.field() {
                 switch field {
                 case 1: try dense.deltaCodedSignedVarints(wireType: type, into: &nodeIDs)
+                case 5 where type == 2:
+                  try Self.denseInfo(&dense, versions: &versions, visibles: &visibles)
                 case 8: try dense.deltaCodedSignedVarints(wireType: type, into: &latitudes)
                 case 9: try dense.deltaCodedSignedVarints(wireType: type, into: &longitudes)
                 default: try dense.skip(wireType: type)
@@ -194,8 +209,22 @@ extension PBFReader {
                     "dense nodes have \(nodeIDs.count) ids, \(latitudes.count) latitudes, "
                     + "\(longitudes.count) longitudes")
               }
+              // DenseInfo's lists are empty (no metadata; `visible` without history) or one
+              // value per node.
+              guard versions.isEmpty || versions.count == nodeIDs.count,
+                visibles.isEmpty || visibles.count == nodeIDs.count
+              else {
+                throw ProtobufError(
+                  offset: start,
+                  reason:
+                    "dense nodes have \(nodeIDs.count) ids, \(versions.count) versions, "
+                    + "\(visibles.count) visible flags")
+              }
               for i in nodeIDs.indices {
-                try record(nodeIDs[i], latitudes[i], longitudes[i], at: start)
+                let info = Info(
+                  version: versions.isEmpty ? nil : Int64(Int32(truncatingIfNeeded: versions[i])),
+                  visible: visibles.isEmpty || visibles[i] != 0)
+                record(nodeIDs[i], latitudes[i], longitudes[i], info)
               }
             default:
               try groupReader.skip(wireType: wireType)
@@ -205,6 +234,42 @@ extension PBFReader {
       }
     } catch {
       throw malformedContent(block, error)
+    }
+  }
+
+  /// What the reader takes of an object's metadata (`Info`): its version and whether it is
+  /// visible (false: a deleted version, in a file with `HistoricalInformation`).
+  struct Info {
+    var version: Int64?
+    var visible = true
+  }
+
+  /// Reads an `Info` message, the field's value at the reader.
+  private static func info(_ reader: inout ProtobufReader) throws(ProtobufError) -> Info {
+    var message = ProtobufReader(reader.bytes, range: try reader.lengthDelimited())
+    var info = Info()
+    while let (field, type) = try message.field() {
+      switch (field, type) {
+      case (1, 0): info.version = Int64(Int32(truncatingIfNeeded: try message.varint()))
+      case (6, 0): info.visible = try message.varint() != 0
+      default: try message.skip(wireType: type)
+      }
+    }
+    return info
+  }
+
+  /// Reads a `DenseInfo` message's versions (packed, not delta-coded) and visible flags, the
+  /// field's value at the reader.
+  private static func denseInfo(
+    _ reader: inout ProtobufReader, versions: inout [UInt64], visibles: inout [UInt64]
+  ) throws(ProtobufError) {
+    var message = ProtobufReader(reader.bytes, range: try reader.lengthDelimited())
+    while let (field, type) = try message.field() {
+      switch field {
+      case 1: try message.repeatedVarints(wireType: type, into: &versions)
+      case 6: try message.repeatedVarints(wireType: type, into: &visibles)
+      default: try message.skip(wireType: type)
+      }
     }
   }
 

@@ -16,13 +16,20 @@ import Zlib
 ///    digested into attributes), and note which blocks hold nodes;
 /// 2. only the node blocks again: record the coordinates of the nodes the kept ways need.
 /// At most one decompressed block (32 MiB by the specification) is held at a time.
+///
+/// History files (required feature `HistoricalInformation`) are read too: each object's
+/// versions are matched as ``OSMVersions`` says (the highest is the object, absent when it
+/// is deleted: `Info.visible` / `DenseInfo.visible` false), which costs nothing beyond the
+/// versions of the road ways and road nodes.
 struct PBFReader {
   /// Largest `BlobHeader`, per the specification.
   static let maximumHeaderSize = 64 * 1024
   /// Largest `Blob` (compressed or raw), per the specification.
   static let maximumBlobSize = 32 * 1024 * 1024
   /// Features this reader understands in `HeaderBlock.required_features`.
-  static let supportedFeatures: Set<String> = ["OsmSchema-V0.6", "DenseNodes"]
+  static let supportedFeatures: Set<String> = [
+    "OsmSchema-V0.6", "DenseNodes", "HistoricalInformation",
+  ]
 
   let url: URL
   let options: OSMImportOptions

@@ -7,7 +7,7 @@ extension RoadNetwork {
   /// ends at the junction's border; there the way across is a third of a short city edge's).
   ///
   /// Flow counts the time driven there on neither segment, and routes add it to their
-  /// durations.
+  /// durations and its meters to their lengths (their geometry draws it).
   ///
   /// - Complexity: O(1).
   public func junctionGap(from: Int, to: Int) -> Double {

@@ -299,6 +299,11 @@ extension TrafficEngine {
   /// The spans of the stretches of segments a route drives, valued from a flow snapshot,
   /// and the route's totals (no incidents).
   ///
+  /// A span's length has the way across the junction before it
+  /// (``RoadNetwork/junctionGap(from:to:)``, a SUMO network's; 0 on OpenStreetMap's), which
+  /// its time counts at its speed: the spans follow one another along the route's geometry,
+  /// and their lengths add up to it.
+  ///
   /// - Complexity: O(p) for p pieces.
   package static func valued(
     _ pieces: [FlowIndex.Piece], network: RoadNetwork, snapshot: FlowSnapshot,
@@ -313,10 +318,11 @@ extension TrafficEngine {
     for piece in pieces {
       let segment = network.segments[piece.segmentID]
       let flow = snapshot.flow(of: segment)
-      let length = piece.lengthInMeters
-      // The way across the junction before the piece is driven at its speed.
+      // The way across the junction before the piece is driven at its speed, and is part of
+      // its span.
       let gap =
         previous.map { $0 == segment.id ? 0 : network.junctionGap(from: $0, to: segment.id) } ?? 0
+      let length = piece.lengthInMeters + gap
       previous = segment.id
       let free = flow.freeFlowSpeedInMetersPerSecond
       let speed = flow.speedUncappedInMetersPerSecond
@@ -324,12 +330,12 @@ extension TrafficEngine {
       // `.closed`); a standstill of the probes is a queue, driven at a crawl.
       let closed = flow.traversability == .closed
       let driven = max(speed, FlowSnapshot.crawlSpeedInMetersPerSecond)
-      let baseTime = free > 0 ? (length + gap) / free : 0
+      let baseTime = free > 0 ? length / free : 0
       var spanDelay: Double?
       if closed {
         blocked = true
       } else {
-        let time = (length + gap) / driven
+        let time = length / driven
         spanDelay = time - baseTime
         traffic += time
         delay += time - baseTime

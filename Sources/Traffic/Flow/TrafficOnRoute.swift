@@ -7,7 +7,8 @@ public struct TrafficOnRoute: Hashable, Sendable {
   public struct Span: Hashable, Sendable {
     /// Distance from the route's start to the span's start, meters (along the network).
     public var offsetInMeters: Double
-    /// The span's length, meters.
+    /// The span's length, meters: on a network whose segments leave the way across a
+    /// junction out (SUMO's), with the way across the junction before it.
     public var lengthInMeters: Double
     /// The network segment driven.
     public var segmentID: Int

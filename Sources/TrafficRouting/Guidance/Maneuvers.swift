@@ -26,9 +26,12 @@ enum Guidance {
   /// The bearing over this many meters at a segment's end or start.
   static let bearingLength = 15.0
 
-  /// The maneuvers of the pieces driven, each piece taking `seconds[i]`.
+  /// The maneuvers of the pieces driven, each piece `meters[i]` long (with the way across
+  /// the junction before it, on a SUMO network) and taking `seconds[i]`: offsets and lengths
+  /// along the section's polyline.
   static func maneuvers(
-    _ pieces: [FlowIndex.Piece], seconds: [Double], network: RoadNetwork, graph: MatchingGraph
+    _ pieces: [FlowIndex.Piece], meters: [Double], seconds: [Double], network: RoadNetwork,
+    graph: MatchingGraph
   ) -> [RouteManeuver] {
     guard let first = pieces.first, let last = pieces.last else { return [] }
     let segments = network.segments
@@ -55,7 +58,7 @@ enum Guidance {
     var ring: (piece: Int, offset: Double, before: Int?, exits: Int)?
     if segments[first.segmentID].isRoundabout { ring = (0, 0, nil, 0) }
     for k in pieces.indices {
-      defer { offset += pieces[k].lengthInMeters }
+      defer { offset += k < meters.count ? meters[k] : pieces[k].lengthInMeters }
       guard k > 0, pieces[k].segmentID != pieces[k - 1].segmentID else { continue }
       let a = pieces[k - 1].segmentID, b = pieces[k].segmentID
       switch (segments[a].isRoundabout, segments[b].isRoundabout) {
@@ -94,7 +97,7 @@ enum Guidance {
       let end = index + 1 < starts.count ? starts[index + 1].piece : pieces.count
       var maneuver = entry.maneuver
       for k in entry.piece..<end {
-        maneuver.lengthInMeters += pieces[k].lengthInMeters
+        maneuver.lengthInMeters += k < meters.count ? meters[k] : pieces[k].lengthInMeters
         maneuver.durationInSeconds += k < seconds.count ? seconds[k] : 0
       }
       result.append(maneuver)

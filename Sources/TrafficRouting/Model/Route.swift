@@ -14,7 +14,7 @@ public struct Route: Hashable, Sendable {
   public var baseDurationInSeconds: Double {
     sections.reduce(0) { $0 + $1.baseDurationInSeconds }
   }
-  /// Meters driven.
+  /// Meters driven: the length of ``polyline``.
   public var lengthInMeters: Double { sections.reduce(0) { $0 + $1.lengthInMeters } }
   /// The whole geometry.
   public var polyline: GeoPolyline {
@@ -49,7 +49,9 @@ public struct RouteSection: Hashable, Sendable {
   public var baseDurationInSeconds: Double
   /// Seconds at typical speeds, where they are known (HERE's `typicalDuration`).
   public var typicalDurationInSeconds: Double?
-  /// Meters driven.
+  /// Meters driven: the length of ``polyline``, on a network whose segments leave the way
+  /// across a junction out (SUMO's) with those ways too, as ``durationInSeconds`` counts
+  /// their time.
   public var lengthInMeters: Double
   /// The geometry.
   public var polyline: GeoPolyline

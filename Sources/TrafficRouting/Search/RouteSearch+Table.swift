@@ -17,8 +17,8 @@ extension RouteSearch {
   ///
   /// The partial first and last segments count as in `fastest`: a target further along a
   /// source's own segment is reached on it; the way across a junction that a network leaves
-  /// out of its segments takes time at the next segment's speed (as a route's duration
-  /// counts it) but no meters (as its length does not).
+  /// out of its segments takes time at the next segment's speed and counts its meters, as a
+  /// route's duration and length do.
   ///
   /// - Parameters:
   ///   - targets: The snaps of each target.
@@ -109,7 +109,7 @@ extension RouteSearch {
           for (target, offset) in here {
             guard let seconds = times.seconds(next, meters: offset + gap, after: reached)
             else { continue }
-            offer(target, seconds: reached + seconds, meters: driven + offset)
+            offer(target, seconds: reached + seconds, meters: driven + gap + offset)
           }
         }
         let length = records[next].length
@@ -119,7 +119,7 @@ extension RouteSearch {
         guard total < cost[next] else { continue }
         if cost[next] == .infinity { touched.append(Int32(next)) }
         cost[next] = total
-        meters[next] = driven + length
+        meters[next] = driven + gap + length
         heap.insert(Entry(key: total, reached: total, segment: Int32(next)))
       }
     }
