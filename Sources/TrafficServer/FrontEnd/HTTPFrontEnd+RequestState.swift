@@ -21,6 +21,15 @@ final class RequestContext {
   init(target: String) {
     self.target = target
   }
+
+  /// The request as the router sees it, with `body` and the head's arrival.
+  func request(body: Data) -> HTTPRequest {
+    var request = HTTPRequest(
+      method: method, target: target, headers: headers, body: body,
+      remoteAddress: remoteAddress)
+    request.arrival = HTTPRequest.Arrival(date: startedDate, instant: started)
+    return request
+  }
 }
 
 /// The answer to a request handled on an ingest queue, handed back to the connection's

@@ -239,11 +239,7 @@ final class HTTPFrontEnd: Sendable {
       return queue(response, on: connection)
     }
     context.responded = true
-    var arrived = HTTPRequest(
-      method: context.method, target: context.target, headers: context.headers,
-      body: Data(context.body), remoteAddress: context.remoteAddress)
-    arrived.arrival = HTTPRequest.Arrival(date: context.startedDate, instant: context.started)
-    let request = arrived
+    let request = context.request(body: Data(context.body))
     context.body = []
     let server = self.server
     if let ingestQueue = server.ingestQueue(for: request) {
@@ -300,12 +296,9 @@ final class HTTPFrontEnd: Sendable {
   ) -> MHD_Result {
     context.responded = true
     context.body = []
-    var request = HTTPRequest(
-      method: context.method, target: context.target, headers: context.headers,
-      remoteAddress: context.remoteAddress)
+    var request = context.request(body: Data())
     request.headViolation = headViolation
     request.bodyExceedsLimit = headViolation == nil
-    request.arrival = HTTPRequest.Arrival(date: context.startedDate, instant: context.started)
     return queue(server.serve(request), on: connection)
   }
 
