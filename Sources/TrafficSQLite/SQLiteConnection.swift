@@ -58,6 +58,22 @@ final class SQLiteConnection {
     sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
   }
 
+  /// Copies every page of the write-ahead log into the database file and empties the log
+  /// (`SQLITE_CHECKPOINT_TRUNCATE`), waiting (busy timeout) for a writer and for readers
+  /// of the log. Returns `false` when it could not finish: another connection runs a
+  /// checkpoint (which SQLite never waits for) or the wait ran out; what it copied stays
+  /// copied, and the log stays whole.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` for any other failure (a full disk).
+  func checkpointCompletely() throws(TrafficStoreError) -> Bool {
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    switch code & 0xFF {
+    case SQLITE_OK: return true
+    case SQLITE_BUSY, SQLITE_LOCKED: return false
+    default: throw failure(code, doing: "checkpointing the write-ahead log")
+    }
+  }
+
   /// Waits up to `milliseconds` for another connection's lock before failing with "busy".
   func setBusyTimeout(milliseconds: Int32) {
     sqlite3_busy_timeout(handle, milliseconds)

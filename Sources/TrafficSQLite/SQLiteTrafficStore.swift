@@ -279,13 +279,35 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// `traffic` imports); an engine that stays open need not, its checkpoints run after
   /// each write.
   ///
-  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message.
+  /// The background checkpoint of the last write, which may still be copying it, is waited
+  /// for (SQLite would fail this checkpoint at once while it runs, leaving the file half
+  /// copied); readers of other processes are waited for as a writer waits, then again, up
+  /// to `checkpointPatience`.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message, or saying that
+  ///   other connections kept the log in use (nothing is lost then: SQLite reads the log
+  ///   with the file).
   package func checkpointCompletely() throws(TrafficStoreError) {
     guard access == .readWrite else { return }
-    try connection.withLock { connection throws(TrafficStoreError) in
-      try connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    let run = { () throws(TrafficStoreError) in
+      try self.connection.withLock { connection throws(TrafficStoreError) in
+        let deadline = ContinuousClock.now + Self.checkpointPatience
+        while try !connection.checkpointCompletely() {
+          guard ContinuousClock.now < deadline else {
+            throw .operationFailed(
+              "cannot empty the write-ahead log of \(self.path): other connections keep "
+                + "using it; what was stored is in \(self.path)-wal, keep it beside the file")
+          }
+          Thread.sleep(forTimeInterval: 0.02)
+        }
+      }
     }
+    guard let checkpointer else { return try run() }
+    try checkpointer.pausing(run)
   }
+
+  /// How long `checkpointCompletely()` tries again while other connections use the log.
+  static let checkpointPatience = Duration.seconds(15)
 
   /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses
   /// them too — the file is opened `SQLITE_OPEN_READONLY` — but would accept a transaction

@@ -63,9 +63,15 @@ enum EngineArguments {
   /// Ends a command that wrote into an SQLite store: everything it committed is copied
   /// from the write-ahead log into the store file (`SQLiteTrafficStore
   /// .checkpointCompletely`), so that the file alone holds it, as after the engine closes.
-  /// Nothing is lost when that fails: SQLite reads the log on the next opening.
-  static func finishWriting(_ engine: TrafficEngine) {
-    try? (engine.store as? SQLiteTrafficStore)?.checkpointCompletely()
+  /// Nothing is lost when that fails (other processes keep reading the log, a full disk):
+  /// SQLite reads the log on the next opening; the command says so on standard error.
+  static func finishWriting(_ engine: TrafficEngine, command: String, console: Console) {
+    do { try (engine.store as? SQLiteTrafficStore)?.checkpointCompletely() } catch {
+      guard case .operationFailed(let detail) = error else {
+        return console.error("traffic \(command): \(error)")
+      }
+      console.error("traffic \(command): \(detail)")
+    }
   }
 
   /// Opens the engine the arguments name.

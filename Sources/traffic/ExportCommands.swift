@@ -192,7 +192,7 @@ enum ProfilesCommand: Subcommand {
     do { set = try engine.setTypicalWeeks(decoded.weeks) } catch {
       throw UsageError("\(path): \(error)")
     }
-    EngineArguments.finishWriting(engine)
+    EngineArguments.finishWriting(engine, command: name, console: console)
     console.print(
       "\(file): \(decoded.rows) rows, typical weeks of \(set) segments stored in \(path)"
         + (decoded.unknownSegments > 0

@@ -219,7 +219,7 @@ enum ProbesCommand: Subcommand {
       progress.finish()
       throw UsageError("\(path): \(error)")
     }
-    EngineArguments.finishWriting(engine)
+    EngineArguments.finishWriting(engine, command: name, console: console)
     progress.finish()
     if json {
       JSONSummary.print(
