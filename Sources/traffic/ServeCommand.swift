@@ -339,6 +339,7 @@ enum ServeCommand: Subcommand {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
     do { try configuration.validate() } catch { throw UsageError("\(error)") }
+    if postgres == nil { try EngineArguments.requireWritable(path) }
 
     var options = ServerApplication.Options(
       store: postgres.map { .postgres(url: $0) } ?? .sqlite(path: path),
