@@ -351,7 +351,7 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// What `cannotOpen` says of a file that holds no store, when not creating one: an
   /// empty file, or an SQLite database without tables.
   package static func noStoreDetail(_ path: String) -> String {
-    "\(path) holds no traffic store: it is an SQLite database without tables"
+    "\(path) holds no traffic store: it is empty, or an SQLite database without tables"
   }
 
   /// The first column of every row of `sql`, as text (NULL as `nil`): for tests and
