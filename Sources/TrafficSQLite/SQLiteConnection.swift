@@ -26,21 +26,34 @@ final class SQLiteConnection {
   /// Prepared statements by SQL text, kept for the life of the connection.
   private var statements: [String: OpaquePointer] = [:]
 
-  /// Opens (or, with `create`, creates) the file.
+  /// Opens the file; read-write, it is created when missing unless `create` is `false`.
   ///
-  /// SQLite opens lazily; a file that is not a database is only detected by the first read,
-  /// which `SQLiteTrafficStore` does before anything that could write.
+  /// Read-only, nothing is written to the file nor beside it: see
+  /// `SQLiteFileAccess.readOnlyName(_:)`. SQLite opens lazily; a file that is not a
+  /// database is only detected by the first read, which `SQLiteTrafficStore` does before
+  /// anything that could write.
   /// - Throws: `TrafficStoreError.cannotOpen` naming the path.
-  init(path: String, readOnly: Bool) throws(TrafficStoreError) {
+  init(path: String, readOnly: Bool, create: Bool = true) throws(TrafficStoreError) {
     self.path = path
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-    flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    var name = path
+    if readOnly {
+      flags |= SQLITE_OPEN_READONLY
+      let opening = SQLiteFileAccess.readOnlyName(path)
+      name = opening.name
+      if opening.isURI { flags |= SQLITE_OPEN_URI }
+    } else {
+      flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+    }
     var opened: OpaquePointer?
-    let code = sqlite3_open_v2(path, &opened, flags, nil)
+    let code = sqlite3_open_v2(name, &opened, flags, nil)
     guard code == SQLITE_OK, let opened else {
       let message =
         opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
       sqlite3_close_v2(opened)
+      if readOnly, let problem = SQLiteFileAccess.readOnlyProblem(path) {
+        throw .cannotOpen(problem)
+      }
       throw .cannotOpen("\(path): \(message)")
     }
     handle = opened
@@ -56,6 +69,22 @@ final class SQLiteConnection {
   /// checkpoint that cannot run now is simply left to the next one.
   func checkpointPassively() {
     sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+  }
+
+  /// Copies every page of the write-ahead log into the database file and empties the log
+  /// (`SQLITE_CHECKPOINT_TRUNCATE`), waiting (busy timeout) for a writer and for readers
+  /// of the log. Returns `false` when it could not finish: another connection runs a
+  /// checkpoint (which SQLite never waits for) or the wait ran out; what it copied stays
+  /// copied, and the log stays whole.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` for any other failure (a full disk).
+  func checkpointCompletely() throws(TrafficStoreError) -> Bool {
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    switch code & 0xFF {
+    case SQLITE_OK: return true
+    case SQLITE_BUSY, SQLITE_LOCKED: return false
+    default: throw failure(code, doing: "checkpointing the write-ahead log")
+    }
   }
 
   /// Waits up to `milliseconds` for another connection's lock before failing with "busy".

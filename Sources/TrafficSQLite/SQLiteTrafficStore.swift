@@ -76,42 +76,56 @@ public final class SQLiteTrafficStore: TrafficStore {
   ///
   /// Nothing is written to a file that is not a traffic store: a file that is not an SQLite
   /// database, or an SQLite database of another application, is refused before any write.
+  /// Read-only, nothing is written to the file nor beside it, so that a store in a
+  /// directory this process cannot write (a backup, another user's store) is read.
   /// - Parameters:
   ///   - path: The database file; `defaultPath` by default.
   ///   - access: `.readWrite` (default) or `.readOnly`.
   ///   - durability: What a committed batch survives; `.processCrash` by default.
+  ///   - creating: Whether a file that holds no store yet — a missing or empty file, or an
+  ///     SQLite database without tables — is made one (the default, read-write only);
+  ///     when `false` it is refused with `TrafficStoreError.cannotOpen` and left as it is.
   /// - Throws: `TrafficStoreError.cannotOpen` naming the path when the file cannot be opened,
-  ///   is not an SQLite database or belongs to another application;
-  ///   `.incompatibleSchema` when the file was written by a newer version of this library
-  ///   (or needs an upgrade but is opened read-only); `.operationFailed` when an upgrade
-  ///   fails (the file keeps its previous version).
+  ///   is not an SQLite database, belongs to another application or (not `creating`)
+  ///   holds no store; `.incompatibleSchema` when the file was written by a newer version of
+  ///   this library (or needs an upgrade but is opened read-only); `.operationFailed` when
+  ///   an upgrade fails (the file keeps its previous version).
   public convenience init(
     path: String = SQLiteTrafficStore.defaultPath, access: Access = .readWrite,
-    durability: Durability = .processCrash
+    durability: Durability = .processCrash, creating: Bool = true
   ) throws(TrafficStoreError) {
     try self.init(
       path: path, access: access, durability: durability,
-      bulkLoadUpserts: SQLiteTrafficStore.defaultBulkLoadUpserts)
+      bulkLoadUpserts: SQLiteTrafficStore.defaultBulkLoadUpserts, creating: creating)
   }
 
-  /// ``init(path:access:durability:)`` with the fewest upserts of a batch into an empty
-  /// store that are written as a bulk load (tests make it small).
+  /// ``init(path:access:durability:creating:)`` with the fewest upserts of a batch into an
+  /// empty store that are written as a bulk load (tests make it small).
   package init(
-    path: String, access: Access, durability: Durability, bulkLoadUpserts: Int
+    path: String, access: Access, durability: Durability, bulkLoadUpserts: Int,
+    creating: Bool = true
   ) throws(TrafficStoreError) {
     self.path = path
     self.access = access
     self.bulkLoadUpserts = bulkLoadUpserts
-    let connection = try SQLiteConnection(path: path, readOnly: access == .readOnly)
+    let creates = creating && access == .readWrite
+    if !creates, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"),
+      !SQLiteFileAccess.exists(path)
+    {
+      throw .cannotOpen("no store at \(path): the file does not exist")
+    }
+    let connection = try SQLiteConnection(
+      path: path, readOnly: access == .readOnly, create: creates)
     connection.setBusyTimeout(milliseconds: SQLiteTrafficStore.busyTimeoutInMilliseconds)
-    try SQLiteTrafficStore.prepare(connection, access: access, durability: durability)
+    try SQLiteTrafficStore.prepare(
+      connection, access: access, durability: durability, creating: creates)
     self.connection = Mutex(connection)
     checkpointer = access == .readWrite ? WALCheckpointer(path: path) : nil
   }
 
   /// Checks what the file is, sets the connection up and migrates the schema.
   private static func prepare(
-    _ connection: SQLiteConnection, access: Access, durability: Durability
+    _ connection: SQLiteConnection, access: Access, durability: Durability, creating: Bool
   ) throws(TrafficStoreError) {
     let path = connection.path
     // The first read: fails on a file that is not a database, before anything is written.
@@ -121,6 +135,9 @@ public final class SQLiteTrafficStore: TrafficStore {
       application = try connection.integer("PRAGMA application_id") ?? 0
       objects = try connection.integer("SELECT count(*) FROM sqlite_schema") ?? 0
     } catch {
+      if access == .readOnly, let problem = SQLiteFileAccess.readOnlyProblem(path) {
+        throw .cannotOpen(problem)
+      }
       // A file of something else (a feed given as --db, say) is the common case: say so
       // plainly; SQLite's own words only for a damaged database.
       let file = FileHandle(forReadingAtPath: path)
@@ -131,10 +148,14 @@ public final class SQLiteTrafficStore: TrafficStore {
       }
       throw .cannotOpen("\(path) is not a readable SQLite database (\(error))")
     }
-    if application != SQLiteSchema.applicationID && (application != 0 || objects > 0) {
-      throw .cannotOpen(
-        "\(path) is an SQLite database of another application (application id \(application)), "
-          + "not a traffic store")
+    if application != SQLiteSchema.applicationID {
+      if application != 0 || objects > 0 {
+        let what = application == 0 ? "it holds tables of its own" : "application id \(application)"
+        throw .cannotOpen(
+          "\(path) is an SQLite database of another application (\(what)), not a traffic store")
+      }
+      // An SQLite database without tables (or an empty file): one to create a store in.
+      guard creating else { throw .cannotOpen(noStoreDetail(path)) }
     }
     guard version <= SQLiteSchema.latestVersion else {
       throw .incompatibleSchema(
@@ -279,13 +300,35 @@ public final class SQLiteTrafficStore: TrafficStore {
   /// `traffic` imports); an engine that stays open need not, its checkpoints run after
   /// each write.
   ///
-  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message.
+  /// The background checkpoint of the last write, which may still be copying it, is waited
+  /// for (SQLite would fail this checkpoint at once while it runs, leaving the file half
+  /// copied); readers of other processes are waited for as a writer waits, then again, up
+  /// to `checkpointPatience`.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` with SQLite's message, or saying that
+  ///   other connections kept the log in use (nothing is lost then: SQLite reads the log
+  ///   with the file).
   package func checkpointCompletely() throws(TrafficStoreError) {
     guard access == .readWrite else { return }
-    try connection.withLock { connection throws(TrafficStoreError) in
-      try connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    let run = { () throws(TrafficStoreError) in
+      try self.connection.withLock { connection throws(TrafficStoreError) in
+        let deadline = ContinuousClock.now + Self.checkpointPatience
+        while try !connection.checkpointCompletely() {
+          guard ContinuousClock.now < deadline else {
+            throw .operationFailed(
+              "cannot empty the write-ahead log of \(self.path): other connections keep "
+                + "using it; what was stored is in \(self.path)-wal, keep it beside the file")
+          }
+          Thread.sleep(forTimeInterval: 0.02)
+        }
+      }
     }
+    guard let checkpointer else { return try run() }
+    try checkpointer.pausing(run)
   }
+
+  /// How long `checkpointCompletely()` tries again while other connections use the log.
+  static let checkpointPatience = Duration.seconds(15)
 
   /// Refuses writes to a read-only store up front with a clear message. (SQLite refuses
   /// them too — the file is opened `SQLITE_OPEN_READONLY` — but would accept a transaction
@@ -303,6 +346,12 @@ public final class SQLiteTrafficStore: TrafficStore {
     _ body: (SQLiteConnection) throws(TrafficStoreError) -> Result
   ) throws(TrafficStoreError) -> Result {
     try connection.withLock { connection throws(TrafficStoreError) in try body(connection) }
+  }
+
+  /// What `cannotOpen` says of a file that holds no store, when not creating one: an
+  /// empty file, or an SQLite database without tables.
+  package static func noStoreDetail(_ path: String) -> String {
+    "\(path) holds no traffic store: it is empty, or an SQLite database without tables"
   }
 
   /// The first column of every row of `sql`, as text (NULL as `nil`): for tests and

@@ -30,13 +30,24 @@ extension TrafficEngine {
     retentionInSeconds: TimeInterval = 86_400
   ) throws(TrafficEngineError) {
     let store: SQLiteTrafficStore
-    let network: RoadNetwork?
-    do {
-      store = try SQLiteTrafficStore(path: databasePath)
-      network = try store.loadNetwork()
-    } catch {
+    do { store = try SQLiteTrafficStore(path: databasePath) } catch {
       throw .storeUnavailable(error)
     }
+    try self.init(sqliteStore: store, limits: limits, retentionInSeconds: retentionInSeconds)
+  }
+
+  /// Creates an engine on an SQLite store opened as the caller chose (read-only, say),
+  /// loading the incidents, the road network and the flow state it holds, as
+  /// ``init(databasePath:limits:retentionInSeconds:)`` does.
+  ///
+  /// - Throws: `TrafficEngineError.storeUnavailable` when the file cannot be read (a damaged
+  ///   stored network included), `.invalidConfiguration` for a negative retention.
+  package convenience init(
+    sqliteStore store: SQLiteTrafficStore, limits: TrafficQueryLimits = .here,
+    retentionInSeconds: TimeInterval = 86_400
+  ) throws(TrafficEngineError) {
+    let network: RoadNetwork?
+    do { network = try store.loadNetwork() } catch { throw .storeUnavailable(error) }
     try self.init(
       store: store, limits: limits, retentionInSeconds: retentionInSeconds, network: network)
     do {

@@ -37,6 +37,15 @@ final class WALCheckpointer: Sendable {
     }
   }
 
+  /// Runs `body` while no background checkpoint runs: one running is waited for, and those
+  /// asked for meanwhile wait for `body`. (SQLite fails a checkpoint at once, whatever the
+  /// busy timeout, while another connection runs one.)
+  func pausing<Result>(
+    _ body: () throws(TrafficStoreError) -> Result
+  ) throws(TrafficStoreError) -> Result {
+    try connection.withLock { _ throws(TrafficStoreError) in try body() }
+  }
+
   /// Runs a passive checkpoint on the calling thread.
   func checkpointNow() {
     connection.withLock { connection in

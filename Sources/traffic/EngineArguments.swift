@@ -60,12 +60,81 @@ enum EngineArguments {
     }
   }
 
+  /// How a command uses the SQLite store it names.
+  enum StoreUse {
+    /// Reads it: the store must exist, and is opened read-only when this process cannot
+    /// write it (the file or its directory), never changed then.
+    case reading
+    /// Writes into a store an earlier import made (probes, typical speeds).
+    case updating
+    /// Writes into it, making the store when the file is missing, empty or an SQLite
+    /// database without tables (the imports, serve).
+    case creating
+  }
+
+  /// Fails unless this process can write the store at `path` (or create it there).
+  static func requireWritable(_ path: String) throws(UsageError) {
+    if let problem = SQLiteFileAccess.writeProblem(at: path) { throw UsageError(problem) }
+  }
+
+  /// Opens the SQLite store at `path` for `use`.
+  ///
+  /// - Throws: `UsageError` naming the file: no store there (missing, empty, an SQLite
+  ///   database without one), not a store, a store this process cannot write when `use`
+  ///   writes, or one it cannot read.
+  static func sqliteStore(
+    at path: String, for use: StoreUse
+  ) throws(UsageError)
+    -> SQLiteTrafficStore
+  {
+    if use != .creating { try requireStore(at: path) }
+    if use != .reading { try requireWritable(path) }
+    let access: SQLiteTrafficStore.Access =
+      use == .reading && !SQLiteFileAccess.isWritable(path) ? .readOnly : .readWrite
+    do {
+      return try SQLiteTrafficStore(path: path, access: access, creating: use == .creating)
+    } catch .cannotOpen(let detail) {
+      guard detail == SQLiteTrafficStore.noStoreDetail(path) else { throw UsageError(detail) }
+      throw UsageError(
+        "\(path) is an SQLite database without a swift-traffic store in it; import into it "
+          + "first (traffic import FILE, traffic network import FILE) or name another with "
+          + "--db or TRAFFIC_DB")
+    } catch {
+      throw UsageError("\(path): \(error)")
+    }
+  }
+
+  /// An engine on the SQLite store at `path`, opened for `use`, with `network` or the
+  /// network the store holds (and its flow state).
+  ///
+  /// - Throws: `UsageError` as `sqliteStore(at:for:)`, or naming the file and what could not
+  ///   be read.
+  static func sqliteEngine(
+    at path: String, for use: StoreUse, network: RoadNetwork? = nil
+  ) throws(UsageError) -> TrafficEngine {
+    let store = try sqliteStore(at: path, for: use)
+    do {
+      guard let network else { return try TrafficEngine(sqliteStore: store) }
+      return try TrafficEngine(store: store, network: network)
+    } catch TrafficEngineError.storeUnavailable(.cannotOpen(let detail)) {
+      throw UsageError(detail)
+    } catch {
+      throw UsageError("\(path): \(error)")
+    }
+  }
+
   /// Ends a command that wrote into an SQLite store: everything it committed is copied
   /// from the write-ahead log into the store file (`SQLiteTrafficStore
   /// .checkpointCompletely`), so that the file alone holds it, as after the engine closes.
-  /// Nothing is lost when that fails: SQLite reads the log on the next opening.
-  static func finishWriting(_ engine: TrafficEngine) {
-    try? (engine.store as? SQLiteTrafficStore)?.checkpointCompletely()
+  /// Nothing is lost when that fails (other processes keep reading the log, a full disk):
+  /// SQLite reads the log on the next opening; the command says so on standard error.
+  static func finishWriting(_ engine: TrafficEngine, command: String, console: Console) {
+    do { try (engine.store as? SQLiteTrafficStore)?.checkpointCompletely() } catch {
+      guard case .operationFailed(let detail) = error else {
+        return console.error("traffic \(command): \(error)")
+      }
+      console.error("traffic \(command): \(detail)")
+    }
   }
 
   /// Opens the engine the arguments name.
@@ -108,25 +177,13 @@ enum EngineArguments {
     }
     let given = try arguments.option("--db")
     let path = try checkDatabasePath(given ?? SQLiteTrafficStore.defaultPath)
-    if !creating {
-      // A network file given without a store (`table --network F`, `render --network F`):
-      // routes and pictures on that network alone, no incidents.
-      if let network, given == nil, FileArguments.kind(path) == .missing {
-        do { return try TrafficEngine(store: InMemoryTrafficStore(), network: network) } catch {
-          throw UsageError("\(error)")
-        }
+    // A network file given without a store (`table --network F`, `render --network F`):
+    // routes and pictures on that network alone, no incidents.
+    if !creating, let network, given == nil, FileArguments.kind(path) == .missing {
+      do { return try TrafficEngine(store: InMemoryTrafficStore(), network: network) } catch {
+        throw UsageError("\(error)")
       }
-      try requireStore(at: path)
     }
-    do {
-      guard let network else { return try TrafficEngine(databasePath: path) }
-      return try TrafficEngine(store: SQLiteTrafficStore(path: path), network: network)
-    } catch TrafficEngineError.storeUnavailable(.cannotOpen(let detail)) {
-      throw UsageError(detail)  // names the file and what is wrong with it
-    } catch TrafficStoreError.cannotOpen(let detail) {
-      throw UsageError(detail)
-    } catch {
-      throw UsageError("\(path): \(error)")
-    }
+    return try sqliteEngine(at: path, for: creating ? .creating : .reading, network: network)
   }
 }

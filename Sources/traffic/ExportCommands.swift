@@ -76,7 +76,6 @@ enum ExportCommand: Subcommand {
         "unknown export format '\(format)'; use osrm, valhalla, profiles, datex2 or wzdx")
     }
     if format == "datex2" || format == "wzdx" {
-      try EngineArguments.requireStore(at: path)
       try publishing.export(
         format: format, area: area, at: time, databasePath: path, output: output,
         console: console)
@@ -90,11 +89,7 @@ enum ExportCommand: Subcommand {
         "valhalla needs --way-edges FILE: Valhalla names edges by its own graph ids, which "
           + "valhalla_ways_to_edges lists per OpenStreetMap way for your tiles")
     }
-    try EngineArguments.requireStore(at: path)
-    let engine: TrafficEngine
-    do { engine = try TrafficEngine(databasePath: path) } catch {
-      throw UsageError("\(path): \(error)")
-    }
+    let engine = try EngineArguments.sqliteEngine(at: path, for: .reading)
     guard let picture = try engine.speedPicture(inside: area, at: time) else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }
@@ -178,11 +173,7 @@ enum ProfilesCommand: Subcommand {
     guard let text = String(data: try FileArguments.contents(file), encoding: .utf8) else {
       throw UsageError("\(file): not UTF-8 text")
     }
-    try EngineArguments.requireStore(at: path)
-    let engine: TrafficEngine
-    do { engine = try TrafficEngine(databasePath: path) } catch {
-      throw UsageError("\(path): \(error)")
-    }
+    let engine = try EngineArguments.sqliteEngine(at: path, for: .updating)
     guard let network = engine.roadNetwork else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }
@@ -196,7 +187,7 @@ enum ProfilesCommand: Subcommand {
     do { set = try engine.setTypicalWeeks(decoded.weeks) } catch {
       throw UsageError("\(path): \(error)")
     }
-    EngineArguments.finishWriting(engine)
+    EngineArguments.finishWriting(engine, command: name, console: console)
     console.print(
       "\(file): \(decoded.rows) rows, typical weeks of \(set) segments stored in \(path)"
         + (decoded.unknownSegments > 0

@@ -36,6 +36,8 @@ enum NetworkCommand: Subcommand {
     let rest = try arguments.positionals()
     guard rest.first == "import" else { throw UsageError("expects 'import FILE'") }
     guard rest.count == 2 else { throw UsageError("expects exactly one FILE after import") }
+    // Before the network is read, which takes long for a region.
+    try EngineArguments.requireWritable(path)
     let started = ContinuousClock.now
     let (network, report) = try NetworkArguments.loadReporting(
       rest[1], countryCode: country, progress: progress)
@@ -45,7 +47,10 @@ enum NetworkCommand: Subcommand {
         + ProgressReporter.amount(Int64(network.segments.count), .items("segments"))
         + " to the store", unit: .items(""))
     do {
-      try SQLiteTrafficStore(path: path).saveNetwork(network)
+      try EngineArguments.sqliteStore(at: path, for: .creating).saveNetwork(network)
+    } catch let error as UsageError {
+      progress.finish()
+      throw error
     } catch {
       progress.finish()
       throw UsageError("\(path): \(error)")
@@ -130,11 +135,7 @@ enum ProbesCommand: Subcommand {
       throw UsageError("- (standard input) can be read once; give it once")
     }
     for file in files where file != "-" { try FileArguments.checkReadable(file) }
-    try EngineArguments.requireStore(at: path)
-    let engine: TrafficEngine
-    do { engine = try TrafficEngine(databasePath: path) } catch {
-      throw UsageError("\(path): \(error)")
-    }
+    let engine = try EngineArguments.sqliteEngine(at: path, for: .updating)
     guard engine.roadNetwork != nil else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }
@@ -213,7 +214,7 @@ enum ProbesCommand: Subcommand {
       progress.finish()
       throw UsageError("\(path): \(error)")
     }
-    EngineArguments.finishWriting(engine)
+    EngineArguments.finishWriting(engine, command: name, console: console)
     progress.finish()
     if json {
       JSONSummary.print(

@@ -194,7 +194,7 @@ enum ImportCommand: Subcommand {
         console.error("  ... and \(document.problems.count - 20) more skipped records")
       }
     }
-    EngineArguments.finishWriting(engine)
+    EngineArguments.finishWriting(engine, command: name, console: console)
     if json {
       JSONSummary.print(
         .object([

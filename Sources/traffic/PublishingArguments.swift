@@ -61,10 +61,7 @@ struct PublishingArguments {
     format: String, area: (any GeoArea)?, at time: Date?, databasePath: String,
     output: String, console: Console
   ) throws {
-    let engine: TrafficEngine
-    do { engine = try TrafficEngine(databasePath: databasePath) } catch {
-      throw UsageError("\(databasePath): \(error)")
-    }
+    let engine = try EngineArguments.sqliteEngine(at: databasePath, for: .reading)
     let published = engine.publishedIncidents(inside: area, types: types, at: time)
     let publication = Publication(
       published, publisher: publisher ?? Publication.defaultPublisher,

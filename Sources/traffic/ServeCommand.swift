@@ -348,6 +348,10 @@ enum ServeCommand: Subcommand {
       throw UsageError("unexpected arguments; see traffic help serve")
     }
     do { try configuration.validate() } catch { throw UsageError("\(error)") }
+    if postgres == nil { try EngineArguments.requireWritable(path) }
+    // One server per store file: a second would hold (and write) a picture of its own.
+    let lock = postgres == nil ? try ServeLock(store: path) : nil
+    defer { withExtendedLifetime(lock) {} }
 
     var options = ServerApplication.Options(
       store: postgres.map { .postgres(url: $0) } ?? .sqlite(path: path),

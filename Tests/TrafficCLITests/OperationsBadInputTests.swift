@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficSQLite
 import TrafficTestSupport
 
 /// The bad-input table of `docs/operations.md` ("When input is wrong"), run row by row with
@@ -66,6 +67,12 @@ import TrafficTestSupport
     try #require(
       FileManager.default.createFile(
         atPath: directory.appendingPathComponent("empty.sqlite").path, contents: nil))
+    try SQLiteScript.run(
+      "CREATE TABLE t (x); DROP TABLE t; VACUUM",
+      inFileAt: directory.appendingPathComponent("blank.sqlite").path)
+    try SQLiteScript.run(
+      "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)",
+      inFileAt: directory.appendingPathComponent("photos.sqlite").path)
     return directory
   }
 

@@ -98,4 +98,61 @@ import TrafficTestSupport
       "stderr was: \(result.errors)")
     #expect(!FileManager.default.fileExists(atPath: store))
   }
+
+  /// Two `traffic serve` on one SQLite store would each serve (and write) a picture of
+  /// their own: the second is refused at start, naming the store and the first server's
+  /// process, while imports into the store still run; once the first stops, a server starts.
+  @Test func aSecondServerOnTheSameStoreIsRefused() async throws {
+    let directory = try CarefulCommandsTests.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = directory.appendingPathComponent("one.sqlite").path
+    let binary = try CarefulCommandsTests.trafficBinary()
+    func start() throws -> (Process, ListeningLine) {
+      let process = Process()
+      process.executableURL = binary
+      process.arguments = ["serve", "--db", store, "--port", "0", "--threads", "2"]
+      process.currentDirectoryURL = directory
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = output
+      let line = ListeningLine(output)
+      try process.run()
+      return (process, line)
+    }
+    let (first, firstLine) = try start()
+    defer {
+      if first.isRunning { first.interrupt() }
+      first.waitUntilExit()
+    }
+    let port = await firstLine.port()
+    try #require(port != nil, "the first server did not listen: \(firstLine.printed)")
+
+    // Under the lock the second ends at once; without it, it would serve: stopped after 20 s.
+    let (second, secondLine) = try start()
+    for _ in 0..<200 where second.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    if second.isRunning {
+      second.interrupt()
+      Issue.record("a second server started on the store: \(secondLine.printed)")
+    }
+    second.waitUntilExit()
+    _ = await secondLine.port()  // the output to its end
+    #expect(second.terminationStatus == 64)
+    #expect(
+      secondLine.printed
+        == "traffic serve: \(store) is in use by another traffic serve (pid "
+        + "\(first.processIdentifier)); run one traffic serve per store file (several nodes "
+        + "share a PostgreSQL store)\n")
+
+    let imported = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
+    #expect(imported.status == .success, "\(imported.errors)")
+
+    first.interrupt()
+    first.waitUntilExit()
+    #expect(!FileManager.default.fileExists(atPath: store + ".lock"))
+    let (third, thirdLine) = try start()
+    let thirdPort = await thirdLine.port()
+    #expect(thirdPort != nil, "\(thirdLine.printed)")
+    third.interrupt()
+    third.waitUntilExit()
+  }
 }

@@ -188,6 +188,43 @@ import TrafficTestSupport
     #expect(result.output == "2\n2\n2\n", "\(result.errors)")
   }
 
+  /// A Waze feed of `count` alerts, each with a long description (a large import).
+  static func largeWazeFeed(count: Int) -> Data {
+    let now = Int(Date().timeIntervalSince1970 * 1000) - 60_000
+    let alerts = (0..<count).map { index in
+      """
+      {"country":"US","type":"ACCIDENT","subtype":"ACCIDENT_MAJOR","uuid":"u-\(index)",\
+      "street":"Street \(index)","location":{"x":\(-89.6 + Double(index % 200) * 0.001),\
+      "y":\(39.7 + Double(index / 200) * 0.001)},"pubMillis":\(now),\
+      "reportDescription":"alert \(index) \(String(repeating: "x", count: 200))"}
+      """
+    }
+    return Data(("{\"alerts\":[" + alerts.joined(separator: ",") + "]}").utf8)
+  }
+
+  /// A large import (20,000 alerts: a write-ahead log of tens of MB, which the background
+  /// checkpoint is still copying when the import ends) leaves everything in the store file
+  /// itself, its log emptied: a copy of the file alone holds every incident.
+  @Test func aCopyOfTheStoreFileHoldsALargeImport() throws {
+    let feed = FileManager.default.temporaryDirectory
+      .appendingPathComponent("large-waze-\(UUID().uuidString).json")
+    try Self.largeWazeFeed(count: 20_000).write(to: feed)
+    defer { try? FileManager.default.removeItem(at: feed) }
+    let result = try Self.shell(
+      """
+      for round in 1 2; do
+        traffic import --db big$round.sqlite \(feed.path) > /dev/null
+        echo "log $(cat big$round.sqlite-wal 2> /dev/null | wc -c)"
+        mkdir copy$round; cp big$round.sqlite copy$round/
+        traffic lookup --db copy$round/big$round.sqlite u-19999 | head -1
+      done
+      """)
+    #expect(result.status == 0, "\(result.errors)")
+    #expect(
+      result.output == String(repeating: "log 0\nu-19999 (version u-19999)\n", count: 2),
+      "\(result.errors)")
+  }
+
   @Test(arguments: [
     ["incidents", "--db", "DB", "--circle", "52,13,100"], ["lookup", "--db", "DB", "someid"],
     ["nearest", "--db", "DB", "52,13"], ["flow", "--db", "DB", "--circle", "52,13,100"],
