@@ -21,6 +21,11 @@ package final class RecordedProbeStream: Sendable {
     if let folder = InstalledResources.overridden("demo") {
       return folder.appendingPathComponent(recordingName)
     }
+    // A binary whose folder this user cannot search has no bundle to ask (and Foundation
+    // would trap making it): the recording is then missing, which the demo reports.
+    guard InstalledResources.bundlesAreReachable else {
+      return URL(fileURLWithPath: recordingName)
+    }
     return Bundle.module.url(forResource: "a10kw-probes", withExtension: "ndjson")
       ?? Bundle.module.bundleURL.appendingPathComponent(recordingName)
   }

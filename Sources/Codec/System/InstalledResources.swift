@@ -15,4 +15,17 @@ package enum InstalledResources {
     else { return nil }
     return URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent(folder)
   }
+
+  /// Whether `Bundle.module` (SwiftPM's accessor, which starts from `Bundle.main`) may be
+  /// asked: Foundation traps making its main bundle when this process may not search the
+  /// directory of its own executable (a user running a binary from a folder they cannot
+  /// list), so then the resources are missing rather than the process crashed.
+  package static var bundlesAreReachable: Bool {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard count > 0 else { return false }
+    let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let directory = URL(fileURLWithPath: executable).deletingLastPathComponent().path
+    return access(directory, X_OK) == 0 && access(executable, R_OK) == 0
+  }
 }

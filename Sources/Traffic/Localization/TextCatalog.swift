@@ -30,7 +30,8 @@ package struct TextCatalogs: Sendable {
   package static let bundled: TextCatalogs = {
     let folder =
       InstalledResources.overridden("Localization")
-      ?? Bundle.module.resourceURL?.appendingPathComponent("Localization")
+      ?? (InstalledResources.bundlesAreReachable
+        ? Bundle.module.resourceURL?.appendingPathComponent("Localization") : nil)
     let names = folder.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0.path) }
     guard let folder, let names else {
       return TextCatalogs(

@@ -26,7 +26,8 @@ enum OpenAPIDocument {
   static let data: Data? = {
     let url =
       InstalledResources.overridden("openapi.json")
-      ?? Bundle.module.url(forResource: "openapi", withExtension: "json")
+      ?? (InstalledResources.bundlesAreReachable
+        ? Bundle.module.url(forResource: "openapi", withExtension: "json") : nil)
     guard let url, let file = FileManager.default.contents(atPath: url.path) else { return nil }
     return filled(file, version: BuildInfo.version)
   }()

@@ -147,7 +147,8 @@ enum WebAssets {
     var files: [String: Data] = [:]
     guard
       let folder = InstalledResources.overridden("web")
-        ?? Bundle.module.resourceURL?.appendingPathComponent("web")
+        ?? (InstalledResources.bundlesAreReachable
+          ? Bundle.module.resourceURL?.appendingPathComponent("web") : nil)
     else {
       return files
     }
