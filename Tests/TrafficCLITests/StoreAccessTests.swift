@@ -177,19 +177,31 @@ import TrafficTestSupport
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly.path).sorted() == listing)
 
-    let probes = try FlowCommandsTests.probes()
-    defer { try? FileManager.default.removeItem(atPath: probes) }
+    // The inputs beside the read-only folder, where the unprivileged user can read them
+    // (the repository may lie in a folder only its owner can enter, as mktemp makes one).
+    let inputs = try FlowCommandsTests.probes()
+    defer { try? FileManager.default.removeItem(atPath: inputs) }
+    var copies: [String] = []
+    for (source, name) in [
+      (CarefulCommandsTests.feed.path, "feed.xml"), (inputs, "probes.csv"),
+      (FlowCommandsTests.network, "roads.osm"),
+    ] {
+      let copy = directory.appendingPathComponent(name).path
+      try FileManager.default.copyItem(atPath: source, toPath: copy)
+      chmod(copy, 0o644)
+      copies.append(copy)
+    }
     for arguments in [
-      ["import", "--db", "s.sqlite", CarefulCommandsTests.feed.path],
-      ["probes", "import", "--db", "s.sqlite", probes],
-      ["network", "import", "--db", "s.sqlite", FlowCommandsTests.network],
+      ["import", "--db", "s.sqlite", copies[0]],
+      ["probes", "import", "--db", "s.sqlite", copies[1]],
+      ["network", "import", "--db", "s.sqlite", copies[2]],
     ] {
       let result = try run(arguments, readOnly)
       #expect(result.status == 64)
       #expect(
         result.errors == "traffic \(arguments[0]): cannot write s.sqlite: permission denied\n")
     }
-    let fresh = try run(["import", CarefulCommandsTests.feed.path], readOnly)
+    let fresh = try run(["import", copies[0]], readOnly)
     #expect(fresh.status == 64)
     #expect(
       fresh.errors
