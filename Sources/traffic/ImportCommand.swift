@@ -2,6 +2,7 @@ import Codec
 import Foundation
 import Traffic
 import TrafficFeeds
+import TrafficPostgres
 
 /// `traffic import FILE...`: feed documents into the store.
 enum ImportCommand: Subcommand {
@@ -117,6 +118,10 @@ enum ImportCommand: Subcommand {
       throw UsageError(failures.joined(separator: "\n"))
     }
     let engine = try EngineArguments.open(&arguments, creating: true)
+    // On a database that nodes share, each file's write first catches up with what the
+    // nodes committed since the engine loaded (the writers' turn asks the follower).
+    let follower = engine.store is PostgresTrafficStore ? try? PostgresSync(engine: engine) : nil
+    defer { follower?.stop() }
     _ = try arguments.positionals()
 
     for (file, (input, detected)) in zip(files, zip(inputs, formats)) {
