@@ -16,6 +16,12 @@ package enum InstalledResources {
     return URL(fileURLWithPath: root, isDirectory: true).appendingPathComponent(folder)
   }
 
+  /// `$TRAFFIC_RESOURCES/<name>` when set, else what `inBundle` finds in the module's
+  /// resource bundle (`Bundle.module...`), asked only when `bundlesAreReachable`.
+  package static func locate(_ name: String, inBundle: () -> URL?) -> URL? {
+    overridden(name) ?? (bundlesAreReachable ? inBundle() : nil)
+  }
+
   /// Whether `Bundle.module` (SwiftPM's accessor, which starts from `Bundle.main`) may be
   /// asked: Foundation traps making its main bundle when this process may not search the
   /// directory of its own executable (a user running a binary from a folder they cannot

@@ -28,10 +28,9 @@ package struct TextCatalogs: Sendable {
 
   /// The catalogs of the module's resources; read on first use, then kept.
   package static let bundled: TextCatalogs = {
-    let folder =
-      InstalledResources.overridden("Localization")
-      ?? (InstalledResources.bundlesAreReachable
-        ? Bundle.module.resourceURL?.appendingPathComponent("Localization") : nil)
+    let folder = InstalledResources.locate("Localization") {
+      Bundle.module.resourceURL?.appendingPathComponent("Localization")
+    }
     let names = folder.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0.path) }
     guard let folder, let names else {
       return TextCatalogs(

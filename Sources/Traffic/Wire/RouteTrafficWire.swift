@@ -104,26 +104,17 @@ extension RouteTrafficWire {
     } catch {
       throw V7WireError(location: error.place, reason: "not valid JSON: \(error.reason)")
     }
+    let sourceUpdated = try V7Envelope.sourceUpdated(of: root)
     do {
-      return try decodeAnswer(root, defaultLanguage: defaultLanguage)
+      return try decodeAnswer(root, sourceUpdated: sourceUpdated, defaultLanguage: defaultLanguage)
     } catch {
       throw V7WireError(location: error.path, reason: error.reason)
     }
   }
 
   private static func decodeAnswer(
-    _ root: JSONValue, defaultLanguage: LanguageCode
+    _ root: JSONValue, sourceUpdated: Date?, defaultLanguage: LanguageCode
   ) throws(JSONFieldError) -> RouteTrafficResponse {
-    guard root.object != nil else {
-      throw JSONFieldError(path: "$", reason: "expected an object, found \(root.kindName)")
-    }
-    var sourceUpdated: Date?
-    if let member = root["sourceUpdated"], !member.isNull {
-      guard let text = member.string, let date = RFC3339.parse(text) else {
-        throw JSONFieldError(path: "sourceUpdated", reason: "expected an RFC 3339 date-time")
-      }
-      sourceUpdated = date
-    }
     func number(_ key: String) throws(JSONFieldError) -> Double {
       try root.required(key, at: "$").requiredDouble(at: key)
     }

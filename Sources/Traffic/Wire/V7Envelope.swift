@@ -11,16 +11,7 @@ package enum V7Envelope {
   package static func read(
     _ root: JSONValue
   ) throws(V7WireError) -> (sourceUpdated: Date?, items: [JSONValue]) {
-    guard root.object != nil else {
-      throw V7WireError(location: "$", reason: "expected an object, found \(root.kindName)")
-    }
-    var sourceUpdated: Date?
-    if let updated = root["sourceUpdated"], !updated.isNull {
-      guard let text = updated.string, let date = RFC3339.parse(text) else {
-        throw V7WireError(location: "sourceUpdated", reason: "expected an RFC 3339 date-time")
-      }
-      sourceUpdated = date
-    }
+    let sourceUpdated = try self.sourceUpdated(of: root)
     guard let results = root["results"] else {
       throw V7WireError(location: "$", reason: "missing member \"results\"")
     }
@@ -29,6 +20,22 @@ package enum V7Envelope {
         location: "results", reason: "expected an array, found \(results.kindName)")
     }
     return (sourceUpdated, items)
+  }
+
+  /// The `sourceUpdated` of a response object (`nil` when absent or `null`), which v7's
+  /// answers and this project's route-traffic answer share.
+  ///
+  /// - Throws: `V7WireError` for a root that is not an object, or a `sourceUpdated` that is
+  ///   not an RFC 3339 date-time.
+  package static func sourceUpdated(of root: JSONValue) throws(V7WireError) -> Date? {
+    guard root.object != nil else {
+      throw V7WireError(location: "$", reason: "expected an object, found \(root.kindName)")
+    }
+    guard let updated = root["sourceUpdated"], !updated.isNull else { return nil }
+    guard let text = updated.string, let date = RFC3339.parse(text) else {
+      throw V7WireError(location: "sourceUpdated", reason: "expected an RFC 3339 date-time")
+    }
+    return date
   }
 
   /// Writes the envelope around `results`, each written by `writeResult`.

@@ -24,10 +24,9 @@ enum OpenAPIDocument {
 
   /// The document served, or `nil` when the file is missing.
   static let data: Data? = {
-    let url =
-      InstalledResources.overridden("openapi.json")
-      ?? (InstalledResources.bundlesAreReachable
-        ? Bundle.module.url(forResource: "openapi", withExtension: "json") : nil)
+    let url = InstalledResources.locate("openapi.json") {
+      Bundle.module.url(forResource: "openapi", withExtension: "json")
+    }
     guard let url, let file = FileManager.default.contents(atPath: url.path) else { return nil }
     return filled(file, version: BuildInfo.version)
   }()

@@ -146,9 +146,11 @@ enum WebAssets {
   private static let files: [String: Data] = {
     var files: [String: Data] = [:]
     guard
-      let folder = InstalledResources.overridden("web")
-        ?? (InstalledResources.bundlesAreReachable
-          ? Bundle.module.resourceURL?.appendingPathComponent("web") : nil)
+      let folder = InstalledResources.locate(
+        "web",
+        inBundle: {
+          Bundle.module.resourceURL?.appendingPathComponent("web")
+        })
     else {
       return files
     }
