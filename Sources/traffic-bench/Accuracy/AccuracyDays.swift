@@ -20,7 +20,10 @@ struct AccuracyNetwork: Sendable {
   enum Source: Sendable {
     /// A network Debian's SUMO packages ship.
     case sumo(DebianFile)
-    /// An OpenStreetMap extract (bzip2 XML) that SUMO's netconvert turns into a network.
+    /// A SUMO network file of the user's (`.net.xml`, optionally gzipped).
+    case sumoFile(URL)
+    /// An OpenStreetMap extract (XML, optionally bzip2) that SUMO's netconvert turns into a
+    /// network.
     case openStreetMap(URL)
   }
 

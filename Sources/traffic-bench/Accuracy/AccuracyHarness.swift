@@ -57,18 +57,13 @@ enum AccuracyHarness {
     let started = Date()
     // Bad settings are refused before anything runs.
     _ = try tuning()
-    let only = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_NETWORK"]
-    if let only, !networks.contains(where: { $0.name.hasPrefix(only) }) {
-      throw AccuracyError(
-        "TRAFFIC_ACCURACY_NETWORK=\(only) names none of "
-          + networks.map(\.name).joined(separator: ", "), isUsage: true)
-    }
+    let chosen = try AccuracyNetwork.selected(from: networks)
     let levels = try historyDays()
-    for network in networks where only.map({ network.name.hasPrefix($0) }) ?? true {
+    for network in chosen {
       let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("traffic-accuracy-network-\(UUID().uuidString)")
       defer { try? FileManager.default.removeItem(at: scratch) }
-      let file = try AccuracySimulator.networkFile(network, in: scratch)
+      let file = try network.sumoNetworkFile(in: scratch)
       let roads = try SUMONetworkImporter.importNetwork(from: file)
       let simulator = try AccuracySimulator(network: network, file: file, roads: roads)
       var history: [SimulatedDay] = []

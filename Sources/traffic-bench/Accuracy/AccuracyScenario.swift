@@ -27,47 +27,6 @@ struct AccuracySimulator {
   /// wait that only teleporting ends (Braunschweig's and A10KW's networks have such lights).
   private let brokenTrafficLights: [String]
 
-  /// The SUMO network file of a network: Debian's, or one netconvert makes from an
-  /// OpenStreetMap extract into `directory` (with SUMO's own type map; signals, ramps and
-  /// roundabouts guessed, clusters of junctions joined, as SUMO's documentation advises).
-  static func networkFile(_ network: AccuracyNetwork, in directory: URL) throws -> URL {
-    switch network.source {
-    case .sumo(let file):
-      try file.require()
-      return file.url
-    case .openStreetMap(let extract):
-      try DebianFile.require(.netconvert, .osmTypeMap)
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      let osm = directory.appendingPathComponent("network.osm")
-      FileManager.default.createFile(atPath: osm.path, contents: nil)
-      let output = try FileHandle(forWritingTo: osm)
-      try Bzip2File.decompress(path: extract.path) { bytes in
-        output.write(Data(bytes))
-        return true
-      }
-      try output.close()
-      let net = directory.appendingPathComponent("network.net.xml")
-      let process = Process()
-      process.executableURL = DebianFile.netconvert.url
-      process.arguments = [
-        "--osm-files", osm.path, "--type-files", DebianFile.osmTypeMap.path,
-        "--xml-validation", "never", "--keep-edges.by-vclass", "passenger",
-        "--remove-edges.isolated", "--geometry.remove", "--ramps.guess", "--junctions.join",
-        "--tls.guess-signals", "--tls.discard-simple", "--tls.join", "--roundabouts.guess",
-        "--no-warnings", "--output-file", net.path,
-      ]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      process.waitUntilExit()
-      guard process.terminationStatus == 0 else {
-        throw AccuracyError(
-          "netconvert exited with \(process.terminationStatus) on \(extract.lastPathComponent)")
-      }
-      return net
-    }
-  }
-
   init(network: AccuracyNetwork, file: URL, roads: RoadNetwork) throws {
     self.network = network
     self.file = file
