@@ -142,11 +142,31 @@ import Traffic
     let late = TrafficFixtures.february20 + 11.5 * 3_600
     let berlin = try TrafficFixtures.sachsendamm(endTime: late).localized(to: .deDE)
     #expect(berlin.summary.text.hasSuffix("bis voraussichtlich 21.02.2028"))
-    let utc = try TrafficIncident(
-      id: "u", type: .construction, impact: .low, endTime: late,
-      location: TrafficLocation(point: try TrafficFixtures.place(0, 0))
-    ).localized(to: .deDE)
-    #expect(utc.description.text == "Bauarbeiten, bis voraussichtlich 20.02.2028")
+  }
+
+  @Test("without a zone from the source, dates are the local ones of where the incident is")
+  func datesUseThePlacesTimeZone() throws {
+    // 23:30 UTC on the 20th: the 21st in Berlin, still the 20th in London and New York.
+    let late = TrafficFixtures.february20 + 11.5 * 3_600
+    func words(
+      _ latitude: Double, _ longitude: Double, _ language: LanguageCode
+    ) throws
+      -> String
+    {
+      try TrafficIncident(
+        id: "u", type: .construction, impact: .low, endTime: late,
+        location: TrafficLocation(point: try TrafficFixtures.place(latitude, longitude))
+      ).localized(to: language).description.text
+    }
+    #expect(try words(52.48, 13.35, .deDE) == "Bauarbeiten, bis voraussichtlich 21.02.2028")
+    #expect(try words(51.5, -0.12, .enGB) == "Roadworks, expected until 20/02/2028")
+    // 05:30 UTC on the 21st is still the 20th in Los Angeles, already the 21st in Berlin.
+    let early = late + 6 * 3_600
+    let angeles = try TrafficIncident(
+      id: "v", type: .construction, impact: .low, endTime: early,
+      location: TrafficLocation(point: try TrafficFixtures.place(34.05, -118.24))
+    ).localized(to: .enUS)
+    #expect(angeles.description.text == "Construction, expected until 02/20/2028")
   }
 
   @Test func withoutALanguageTheCountrysLanguageIsUsed() throws {

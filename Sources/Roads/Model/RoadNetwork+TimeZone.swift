@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Synchronization
 
 extension RoadNetwork {
   /// The network's local time zone, which typical speeds count weekdays and hours in: the
@@ -28,6 +29,40 @@ extension RoadNetwork {
         latitude: (south + north) / 2, longitude: (west + east) / 2),
       let zone = TimeZoneLocations.nearest(to: middle)
     else { return TimeZone(identifier: "UTC") ?? .current }
+    return zone
+  }
+}
+
+/// The local time zone of a place: the zone of the tz database whose principal location
+/// (`zone1970.tab` of Debian's `tzdata`) lies nearest it, as ``RoadNetwork/localTimeZone``
+/// chooses for a network's middle.
+///
+/// For wording a place's local dates (an incident's end "until 31.12." is the local day, not
+/// UTC's). Right inside a zone's territory; near a border it may name the zone next door.
+public enum PlaceTimeZone {
+  /// Zones already found, by cell of a quarter of a degree (at most `cacheCapacity`).
+  private static let cache = Mutex<[Int64: TimeZone]>([:])
+  private static let cacheCapacity = 65_536
+
+  /// The zone at `point`; `nil` when the table cannot be read.
+  ///
+  /// - Complexity: O(1) for a cell asked before; O(z) in the table's z zones otherwise.
+  public static func at(_ point: GeoCoordinates) -> TimeZone? {
+    let row = Int64((point.latitude * 4).rounded(.down)) + 360
+    let column = Int64((point.longitude * 4).rounded(.down)) + 720
+    let cell = row * 1_441 + column
+    if let zone = cache.withLock({ $0[cell] }) { return zone }
+    // The cell's middle, so that every point of a cell gets the same zone.
+    guard
+      let middle = try? GeoCoordinates(
+        latitude: min(90, (Double(row - 360) + 0.5) / 4),
+        longitude: min(180, (Double(column - 720) + 0.5) / 4)),
+      let zone = TimeZoneLocations.nearest(to: middle)
+    else { return nil }
+    cache.withLock { cache in
+      if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
+      cache[cell] = zone
+    }
     return zone
   }
 }

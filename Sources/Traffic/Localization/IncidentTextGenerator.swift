@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Roads
 
 /// Words an incident's `description` and `summary` in a language, from its structured
 /// details, and picks the language when none is asked for.
@@ -237,12 +238,16 @@ private struct Wording {
     return "\(tenths / 10)\(catalog.decimalSeparator)\(tenths % 10) km"
   }
 
-  /// The date in the language's pattern (`dd`, `MM`, `yyyy`), in the incident's time zone.
+  /// The date in the language's pattern (`dd`, `MM`, `yyyy`), in the incident's time zone:
+  /// the one its source gave, else the local zone of where it begins (`PlaceTimeZone`), so
+  /// that a feed's UTC end at 23:30 on the 30th in Germany reads "31.12.".
   ///
   /// Computed arithmetically (Hinnant's civil-from-days) rather than with `Calendar`, which
   /// costs microseconds per call on Linux and sat on the query path.
   private func formatDate(_ date: Date) -> String {
-    let offset = details.timeZone?.secondsFromGMT(for: date) ?? 0
+    let zone =
+      details.timeZone ?? incident.location.polyline.vertices.first.flatMap(PlaceTimeZone.at)
+    let offset = zone?.secondsFromGMT(for: date) ?? 0
     let seconds = (date.timeIntervalSince1970 + Double(offset)).rounded(.down)
     guard seconds.isFinite, abs(seconds) < 1e13 else { return "" }
     let (year, month, day) = RFC3339.civil(fromDays: Int((seconds / 86_400).rounded(.down)))
