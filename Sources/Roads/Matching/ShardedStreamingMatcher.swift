@@ -129,7 +129,20 @@ package struct ShardedStreamingMatcher: Sendable {
   ///
   /// - Complexity: O(v log v + s) for v vehicles and s spans.
   package var ledgerEntries: [(vehicleID: String, spans: [LedgerSpan])] {
-    shards.flatMap(\.ledger.entries).sorted { $0.vehicleID < $1.vehicleID }
+    Self.entries(of: ledgers)
+  }
+
+  /// The shards' ledgers (copied on write: cheap to take under a lock, see
+  /// ``entries(of:)``).
+  package var ledgers: [ProbeLedger] { shards.map(\.ledger) }
+
+  /// Every vehicle's spans in `ledgers`, by vehicle id.
+  ///
+  /// - Complexity: O(v log v + s) for v vehicles and s spans.
+  package static func entries(
+    of ledgers: [ProbeLedger]
+  ) -> [(vehicleID: String, spans: [LedgerSpan])] {
+    ledgers.flatMap(\.entries).sorted { $0.vehicleID < $1.vehicleID }
   }
 
   /// Replaces every vehicle's ledger spans with saved ones (each to its vehicle's shard).

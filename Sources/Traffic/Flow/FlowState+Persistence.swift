@@ -277,7 +277,7 @@ extension FlowState {
     let (segments, latestTime, observations, configuration, typical, ledger) = pipeline.withLock {
       (
         $0.aggregator.segments, $0.aggregator.latestTime, $0.observations, $0.configuration,
-        $0.aggregator.typical, $0.stream.ledgerEntries
+        $0.aggregator.typical, $0.stream.ledgers
       )
     }
     let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
@@ -323,7 +323,9 @@ extension FlowState {
         Persisted.Typical(
           segmentID: $0.key, week: $0.value.week, revision: $0.value.revision)
       }.sorted { $0.segmentID < $1.segmentID },
-      ledger: ledger.map { Persisted.Ledger(vehicleID: $0.vehicleID, spans: $0.spans) })
+      ledger: ShardedStreamingMatcher.entries(of: ledger).map {
+        Persisted.Ledger(vehicleID: $0.vehicleID, spans: $0.spans)
+      })
   }
 
   /// Replaces the probe aggregates, feed observations, typical weeks and probe ledger with a
