@@ -30,13 +30,16 @@ import Traffic
 ///   is converted and dropped. An update of a version then writes the incident's row and
 ///   the end of `incident_history`, instead of also a history row in a B-tree leaf chosen by
 ///   the incident (a push of 1,000 updates to a million incidents: 5,600 pages → 2,140).
+/// - Version 8: `probe_ledger`, the times each probe vehicle reported (`ProbeLedger`), one
+///   row per vehicle in the binary form of `FlowStateCoder.ledger`, so that probes imported
+///   again by another process are duplicates (`SQLiteTrafficStore+Flow`).
 enum SQLiteSchema {
   /// `PRAGMA application_id` of a traffic store: "TRAF" in ASCII, so that another
   /// application's SQLite file is refused rather than written into.
   static let applicationID: Int64 = 0x5452_4146
 
   /// The newest schema version this build knows.
-  static let latestVersion: Int64 = 7
+  static let latestVersion: Int64 = 8
 
   /// Takes the file from version `target - 1` to `target`, inside the caller's transaction.
   private static func migration(
@@ -61,6 +64,8 @@ enum SQLiteSchema {
     case 7:
       try connection.execute(script: version7)
       try chainHistory(connection)
+    case 8:
+      try connection.execute(script: version8)
     default:
       throw .incompatibleSchema("no migration to schema version \(target)")
     }
@@ -169,6 +174,15 @@ enum SQLiteSchema {
     CREATE TABLE typical_speeds (
       segment_id INTEGER PRIMARY KEY,
       bins BLOB NOT NULL
+    ) STRICT;
+    """
+
+  /// The probe ledger: one row per vehicle, its spans of reported times in the binary form
+  /// of `FlowStateCoder.ledger`.
+  static let version8 = """
+    CREATE TABLE probe_ledger (
+      vehicle_id TEXT PRIMARY KEY,
+      spans BLOB NOT NULL
     ) STRICT;
     """
 

@@ -10,6 +10,8 @@ struct FlowWrites: Sendable {
   var segments: [Int: Int]?
   /// A hash of each `flow_latest` row as written, by segment id.
   var latest: [Int: Int]?
+  /// A hash of each `probe_ledger` row as written, by vehicle id.
+  var ledger: [String: Int]?
   /// The engine revision up to which typical weeks were written (`Persisted.Typical`); `nil`
   /// when unknown (the next save writes every week it has).
   var typical: UInt64?
@@ -70,6 +72,15 @@ extension SQLiteTrafficStore: FlowPersistence {
     }
     let latestHashes = Dictionary(latestRows.map { ($0.id, $0.hash) }) { first, _ in first }
     let typicalRevision = state.typical.reduce(0) { max($0, $1.revision) }
+    var ledgerRows: [(vehicleID: String, data: Data, hash: Int)] = []
+    ledgerRows.reserveCapacity(state.ledger.count)
+    for entry in state.ledger {
+      let data = FlowStateCoder.ledger(entry.spans)
+      var hasher = Hasher()
+      data.withUnsafeBytes { hasher.combine(bytes: $0) }
+      ledgerRows.append((entry.vehicleID, data, hasher.finalize()))
+    }
+    let ledgerHashes = Dictionary(ledgerRows.map { ($0.vehicleID, $0.hash) }) { first, _ in first }
     try withConnection { connection throws(TrafficStoreError) in
       try flowWrites.withLock { writes throws(TrafficStoreError) in
         let version = try connection.integer("PRAGMA data_version")
@@ -104,6 +115,16 @@ extension SQLiteTrafficStore: FlowPersistence {
             try connection.run(
               "INSERT OR REPLACE INTO flow_latest VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row.values)
           }
+          if known.ledger == nil { try connection.run("DELETE FROM probe_ledger") }
+          for (vehicleID, _) in known.ledger ?? [:] where ledgerHashes[vehicleID] == nil {
+            try connection.run(
+              "DELETE FROM probe_ledger WHERE vehicle_id = ?", [.text(vehicleID)])
+          }
+          for row in ledgerRows where known.ledger?[row.vehicleID] != row.hash {
+            try connection.run(
+              "INSERT OR REPLACE INTO probe_ledger (vehicle_id, spans) VALUES (?, ?)",
+              [.text(row.vehicleID), .blob(row.data)])
+          }
           // Weeks are only ever added to or replaced: rows of segments this engine has no
           // week for (written by another process) stay.
           for week in state.typical where known.typical.map({ week.revision > $0 }) ?? true {
@@ -113,7 +134,7 @@ extension SQLiteTrafficStore: FlowPersistence {
           }
         }
         writes = FlowWrites(
-          segments: segmentHashes, latest: latestHashes,
+          segments: segmentHashes, latest: latestHashes, ledger: ledgerHashes,
           typical: max(typicalRevision, known.typical ?? 0),
           dataVersion: try connection.integer("PRAGMA data_version"))
       }
@@ -128,7 +149,7 @@ extension SQLiteTrafficStore: FlowPersistence {
   package func loadFlow() throws(TrafficStoreError) -> FlowState.Persisted? {
     typealias Rows = (
       header: [UInt8], segments: [(Int, [UInt8])], latest: [FlowState.Persisted.Latest],
-      typical: [FlowState.Persisted.Typical]
+      typical: [FlowState.Persisted.Typical], ledger: [FlowState.Persisted.Ledger]
     )
     let path = self.path
     // On the second connection: a start-up restores the flow while the incidents load on
@@ -179,7 +200,22 @@ extension SQLiteTrafficStore: FlowPersistence {
           throw .operationFailed("\(error)")
         }
       }
-      return (header, segments, latest, typical)
+      var ledger: [FlowState.Persisted.Ledger] = []
+      try connection.query(
+        "SELECT vehicle_id, spans FROM probe_ledger ORDER BY vehicle_id COLLATE BINARY"
+      ) { row throws(TrafficStoreError) in
+        let vehicleID = row.text(0)
+        let name = "the probe ledger of vehicle \(vehicleID.debugDescription) in \(path)"
+        do {
+          ledger.append(
+            FlowState.Persisted.Ledger(
+              vehicleID: vehicleID,
+              spans: try FlowStateCoder.ledger(row.bytes(1)[...], name: name)))
+        } catch {
+          throw .operationFailed("\(error)")
+        }
+      }
+      return (header, segments, latest, typical, ledger)
     }
     guard let stored else { return nil }
     do {
@@ -201,7 +237,9 @@ extension SQLiteTrafficStore: FlowPersistence {
         savedAt: header.savedAt, segmentCount: header.segmentCount,
         historyBucketInSeconds: header.historyBucketInSeconds,
         latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
-        latest: stored.latest, typical: stored.typical)
+        latest: stored.latest, typical: stored.typical,
+        // Swift orders strings by their characters, SQLite's BINARY by UTF-8 bytes.
+        ledger: stored.ledger.sorted { $0.vehicleID < $1.vehicleID })
     } catch let error as TrafficStoreError {
       throw error
     } catch {
@@ -215,5 +253,6 @@ extension SQLiteTrafficStore: FlowPersistence {
     try connection.run("DELETE FROM flow_segments")
     try connection.run("DELETE FROM flow_latest")
     try connection.run("DELETE FROM typical_speeds")
+    try connection.run("DELETE FROM probe_ledger")
   }
 }

@@ -179,15 +179,20 @@ enum ProbesCommand: Subcommand {
         unit: .items("probes"))
       let report = engine.ingest(probes: batch.probes, flush: false, progress: progress)
       progress.finish()
-      // Probes an earlier file already gave are duplicates, as within one file.
+      // Probes an earlier file, import or node already gave are duplicates, as within one
+      // file; those inside a span of time their vehicle already reported are out of order.
       var counts = batch.rejectedCounts
-      if report.duplicates > 0 { counts[.duplicate, default: 0] += report.duplicates }
+      for reason in ProbeRejectionReason.allCases where report.rejected(reason) > 0 {
+        counts[reason, default: 0] += report.rejected(reason)
+      }
+      let accepted = batch.acceptedCount - report.rejected
+      let rejected = batch.rejectedCount + report.rejected
       if json {
         summaries.append(
           .object([
             "file": .string(file),
-            "accepted": JSONSummary.number(batch.acceptedCount - report.duplicates),
-            "rejected": JSONSummary.number(batch.rejectedCount + report.duplicates),
+            "accepted": JSONSummary.number(accepted),
+            "rejected": JSONSummary.number(rejected),
             "rejections": .object(
               Dictionary(
                 uniqueKeysWithValues: counts.map { ($0.key.wireName, JSONSummary.number($0.value)) }
@@ -200,8 +205,7 @@ enum ProbesCommand: Subcommand {
       let reasons = counts.sorted { $0.key.wireName < $1.key.wireName }
         .map { "\($0.value) \($0.key.wireName)" }.joined(separator: ", ")
       console.print(
-        "\(file): \(batch.acceptedCount - report.duplicates) accepted, "
-          + "\(batch.rejectedCount + report.duplicates) rejected"
+        "\(file): \(accepted) accepted, \(rejected) rejected"
           + (reasons.isEmpty ? "" : " (\(reasons))")
           + ", \(report.accepted) matched to roads, \(report.vehicles) vehicles")
       for rejection in batch.rejections.prefix(10) {

@@ -55,7 +55,7 @@ import Testing
     #expect(!output[5].startsTrace)
   }
 
-  @Test("outcomes: far away, sent again, out of order, standing still")
+  @Test("outcomes: far away, sent again, inside a span already reported, standing still")
   func outcomes() throws {
     var stream = try stream()
     var output: [MatchedPoint] = []
@@ -66,11 +66,15 @@ import Testing
       stream.matcher.network, along: [0], speed: 10, interval: 5)
     #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .accepted)
     #expect(stream.add(drive[0].probe, vehicleID: "a", into: &output) == .duplicate)
-    var earlier = drive[0].probe
-    earlier.time = drive[0].probe.time - 1
-    #expect(stream.add(earlier, vehicleID: "a", into: &output) == .outOfOrder)
     var still = drive[0].probe
-    for second in [10.0, 20, 30] {
+    still.time = drive[0].probe.time + 10
+    still.speedInMetersPerSecond = 0
+    #expect(stream.add(still, vehicleID: "a", into: &output) == .skippedStationary)
+    // Between two times the vehicle reported: a finer reading of what was counted.
+    var between = drive[0].probe
+    between.time = drive[0].probe.time + 3
+    #expect(stream.add(between, vehicleID: "a", into: &output) == .outOfOrder)
+    for second in [20.0, 30] {
       still.time = drive[0].probe.time + second
       still.speedInMetersPerSecond = 0
       #expect(stream.add(still, vehicleID: "a", into: &output) == .skippedStationary)
@@ -82,6 +86,33 @@ import Testing
     let standing = try #require(point.standingPosition)
     #expect(standing.segmentID == point.position.segmentID)
     #expect(abs(standing.offsetInMeters - point.position.offsetInMeters) < 0.01)
+  }
+
+  @Test("an earlier trip after a later one is matched on a trace of its own, not dropped")
+  func earlierTripOnItsOwnTrace() throws {
+    var stream = try stream()
+    let later = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0, 2], speed: 12, interval: 5,
+      start: Self.start + 3600)
+    let earlier = try MatchingFixtures.drive(
+      stream.matcher.network, along: [0, 2], speed: 12, interval: 5)
+    var output: [MatchedPoint] = []
+    for item in later {
+      #expect(stream.add(item.probe, vehicleID: "a", into: &output) == .accepted)
+    }
+    for item in earlier {
+      #expect(stream.add(item.probe, vehicleID: "a", into: &output) == .accepted)
+    }
+    output += stream.flushAll()
+    // Both trips decided, each in time order, on the segments they drove.
+    let times = Set(output.map(\.probe.time))
+    #expect(times == Set((later + earlier).map(\.probe.time)))
+    let side = output.filter { $0.vehicleID != "a" }
+    #expect(side.map(\.probe.time) == earlier.map(\.probe.time))
+    #expect(side.map(\.position.segmentID) == earlier.map(\.segmentID))
+    // Sent once more, either trip is duplicates.
+    #expect(stream.add(earlier[3].probe, vehicleID: "a", into: &output) == .duplicate)
+    #expect(stream.add(later[3].probe, vehicleID: "a", into: &output) == .duplicate)
   }
 
   @Test(

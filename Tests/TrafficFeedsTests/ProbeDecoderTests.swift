@@ -155,7 +155,7 @@ import TrafficFeeds
       ])
     #expect(
       ProbeRejectionReason.allCases.map(\.wireName) == [
-        "unparseable", "outOfRange", "future", "duplicate",
+        "unparseable", "outOfRange", "future", "duplicate", "outOfOrder",
       ])
   }
 

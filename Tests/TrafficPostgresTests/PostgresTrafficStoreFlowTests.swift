@@ -152,6 +152,42 @@ import TrafficTestSupport
     #expect(try storeC.loadFlow() == nil)
   }
 
+  /// A client pushing a batch again to another node (a retry through a load balancer), or
+  /// to a node started after it: every node knows the probes as ingested and rejects them
+  /// as duplicates; the flow does not change.
+  @Test func aBatchPushedAgainToAnotherNodeIsADuplicateThere() throws {
+    let url = try PostgresTestDatabase.freshURL()
+    let network = try Self.network()
+    let (a, syncA) = try Self.node(url, network: network)
+    let (b, syncB) = try Self.node(url, network: network)
+    defer {
+      syncA.stop()
+      syncB.stop()
+    }
+    let probes = try Self.drive(vehicles: 3, speed: 8)
+    let first = a.ingest(probes: probes, flush: true)
+    #expect(first.ingested == probes.count && first.rejected == 0, "\(first)")
+    let seen = PostgresSyncTests.eventually(within: 2) {
+      syncB.store.probeSequence >= 1
+    }
+    #expect(seen, "node B never read node A's batch")
+    let onB = try #require(try Self.eastbound(b))
+    let again = b.ingest(probes: probes, flush: true)
+    #expect(again.duplicates == probes.count, "\(again)")
+    #expect(again.ingested == 0 && again.vehicles == 0)
+    #expect(try Self.eastbound(b) == onB)
+    // A node started now loads the saved state (with its ledger) and replays the log: the
+    // batch is a duplicate there too.
+    let (c, syncC) = try Self.node(url, network: network)
+    defer { syncC.stop() }
+    let onC = c.ingest(probes: probes, flush: true)
+    #expect(onC.duplicates == probes.count, "\(onC)")
+    // And node A gets B's and C's copies through the log as duplicates.
+    let copies = PostgresSyncTests.eventually(within: 2) { syncA.store.probeSequence >= 3 }
+    #expect(copies)
+    #expect(a.ingest(probes: Array(probes.prefix(5)), flush: false).duplicates == 5)
+  }
+
   @Test func typicalWeeksAreLearnedByEveryNodeAndSurviveARestart() throws {
     let network = try OSMImporter.importNetwork(
       from: Fixtures.liechtenstein(), options: OSMImportOptions(countryCode: "LI"))

@@ -243,7 +243,9 @@ import Zlib
     #expect(report["rejected"] as? Int == 4)
     let reasons = try #require(report["reasons"] as? [String: Int])
     #expect(
-      reasons == ["unparseable": 1, "outOfRange": 1, "future": 1, "duplicate": 1], "\(reasons)")
+      reasons == [
+        "unparseable": 1, "outOfRange": 1, "future": 1, "duplicate": 1, "outOfOrder": 0,
+      ], "\(reasons)")
   }
 
   /// The same batch sent twice (a client retrying after a lost answer): the second time

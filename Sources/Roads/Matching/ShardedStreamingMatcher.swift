@@ -31,6 +31,9 @@ package struct ShardedStreamingMatcher: Sendable {
   package struct BatchResult: Sendable {
     package var outcomes: [ProbeMatchOutcome]
     package var decided: [MatchedPoint]
+    /// Vehicles whose first new probe of the current batch (``beginBatch()``) this part
+    /// added.
+    package var vehicles = 0
   }
 
   /// The fewest vehicles a shard is given room for: a smaller vehicle bound stays one shard,
@@ -77,6 +80,7 @@ package struct ShardedStreamingMatcher: Sendable {
   /// - Complexity: as ``StreamingMapMatcher/add(_:vehicleID:into:)`` per probe, spread over
   ///   the shards' threads.
   package mutating func add(_ items: [Item]) -> BatchResult {
+    let vehiclesBefore = vehiclesAdded
     if shards.count == 1 {
       var outcomes: [ProbeMatchOutcome] = []
       outcomes.reserveCapacity(items.count)
@@ -84,7 +88,8 @@ package struct ShardedStreamingMatcher: Sendable {
       for item in items {
         outcomes.append(shards[0].add(item.point, vehicleID: item.vehicleID, into: &decided))
       }
-      return BatchResult(outcomes: outcomes, decided: decided)
+      return BatchResult(
+        outcomes: outcomes, decided: decided, vehicles: vehiclesAdded - vehiclesBefore)
     }
     var positions = [[Int]](repeating: [], count: shards.count)
     for (position, item) in items.enumerated() {
@@ -104,7 +109,55 @@ package struct ShardedStreamingMatcher: Sendable {
     }
     let decided = Self.merge(work.map(\.decided)) { $0.tag < $1.tag }.map(\.point)
     shards = work.map { $0.take() }
-    return BatchResult(outcomes: outcomes, decided: decided)
+    return BatchResult(
+      outcomes: outcomes, decided: decided, vehicles: vehiclesAdded - vehiclesBefore)
+  }
+
+  /// Starts a batch: a vehicle's first new probe after this counts in
+  /// ``BatchResult/vehicles``.
+  package mutating func beginBatch() {
+    let next = (shards.first?.batch ?? 0) &+ 1
+    for k in shards.indices { shards[k].batch = next }
+  }
+
+  private var vehiclesAdded: Int { shards.reduce(0) { $0 + $1.vehiclesAdded } }
+
+  /// The vehicles with ledger spans (see ``ProbeLedger``).
+  package var ledgerVehicleCount: Int { shards.reduce(0) { $0 + $1.ledger.vehicleCount } }
+
+  /// Every vehicle's ledger spans, by vehicle id.
+  ///
+  /// - Complexity: O(v log v + s) for v vehicles and s spans.
+  package var ledgerEntries: [(vehicleID: String, spans: [LedgerSpan])] {
+    Self.entries(of: ledgers)
+  }
+
+  /// The shards' ledgers (copied on write: cheap to take under a lock, see
+  /// ``entries(of:)``).
+  package var ledgers: [ProbeLedger] { shards.map(\.ledger) }
+
+  /// Every vehicle's spans in `ledgers`, by vehicle id.
+  ///
+  /// - Complexity: O(v log v + s) for v vehicles and s spans.
+  package static func entries(
+    of ledgers: [ProbeLedger]
+  ) -> [(vehicleID: String, spans: [LedgerSpan])] {
+    ledgers.flatMap(\.entries).sorted { $0.vehicleID < $1.vehicleID }
+  }
+
+  /// Replaces every vehicle's ledger spans with saved ones (each to its vehicle's shard).
+  ///
+  /// - Complexity: O(v + s) for v vehicles and s spans.
+  package mutating func restoreLedger(_ entries: [(vehicleID: String, spans: [LedgerSpan])]) {
+    for k in shards.indices { shards[k].clearLedger() }
+    for entry in entries {
+      shards[shard(of: entry.vehicleID)].setLedger(entry.vehicleID, spans: entry.spans)
+    }
+  }
+
+  /// Forgets the ledger spans whose last probe is before `cutoff`.
+  package mutating func pruneLedger(before cutoff: Date) {
+    for k in shards.indices { shards[k].pruneLedger(before: cutoff) }
   }
 
   /// Flushes and forgets the vehicles idle since ``MapMatchingOptions/vehicleTimeoutInSeconds``
@@ -113,6 +166,7 @@ package struct ShardedStreamingMatcher: Sendable {
   /// million vehicles to flush).
   package mutating func expire(now: Date, deliver: ([MatchedPoint]) -> Void) {
     flush(inIDOrder { $0.idleVehicleIDs(now: now) }, forget: true, deliver: deliver)
+    for k in shards.indices { shards[k].forgetIdleSideKeys() }
   }
 
   /// Decides every undecided position, as ``StreamingMapMatcher/flushAll()``, handed to

@@ -3,8 +3,13 @@ import Foundation
 /// Incremental map matching of many vehicles' probe streams, with memory bounded per vehicle
 /// and in the number of vehicles.
 ///
-/// Probes of each vehicle must arrive in time order (later ones for a vehicle are dropped
-/// as ``ProbeMatchOutcome/outOfOrder``). A probe's position is decided when
+/// Each probe is first checked against a ``ProbeLedger`` of the times its vehicle reported:
+/// a time reported before is a ``ProbeMatchOutcome/duplicate``, a time inside a span of the
+/// vehicle's reported times is ``ProbeMatchOutcome/outOfOrder`` (see the ledger for the
+/// rule). A new probe later than its vehicle's latest continues the vehicle's trace; an
+/// earlier one (an earlier trip, an older history file) is matched on a trace of its own
+/// (a side trace, keyed by the vehicle id, a NUL and a number), so that probes of each
+/// trace arrive in time order. A probe's position is decided when
 /// ``MapMatchingOptions/decisionLag`` later probes of the vehicle have arrived, when its trace
 /// breaks (a time gap, no route), or when the vehicle is flushed by ``expire(now:)`` or
 /// ``flushAll()``.
@@ -16,6 +21,14 @@ public struct StreamingMapMatcher: Sendable {
   public let matcher: MapMatcher
   private var tracks: [String: VehicleTrack] = [:]
   private var scratch: RouteScratch
+  /// The times each vehicle reported.
+  package private(set) var ledger: ProbeLedger
+  /// How many side-trace keys each vehicle with side traces has used.
+  private var sideKeys: [String: Int] = [:]
+  /// The number of the batch being added (see ``ProbeLedger/record(_:at:batch:)``).
+  package var batch: UInt64 = 0
+  /// Vehicles whose first new probe of their batch was added, counted since the stream began.
+  package private(set) var vehiclesAdded = 0
 
   /// Creates an empty stream state.
   ///
@@ -24,6 +37,7 @@ public struct StreamingMapMatcher: Sendable {
   public init(matcher: MapMatcher) {
     self.matcher = matcher
     scratch = RouteScratch(segmentCount: matcher.network.segments.count)
+    ledger = ProbeLedger(gapInSeconds: matcher.options.maxTimeGapInSeconds)
   }
 
   /// The number of vehicles with state held.
@@ -43,13 +57,57 @@ public struct StreamingMapMatcher: Sendable {
   public mutating func add(
     _ probe: ProbePoint, vehicleID: String, into output: inout [MatchedPoint]
   ) -> ProbeMatchOutcome {
+    switch ledger.record(vehicleID, at: probe.time, batch: batch) {
+    case .duplicate: return .duplicate
+    case .inside: return .outOfOrder
+    case .new(let firstOfBatch): if firstOfBatch { vehiclesAdded += 1 }
+    }
+    var key = vehicleID
     var track = tracks.removeValue(forKey: vehicleID) ?? VehicleTrack()
+    if let seen = track.lastSeen, probe.time <= seen {
+      tracks[vehicleID] = track
+      key = sideKey(of: vehicleID, before: probe.time)
+      track = tracks.removeValue(forKey: key) ?? VehicleTrack()
+    }
     let outcome = track.add(
-      probe, vehicleID: vehicleID, matcher: matcher, scratch: &scratch, into: &output)
-    tracks[vehicleID] = track
+      probe, vehicleID: key, matcher: matcher, scratch: &scratch, into: &output)
+    tracks[key] = track
     if tracks.count > matcher.options.maxVehicles { evictLeastRecent(into: &output) }
     return outcome
   }
+
+  /// The trace an earlier probe of a vehicle continues: of the vehicle's side traces, the
+  /// one whose latest probe is the latest before `time`, else a new one.
+  private mutating func sideKey(of vehicleID: String, before time: Date) -> String {
+    var best: (key: String, seen: Date)?
+    var free: String?
+    for k in 0..<(sideKeys[vehicleID] ?? 0) {
+      let key = "\(vehicleID)\u{0}\(k + 1)"
+      if let seen = tracks[key]?.lastSeen {
+        if seen < time, best.map({ seen > $0.seen }) ?? true { best = (key, seen) }
+      } else if free == nil {
+        free = key
+      }
+    }
+    if let best { return best.key }
+    if let free { return free }
+    let k = sideKeys[vehicleID, default: 0]
+    sideKeys[vehicleID] = k + 1
+    return "\(vehicleID)\u{0}\(k + 1)"
+  }
+
+  /// Forgets the ledger's spans whose last probe is before `cutoff`.
+  ///
+  /// - Complexity: O(v + s) for v vehicles and s spans in the ledger.
+  package mutating func pruneLedger(before cutoff: Date) { ledger.prune(before: cutoff) }
+
+  /// Replaces a vehicle's ledger spans (restoring a saved ledger).
+  package mutating func setLedger(_ vehicleID: String, spans: [LedgerSpan]) {
+    ledger.set(vehicleID, spans: spans)
+  }
+
+  /// Forgets every vehicle's ledger.
+  package mutating func clearLedger() { ledger.removeAll() }
 
   /// Flushes and forgets the vehicles whose latest probe is older than
   /// ``MapMatchingOptions/vehicleTimeoutInSeconds`` before `now`.
@@ -62,6 +120,7 @@ public struct StreamingMapMatcher: Sendable {
     for vehicleID in idleVehicleIDs(now: now).sorted() {
       flush(vehicleID, forget: true, into: &output)
     }
+    forgetIdleSideKeys()
     return output
   }
 
@@ -87,6 +146,14 @@ public struct StreamingMapMatcher: Sendable {
       vehicleID: vehicleID, network: matcher.network, sigma: matcher.options.gpsSigmaInMeters,
       into: &output)
     if forget { tracks[vehicleID] = nil }
+  }
+
+  /// Forgets the side-trace keys of vehicles none of whose side traces is held any more.
+  package mutating func forgetIdleSideKeys() {
+    guard !sideKeys.isEmpty else { return }
+    sideKeys = sideKeys.filter { entry in
+      (1...max(1, entry.value)).contains { tracks["\(entry.key)\u{0}\($0)"] != nil }
+    }
   }
 
   /// A vehicle's provisional positions (see ``undecidedPoints``), appended to `output`.

@@ -10,9 +10,11 @@ public enum ProbeMatchOutcome: Hashable, Sendable {
   case skippedStationary
   /// No segment lies within the search radius.
   case noCandidates
-  /// The vehicle already reported this time (the same probe sent again).
+  /// The vehicle already reported this time (the same probe sent again), in this batch or
+  /// an earlier one (see ``ProbeLedger``).
   case duplicate
-  /// The probe is earlier than the vehicle's latest probe.
+  /// The probe lies inside a span of time its vehicle already reported, at a time it did not
+  /// report (see ``ProbeLedger``): it cannot be placed on a trace already matched.
   case outOfOrder
 }
 
@@ -59,10 +61,6 @@ struct VehicleTrack: Sendable {
   var columns: [Column] = []
   /// The time of the vehicle's latest probe, kept or not.
   var lastSeen: Date?
-  /// The times of the vehicle's latest probes (at most `recentTimesCapacity`, ascending),
-  /// to tell a probe sent again from one that arrives out of order.
-  var recentTimes: [Date] = []
-  static let recentTimesCapacity = 256
 
   /// Adds a probe, appending any positions decided by it to `output`.
   @discardableResult
@@ -72,9 +70,8 @@ struct VehicleTrack: Sendable {
   ) -> ProbeMatchOutcome {
     let options = matcher.options
     if let lastSeen {
-      guard probe.time > lastSeen else {
-        return recentTimes.contains(probe.time) ? .duplicate : .outOfOrder
-      }
+      // The stream's ledger sends repeats and earlier probes elsewhere; this only guards.
+      guard probe.time > lastSeen else { return probe.time == lastSeen ? .duplicate : .outOfOrder }
       if probe.time.timeIntervalSince(lastSeen) > options.maxTimeGapInSeconds {
         flush(
           vehicleID: vehicleID, network: matcher.network, sigma: options.gpsSigmaInMeters,
@@ -82,8 +79,6 @@ struct VehicleTrack: Sendable {
       }
     }
     lastSeen = probe.time
-    if recentTimes.count == Self.recentTimesCapacity { recentTimes.removeFirst() }
-    recentTimes.append(probe.time)
     if let previous = columns.last?.probe {
       let moved = previous.coordinates.fastDistance(to: probe.coordinates)
       // A stopped vehicle's positions are GPS noise around one place: they tell nothing

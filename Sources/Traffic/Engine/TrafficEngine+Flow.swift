@@ -92,9 +92,15 @@ extension TrafficEngine {
 
   /// Feeds vehicle probes to the flow pipeline: map matching, then aggregation per segment.
   ///
-  /// Probes of one vehicle must come in time order across calls (within a call they are
-  /// sorted). A probe's position is decided a few probes later (fixed-lag matching) or when
-  /// its vehicle goes quiet; ``flushProbes()`` decides all pending positions at once.
+  /// Each probe is ingested once: one whose vehicle already reported its time — in any
+  /// earlier batch, and, with a store that keeps flow, in any earlier process or node — is
+  /// rejected as a duplicate (``ProbeIngestReport/duplicates``), and one inside a span of
+  /// time its vehicle already reported, at a time it did not report, as out of order
+  /// (``ProbeIngestReport/outOfOrder``). Probes may come in any order across calls: those
+  /// earlier than their vehicle's latest (an earlier trip, an older history file) are matched
+  /// on a trace of their own. A probe's position is decided a few probes later (fixed-lag
+  /// matching) or when its vehicle goes quiet; ``flushProbes()`` decides all pending
+  /// positions at once.
   ///
   /// - Parameter probes: The probes.
   /// - Returns: What happened to them, or an empty report when the engine has no network.

@@ -7,7 +7,9 @@ extension FlowState {
   /// open history buckets and the history that free flow is learned from; the feed
   /// observations still alive; and, for readers of the store, the latest published flow.
   ///
-  /// Typical weeks are kept whole: they are the long-term memory of the flow.
+  /// Typical weeks are kept whole: they are the long-term memory of the flow. So is the
+  /// probe ledger (which times each vehicle reported, `ProbeLedger`), so that a probe sent
+  /// again after a restart is still a duplicate.
   ///
   /// Not kept: the map matcher's pending vehicle traces (positions not decided yet, at most
   /// the fixed lag of each vehicle's last probes) and each vehicle's last matched point. A
@@ -35,13 +37,16 @@ extension FlowState {
     package var latest: [Latest]
     /// The typical weeks of the segments holding one, by ascending segment id.
     package var typical: [Typical]
+    /// The times each vehicle reported (the probe ledger), by ascending vehicle id.
+    package var ledger: [Ledger]
 
     /// Creates a state.
     package init(
       savedAt: Date, segmentCount: Int, historyBucketInSeconds: Double, latestProbeTime: Date?,
       segments: [Segment], observations: [Observation], latest: [Latest],
-      typical: [Typical] = []
+      typical: [Typical] = [], ledger: [Ledger] = []
     ) {
+      self.ledger = ledger
       self.savedAt = savedAt
       self.segmentCount = segmentCount
       self.historyBucketInSeconds = historyBucketInSeconds
@@ -269,10 +274,10 @@ extension FlowState {
   ///   pipeline is held only to copy (copy-on-write) its tables.
   package func persisted(now: Date, incidents: IncidentIndex) -> Persisted {
     let snapshot = self.snapshot(now: now, incidents: incidents)
-    let (segments, latestTime, observations, configuration, typical) = pipeline.withLock {
+    let (segments, latestTime, observations, configuration, typical, ledger) = pipeline.withLock {
       (
         $0.aggregator.segments, $0.aggregator.latestTime, $0.observations, $0.configuration,
-        $0.aggregator.typical
+        $0.aggregator.typical, $0.stream.ledgers
       )
     }
     let cutoff = now.addingTimeInterval(-configuration.windowInSeconds)
@@ -317,11 +322,15 @@ extension FlowState {
       typical: typical.profiles.map {
         Persisted.Typical(
           segmentID: $0.key, week: $0.value.week, revision: $0.value.revision)
-      }.sorted { $0.segmentID < $1.segmentID })
+      }.sorted { $0.segmentID < $1.segmentID },
+      ledger: ShardedStreamingMatcher.entries(of: ledger).map {
+        Persisted.Ledger(vehicleID: $0.vehicleID, spans: $0.spans)
+      })
   }
 
-  /// Replaces the probe aggregates and feed observations with a saved state, so that flow
-  /// queries answer as they did when it was saved (given the same time and incidents).
+  /// Replaces the probe aggregates, feed observations, typical weeks and probe ledger with a
+  /// saved state, so that flow queries answer as they did when it was saved (given the same
+  /// time and incidents) and probes ingested before it are duplicates.
   ///
   /// Vehicles being matched keep their traces (at start-up there are none). The state is
   /// checked first and nothing changes when it is refused. Open history buckets counted in
@@ -373,6 +382,7 @@ extension FlowState {
     pipeline.withLock { pipeline in
       pipeline.aggregator.restore(segments: segments, latestTime: persisted.latestProbeTime)
       pipeline.aggregator.typical.replace(with: weeks)
+      pipeline.stream.restoreLedger(persisted.ledger.map { ($0.vehicleID, $0.spans) })
       pipeline.observations = observations
       pipeline.closures = nil
     }
@@ -437,6 +447,7 @@ extension FlowState.Persisted {
       }
       previous = week.segmentID
     }
+    try validateLedger()
     previous = -1
     for observation in observations {
       let id = observation.segmentID

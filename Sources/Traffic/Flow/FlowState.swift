@@ -41,7 +41,8 @@ package final class FlowState: Sendable {
   package var configuration: FlowConfiguration { pipeline.withLock { $0.configuration } }
 
   /// Replaces the configuration; probes and observations received so far are dropped, the
-  /// typical weeks learned are kept (unless the time zone changes).
+  /// typical weeks learned are kept (unless the time zone changes), and so is the probe
+  /// ledger (which times each vehicle reported).
   package func configure(_ configuration: FlowConfiguration) throws(TrafficEngineError) {
     try configuration.validate()
     let network = index.network
@@ -49,9 +50,12 @@ package final class FlowState: Sendable {
     let zone = configuration.timeZone ?? networkTimeZone
     pipeline.withLock {
       let typical = $0.aggregator.typical
+      // What was ingested stays ingested: a probe sent again is still a duplicate.
+      let ledger = $0.stream.ledgerEntries
       $0 = FlowPipeline(
         network: network, configuration: configuration, graph: graph, timeZone: zone)
       if typical.clock.timeZone == zone { $0.aggregator.typical.adopt(typical) }
+      $0.stream.restoreLedger(ledger)
     }
     published.withLock { $0 = FlowSnapshot() }
   }
@@ -194,28 +198,6 @@ package final class FlowState: Sendable {
   }
 }
 
-/// What happened to a batch of probes.
-public struct ProbeIngestReport: Hashable, Sendable {
-  /// Probes that joined their vehicle's trace.
-  public var accepted = 0
-  /// Probes skipped because the vehicle stood still or crawled within GPS noise.
-  public var skippedStationary = 0
-  /// Probes with no road within the search radius.
-  public var unmatched = 0
-  /// Probes their vehicle already reported in an earlier batch (same vehicle, same time):
-  /// rejected as `duplicate`, like repeats within one batch.
-  public var duplicates = 0
-  /// Probes earlier than their vehicle's latest probe.
-  public var outOfOrder = 0
-  /// Matched positions decided during this call (of this batch or of earlier ones).
-  public var decided = 0
-  /// Vehicles tracked after the batch.
-  public var vehicles = 0
-
-  /// An empty report.
-  public init() {}
-}
-
 /// The mutable probe pipeline: streaming matcher, aggregator, feed observations, closures.
 struct FlowPipeline: Sendable {
   struct Observed: Sendable {
@@ -235,6 +217,8 @@ struct FlowPipeline: Sendable {
   var closures: (key: FlowSnapshot.IncidentsKey, minute: Int, closures: FlowPipeline.Closures)?
   /// The turns each active incident with closed junctions closes, by version id.
   var junctionTurns: [String: [UInt64]] = [:]
+  /// When the probe ledger was last pruned (`FlowPipeline+Ledger.swift`).
+  var ledgerPrunedAt: Date?
 
   init(
     network: RoadNetwork, configuration: FlowConfiguration, graph: MatchingGraph,
@@ -252,6 +236,7 @@ struct FlowPipeline: Sendable {
     _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
     var report = ProbeIngestReport()
+    stream.beginBatch()
     // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
     let order = probes.indices.sorted { (probes[$0].time, $0) < (probes[$1].time, $1) }
     // In parts, so that decided positions go on to the aggregator as they come rather than
@@ -276,6 +261,7 @@ struct FlowPipeline: Sendable {
       }
       for point in result.decided { aggregator.add(point) }
       report.decided += result.decided.count
+      report.vehicles += result.vehicles
       progress?.update(done: Int64(start))
     }
     stream.expire(now: now) { expired in
@@ -283,7 +269,7 @@ struct FlowPipeline: Sendable {
       report.decided += expired.count
     }
     aggregator.prune(now: now)
-    report.vehicles = stream.vehicleCount
+    pruneLedgerIfDue(now: now)
     return report
   }
 

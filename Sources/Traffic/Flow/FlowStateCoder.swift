@@ -25,20 +25,21 @@ import Roads
 /// ```
 ///
 /// A whole state in one value (the PostgreSQL store's `flow_state.state`) adds the latest
-/// flow per segment and, from version 2, the typical weeks (version 1, written before typical
-/// weeks existed, is still read):
+/// flow per segment, from version 2 the typical weeks and from version 3 the probe ledger
+/// (`FlowStateCoder+Ledger.swift`; versions 1 and 2, written before, are still read):
 ///
 /// ```
-/// state:   version 2 | header length, header | row count, (segment id, length, segment)…
+/// state:   version 3 | header length, header | row count, (segment id, length, segment)…
 ///          | latest count, (segment id, speed, uncapped, free flow, jam, confidence,
 ///            traversability, has tendency (0/1), [tendency])…
 ///          | week count, (segment id, length, week)…
+///          | ledger count, (vehicle id, length, ledger)…
 /// ```
 package enum FlowStateCoder {
   /// The format version written first in every row.
   package static let version: UInt8 = 1
   /// The version of a whole state (`state(_:)`).
-  package static let stateVersion: UInt8 = 2
+  package static let stateVersion: UInt8 = 3
 
   /// The header of `state`: everything but its segments, observations and latest flow.
   package static func header(_ state: FlowState.Persisted) -> Data {
@@ -243,6 +244,7 @@ package enum FlowStateCoder {
       writer.count(bytes.count)
       writer.raw(bytes)
     }
+    writeLedger(state.ledger, to: &writer)
     return writer.data
   }
 
@@ -327,7 +329,7 @@ package enum FlowStateCoder {
   {
     var reader = BinaryReader(bytes: bytes, name: name)
     let found = try reader.byte()
-    guard found == 1 || found == stateVersion else {
+    guard (1...stateVersion).contains(found) else {
       throw reader.failure("unknown flow state version \(found)")
     }
     let headerLength = try reader.count(bytesPerItem: 1, "header bytes")
@@ -386,12 +388,13 @@ package enum FlowStateCoder {
         typical.append(FlowState.Persisted.Typical(segmentID: id, week: week))
       }
     }
+    let ledger = found >= 3 ? try readLedger(&reader, name: name) : []
     guard reader.isAtEnd else { throw reader.failure("data after the flow state") }
     return FlowState.Persisted(
       savedAt: header.savedAt, segmentCount: header.segmentCount,
       historyBucketInSeconds: header.historyBucketInSeconds,
       latestProbeTime: header.latestProbeTime, segments: segments, observations: observations,
-      latest: latest, typical: typical)
+      latest: latest, typical: typical, ledger: ledger)
   }
 
   /// A fingerprint of a road network: FNV-1a (64 bits) of its binary encoding, with its

@@ -9,8 +9,13 @@ public enum ProbeRejectionReason: String, CaseIterable, Hashable, Sendable, Coda
   case outOfRange
   /// The time lies further in the future than the allowed clock skew.
   case timeInFuture
-  /// The same vehicle already reported a position at the same time.
+  /// The same vehicle already reported a position at the same time (in this document, or in
+  /// any batch ingested into the store before).
   case duplicate
+  /// The time lies inside a span of time its vehicle already reported, at a time it did not
+  /// report (a finer recording of a trip already counted); given by the engine, not the
+  /// decoders (see `ProbeLedger`).
+  case outOfOrder
 
   /// The name `POST /v1/probes` and `traffic probes import` give the reason (API.md): the
   /// case name, except `future` for ``timeInFuture``.

@@ -78,19 +78,18 @@ extension TrafficServer {
     }
     let report = engine.ingest(probes: batch.probes, flush: flush)
 
-    // A probe its vehicle already reported in an earlier batch is a duplicate too: rejected
-    // like a repeat within this batch, not accepted.
+    // A probe its vehicle already reported in an earlier batch is a duplicate too, and one
+    // inside a span of time its vehicle already reported is out of order: rejected like the
+    // rows the decoder refused, not accepted.
     var writer = JSONWriter(capacity: 512)
     writer.beginObject()
-    writer.member("accepted", batch.acceptedCount - report.duplicates)
-    writer.member("rejected", rejected + report.duplicates)
+    writer.member("accepted", batch.acceptedCount - report.rejected)
+    writer.member("rejected", rejected + report.rejected)
     writer.key("reasons")
     writer.beginObject()
-    let reasons: [ProbeRejectionReason] = [.unparseable, .outOfRange, .timeInFuture, .duplicate]
-    for reason in reasons {
+    for reason in ProbeRejectionReason.allCases {
       writer.key(reason.wireName)
-      let earlier = reason == .duplicate ? report.duplicates : 0
-      writer.integer((batch.rejectedCounts[reason] ?? 0) + earlier)
+      writer.integer((batch.rejectedCounts[reason] ?? 0) + report.rejected(reason))
     }
     writer.endObject()
     writer.member("matched", report.accepted)
