@@ -93,7 +93,7 @@ public final class PostgresSync: Sendable {
     }
     flowRestoreError = restoreError
     let listener = try PostgresChangeListener(
-      url: store.target.connectionString,
+      target: store.target,
       channels: [PostgresTrafficStore.notificationChannel, PostgresTrafficStore.probeChannel]
     ) { [weak self] sequences in
       guard let self else { return }
@@ -177,14 +177,19 @@ public final class PostgresSync: Sendable {
           throw error
         }
         for batch in page.batches {
-          // Passed before the ingest: a flow state the ingest saves then holds the batch.
-          store.markProbesApplied(through: batch.sequence)
           if let damage = batch.damage {
+            store.markProbesApplied(through: batch.sequence)
             state.withLock { $0.lastError = .operationFailed(damage) }
             continue
           }
-          engine.ingestShared(probes: batch.probes, flush: batch.flush)
-          count += 1
+          // Marked under the engine's turn with the ingest: a flow state saved meanwhile
+          // holds the batch exactly when its place says so. A batch the loaded state holds
+          // is matched again, as of when it was shared, to rebuild the vehicles' traces.
+          engine.ingestShared(
+            probes: batch.probes, flush: batch.flush, ageInSeconds: batch.ageInSeconds,
+            counting: !batch.isRestored
+          ) { store.markProbesApplied(through: batch.sequence) }
+          if !batch.isRestored { count += 1 }
         }
         store.markProbesApplied(through: page.through)
         if page.rows < pageSize { break }

@@ -13,6 +13,10 @@ package final class FlowState: Sendable {
   let published = Mutex(FlowSnapshot())
   /// When the state was last saved to the store (see `FlowState+Persistence.swift`).
   let lastPersisted = Mutex<Date?>(nil)
+  /// Held while a batch is passed on or marked in a shared log and ingested, and while a
+  /// state is taken with the store's place in that log: a saved state holds a batch exactly
+  /// when its place says so. Never held around a save's write or another lock's wait.
+  let positionGate = Mutex(())
   /// The network's own time zone (`RoadNetwork.localTimeZone`), for configurations that
   /// name none.
   let networkTimeZone: TimeZone
@@ -127,18 +131,24 @@ package final class FlowState: Sendable {
   /// Matches and aggregates a batch of probes; the next read publishes new values (batches
   /// come far more often than reads in a busy feed, and a build reads every vehicle's
   /// undecided positions).
+  ///
+  /// With `counting` off the batch only rebuilds the vehicles' traces: the positions it
+  /// decides become each vehicle's last point, and add nothing (a restored state holds
+  /// what they added when the batch was first ingested).
   package func ingest(
-    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+    _ probes: [Probe], now: Date, counting: Bool = true, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
-    let report = pipeline.withLock { $0.ingest(probes, now: now, progress: progress) }
+    let report = pipeline.withLock {
+      $0.ingest(probes, now: now, counting: counting, progress: progress)
+    }
     invalidate()
     return report
   }
 
   /// Decides every vehicle's pending positions (the end of an import); the next read
   /// publishes new values.
-  package func flush(now: Date) -> Int {
-    let decided = pipeline.withLock { $0.flush(now: now) }
+  package func flush(now: Date, counting: Bool = true) -> Int {
+    let decided = pipeline.withLock { $0.flush(now: now, counting: counting) }
     invalidate()
     return decided
   }
@@ -194,28 +204,6 @@ package final class FlowState: Sendable {
   }
 }
 
-/// What happened to a batch of probes.
-public struct ProbeIngestReport: Hashable, Sendable {
-  /// Probes that joined their vehicle's trace.
-  public var accepted = 0
-  /// Probes skipped because the vehicle stood still or crawled within GPS noise.
-  public var skippedStationary = 0
-  /// Probes with no road within the search radius.
-  public var unmatched = 0
-  /// Probes their vehicle already reported in an earlier batch (same vehicle, same time):
-  /// rejected as `duplicate`, like repeats within one batch.
-  public var duplicates = 0
-  /// Probes earlier than their vehicle's latest probe.
-  public var outOfOrder = 0
-  /// Matched positions decided during this call (of this batch or of earlier ones).
-  public var decided = 0
-  /// Vehicles tracked after the batch.
-  public var vehicles = 0
-
-  /// An empty report.
-  public init() {}
-}
-
 /// The mutable probe pipeline: streaming matcher, aggregator, feed observations, closures.
 struct FlowPipeline: Sendable {
   struct Observed: Sendable {
@@ -249,7 +237,7 @@ struct FlowPipeline: Sendable {
   }
 
   mutating func ingest(
-    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+    _ probes: [Probe], now: Date, counting: Bool = true, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
     var report = ProbeIngestReport()
     // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
@@ -274,12 +262,12 @@ struct FlowPipeline: Sendable {
         case .outOfOrder: report.outOfOrder += 1
         }
       }
-      for point in result.decided { aggregator.add(point) }
+      for point in result.decided { aggregator.add(point, counting: counting) }
       report.decided += result.decided.count
       progress?.update(done: Int64(start))
     }
     stream.expire(now: now) { expired in
-      for point in expired { aggregator.add(point) }
+      for point in expired { aggregator.add(point, counting: counting) }
       report.decided += expired.count
     }
     aggregator.prune(now: now)
@@ -287,10 +275,10 @@ struct FlowPipeline: Sendable {
     return report
   }
 
-  mutating func flush(now: Date) -> Int {
+  mutating func flush(now: Date, counting: Bool = true) -> Int {
     var decided = 0
     stream.flushAll { points in
-      for point in points { aggregator.add(point) }
+      for point in points { aggregator.add(point, counting: counting) }
       decided += points.count
     }
     aggregator.prune(now: now)
