@@ -11,15 +11,16 @@ import TrafficTestSupport
 /// running, once it has caught up: the vehicles' traces in progress (which the saved flow
 /// state does not keep) are rebuilt from the probe log without counting twice.
 @Suite struct PostgresRestartFlowTests {
-  /// `vehicles` cars driving east at 8 m/s, a position every 5 s, their last 2 s before
-  /// `end`; each car's probes split by time into `parts` consecutive batches.
+  /// `vehicles` cars driving east into a queue — 12 m/s, then 3 m/s from the middle of the
+  /// road on — a position every 5 s, their last 2 s before `end`; each car's probes split by
+  /// time into `parts` consecutive batches.
   static func batches(vehicles: Int, parts: Int, end: Date) throws -> [[Probe]] {
-    let speed = 8.0
-    let count = 21
+    let count = 24
     var batches = [[Probe]](repeating: [], count: parts)
     for vehicle in 0..<vehicles {
+      var east = 20 + Double(vehicle) * 7
       for k in 0..<count {
-        let east = 30 + Double(k) * speed * 5 + Double(vehicle) * 7
+        let speed = east < 450 ? 12.0 : 3.0
         let probe = Probe(
           vehicleID: "car\(vehicle)",
           time: end - 2 - Double(vehicle) * 3 - Double(count - 1 - k) * 5,
@@ -28,6 +29,7 @@ import TrafficTestSupport
             longitude: 13 + east / PostgresTrafficStoreFlowTests.metersPerDegreeLongitude),
           speedInMetersPerSecond: speed, headingInDegrees: 90)
         batches[k * parts / count].append(probe)
+        east += speed * 5
       }
     }
     return batches
@@ -87,7 +89,10 @@ import TrafficTestSupport
     #expect(try caughtUp(syncB, through: 3))
     let onA = try Self.flow(a)
     #expect(onA.count == 2, "\(onA)")
-    #expect(try Self.flow(b) == onA)
+    let onB = try Self.flow(b)
+    #expect(
+      onB == onA, "node A:\n\(onA.joined(separator: "\n"))\nnode B:\n\(onB.joined(separator: "\n"))"
+    )
 
     // And once every position is decided.
     a.ingest(probes: [], flush: true)
