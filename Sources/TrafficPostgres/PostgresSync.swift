@@ -16,9 +16,15 @@ import Traffic
 /// Flow the same way: on each notification of `PostgresTrafficStore.probeChannel` it reads
 /// the probe batches other nodes shared since the node's place in the probe log
 /// (`PostgresTrafficStore.pendingProbeBatches(limit:)`) and ingests them in sequence order,
-/// so every node's flow holds every node's probes. When it starts, it replays the batches
-/// after the flow state the engine loaded (`TrafficEngine.restoreFlow()`), or every batch
-/// the log still holds (15 minutes) when none was loaded.
+/// so every node's flow holds every node's probes, each matched as of when it was shared.
+/// When it starts, it reads every batch the log still holds (15 minutes): those the flow
+/// state the engine loaded holds (`TrafficEngine.restoreFlow()`) only rebuild the vehicles'
+/// traces in progress, which the state does not keep, and the later ones count — so the
+/// node then answers the flow the other nodes do. Without a loaded state every batch counts.
+///
+/// After a lost connection (the database restarted) the listener reconnects and both logs
+/// are read from where the node was, so nothing committed meanwhile is missed; the store's
+/// `connectionHealth` tells when the database went and came back.
 ///
 /// Write through the engine (not the store directly): a batch written straight to the store
 /// counts as this node's own and does not reach the engine's snapshot.
