@@ -70,8 +70,17 @@ public final class PostgresChangeListener: Sendable {
   /// - Throws: `TrafficStoreError.cannotOpen` when the server cannot be reached or the
   ///   string is malformed; `.operationFailed` when a channel name is not a plain
   ///   identifier or `LISTEN` fails.
-  public init(
+  public convenience init(
     url: String, channels: [String],
+    onNotifications: @escaping @Sendable ([String: Int64]?) -> Void
+  ) throws(TrafficStoreError) {
+    try self.init(target: PostgresTarget(url), channels: channels, onNotifications: onNotifications)
+  }
+
+  /// Listens as `init(url:channels:onNotifications:)` on a target of a store, whose
+  /// connection health then hears of the listener's reconnection attempts too.
+  init(
+    target: PostgresTarget, channels: [String],
     onNotifications: @escaping @Sendable ([String: Int64]?) -> Void
   ) throws(TrafficStoreError) {
     let plain = { (name: String) in
@@ -84,7 +93,6 @@ public final class PostgresChangeListener: Sendable {
     if let bad = channels.first(where: { !plain($0) }) {
       throw .operationFailed("cannot listen on \(bad.debugDescription): not a plain identifier")
     }
-    let target = try PostgresTarget(url)
     let connection = try PostgresChangeListener.listening(target, channels: channels)
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else {

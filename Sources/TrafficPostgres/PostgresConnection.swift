@@ -28,9 +28,12 @@ final class PostgresConnection {
     guard PQstatus(handle) == CONNECTION_OK else {
       let reason = String(cString: PQerrorMessage(handle)).trimmed
       PQfinish(handle)
-      throw .cannotOpen("\(target.displayName): \(target.redacted(reason))")
+      let error = TrafficStoreError.cannotOpen("\(target.displayName): \(target.redacted(reason))")
+      target.health?.connectionFailed(error)
+      throw error
     }
     self.handle = handle
+    target.health?.connected()
     // Notices ("relation already exists, skipping") would go to stderr otherwise.
     PQsetNoticeProcessor(handle, { _, _ in }, nil)
   }

@@ -16,9 +16,15 @@ import Traffic
 /// Flow the same way: on each notification of `PostgresTrafficStore.probeChannel` it reads
 /// the probe batches other nodes shared since the node's place in the probe log
 /// (`PostgresTrafficStore.pendingProbeBatches(limit:)`) and ingests them in sequence order,
-/// so every node's flow holds every node's probes. When it starts, it replays the batches
-/// after the flow state the engine loaded (`TrafficEngine.restoreFlow()`), or every batch
-/// the log still holds (15 minutes) when none was loaded.
+/// so every node's flow holds every node's probes, each matched as of when it was shared.
+/// When it starts, it reads every batch the log still holds (15 minutes): those the flow
+/// state the engine loaded holds (`TrafficEngine.restoreFlow()`) only rebuild the vehicles'
+/// traces in progress, which the state does not keep, and the later ones count — so the
+/// node then answers the flow the other nodes do. Without a loaded state every batch counts.
+///
+/// After a lost connection (the database restarted) the listener reconnects and both logs
+/// are read from where the node was, so nothing committed meanwhile is missed; the store's
+/// `connectionHealth` tells when the database went and came back.
 ///
 /// Write through the engine (not the store directly): a batch written straight to the store
 /// counts as this node's own and does not reach the engine's snapshot.
@@ -93,7 +99,7 @@ public final class PostgresSync: Sendable {
     }
     flowRestoreError = restoreError
     let listener = try PostgresChangeListener(
-      url: store.target.connectionString,
+      target: store.target,
       channels: [PostgresTrafficStore.notificationChannel, PostgresTrafficStore.probeChannel]
     ) { [weak self] sequences in
       guard let self else { return }
@@ -177,14 +183,19 @@ public final class PostgresSync: Sendable {
           throw error
         }
         for batch in page.batches {
-          // Passed before the ingest: a flow state the ingest saves then holds the batch.
-          store.markProbesApplied(through: batch.sequence)
           if let damage = batch.damage {
+            store.markProbesApplied(through: batch.sequence)
             state.withLock { $0.lastError = .operationFailed(damage) }
             continue
           }
-          engine.ingestShared(probes: batch.probes, flush: batch.flush)
-          count += 1
+          // Marked under the engine's turn with the ingest: a flow state saved meanwhile
+          // holds the batch exactly when its place says so. A batch the loaded state holds
+          // is matched again, as of when it was shared, to rebuild the vehicles' traces.
+          engine.ingestShared(
+            probes: batch.probes, flush: batch.flush, ageInSeconds: batch.ageInSeconds,
+            counting: !batch.isRestored
+          ) { store.markProbesApplied(through: batch.sequence) }
+          if !batch.isRestored { count += 1 }
         }
         store.markProbesApplied(through: page.through)
         if page.rows < pageSize { break }

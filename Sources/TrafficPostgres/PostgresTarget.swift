@@ -11,6 +11,8 @@ struct PostgresTarget: Sendable {
   let displayName: String
   /// Passwords found in the string (as written and percent-decoded), removed from messages.
   private let secrets: [String]
+  /// Told of every connection attempt's outcome (the store's), when set.
+  var health: PostgresConnectionHealth?
 
   /// Reads the connection string with libpq's own parser.
   ///

@@ -9,15 +9,32 @@ struct ProbeLogPosition: Sendable {
   var network: String?
   /// Every batch up to this sequence is in the node's flow (or was skipped as damaged).
   var applied: Int64 = 0
-  /// Later batches that are in the node's flow too: its own, and those a loaded flow state
-  /// held. Reading the log skips them.
+  /// Later batches that are in the node's flow too: its own. Reading the log skips them.
   var held: Set<Int64> = []
+  /// The place of a loaded flow state: every batch up to this sequence is in it...
+  var restoredThrough: Int64 = 0
+  /// ... and these later ones. Reading the log from before them (from its start) rebuilds
+  /// the map matcher's traces, which the state does not keep, without counting them again.
+  var restoredHeld: Set<Int64> = []
+
+  /// Whether the loaded flow state holds the batch `sequence` already.
+  func isRestored(_ sequence: Int64) -> Bool {
+    sequence <= restoredThrough || restoredHeld.contains(sequence)
+  }
+
+  /// What the node's flow holds: the place a state taken now is saved with.
+  var mark: ProbeLogMark {
+    let through = max(applied, restoredThrough)
+    return ProbeLogMark(
+      applied: through, held: held.union(restoredHeld).filter { $0 > through })
+  }
 
   /// Passes `sequence`: drops what it no longer needs to remember.
   mutating func advance(to sequence: Int64) {
     guard sequence > applied else { return }
     applied = sequence
     held = held.filter { $0 > sequence }
+    restoredHeld = restoredHeld.filter { $0 > sequence }
   }
 }
 
@@ -33,16 +50,24 @@ public struct PostgresProbeBatch: Sendable, Hashable {
   public var flush: Bool
   /// Why the stored batch could not be read, when it is damaged.
   public var damage: String?
+  /// How long ago it was shared, seconds (by the database's clock).
+  public var ageInSeconds: Double
+  /// Whether the flow state this node loaded holds the batch already: it is read again only
+  /// to rebuild the vehicles' traces (`TrafficEngine.ingestShared(counting: false)`).
+  public var isRestored: Bool
 
   /// Creates a batch.
   public init(
-    sequence: Int64, node: UUID, probes: [Probe], flush: Bool, damage: String? = nil
+    sequence: Int64, node: UUID, probes: [Probe], flush: Bool, damage: String? = nil,
+    ageInSeconds: Double = 0, isRestored: Bool = false
   ) {
     self.sequence = sequence
     self.node = node
     self.probes = probes
     self.flush = flush
     self.damage = damage
+    self.ageInSeconds = ageInSeconds
+    self.isRestored = isRestored
   }
 }
 
@@ -113,12 +138,14 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
   ) throws(TrafficStoreError) -> (batches: [PostgresProbeBatch], through: Int64, rows: Int) {
     let node = nodeID.uuidString
     let database = displayName
-    let (after, held) = probeLog.withLock { ($0.applied, $0.held) }
+    let position = probeLog.withLock { $0 }
+    let after = position.applied
     let rows = try withSession { session throws(TrafficStoreError) in
       try session.retrying { connection throws(TrafficStoreError) in
         let result = try connection.query(
           """
-          SELECT sequence, node, flush, CASE WHEN node = $2::uuid THEN NULL ELSE probes END
+          SELECT sequence, node, flush, CASE WHEN node = $2::uuid THEN NULL ELSE probes END,
+            extract(epoch FROM now() - created_at)::float8
           FROM probe_log WHERE sequence > $1::bigint ORDER BY sequence LIMIT $3::bigint
           """, [String(after), node, String(max(1, limit))])
         return (0..<result.count).map { row in
@@ -127,34 +154,27 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
             flush: result.text(row, 2) == "t",
             body: result.text(row, 3).map { _ in
               result.data(row, 3)
-            }
+            },
+            age: result.text(row, 4).flatMap(Double.init) ?? 0
           )
         }
       }
     }
     var batches: [PostgresProbeBatch] = []
-    for row in rows where !held.contains(row.sequence) {
+    for row in rows where !position.held.contains(row.sequence) {
       guard let body = row.body else { continue }
-      let sender = UUID(uuidString: row.node) ?? UUID()
+      var batch = PostgresProbeBatch(
+        sequence: row.sequence, node: UUID(uuidString: row.node) ?? UUID(), probes: [],
+        flush: row.flush, ageInSeconds: row.age, isRestored: position.isRestored(row.sequence))
       let name = "probe batch \(row.sequence) in \(database)"
-      guard let bytes = PostgresBytes.bytes(body) else {
-        batches.append(
-          PostgresProbeBatch(
-            sequence: row.sequence, node: sender, probes: [], flush: row.flush,
-            damage: "\(name) is not hex bytea"))
-        continue
+      if let bytes = PostgresBytes.bytes(body) {
+        do { batch.probes = try ProbeCoder.probes(bytes, name: name) } catch {
+          batch.damage = "\(error)"
+        }
+      } else {
+        batch.damage = "\(name) is not hex bytea"
       }
-      do {
-        batches.append(
-          PostgresProbeBatch(
-            sequence: row.sequence, node: sender,
-            probes: try ProbeCoder.probes(bytes, name: name), flush: row.flush))
-      } catch {
-        batches.append(
-          PostgresProbeBatch(
-            sequence: row.sequence, node: sender, probes: [], flush: row.flush,
-            damage: "\(error)"))
-      }
+      batches.append(batch)
     }
     return (batches, rows.last?.sequence ?? after, rows.count)
   }
@@ -168,7 +188,7 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
   }
 
   /// The probe-log sequence up to which this node's flow holds every batch.
-  public var probeSequence: Int64 { probeLog.withLock { $0.applied } }
+  public var probeSequence: Int64 { probeLog.withLock { $0.mark.applied } }
 
   // MARK: FlowPersistence
 
@@ -195,7 +215,24 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
   ///   (`saveNetwork(_:)`) or the write fails; the previous state stays then.
   /// - Complexity: O(a·c) to encode a segments of c contributions each; one round trip.
   package func saveFlow(_ state: FlowState.Persisted) throws(TrafficStoreError) {
-    let (network, applied, held) = probeLog.withLock { ($0.network, $0.applied, $0.held) }
+    try saveFlow(state, at: probeLogMark())
+  }
+
+  /// Where this node is in the probe log: what its flow holds (`ProbeLogPosition.mark`).
+  package func probeLogMark() -> ProbeLogMark? { probeLog.withLock { $0.mark } }
+
+  /// Replaces the saved flow state of the chosen network with `state`, taken when the
+  /// node's flow held the batches `mark` names, in one statement.
+  ///
+  /// - Throws: `TrafficStoreError.operationFailed` when no network was chosen or the write
+  ///   fails; the previous state stays then.
+  /// - Complexity: O(a·c) to encode a segments of c contributions each; one round trip.
+  package func saveFlow(
+    _ state: FlowState.Persisted, at mark: ProbeLogMark?
+  ) throws(TrafficStoreError) {
+    let network = probeLog.withLock { $0.network }
+    let mark = mark ?? probeLog.withLock { $0.mark }
+    let (applied, held) = (mark.applied, mark.held)
     guard let network else {
       throw .operationFailed("no road network was chosen for the flow state in \(displayName)")
     }
@@ -251,8 +288,12 @@ extension PostgresTrafficStore: ProbeSharing, FlowPersistence {
       throw .operationFailed("\(error)")
     }
     probeLog.withLock { position in
-      position.applied = sequence
-      position.held = Set(held.filter { $0 > sequence })
+      // The log is read again from its start: what the state holds rebuilds the vehicles'
+      // traces (and their last points) without counting, what follows counts.
+      position.applied = 0
+      position.held = []
+      position.restoredThrough = sequence
+      position.restoredHeld = Set(held.filter { $0 > sequence })
     }
     return state
   }

@@ -39,20 +39,30 @@ final class PostgresWriterTurn: Sendable {
     _ body: () throws(TrafficStoreError) -> [IncidentChange]
   ) throws(TrafficStoreError) -> [IncidentChange] {
     try state.withLock { state throws(TrafficStoreError) -> [IncidentChange] in
-      let connection: PostgresConnection
-      if let held = state.connection, !held.isBroken {
-        connection = held
-      } else {
-        connection = try PostgresConnection(target: target)
-        try connection.execute("SET lock_timeout = '\(Self.waitLimit)'")
-        state.connection = connection
+      let target = self.target
+      func connect() throws(TrafficStoreError) -> PostgresConnection {
+        if let held = state.connection, !held.isBroken { return held }
+        let fresh = try PostgresConnection(target: target)
+        try fresh.execute("SET lock_timeout = '\(Self.waitLimit)'")
+        state.connection = fresh
+        return fresh
       }
-      do throws(TrafficStoreError) {
-        try connection.query(
-          "SELECT pg_advisory_lock($1::bigint)", [PostgresSchema.writerTurnKey])
-      } catch {
-        if connection.isBroken { state.connection = nil }
-        throw error
+      func lock(_ connection: PostgresConnection) throws(TrafficStoreError) {
+        do throws(TrafficStoreError) {
+          try connection.query(
+            "SELECT pg_advisory_lock($1::bigint)", [PostgresSchema.writerTurnKey])
+        } catch {
+          if connection.isBroken { state.connection = nil }
+          throw error
+        }
+      }
+      var connection = try connect()
+      do throws(TrafficStoreError) { try lock(connection) } catch {
+        // A connection the server dropped since the last turn (it restarted) is replaced
+        // once: while it is still down, that attempt says so (`cannotOpen`).
+        guard state.connection == nil else { throw error }
+        connection = try connect()
+        try lock(connection)
       }
       defer {
         if (try? connection.query(

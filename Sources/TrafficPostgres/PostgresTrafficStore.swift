@@ -29,7 +29,7 @@ import Traffic
 ///
 /// The connection is used under a `Mutex`, so the store is `Sendable` and calls from several
 /// threads are serialised.
-public final class PostgresTrafficStore: TrafficStore {
+public final class PostgresTrafficStore: TrafficStore, StoreReachability {
   /// The channel on which committed batches are announced, with their change-log sequence
   /// as payload.
   public static let notificationChannel = "traffic_incidents"
@@ -53,6 +53,10 @@ public final class PostgresTrafficStore: TrafficStore {
   public let nodeID = UUID()
 
   let target: PostgresTarget
+  /// Whether the database answers, from every connection attempt of this store, its
+  /// writers' turn and its `PostgresSync`'s listener: `onChange` tells of an outage once
+  /// when it starts and once when it ends.
+  public let connectionHealth: PostgresConnectionHealth
   let session: Mutex<PostgresSession>
   /// A second session, connected on first use, for the reads an engine makes while its
   /// snapshot loads (`IndexedTrafficStore`): they never wait behind the main session.
@@ -76,14 +80,20 @@ public final class PostgresTrafficStore: TrafficStore {
   ///   library; `.operationFailed` when a migration fails (e.g. PostGIS is not installed on
   ///   the server, or the user may not create it).
   public init(url: String) throws(TrafficStoreError) {
-    let target = try PostgresTarget(url)
+    var target = try PostgresTarget(url)
     let connection = try PostgresConnection(target: target)
     try PostgresSchema.migrate(connection)
+    // From here on every connection attempt tells whether the database answers.
+    connectionHealth = PostgresConnectionHealth(database: target.displayName)
+    target.health = connectionHealth
     self.target = target
     session = Mutex(PostgresSession(target: target, connection: connection))
     readerSession = Mutex(PostgresSession(target: target))
     writerTurn = PostgresWriterTurn(target: target)
   }
+
+  /// The current outage of the database (`connectionHealth`), or `nil` while it answers.
+  public var outage: StoreOutage? { connectionHealth.outage }
 
   // MARK: TrafficStore
 

@@ -153,6 +153,9 @@ public final class ServerApplication: Sendable {
       }
       storeName = store.displayName
       startup.end("store opened (\(store.displayName))")
+      // One line when the database goes out of reach and one when it is back, however many
+      // requests and reconnection attempts fail in between.
+      store.connectionHealth.onChange { event in reporter.status("traffic serve: \(event)") }
       // As on SQLite, the server answers while the incidents load: area queries and lookups
       // from PostGIS, everything else once they are in memory; following the other nodes
       // starts from where the load was current.

@@ -59,13 +59,14 @@ import TrafficTestSupport
     func request(
       _ path: String, method: String = "GET", body: Data? = nil
     ) async throws
-      -> (status: Int, body: Data)
+      -> (status: Int, body: Data, retryAfter: String?)
     {
       var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
       request.httpMethod = method
       request.httpBody = body
       let (data, response) = try await URLSession.shared.data(for: request)
-      return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+      let http = response as? HTTPURLResponse
+      return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Retry-After"))
     }
   }
 
@@ -192,5 +193,91 @@ import TrafficTestSupport
     defer { c.kill(SIGTERM) }
     let onC = try #require(try await Self.liveSpeed(c), "node C: \(c.log)")
     #expect(abs(onC - onA) < 0.01)
+  }
+
+  /// Polls `node`'s log until it holds `text` or `seconds` pass.
+  static func logs(_ node: Node, _ text: String, within seconds: Double) async throws -> Bool {
+    let start = ContinuousClock.now
+    while ContinuousClock.now - start < .seconds(seconds) {
+      if node.log.contains(text) { return true }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return node.log.contains(text)
+  }
+
+  @Test func nodesSayWhenTheDatabaseGoesAndComesBackAndRefuseWritesMeanwhile() async throws {
+    let cluster = try PostgresCluster.dedicated(durable: false)
+    defer { cluster.stop() }
+    let a = try await Node(databaseURL: cluster.url, network: Self.crossing)
+    let b = try await Node(databaseURL: cluster.url, network: Self.crossing)
+    defer {
+      a.kill(SIGTERM)
+      b.kill(SIGTERM)
+    }
+    let feed = try Data(contentsOf: Self.feed)
+    #expect(
+      try await a.request("/v1/feeds/here-v7?source=upstream", method: "POST", body: feed).status
+        == 200)
+    var served = false
+    for _ in 0..<100 where !served {
+      served = try await b.request("/v7/incidents/555").status == 200
+      if !served { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(served, "node B never served A's push: \(b.log.suffix(1500))")
+
+    try cluster.stopServer()
+    for node in [a, b] {
+      #expect(
+        try await Self.logs(node, "database lost:", within: 10),
+        "no line says the database is gone: \(node.log.suffix(1500))")
+    }
+    // Writes: 503 with Retry-After, however many; reads answer from memory.
+    for _ in 0..<3 {
+      let push = try await a.request("/v1/feeds/here-v7?source=other", method: "POST", body: feed)
+      #expect(push.status == 503, "\(String(decoding: push.body, as: UTF8.self))")
+      #expect(push.retryAfter != nil)
+      #expect(String(decoding: push.body, as: UTF8.self).contains("database is out of reach"))
+    }
+    let probes = try await a.request("/v1/probes", method: "POST", body: Self.probes())
+    #expect(probes.status == 503, "\(String(decoding: probes.body, as: UTF8.self))")
+    #expect(probes.retryAfter != nil)
+    #expect(try await b.request("/v7/incidents/555").status == 200)
+    #expect(try await a.request("/v7/flow?in=circle:47.1,9.501;r=300").status == 200)
+    let ready = try await b.request("/readyz")
+    #expect(ready.status == 200)
+    #expect(String(decoding: ready.body, as: UTF8.self).contains("\"database\":\"unreachable\""))
+
+    try await Task.sleep(for: .seconds(1))
+    try cluster.startAgain()
+    for node in [a, b] {
+      #expect(
+        try await Self.logs(node, "database back:", within: 10),
+        "no line says the database is back: \(node.log.suffix(1500))")
+      // One line each way, not one per failed request or reconnection attempt.
+      #expect(node.log.components(separatedBy: "database lost:").count == 2, "\(node.log)")
+      #expect(node.log.components(separatedBy: "database back:").count == 2)
+    }
+    let lost = a.log.split(separator: "\n").first { $0.contains("database lost:") } ?? ""
+    #expect(lost.contains("127.0.0.1"), "\(lost)")
+    #expect(
+      String(decoding: try await b.request("/readyz").body, as: UTF8.self).contains(
+        "\"database\":\"reachable\""))
+
+    // A write after the outage reaches the other node; so do probes.
+    let pushed = try await a.request(
+      "/v1/feeds/here-v7?source=other", method: "POST",
+      body: Data(
+        String(decoding: feed, as: UTF8.self).replacingOccurrences(of: "555", with: "556").utf8))
+    #expect(pushed.status == 200, "\(String(decoding: pushed.body, as: UTF8.self))")
+    #expect(
+      try await a.request("/v1/probes?flush=true", method: "POST", body: Self.probes()).status
+        == 200)
+    var seen = false
+    for _ in 0..<100 where !seen {
+      seen = try await b.request("/v7/incidents/556").status == 200
+      if !seen { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(seen, "node B never served A's push after the outage: \(b.log.suffix(1500))")
+    #expect(try await Self.eventualSpeed(b, within: 5) != nil, "node B never showed A's probes")
   }
 }

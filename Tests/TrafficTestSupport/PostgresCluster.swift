@@ -63,11 +63,20 @@ public final class PostgresCluster: Sendable {
     if case .success(let cluster) = instance.withLock({ $0 }) { cluster.stop() }
   }
 
-  private init(url: String, port: Int, directory: String, binaries: String) {
+  /// The user the server runs as (`nil`: this process's), and its `pg_ctl -o` options.
+  private let user: String?
+  private let serverOptions: String
+
+  private init(
+    url: String, port: Int, directory: String, binaries: String, user: String?,
+    serverOptions: String
+  ) {
     self.url = url
     self.port = port
     self.directory = directory
     self.binaries = binaries
+    self.user = user
+    self.serverOptions = serverOptions
   }
 
   // MARK: Starting
@@ -103,23 +112,19 @@ public final class PostgresCluster: Sendable {
       var lastError = PostgresClusterError(description: "no free port")
       for _ in 0..<3 {
         let port = try freePort()
+        let serverOptions =
+          "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+          + (durable ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off")
         do throws(PostgresClusterError) {
-          try run(
-            binaries + "/pg_ctl",
-            [
-              "-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "-o",
-              "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
-                + (durable
-                  ? "" : " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"),
-              "start",
-            ], as: user, in: directory)
+          try startServer(
+            binaries: binaries, directory: directory, options: serverOptions, as: user)
         } catch {
           lastError = error
           continue
         }
         let cluster = PostgresCluster(
           url: "postgresql://traffic@127.0.0.1:\(port)/traffic", port: port,
-          directory: directory, binaries: binaries)
+          directory: directory, binaries: binaries, user: user, serverOptions: serverOptions)
         startWatchdog(directory: directory)
         do throws(PostgresClusterError) {
           try cluster.psql("CREATE DATABASE traffic", database: "postgres")
@@ -135,6 +140,37 @@ public final class PostgresCluster: Sendable {
       try? FileManager.default.removeItem(atPath: directory)
       throw error
     }
+  }
+
+  private static func startServer(
+    binaries: String, directory: String, options: String, as user: String?
+  ) throws(PostgresClusterError) {
+    try run(
+      binaries + "/pg_ctl",
+      [
+        "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o",
+        options, "start",
+      ], as: user, in: directory)
+  }
+
+  /// Stops the server as an operator's `pg_ctl stop` does (fast: connections are closed),
+  /// keeping its data, for tests of nodes that lose their database; `startAgain()` brings
+  /// it back on the same port. Use it on a `dedicated(durable:)` cluster, never the shared
+  /// one.
+  ///
+  /// - Throws: `PostgresClusterError` with pg_ctl's output when it fails.
+  public func stopServer() throws(PostgresClusterError) {
+    try PostgresCluster.run(
+      binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "60", "stop"],
+      as: user, in: directory)
+  }
+
+  /// Starts the server stopped by `stopServer()` again, on the same port and data.
+  ///
+  /// - Throws: `PostgresClusterError` with pg_ctl's output and the server log when it fails.
+  public func startAgain() throws(PostgresClusterError) {
+    try PostgresCluster.startServer(
+      binaries: binaries, directory: directory, options: serverOptions, as: user)
   }
 
   /// The newest PostgreSQL on the machine that has PostGIS: `$TRAFFIC_POSTGRES_BIN`, else

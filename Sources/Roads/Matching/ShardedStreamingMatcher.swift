@@ -115,9 +115,16 @@ package struct ShardedStreamingMatcher: Sendable {
 
   /// Starts a batch: a vehicle's first new probe after this counts in
   /// ``BatchResult/vehicles``.
-  package mutating func beginBatch() {
+  ///
+  /// - Parameter checksLedger: Whether the batch's probes are checked against the ledger
+  ///   and recorded in it; `false` for a batch the ledger holds already, read again only to
+  ///   rebuild the vehicles' traces (see ``StreamingMapMatcher/checksLedger``).
+  package mutating func beginBatch(checksLedger: Bool = true) {
     let next = (shards.first?.batch ?? 0) &+ 1
-    for k in shards.indices { shards[k].batch = next }
+    for k in shards.indices {
+      shards[k].batch = next
+      shards[k].checksLedger = checksLedger
+    }
   }
 
   private var vehiclesAdded: Int { shards.reduce(0) { $0 + $1.vehiclesAdded } }

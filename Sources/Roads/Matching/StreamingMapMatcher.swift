@@ -27,6 +27,9 @@ public struct StreamingMapMatcher: Sendable {
   private var sideKeys: [String: Int] = [:]
   /// The number of the batch being added (see ``ProbeLedger/record(_:at:batch:)``).
   package var batch: UInt64 = 0
+  /// Whether probes are checked against and recorded in the ledger; off while a batch a
+  /// restored ledger already holds is read again only to rebuild the vehicles' traces.
+  package var checksLedger = true
   /// Vehicles whose first new probe of their batch was added, counted since the stream began.
   package private(set) var vehiclesAdded = 0
 
@@ -57,10 +60,12 @@ public struct StreamingMapMatcher: Sendable {
   public mutating func add(
     _ probe: ProbePoint, vehicleID: String, into output: inout [MatchedPoint]
   ) -> ProbeMatchOutcome {
-    switch ledger.record(vehicleID, at: probe.time, batch: batch) {
-    case .duplicate: return .duplicate
-    case .inside: return .outOfOrder
-    case .new(let firstOfBatch): if firstOfBatch { vehiclesAdded += 1 }
+    if checksLedger {
+      switch ledger.record(vehicleID, at: probe.time, batch: batch) {
+      case .duplicate: return .duplicate
+      case .inside: return .outOfOrder
+      case .new(let firstOfBatch): if firstOfBatch { vehiclesAdded += 1 }
+      }
     }
     var key = vehicleID
     var track = tracks.removeValue(forKey: vehicleID) ?? VehicleTrack()

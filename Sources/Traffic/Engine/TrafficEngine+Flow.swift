@@ -129,42 +129,6 @@ extension TrafficEngine {
     ingest(probes: probes, flush: flush, progress: nil)
   }
 
-  /// ``ingest(probes:flush:)`` telling `progress` how many probes were matched (a long
-  /// import).
-  @discardableResult
-  package func ingest(
-    probes: [Probe], flush: Bool, progress: ProgressReporter?
-  ) -> ProbeIngestReport {
-    guard flowState != nil else { return ProbeIngestReport() }
-    if let sharing = store as? any ProbeSharing, !probes.isEmpty || flush {
-      // Shared before it counts here, so that a flow state saved meanwhile does not hold a
-      // batch the shared log has not numbered yet.
-      try? sharing.shareProbes(probes, flush: flush)
-    }
-    return ingestShared(probes: probes, flush: flush, progress: progress)
-  }
-
-  /// Feeds probes another node of the deployment ingested (read from the shared store) to
-  /// the flow pipeline, without passing them on again.
-  ///
-  /// - Parameters:
-  ///   - probes: The other node's batch.
-  ///   - flush: Whether that node decided every pending position after it.
-  /// - Returns: What happened to them.
-  /// - Complexity: as ``ingest(probes:)``.
-  @discardableResult
-  package func ingestShared(
-    probes: [Probe], flush: Bool, progress: ProgressReporter? = nil
-  ) -> ProbeIngestReport {
-    guard let flowState else { return ProbeIngestReport() }
-    var report = flowState.ingest(probes, now: clock(), progress: progress)
-    if flush { report.decided += flowState.flush(now: clock()) }
-    // A store that keeps flow gets the current picture at most once a minute; a failed save
-    // is retried with the next batch and never fails the ingest.
-    _ = try? saveFlowIfDue()
-    return report
-  }
-
   /// Decides every pending matched position (for example at the end of a file import) and
   /// publishes the values.
   ///

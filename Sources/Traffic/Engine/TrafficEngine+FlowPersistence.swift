@@ -23,7 +23,12 @@ extension TrafficEngine {
     guard let flowState, let persistence = store as? any FlowPersistence else { return false }
     let now = clock()
     flowState.lastPersisted.withLock { $0 = now }
-    try persistence.saveFlow(flowState.persisted(now: now, incidents: currentSnapshot))
+    let incidents = currentSnapshot
+    // The state and the shared log's place together: no batch is marked or ingested between.
+    let (state, mark) = flowState.positionGate.withLock { _ in
+      (flowState.persisted(now: now, incidents: incidents), persistence.probeLogMark())
+    }
+    try persistence.saveFlow(state, at: mark)
     return true
   }
 

@@ -16,7 +16,9 @@ extension FlowState {
   /// vehicle driving across a restart therefore starts a new trace: the travel between its
   /// last probe before and its first probe after is not counted, and positions still pending
   /// at the save are lost. Call `TrafficEngine.flushProbes()` before a planned shutdown's
-  /// save to decide them.
+  /// save to decide them. A store with a shared probe log (PostgreSQL) rebuilds them
+  /// instead: it reads again the batches the state holds, without counting them
+  /// (`TrafficEngine.ingestShared(counting: false)`).
   package struct Persisted: Hashable, Sendable, Codable {
     /// When the state was taken.
     package var savedAt: Date

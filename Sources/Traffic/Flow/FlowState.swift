@@ -13,6 +13,10 @@ package final class FlowState: Sendable {
   let published = Mutex(FlowSnapshot())
   /// When the state was last saved to the store (see `FlowState+Persistence.swift`).
   let lastPersisted = Mutex<Date?>(nil)
+  /// Held while a batch is passed on or marked in a shared log and ingested, and while a
+  /// state is taken with the store's place in that log: a saved state holds a batch exactly
+  /// when its place says so. Never held around a save's write or another lock's wait.
+  let positionGate = Mutex(())
   /// The network's own time zone (`RoadNetwork.localTimeZone`), for configurations that
   /// name none.
   let networkTimeZone: TimeZone
@@ -131,18 +135,24 @@ package final class FlowState: Sendable {
   /// Matches and aggregates a batch of probes; the next read publishes new values (batches
   /// come far more often than reads in a busy feed, and a build reads every vehicle's
   /// undecided positions).
+  ///
+  /// With `counting` off the batch only rebuilds the vehicles' traces: the positions it
+  /// decides become each vehicle's last point, and add nothing (a restored state holds
+  /// what they added when the batch was first ingested).
   package func ingest(
-    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+    _ probes: [Probe], now: Date, counting: Bool = true, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
-    let report = pipeline.withLock { $0.ingest(probes, now: now, progress: progress) }
+    let report = pipeline.withLock {
+      $0.ingest(probes, now: now, counting: counting, progress: progress)
+    }
     invalidate()
     return report
   }
 
   /// Decides every vehicle's pending positions (the end of an import); the next read
   /// publishes new values.
-  package func flush(now: Date) -> Int {
-    let decided = pipeline.withLock { $0.flush(now: now) }
+  package func flush(now: Date, counting: Bool = true) -> Int {
+    let decided = pipeline.withLock { $0.flush(now: now, counting: counting) }
     invalidate()
     return decided
   }
@@ -233,10 +243,11 @@ struct FlowPipeline: Sendable {
   }
 
   mutating func ingest(
-    _ probes: [Probe], now: Date, progress: ProgressReporter? = nil
+    _ probes: [Probe], now: Date, counting: Bool = true, progress: ProgressReporter? = nil
   ) -> ProbeIngestReport {
     var report = ProbeIngestReport()
-    stream.beginBatch()
+    // A batch read again only to rebuild traces is in the restored ledger already.
+    stream.beginBatch(checksLedger: counting)
     // Per vehicle the matcher needs time order; a stable sort keeps equal times as sent.
     let order = probes.indices.sorted { (probes[$0].time, $0) < (probes[$1].time, $1) }
     // In parts, so that decided positions go on to the aggregator as they come rather than
@@ -259,13 +270,13 @@ struct FlowPipeline: Sendable {
         case .outOfOrder: report.outOfOrder += 1
         }
       }
-      for point in result.decided { aggregator.add(point) }
+      for point in result.decided { aggregator.add(point, counting: counting) }
       report.decided += result.decided.count
       report.vehicles += result.vehicles
       progress?.update(done: Int64(start))
     }
     stream.expire(now: now) { expired in
-      for point in expired { aggregator.add(point) }
+      for point in expired { aggregator.add(point, counting: counting) }
       report.decided += expired.count
     }
     aggregator.prune(now: now)
@@ -273,10 +284,10 @@ struct FlowPipeline: Sendable {
     return report
   }
 
-  mutating func flush(now: Date) -> Int {
+  mutating func flush(now: Date, counting: Bool = true) -> Int {
     var decided = 0
     stream.flushAll { points in
-      for point in points { aggregator.add(point) }
+      for point in points { aggregator.add(point, counting: counting) }
       decided += points.count
     }
     aggregator.prune(now: now)

@@ -122,11 +122,15 @@ struct SpeedAggregator: Sendable {
   }
 
   /// Adds a matched point: the travel from the vehicle's previous matched point.
-  mutating func add(_ point: MatchedPoint) {
+  ///
+  /// With `counting` off the point only becomes the vehicle's last one (a replayed batch
+  /// whose travel the restored aggregates hold already).
+  mutating func add(_ point: MatchedPoint, counting: Bool = true) {
     let previous = lastPoints[point.vehicleID]
     lastPoints[point.vehicleID] = (
       point.position, point.probe.time, point.probe.speedInMetersPerSecond
     )
+    guard counting else { return }
     for (segment, contribution) in contributions(of: point, after: previous) {
       record(segment, contribution)
     }

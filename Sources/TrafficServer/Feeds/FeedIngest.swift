@@ -99,6 +99,9 @@ final class FeedIngest: Sendable {
       throw .httpError(status: 413, detail)
     } catch {
       recordFailure(error.description, format: format, source: source, at: now)
+      if let unavailable = TrafficQueryError.storeUnavailable(error, engine: engine) {
+        throw unavailable
+      }
       throw .internalError("the incidents could not be stored: \(error)")
     }
     let document = application.document

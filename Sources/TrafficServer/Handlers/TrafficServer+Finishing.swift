@@ -21,6 +21,9 @@ extension TrafficServer {
     if case .authenticationFailed = error {
       response.headers.add("WWW-Authenticate", "Bearer realm=\"traffic\"")
     }
+    // Every 503 is worth trying again (a busy server, a database out of reach); a route
+    // that knows better replaces the value.
+    if response.status == 503 { response.headers.set("Retry-After", "2") }
     return response
   }
 

@@ -38,7 +38,8 @@ extension TrafficServer {
   /// (RFC 3339) dates second 0 of SUMO FCD times.
   /// - Throws: `.httpError(409)` when the engine has no road network; `.badRequest` for an
   ///   empty body or a document of which nothing can be read; `.invalidParameter` for bad
-  ///   query parameters.
+  ///   query parameters; `.httpError(503)` when the shared database is out of reach (the
+  ///   batch is not counted: send it again).
   func probes(
     query: QueryParameters, request: HTTPRequest
   ) throws(TrafficQueryError)
@@ -76,7 +77,14 @@ extension TrafficServer {
       let first = batch.rejections.first.map { " (line \($0.line): \($0.detail))" } ?? ""
       throw .badRequest("none of the \(rejected) probe rows can be read\(first)")
     }
-    let report = engine.ingest(probes: batch.probes, flush: flush)
+    let report: ProbeIngestReport
+    do {
+      // Refused rather than counted here alone: the other nodes would never see the batch.
+      report = try engine.ingestSharing(probes: batch.probes, flush: flush)
+    } catch {
+      throw TrafficQueryError.storeUnavailable(error, engine: engine)
+        ?? .internalError("the probes could not be passed on to the other nodes: \(error)")
+    }
 
     // A probe its vehicle already reported in an earlier batch is a duplicate too, and one
     // inside a span of time its vehicle already reported is out of order: rejected like the

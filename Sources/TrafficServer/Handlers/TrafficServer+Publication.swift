@@ -84,7 +84,7 @@ extension TrafficServer {
           "\(LargePublicationSlots.total) large publications are being sent (at most "
             + "\(LargePublicationSlots.perClient) per client); retry in a few seconds (a current "
             + "copy is answered at once with If-None-Match or If-Modified-Since)"))
-      busy.headers.add("Retry-After", "2")
+      busy.headers.set("Retry-After", "2")
       return busy
     }
     let release: @Sendable () -> Void = { [weak self] in

@@ -119,19 +119,38 @@ extension TrafficServer {
     // False while the incidents load in the background: queries are answered meanwhile,
     // writes wait until they are loaded.
     writer.member("loaded", engine.isLoaded)
+    writeDatabase(into: &writer)
     writer.endObject()
     return .uncachedJSON(writer.bytes)
+  }
+
+  /// `"database": "reachable"` or `"unreachable"` with since when and why, for a store on
+  /// a database server (PostgreSQL); nothing for a store in this process.
+  private func writeDatabase(into writer: inout JSONWriter) {
+    guard engine.store is any StoreReachability else { return }
+    let outage = engine.storeOutage
+    writer.member("database", outage == nil ? "reachable" : "unreachable")
+    if let outage {
+      writer.member("databaseUnreachableSince", outage.since)
+      writer.member("databaseError", outage.reason)
+    }
   }
 
   /// `GET /readyz`: readiness for a load balancer. The server listens only once its store
   /// is open; it is ready once the incidents have loaded into the snapshot that answers
   /// (200 `ready`); until then 503 `loading`, while `/healthz` already answers 200.
+  ///
+  /// A database that goes out of reach later leaves the node ready (its body says
+  /// `"database": "unreachable"`): the node still answers every read from memory, and the
+  /// nodes share the database, so taking them out of the balancer would turn a write outage
+  /// into a total one.
   func readiness() -> HTTPResponse {
     let ready = engine.isLoaded
     var writer = JSONWriter(capacity: 96)
     writer.beginObject()
     writer.member("status", ready ? "ready" : "loading")
     writer.member("incidents", engine.incidentCount)
+    writeDatabase(into: &writer)
     writer.endObject()
     var response = HTTPResponse.uncachedJSON(writer.bytes)
     if !ready {
