@@ -34,7 +34,8 @@ import Synchronization
 /// set on every segment of a network that has them, on none of one that has not), 2048 the
 /// segment's turns follow (``RoadNetwork/turns``: likewise on every segment or none), 4096
 /// their lanes follow (``SegmentTurns/lanes(from:to:)``: on every segment with turns or
-/// none). Enumerations are stored by their raw value through the string
+/// none), 8192 a toll is paid on it (``RoadSegment/isToll``; data written before tolls were
+/// stored has none). Enumerations are stored by their raw value through the string
 /// table, so adding or reordering cases never changes the meaning of stored data.
 extension RoadNetwork {
   /// The first bytes of every chunk: "RNC" and the format version.
@@ -62,9 +63,12 @@ extension RoadNetwork {
     static let turns: UInt64 = 2048
     /// The lanes of the segment's turns follow them (``SegmentTurns/laneMasks(of:)``).
     static let turnLanes: UInt64 = 4096
+    /// A toll road (``RoadSegment/isToll``).
+    static let toll: UInt64 = 8192
     /// Every flag this version knows.
     static let known: UInt64 =
       63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout | turns | turnLanes
+      | toll
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
@@ -154,6 +158,7 @@ extension RoadNetwork {
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       if segment.isRoundabout { flags |= SegmentFlag.roundabout }
+      if segment.isToll { flags |= SegmentFlag.toll }
       if turns != nil { flags |= SegmentFlag.turns }
       if turns?.knowsLanes == true { flags |= SegmentFlag.turnLanes }
       records.varint(flags)
@@ -467,7 +472,8 @@ extension RoadNetwork {
             speedLimitInMetersPerSecond: speed, speedLimitSource: speedSource, laneCount: lanes,
             isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite,
             isOpenToCars: flags & SegmentFlag.closedToCars == 0,
-            isRoundabout: flags & SegmentFlag.roundabout != 0))
+            isRoundabout: flags & SegmentFlag.roundabout != 0,
+            isToll: flags & SegmentFlag.toll != 0))
       }
       guard reader.isAtEnd else { throw reader.failure("data after the last segment") }
       guard withIDs == 0 || withIDs == count else {
