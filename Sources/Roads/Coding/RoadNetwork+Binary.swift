@@ -74,10 +74,12 @@ extension RoadNetwork {
   /// The network as binary chunks: first the node chunks, then the segment chunks.
   ///
   /// - Parameter elementsPerChunk: the most nodes or segments in one chunk (at least 1).
+  /// - Parameter tolls: whether toll roads are marked (`false`: the bytes of a network stored
+  ///   before tolls were, for fingerprints that must not change with them).
   /// - Returns: the chunks, to be given back to ``init(binaryChunks:name:)`` in this order.
   /// - Complexity: O(n + s·v) for n nodes and s segments of v vertices, chunks encoded on
   ///   all cores.
-  public func binaryChunks(elementsPerChunk: Int = 32_768) -> [Data] {
+  public func binaryChunks(elementsPerChunk: Int = 32_768, tolls: Bool = true) -> [Data] {
     let size = max(1, elementsPerChunk)
     var jobs: [(kind: ChunkKind, range: Range<Int>)] = []
     for start in stride(from: 0, to: nodes.count, by: size) {
@@ -89,7 +91,8 @@ extension RoadNetwork {
     let chunks = Mutex([Data](repeating: Data(), count: jobs.count))
     DispatchQueue.concurrentPerform(iterations: jobs.count) { [jobs] k in
       let job = jobs[k]
-      let chunk = job.kind == .nodes ? encodeNodes(job.range) : encodeSegments(job.range)
+      let chunk =
+        job.kind == .nodes ? encodeNodes(job.range) : encodeSegments(job.range, tolls: tolls)
       chunks.withLock { $0[k] = chunk }
     }
     return chunks.withLock { $0 }
@@ -136,7 +139,7 @@ extension RoadNetwork {
     return Self.chunk(.nodes, range, table, records)
   }
 
-  private func encodeSegments(_ range: Range<Int>) -> Data {
+  private func encodeSegments(_ range: Range<Int>, tolls: Bool) -> Data {
     var table = StringTable()
     var records = BinaryWriter(capacity: range.count * 64)
     for segment in segments[range] {
@@ -158,7 +161,7 @@ extension RoadNetwork {
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       if segment.isRoundabout { flags |= SegmentFlag.roundabout }
-      if segment.isToll { flags |= SegmentFlag.toll }
+      if tolls, segment.isToll { flags |= SegmentFlag.toll }
       if turns != nil { flags |= SegmentFlag.turns }
       if turns?.knowsLanes == true { flags |= SegmentFlag.turnLanes }
       records.varint(flags)
