@@ -16,13 +16,16 @@ final class TableWeights: Sendable {
   let minute: Int
   let usesTraffic: Bool
   let closures: TravelTimes.Closures
+  /// The avoided features, whose segments took ∞ (none: the plain weights).
+  let avoided: Set<RoadFeature>
   let metric: BoundHierarchy.Metric
   /// When the customisation finished (monotonic seconds) and how long it took.
   let finishedUptime: Double
   let buildSeconds: Double
 
   /// Customises `bounds`' hierarchy with each segment's seconds under `times` at its
-  /// departure (the live picture then, closures applied; ∞ for a segment not driven).
+  /// departure (the live picture then, closures applied; ∞ for a segment not driven, the
+  /// excluded ones of avoided features included).
   init(times: TravelTimes, bounds: RoutingBounds, departure: Date) {
     let started = ProcessInfo.processInfo.systemUptime
     self.bounds = bounds
@@ -31,6 +34,7 @@ final class TableWeights: Sendable {
     minute = Self.minute(of: departure)
     usesTraffic = times.usesTraffic
     closures = times.closures
+    avoided = times.excluded?.features ?? []
     let records = times.segments.records
     let count = records.count
     // Every segment's speed read on every core (hash lookups of the flow's tables).
@@ -59,7 +63,7 @@ final class TableWeights: Sendable {
   func fits(_ times: TravelTimes, bounds: RoutingBounds, departure: Date) -> Bool {
     self.bounds === bounds && builtAt == times.view.flow.builtAt
       && minute == Self.minute(of: departure) && usesTraffic == times.usesTraffic
-      && closures == times.closures
+      && closures == times.closures && avoided == times.excluded?.features ?? []
   }
 
   /// Whether these weights may answer for `times` while its own are customised: same bounds
@@ -68,7 +72,7 @@ final class TableWeights: Sendable {
   func isCloseEnough(_ times: TravelTimes, bounds: RoutingBounds, departure: Date) -> Bool {
     let tolerance = RoutingEngine.tableWeightsTolerance
     return self.bounds === bounds && usesTraffic == times.usesTraffic
-      && closures == times.closures
+      && closures == times.closures && avoided == times.excluded?.features ?? []
       && abs(times.view.flow.builtAt.timeIntervalSince(builtAt)) <= tolerance
       && abs(departure.timeIntervalSince(self.departure)) <= tolerance
   }
@@ -79,11 +83,32 @@ final class TableWeights: Sendable {
 }
 
 extension RoutingEngine {
-  /// The latest table weights and whether a customisation is under way.
+  /// The latest table weights of each set of avoided features (none: the plain weights,
+  /// which requests without avoidance alone read and which a set's weights never replace),
+  /// and the sets whose customisation is under way.
   struct TableWeightsState {
-    var current: TableWeights?
-    var building = false
+    var weights: [Set<RoadFeature>: TableWeights] = [:]
+    var building: Set<Set<RoadFeature>> = []
+
+    /// The plain weights.
+    var current: TableWeights? { weights[[]] }
+
+    /// Keeps `made`, dropping the oldest weights of other avoided features beyond
+    /// ``RoutingEngine/avoidingTableWeightsLimit`` (each a hierarchy's worth of arrays).
+    mutating func keep(_ made: TableWeights) {
+      weights[made.avoided] = made
+      let avoiding = weights.filter { !$0.key.isEmpty }
+      if avoiding.count > RoutingEngine.avoidingTableWeightsLimit,
+        let oldest = avoiding.min(by: { $0.value.finishedUptime < $1.value.finishedUptime })
+      {
+        weights[oldest.key] = nil
+      }
+    }
   }
+
+  /// At most this many sets of avoided features keep their table weights besides the plain
+  /// ones.
+  static let avoidingTableWeightsLimit = 2
 
   /// Table weights this close (seconds of flow snapshot and of departure) to a table's own
   /// answer for it on a large network while its own are customised in the background.
@@ -106,7 +131,10 @@ extension RoutingEngine {
     times: TravelTimes, bounds: RoutingBounds, departure: Date,
     backgroundFrom: Int = synchronousBoundsLimit
   ) -> TableWeights {
-    let (current, building) = tableWeightsState.withLock { ($0.current, $0.building) }
+    let key = times.excluded?.features ?? []
+    let (current, building) = tableWeightsState.withLock {
+      ($0.weights[key], $0.building.contains(key))
+    }
     if let current, current.fits(times, bounds: bounds, departure: departure) { return current }
     if times.view.network.segments.count > backgroundFrom, let current,
       current.isCloseEnough(times, bounds: bounds, departure: departure)
@@ -115,17 +143,16 @@ extension RoutingEngine {
       return current
     }
     let made = TableWeights(times: times, bounds: bounds, departure: departure)
-    tableWeightsState.withLock { $0.current = made }
+    tableWeightsState.withLock { $0.keep(made) }
     return made
   }
 
   private func customiseInBackground(
     times: TravelTimes, bounds: RoutingBounds, departure: Date
   ) {
+    let key = times.excluded?.features ?? []
     let starts = tableWeightsState.withLock { state -> Bool in
-      guard !state.building else { return false }
-      state.building = true
-      return true
+      state.building.insert(key).inserted
     }
     guard starts else { return }
     DispatchQueue.global(qos: .utility).async {
@@ -133,8 +160,8 @@ extension RoutingEngine {
       self.tableWeightsState.withLock { state in
         // Unless weights of a newer snapshot were customised meanwhile (on the query's
         // thread, none being close enough).
-        if (state.current?.builtAt ?? .distantPast) <= made.builtAt { state.current = made }
-        state.building = false
+        if (state.weights[key]?.builtAt ?? .distantPast) <= made.builtAt { state.keep(made) }
+        state.building.remove(key)
       }
     }
   }

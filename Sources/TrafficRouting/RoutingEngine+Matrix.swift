@@ -130,17 +130,21 @@ extension RoutingEngine {
       || (method == .automatic && !gapped
         && Self.usesBuckets(origins: origins.count, segments: view.network.segments.count))
     let bounds = bucketed ? bucketBounds(for: view, origins: origins.count) : bounds(for: view)
-    let times = TravelTimes(
+    var travel = TravelTimes(
       view: view, departure: departure,
       usesTraffic: options.trafficOptimization == .timeDependent,
       closures: Self.closures(options),
       // The table routes use (with bounds, their caps), so that the speeds are the same.
       segments: bounds?.segments ?? plainSegments(view))
+    let excluded = excludedSegments(options.avoidedFeatures, view: view)
+    travel.excluded = excluded
+    let times = travel
     let all = origins + destinations
     let limits = all.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
     // As for routes: a waypoint in a tiny part of the network takes a big one's road.
     let big = snapsToBigComponents(
-      all.map(\.coordinates), view: view, limits: limits, skipping: excluding ?? [])
+      all.map(\.coordinates), view: view, limits: limits, skipping: excluding ?? [],
+      excluded: excluded)
     var snapped: [[Snap]] = []
     snapped.reserveCapacity(all.count)
     var skipped = Set<Int>()
@@ -154,7 +158,7 @@ extension RoutingEngine {
         snapped.append(
           try snap(
             all[index], index: index, view: view, within: 15, arriving: index >= origins.count,
-            limit: limits[index], bigComponent: big[index]))
+            limit: limits[index], bigComponent: big[index], excluded: excluded))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])
@@ -180,7 +184,7 @@ extension RoutingEngine {
           return
             (try? snap(
               all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
-              limit: limits[index], bigComponent: big[index]))
+              limit: limits[index], bigComponent: big[index], excluded: excluded))
             ?? narrow[index]
         }
         let retried = bucketRows(
@@ -211,7 +215,7 @@ extension RoutingEngine {
         let made =
           (try? snap(
             all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
-            limit: limits[index], bigComponent: big[index]))
+            limit: limits[index], bigComponent: big[index], excluded: excluded))
           ?? narrow[index]
         wide[index] = made
         return made

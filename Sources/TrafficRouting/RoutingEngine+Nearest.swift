@@ -28,14 +28,17 @@ extension RoutingEngine {
 
   /// The `count` roads open to cars nearest `point`, nearest first, within `meters` (`nil`:
   /// however far, as OSRM's `nearest` without `radiuses`): each road once (a two-way road's
-  /// two directions are one road).
+  /// two directions are one road), none of the `avoiding` features (OSRM's `exclude` on its
+  /// `nearest` service).
   ///
   /// - Throws: ``RoutingError/noRoadNetwork`` without a network.
   package func nearestRoads(
-    to point: GeoCoordinates, count: Int, withinMeters meters: Double? = nil
+    to point: GeoCoordinates, count: Int, withinMeters meters: Double? = nil,
+    avoiding features: Set<RoadFeature> = []
   ) throws(RoutingError) -> [NearbyRoad] {
     guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let network = view.network
+    let excluded = excludedSegments(features, view: view)
     let limit = min(
       meters ?? Self.unlimitedSnappingRadiusInMeters, Self.unlimitedSnappingRadiusInMeters)
     // A small radius first, widened until enough roads are found or the limit is reached.
@@ -46,7 +49,7 @@ extension RoutingEngine {
       var found: [NearbyRoad] = []
       for candidate in candidates {
         let segment = network.segments[candidate.segmentID]
-        guard segment.isOpenToCars,
+        guard segment.isOpenToCars, excluded?.contains(candidate.segmentID) != true,
           seen.insert([
             min(segment.fromNode, segment.toNode), max(segment.fromNode, segment.toNode),
           ])

@@ -12,15 +12,16 @@ extension RoutingEngine {
   /// their segment rather than at the junction behind the vehicle, where there are any.
   ///
   /// `limit`: how far the road may be, meters (`nil`: ``snappingRadiusInMeters``);
-  /// `bigComponent`: only roads of the network's big components (see ``snapsToBigComponents``).
+  /// `bigComponent`: only roads of the network's big components (see ``snapsToBigComponents``);
+  /// `excluded`: roads never met (a route's avoided features, as OSRM's `exclude` snaps).
   func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
     heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool,
-    limit: Double? = nil, bigComponent: Bool = false
+    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil
   ) throws(RoutingError) -> [Snap] {
     let all = try snap(
       point, index: index, view: view, within: meters, limit: limit ?? snappingRadiusInMeters,
-      bigComponent: bigComponent)
+      bigComponent: bigComponent, excluded: excluded)
     guard let heading else { return all }
     let segments = view.network.segments
     let matching = all.filter { snap in
@@ -54,13 +55,13 @@ extension RoutingEngine {
   /// The road positions near a waypoint, with its own heading and range.
   func snap(
     _ waypoint: Waypoint, index: Int, view: RoutingView, within meters: Double, arriving: Bool,
-    limit: Double? = nil, bigComponent: Bool = false
+    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil
   ) throws(RoutingError) -> [Snap] {
     try snap(
       waypoint.coordinates, index: index, view: view, within: meters,
       heading: waypoint.headingInDegrees,
       tolerance: waypoint.headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-      arriving: arriving, limit: limit, bigComponent: bigComponent)
+      arriving: arriving, limit: limit, bigComponent: bigComponent, excluded: excluded)
   }
 
   /// Which waypoints snap only to roads of big components (OSRM's rule): those whose
@@ -69,7 +70,8 @@ extension RoutingEngine {
   /// waypoint's nearest road lies in the same tiny component (a route within it). A waypoint
   /// with no road within its limit (or in `skipping`) counts for nothing.
   func snapsToBigComponents(
-    _ points: [GeoCoordinates], view: RoutingView, limits: [Double?], skipping: Set<Int> = []
+    _ points: [GeoCoordinates], view: RoutingView, limits: [Double?], skipping: Set<Int> = [],
+    excluded: ExcludedSegments? = nil
   ) -> [Bool] {
     let components = components(view)
     // Nothing is moved on a network without a big part: no waypoint is snapped twice.
@@ -82,7 +84,7 @@ extension RoutingEngine {
         ? nil
         : (try? snap(
           point, index: index, view: view, within: 0, limit: limit ?? snappingRadiusInMeters,
-          bigComponent: false))?.first
+          bigComponent: false, excluded: excluded))?.first
       nearest.append(found.map { components.component($0.segmentID) })
     }
     let known = nearest.compactMap { $0 }
@@ -100,7 +102,7 @@ extension RoutingEngine {
       return
         (try? snap(
           points[index], index: index, view: view, within: 0,
-          limit: limit ?? snappingRadiusInMeters, bigComponent: true)) != nil
+          limit: limit ?? snappingRadiusInMeters, bigComponent: true, excluded: excluded)) != nil
     }
   }
 
@@ -118,7 +120,7 @@ extension RoutingEngine {
   /// big components' roads only with `bigComponent`.
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
-    limit: Double, bigComponent: Bool
+    limit: Double, bigComponent: Bool, excluded: ExcludedSegments?
   ) throws(RoutingError) -> [Snap] {
     let limit = min(limit, Self.unlimitedSnappingRadiusInMeters)
     let components = bigComponent ? components(view) : nil
@@ -131,6 +133,7 @@ extension RoutingEngine {
         .filter {
           view.network.segments[$0.segmentID].isOpenToCars
             && components?.isTiny($0.segmentID) != true
+            && excluded?.contains($0.segmentID) != true
         }
       if let nearest = candidates.first {
         let needed = nearest.distanceInMeters + meters

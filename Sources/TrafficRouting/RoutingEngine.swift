@@ -32,6 +32,9 @@ public final class RoutingEngine: Sendable {
   let junctionGaps = Mutex<(graph: MatchingGraph, gapped: Bool)?>(nil)
   let componentsState = Mutex<(graph: MatchingGraph, components: RoadComponents)?>(nil)
   let tableWeightsState = Mutex<TableWeightsState>(TableWeightsState())
+  let exclusionsState = Mutex<
+    (graph: MatchingGraph, masks: [Set<RoadFeature>: ExcludedSegments])?
+  >(nil)
 
   /// The network's routing bounds and whether a build is under way.
   struct BoundsState {
@@ -178,6 +181,8 @@ public final class RoutingEngine: Sendable {
       view: view, departure: departure, usesTraffic: traffic, closures: closures,
       segments: segmentTable)
     times.measuresDistance = shortest
+    let excluded = excludedSegments(options.avoidedFeatures, view: view)
+    times.excluded = excluded
     // The times the routes are valued with (no penalties, seconds also when the search
     // minimises meters).
     let exact = TravelTimes(
@@ -200,12 +205,12 @@ public final class RoutingEngine: Sendable {
     let limits = waypoints.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
     // A waypoint whose nearest road lies in a tiny part of the network (cut off from the
     // rest) takes the nearest road of a big one, as OSRM does.
-    let big = snapsToBigComponents(waypoints, view: view, limits: limits)
+    let big = snapsToBigComponents(waypoints, view: view, limits: limits, excluded: excluded)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(
         point, index: index, view: view, within: 15, heading: heading(index),
         tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
-        bigComponent: big[index])
+        bigComponent: big[index], excluded: excluded)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.
@@ -216,7 +221,7 @@ public final class RoutingEngine: Sendable {
         (try? snap(
           waypoints[index], index: index, view: view, within: 100, heading: heading(index),
           tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
-          bigComponent: big[index])) ?? snaps[index]
+          bigComponent: big[index], excluded: excluded)) ?? snaps[index]
       wide[index] = snaps
       return snaps
     }

@@ -37,6 +37,7 @@ enum RouteCommand: Subcommand {
       OptionDefinition("--arrive", "TIME", "arrival instead: leave when the route arrives then"),
       OptionDefinition("--alternatives", "N", "up to N other routes, 0...3 (default 0)"),
       OptionDefinition(flag: "--shortest", "the shortest route instead of the fastest"),
+      RouteArguments.avoidOption,
       OptionDefinition("--lang", "L", "the language of the directions, such as de-DE (default en)"),
       OptionDefinition("--coords", "\"LAT,LNG;LAT,LNG;...\"", "the route's points, in order"),
       OptionDefinition("--polyline", "FLEXPOLY", "the route as a HERE flexible polyline"),
@@ -128,6 +129,7 @@ enum RouteCommand: Subcommand {
     }
     var options = RouteOptions()
     try RouteArguments.departure(&arguments, into: &options)
+    try RouteArguments.avoid(&arguments, into: &options)
     if let text = try arguments.option("--arrive") {
       guard options.departureTime == nil, options.trafficOptimization == .timeDependent else {
         throw UsageError("give --depart or --arrive, not both")

@@ -26,6 +26,7 @@ enum TableCommand: Subcommand {
       OptionDefinition("--to", "\"LAT,LNG;...\"", "the destinations, separated by ;"),
       OptionDefinition(
         "--depart", "TIME", "departure, RFC 3339 or +2h (default now); any: v8's planning mode"),
+      RouteArguments.avoidOption,
       OptionDefinition(
         "--network", "FILE", "route on this road network file instead of the store's"),
     ] + EngineArguments.options + [
@@ -44,6 +45,7 @@ enum TableCommand: Subcommand {
     let destinations = try places(to, option: "--to")
     var options = RouteOptions()
     try RouteArguments.departure(&arguments, into: &options)
+    try RouteArguments.avoid(&arguments, into: &options)
     let json = arguments.flag("--json")
     var network: RoadNetwork?
     if let path = try arguments.option("--network") {

@@ -8,7 +8,8 @@ import TrafficTestSupport
 @Suite struct RoadNetworkCodingTests {
   /// A network using every field: names and refs present and absent, lanes, altitudes on
   /// every vertex, on some and on none, two-way roads whose directions are (and one whose
-  /// are not) each other's reverse, a reversed one-way, every road class and speed source.
+  /// are not) each other's reverse, a reversed one-way, every road class and speed source,
+  /// toll roads.
   static func everyFeatureNetwork() throws -> RoadNetwork {
     let points: [(Double, Double, Double?)] = [
       (47.10, 9.50, nil), (47.11, 9.51, 455.5), (47.12, 9.49, -0.0), (47.13, 9.52, nil),
@@ -42,7 +43,7 @@ import TrafficTestSupport
             metersPerSecond: 13.888888888888889 + Double(id) / 7,
             source: sources[id % sources.count]),
           laneCount: lanes, isReversed: reversed, oppositeID: opposite, isOpenToCars: cars,
-          isRoundabout: roundabout))
+          isRoundabout: roundabout, isToll: id % 3 == 1))
     }
     let curve = try line(0, 1, via: [(47.101, 9.503, 440), (47.105, 9.507, nil)])
     add(0, 1, geometry: curve, name: "Landstrasse", ref: "11", lanes: 2, opposite: 1)
@@ -125,7 +126,7 @@ import TrafficTestSupport
             metersPerSecond: segment.speedLimitInMetersPerSecond,
             source: segment.speedLimitSource),
           laneCount: segment.laneCount, isReversed: segment.isReversed, oppositeID: nil,
-          isRoundabout: segment.isRoundabout)
+          isRoundabout: segment.isRoundabout, isToll: segment.isToll)
       })
     let shared = network.binaryChunks().map(\.count).reduce(0, +)
     let separate = oneWayOnly.binaryChunks().map(\.count).reduce(0, +)

@@ -126,6 +126,10 @@ import TrafficTestSupport
     (["table", "--from", "47.1,9.5", "--to", "47.1,9.5", "--depart", "soon"], "--depart expects"),
     (["table", "--from", "47.1,9.5", "--to", "47.1,9.5"], "no road network"),
     (
+      ["table", "--from", "47.1,9.5", "--to", "47.1,9.5", "--avoid", "motorway,tunnel"],
+      "--avoid expects motorway, toll or ferry, comma-separated, got 'tunnel'"
+    ),
+    (
       ["table", "--from", "47.1,9.5", "--to", "47.1,9.5", "--network", "x.osm", "--server", "u"],
       "give --network or --server, not both"
     ),
@@ -134,6 +138,30 @@ import TrafficTestSupport
       "10100 cells, more than the 10000 allowed"
     ),
   ]
+
+  @Test func avoidedFeaturesReachTheTableAndTheRoute() async throws {
+    let db = FlowCommandsTests.database()
+    defer { TemporaryFiles.removeDatabase(db) }
+    let imported = await runTraffic(["network", "import", "--db", db, FlowCommandsTests.network])
+    #expect(imported.status == .success, "\(imported.errors)")
+    let table = await runTraffic([
+      "table", "--db", db, "--from", Self.from, "--to", Self.to, "--avoid", "motorway,toll",
+      "--json",
+    ])
+    #expect(table.status == .success, "\(table.errors)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(table.output.utf8)) as? [String: Any])
+    #expect(object["code"] as? String == "Ok")
+    let route = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--avoid", "toll",
+    ])
+    #expect(route.status == .success, "\(route.errors)")
+    let bad = await runTraffic([
+      "route", "--db", db, "--from", "47.0992,9.501", "--to", "47.1008,9.501", "--avoid", "tolls",
+    ])
+    #expect(bad.status == .usage)
+    #expect(bad.errors.contains("--avoid expects motorway, toll or ferry"), "\(bad.errors)")
+  }
 
   @Test(arguments: badInputs)
   func badInputExitsWith64(arguments: [String], message: String) async throws {

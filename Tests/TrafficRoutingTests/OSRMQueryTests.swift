@@ -38,6 +38,7 @@ import TrafficTestSupport
     }
     query.generateHints = Bool.random(using: &generator)
     query.skipWaypoints = Bool.random(using: &generator)
+    query.exclude = ([[]] + OSRMQuery.excludableSets).randomElement(using: &generator) ?? []
     switch service {
     case .route:
       query.alternatives = Int.random(in: 0...OSRMQuery.maximumAlternatives, using: &generator)
@@ -102,5 +103,26 @@ import TrafficTestSupport
     let percent = try Self.read(
       "/table/v1/car/9.5209%2C47.141%3B9.5432%2C47.1735.json", service: .table)
     #expect(percent.coordinates == places)
+  }
+
+  @Test("exclude takes the stock car profile's classes, each alone, on every service")
+  func excludeTakesTheCarProfilesClasses() throws {
+    for service in OSRMQuery.Service.allCases {
+      let base = "/\(service.rawValue)/v1/driving/13.4,52.5;13.5,52.6"
+      for name in ["motorway", "toll", "ferry"] {
+        let read = try Self.read(base + "?exclude=\(name)", service: service)
+        #expect(read.exclude == [try #require(RoadFeature(rawValue: name))])
+      }
+      #expect(try Self.read(base + "?exclude=", service: service).exclude.isEmpty)
+    }
+  }
+
+  @Test(
+    "an exclude the car profile cannot honour is osrm-routed's InvalidValue",
+    arguments: ["motorway,toll", "toll,ferry", "toll,motorway,ferry", "banana", "toll,", "Toll"])
+  func unsupportedExcludeIsInvalidValue(value: String) {
+    #expect(throws: OSRMFailure("InvalidValue", "Exclude flag combination is not supported.")) {
+      try Self.read("/route/v1/driving/13.4,52.5;13.5,52.6?exclude=\(value)", service: .route)
+    }
   }
 }

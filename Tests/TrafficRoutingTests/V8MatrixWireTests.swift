@@ -53,6 +53,8 @@ import TrafficTestSupport
     case 1: options.trafficOptimization = .longTermClosuresOnly
     default: break
     }
+    options.avoidedFeatures = Set(
+      RoadFeature.allCases.filter { _ in Bool.random(using: &generator) })
     let attributes: V8MatrixWire.Attributes = try #require(
       [.travelTimes, .distances, [.travelTimes, .distances]].randomElement(using: &generator))
     return V8MatrixWire.Request(
@@ -217,6 +219,29 @@ import TrafficTestSupport
     }
     #expect(throws: RoutingError.self) {
       try V8MatrixWire.Request(origins: [a], attributes: []).encoded()
+    }
+  }
+
+  @Test func avoidedFeaturesAreReadAndOthersRefused() throws {
+    let body = { (avoid: String) in
+      Data(
+        ("{\"origins\": [{\"lat\": 52.5, \"lng\": 13.4}], \"regionDefinition\": "
+          + "{\"type\": \"world\"}, \"avoid\": \(avoid)}").utf8)
+    }
+    let read = try V8MatrixWire.Request(
+      json: body("{\"features\": [\"tollRoad\", \"controlledAccessHighway\"]}"))
+    #expect(read.options.avoidedFeatures == [.toll, .motorway])
+    for (avoid, mention) in [
+      ("{\"features\": [\"dirtRoad\"]}", "avoid.features dirtRoad is not supported; give"),
+      ("{\"areas\": []}", "avoid has an unsupported member areas"),
+      ("[\"tollRoad\"]", "avoid must be an object"),
+    ] {
+      do {
+        _ = try V8MatrixWire.Request(json: body(avoid))
+        Issue.record("\(avoid) was read")
+      } catch {
+        #expect(error.description.contains(mention), "\(error)")
+      }
     }
   }
 }

@@ -46,6 +46,8 @@ import TrafficTestSupport
       if Bool.random(using: &generator) { options.departureTime = time }
     default: break
     }
+    options.avoidedFeatures = Set(
+      RoadFeature.allCases.filter { _ in Bool.random(using: &generator) })
     var returning: V8RouteWire.Return = [.summary]
     for (_, flag) in V8RouteWire.Return.names where Bool.random(using: &generator) {
       returning.insert(flag)
@@ -112,6 +114,11 @@ import TrafficTestSupport
       ([("return", "instructions")], "return instructions needs actions"),
       ([("spans", "colour")], "spans colour is not supported"),
       ([("traffic[mode]", "off")], "traffic[mode] off is not supported"),
+      (
+        [("avoid[features]", "tollRoad,tunnel")],
+        "avoid[features] tunnel is not supported; give controlledAccessHighway, tollRoad, ferry"
+      ),
+      ([("avoid[areas]", "bbox:13.4,52.5,13.5,52.6")], "unknown parameter avoid[areas]"),
     ] as [([(name: String, value: String)], String)] {
       #expect(throws: V8RouteQuery.Malformed.self) { try V8RouteQuery(parameters: base + extra) }
       do {
@@ -124,5 +131,17 @@ import TrafficTestSupport
     #expect(throws: V8RouteQuery.Malformed("at most 23 via points, got 24")) {
       try V8RouteQuery(parameters: base + vias)
     }
+  }
+
+  @Test func avoidedFeaturesAreReadByHEREsNames() throws {
+    let query = try V8RouteQuery(parameters: [
+      ("transportMode", "car"), ("origin", "52.5,13.4"), ("destination", "52.6,13.5"),
+      ("avoid[features]", "tollRoad,controlledAccessHighway,ferry"),
+    ])
+    #expect(query.options.avoidedFeatures == [.toll, .motorway, .ferry])
+    #expect(
+      try query.parameters().contains {
+        $0 == ("avoid[features]", "controlledAccessHighway,tollRoad,ferry")
+      })
   }
 }

@@ -311,7 +311,10 @@ import TrafficTestSupport
     ("/trip/v1/driving/9.52,47.14;9.53,47.15", "InvalidService", "trip"),
     ("/tile/v1/driving/tile(1,2,3).mvt", "InvalidService", "tile"),
     ("/route/v2/driving/9.52,47.14;9.53,47.15", "InvalidVersion", "Service route not found!"),
-    ("/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll", "InvalidValue", "exclude"),
+    (
+      "/route/v1/driving/9.52,47.14;9.53,47.15?exclude=toll,motorway", "InvalidValue",
+      "Exclude flag combination is not supported."
+    ),
     ("/route/v1/driving/9.52,47.14;9.53,47.15?waypoints=1", "InvalidOptions", "waypoints"),
     ("/route/v1/driving/0,0;0.1,0.1?radiuses=1000;1000", "NoSegment", "coordinate 0"),
     ("/table/v1/driving/9.52,47.14;9.53,47.15?sources=5", "InvalidOptions", "sources"),

@@ -171,8 +171,8 @@ import Zlib
       "?async=false", "origins[0] (91.0, 13.0)"
     ),
     (
-      "{\"origins\": [\(one)], \"regionDefinition\": {\"type\": \"world\"}, \"avoid\": {}}",
-      "?async=false", "unknown member avoid"
+      "{\"origins\": [\(one)], \"regionDefinition\": {\"type\": \"world\"}, \"avoid\": {\"areas\": []}}",
+      "?async=false", "avoid has an unsupported member areas"
     ),
     (
       "{\"origins\": [\(one)], \"regionDefinition\": {\"type\": \"world\"}}",

@@ -34,7 +34,8 @@ import Synchronization
 /// set on every segment of a network that has them, on none of one that has not), 2048 the
 /// segment's turns follow (``RoadNetwork/turns``: likewise on every segment or none), 4096
 /// their lanes follow (``SegmentTurns/lanes(from:to:)``: on every segment with turns or
-/// none). Enumerations are stored by their raw value through the string
+/// none), 8192 a toll is paid on it (``RoadSegment/isToll``; data written before tolls were
+/// stored has none). Enumerations are stored by their raw value through the string
 /// table, so adding or reordering cases never changes the meaning of stored data.
 extension RoadNetwork {
   /// The first bytes of every chunk: "RNC" and the format version.
@@ -62,18 +63,23 @@ extension RoadNetwork {
     static let turns: UInt64 = 2048
     /// The lanes of the segment's turns follow them (``SegmentTurns/laneMasks(of:)``).
     static let turnLanes: UInt64 = 4096
+    /// A toll road (``RoadSegment/isToll``).
+    static let toll: UInt64 = 8192
     /// Every flag this version knows.
     static let known: UInt64 =
       63 | 3 << altitudeShift | interiorIDs | closedToCars | roundabout | turns | turnLanes
+      | toll
   }
 
   /// The network as binary chunks: first the node chunks, then the segment chunks.
   ///
   /// - Parameter elementsPerChunk: the most nodes or segments in one chunk (at least 1).
+  /// - Parameter tolls: whether toll roads are marked (`false`: the bytes of a network stored
+  ///   before tolls were, for fingerprints that must not change with them).
   /// - Returns: the chunks, to be given back to ``init(binaryChunks:name:)`` in this order.
   /// - Complexity: O(n + s·v) for n nodes and s segments of v vertices, chunks encoded on
   ///   all cores.
-  public func binaryChunks(elementsPerChunk: Int = 32_768) -> [Data] {
+  public func binaryChunks(elementsPerChunk: Int = 32_768, tolls: Bool = true) -> [Data] {
     let size = max(1, elementsPerChunk)
     var jobs: [(kind: ChunkKind, range: Range<Int>)] = []
     for start in stride(from: 0, to: nodes.count, by: size) {
@@ -85,7 +91,8 @@ extension RoadNetwork {
     let chunks = Mutex([Data](repeating: Data(), count: jobs.count))
     DispatchQueue.concurrentPerform(iterations: jobs.count) { [jobs] k in
       let job = jobs[k]
-      let chunk = job.kind == .nodes ? encodeNodes(job.range) : encodeSegments(job.range)
+      let chunk =
+        job.kind == .nodes ? encodeNodes(job.range) : encodeSegments(job.range, tolls: tolls)
       chunks.withLock { $0[k] = chunk }
     }
     return chunks.withLock { $0 }
@@ -132,7 +139,7 @@ extension RoadNetwork {
     return Self.chunk(.nodes, range, table, records)
   }
 
-  private func encodeSegments(_ range: Range<Int>) -> Data {
+  private func encodeSegments(_ range: Range<Int>, tolls: Bool) -> Data {
     var table = StringTable()
     var records = BinaryWriter(capacity: range.count * 64)
     for segment in segments[range] {
@@ -154,6 +161,7 @@ extension RoadNetwork {
       if segmentNodeIDs != nil { flags |= SegmentFlag.interiorIDs }
       if !segment.isOpenToCars { flags |= SegmentFlag.closedToCars }
       if segment.isRoundabout { flags |= SegmentFlag.roundabout }
+      if tolls, segment.isToll { flags |= SegmentFlag.toll }
       if turns != nil { flags |= SegmentFlag.turns }
       if turns?.knowsLanes == true { flags |= SegmentFlag.turnLanes }
       records.varint(flags)
@@ -467,7 +475,8 @@ extension RoadNetwork {
             speedLimitInMetersPerSecond: speed, speedLimitSource: speedSource, laneCount: lanes,
             isReversed: flags & SegmentFlag.reversed != 0, oppositeID: opposite,
             isOpenToCars: flags & SegmentFlag.closedToCars == 0,
-            isRoundabout: flags & SegmentFlag.roundabout != 0))
+            isRoundabout: flags & SegmentFlag.roundabout != 0,
+            isToll: flags & SegmentFlag.toll != 0))
       }
       guard reader.isAtEnd else { throw reader.failure("data after the last segment") }
       guard withIDs == 0 || withIDs == count else {

@@ -7,7 +7,8 @@ extension RoadSegment {
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     lengthInMeters: Double, name: String?, ref: String?, roadClass: RoadClass,
     speedLimitInMetersPerSecond: Double, speedLimitSource: SpeedLimitSource, laneCount: Int?,
-    isReversed: Bool, oppositeID: Int?, isOpenToCars: Bool, isRoundabout: Bool
+    isReversed: Bool, oppositeID: Int?, isOpenToCars: Bool, isRoundabout: Bool,
+    isToll: Bool
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -25,5 +26,6 @@ extension RoadSegment {
     self.oppositeID = oppositeID
     self.isOpenToCars = isOpenToCars
     self.isRoundabout = isRoundabout
+    self.isToll = isToll
   }
 }

@@ -250,7 +250,8 @@ struct OSMNetworkBuilder {
             geometry: GeoPolyline(uncheckedVertices: vertices), name: attributes.name,
             ref: attributes.ref, roadClass: attributes.roadClass,
             speedLimit: attributes.forwardSpeed, laneCount: attributes.forwardLanes,
-            isReversed: false, oppositeID: backwardID, isRoundabout: attributes.isRoundabout))
+            isReversed: false, oppositeID: backwardID, isRoundabout: attributes.isRoundabout,
+            isToll: attributes.forwardToll))
       }
       if let backwardID {
         interior.append(between.reversed())
@@ -260,7 +261,8 @@ struct OSMNetworkBuilder {
             geometry: GeoPolyline(uncheckedVertices: vertices.reversed()), name: attributes.name,
             ref: attributes.ref, roadClass: attributes.roadClass,
             speedLimit: attributes.backwardSpeed, laneCount: attributes.backwardLanes,
-            isReversed: true, oppositeID: forwardID, isRoundabout: attributes.isRoundabout))
+            isReversed: true, oppositeID: forwardID, isRoundabout: attributes.isRoundabout,
+            isToll: attributes.backwardToll))
       }
     }
 

@@ -14,6 +14,9 @@ struct OSMWayAttributes: Hashable, Sendable {
   var backwardLanes: Int?
   /// `junction=roundabout` or `circular`.
   var isRoundabout = false
+  /// A toll is paid driving in the drawing direction / against it.
+  var forwardToll = false
+  var backwardToll = false
 }
 
 /// Which OpenStreetMap ways are roads for motor traffic, and how their tags read.
@@ -36,6 +39,8 @@ struct OSMWayAttributes: Hashable, Sendable {
 ///   road-class default for the country.
 /// - Lanes per direction: `lanes:forward`/`lanes:backward`, else `lanes` on a one-way road,
 ///   else half of `lanes` on a two-way road.
+/// - Toll per direction (OSRM's car profile, its `toll` class): `toll:forward` /
+///   `toll:backward`, else `toll`; exactly `yes` is a toll road.
 enum OSMWayProfile {
   static let deniedAccess: Set<String> = [
     "no", "private", "agricultural", "forestry", "emergency", "psv", "bus", "agricultural;forestry",
@@ -114,7 +119,9 @@ enum OSMWayProfile {
       roadClass: roadClass, name: tags["name"], ref: tags["ref"], forward: forward,
       backward: backward, forwardSpeed: forwardSpeed, backwardSpeed: backwardSpeed,
       forwardLanes: forward ? forwardLanes : nil, backwardLanes: backward ? backwardLanes : nil,
-      isRoundabout: tags["junction"] == "roundabout" || tags["junction"] == "circular")
+      isRoundabout: tags["junction"] == "roundabout" || tags["junction"] == "circular",
+      forwardToll: (tags["toll:forward"] ?? tags["toll"]) == "yes",
+      backwardToll: (tags["toll:backward"] ?? tags["toll"]) == "yes")
   }
 
   static func positiveInt(_ text: String) -> Int? {

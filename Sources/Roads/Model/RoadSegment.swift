@@ -42,13 +42,19 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
   /// Whether the segment is part of a roundabout (OpenStreetMap `junction=roundabout` or
   /// `circular`, a SUMO `<roundabout>`), which route directions count exits on.
   public let isRoundabout: Bool
+  /// Whether driving the segment costs a toll: OpenStreetMap `toll=yes` for its direction
+  /// (`toll:forward` / `toll:backward` override `toll`, as OSRM's car profile reads them).
+  /// `false` where no toll is known, which includes every network imported before tolls
+  /// were stored and every SUMO network.
+  public let isToll: Bool
 
   /// Creates a segment. ``lengthInMeters`` is computed from the geometry.
   public init(
     id: Int, sourceID: String, fromNode: Int, toNode: Int, geometry: GeoPolyline,
     name: String? = nil, ref: String? = nil, roadClass: RoadClass,
     speedLimit: SpeedLimit, laneCount: Int? = nil, isReversed: Bool = false,
-    oppositeID: Int? = nil, isOpenToCars: Bool = true, isRoundabout: Bool = false
+    oppositeID: Int? = nil, isOpenToCars: Bool = true, isRoundabout: Bool = false,
+    isToll: Bool = false
   ) {
     self.id = id
     self.sourceID = sourceID
@@ -66,6 +72,7 @@ public struct RoadSegment: Hashable, Sendable, Identifiable {
     self.oppositeID = oppositeID
     self.isOpenToCars = isOpenToCars
     self.isRoundabout = isRoundabout
+    self.isToll = isToll
   }
 
   /// The functional road class 1...5 (see ``RoadClass/functionalClass``).

@@ -399,14 +399,16 @@ package enum FlowStateCoder {
 
   /// A fingerprint of a road network: FNV-1a (64 bits) of its binary encoding, with its
   /// segment count, as hex. Two nodes that load the same file get the same fingerprint, so
-  /// a flow state saved by one fits the other.
+  /// a flow state saved by one fits the other. Toll roads leave it unchanged (the encoding
+  /// without them): they change no segment, and a network imported again with them keeps
+  /// the flow state saved before tolls were read.
   ///
   /// - Parameter network: The network.
   /// - Returns: `segments-hash`, e.g. `"1234-9f3c…"`.
   /// - Complexity: O(n) to encode the network's n segments.
   package static func fingerprint(of network: RoadNetwork) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for chunk in network.binaryChunks() {
+    for chunk in network.binaryChunks(tolls: false) {
       for byte in chunk {
         hash ^= UInt64(byte)
         hash &*= 0x0000_0100_0000_01b3

@@ -44,6 +44,12 @@ public struct RouteOptions: Hashable, Sendable {
   public var avoidsClosures = true
   /// How many alternative routes to look for besides the best, 0...3.
   public var alternatives = 0
+  /// The kinds of road the route never drives (OSRM's `exclude`, HERE's `avoid[features]`):
+  /// a route, and every cell of a matrix, is the best one without them, and a waypoint meets
+  /// the network on another road. Where none is left, there is no route
+  /// (``RoutingError/noRoute(fromIndex:toIndex:)``, a `nil` matrix cell); HERE's Routing v8
+  /// (and this server's `/v8/routes`) would instead drive them and say so in a notice. Empty: every road open to cars.
+  public var avoidedFeatures: Set<RoadFeature> = []
 
   /// Options with the defaults: now, live traffic, closures avoided, no alternatives.
   public init(

@@ -53,6 +53,8 @@ struct TravelTimes {
   var penalties: [Int: Double] = [:]
   /// Seconds from the departure to the start of the leg being searched.
   var legStart = 0.0
+  /// The segments never driven (``RouteOptions/avoidedFeatures``); `nil`: none.
+  var excluded: ExcludedSegments?
   /// The segments' lengths, limits and caps (with ``RoutingBounds``, their bound speeds, which
   /// must never be exceeded for the bounds to hold).
   let segments: SegmentTable
@@ -117,7 +119,7 @@ struct TravelTimes {
   }
 
   /// The speed a segment entered `elapsed` seconds after the leg's start is driven at, m/s;
-  /// `nil` when closed (and closures are avoided) or not open to cars.
+  /// `nil` when closed (and closures are avoided), not open to cars, or excluded.
   ///
   /// Read straight from the snapshot's tables (a search asks for thousands of segments);
   /// at the snapshot's own time the same values as its `TrafficFlow`, up to the segment's
@@ -125,7 +127,8 @@ struct TravelTimes {
   func speed(_ segmentID: Int, after elapsed: Double = 0) -> Double? {
     let record = segments.records[segmentID]
     // A car route never takes a road closed to cars (a bus or delivery road): cap 0.
-    guard record.cap > 0, let speed = uncappedSpeed(segmentID, limit: record.limit, after: elapsed)
+    guard record.cap > 0, excluded?.contains(segmentID) != true,
+      let speed = uncappedSpeed(segmentID, limit: record.limit, after: elapsed)
     else { return nil }
     return measuresDistance ? 1 : min(speed, Double(record.cap))
   }

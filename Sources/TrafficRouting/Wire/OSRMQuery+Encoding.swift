@@ -25,6 +25,9 @@ extension OSRMQuery {
     if !generateHints { result.append(("generate_hints", "false")) }
     list("approaches", approaches) { $0 }
     if let snapping { result.append(("snapping", snapping)) }
+    if !exclude.isEmpty {
+      result.append(("exclude", exclude.sorted().map(\.rawValue).joined(separator: ",")))
+    }
     if skipWaypoints { result.append(("skip_waypoints", "true")) }
     switch service {
     case .route:

@@ -78,6 +78,9 @@ package struct OSRMQuery: Hashable, Sendable {
   package var approaches: [String?]?
   package var snapping: String?
   package var skipWaypoints = false
+  /// The road classes never driven nor snapped to (`exclude=`): one of
+  /// ``excludableSets``.
+  package var exclude: Set<RoadFeature> = []
   // Route.
   package var alternatives = 0
   package var steps = false
@@ -112,6 +115,13 @@ package struct OSRMQuery: Hashable, Sendable {
   package static let routeAnnotations = [
     "duration", "distance", "speed", "weight", "nodes", "datasources",
   ]
+  /// The sets of classes `exclude=` may name: those of OSRM's stock car profile
+  /// (`excludable`: toll, motorway, ferry, each alone). Any other set, or a class it does not
+  /// know, is refused as osrm-routed refuses it (`InvalidValue`, ``excludeUnsupported``).
+  package static let excludableSets: [Set<RoadFeature>] = [[.toll], [.motorway], [.ferry]]
+  /// osrm-routed's message for an exclude it cannot honour.
+  package static let excludeUnsupported = "Exclude flag combination is not supported."
+
   /// The annotations of a table.
   package static let tableAnnotations = ["duration", "distance"]
 
@@ -263,7 +273,17 @@ package struct OSRMQuery: Hashable, Sendable {
       }
       number = parsed
     case ("exclude", _):
-      throw .value("exclude is not supported: every road open to cars is routed on")
+      // osrm-routed's grammar takes an empty list (nothing excluded).
+      guard !value.isEmpty else { break }
+      var classes = Set<RoadFeature>()
+      for name in value.split(separator: ",", omittingEmptySubsequences: false) {
+        guard let feature = RoadFeature(rawValue: String(name)) else {
+          throw .value(Self.excludeUnsupported)
+        }
+        classes.insert(feature)
+      }
+      guard Self.excludableSets.contains(classes) else { throw .value(Self.excludeUnsupported) }
+      exclude = classes
     default:
       throw .query("\(Self.excerpt(name)) is not an option of the \(service) service")
     }

@@ -102,7 +102,7 @@ public enum V8MatrixWire {
     /// The members of a request body.
     public static let known: [String] = [
       "origins", "destinations", "regionDefinition", "departureTime", "matrixAttributes",
-      "transportMode", "routingMode",
+      "transportMode", "routingMode", "avoid",
     ]
   }
 
@@ -152,6 +152,15 @@ extension V8MatrixWire.Request {
       throw .invalidOption(
         "a matrix server cannot leave out traffic and closures (disabled); use "
           + "longTermClosuresOnly (departureTime=any)")
+    }
+    if !options.avoidedFeatures.isEmpty {
+      w.key("avoid")
+      w.beginObject()
+      w.key("features")
+      w.beginArray()
+      for feature in options.avoidedFeatures.sorted() { w.string(feature.hereName) }
+      w.endArray()
+      w.endObject()
     }
     w.key("matrixAttributes")
     w.beginArray()
@@ -284,6 +293,9 @@ extension V8MatrixWire.Request {
         options.departureTime = date
       }
     }
+    if let avoid = body["avoid"] {
+      options.avoidedFeatures = try V8MatrixWire.avoidedFeatures(avoid)
+    }
     var attributes = V8MatrixWire.Attributes.travelTimes
     if let value = body["matrixAttributes"] {
       guard let names = value.array, !names.isEmpty else {
@@ -309,6 +321,36 @@ extension V8MatrixWire.Request {
 }
 
 extension V8MatrixWire {
+  /// The features of a body's `"avoid": {"features": [...]}` (HERE's names, as
+  /// `avoid[features]` of routes).
+  ///
+  /// Without `features`, nothing is avoided.
+  ///
+  /// - Throws: ``Malformed`` for another member (`areas` is not supported), a feature this
+  ///   service cannot avoid, or a value of the wrong type.
+  static func avoidedFeatures(_ value: JSONValue) throws(Malformed) -> Set<RoadFeature> {
+    guard let avoid = value.object else {
+      throw Malformed("avoid must be an object {\"features\": [...]}, not \(value.kindName)")
+    }
+    for key in avoid.keys.sorted() where key != "features" {
+      throw Malformed("avoid has an unsupported member \(key); give features")
+    }
+    // No features: nothing avoided.
+    guard let features = avoid["features"] else { return [] }
+    guard let names = features.array else {
+      throw Malformed("avoid.features must be an array of feature names")
+    }
+    var text: [String] = []
+    for name in names {
+      guard let string = name.string else {
+        throw Malformed("avoid.features \(excerpt(name)) is not a feature name")
+      }
+      text.append(string)
+    }
+    return try V8RouteQuery.avoidedFeatures(
+      text.joined(separator: ","), parameter: "avoid.features")
+  }
+
   /// A short quotation of a value for a message.
   static func excerpt(_ text: String) -> String {
     text.count > 40 ? "\"\(text.prefix(40))...\"" : "\"\(text)\""

@@ -16,6 +16,7 @@ import Geo
 /// | `arrivalTime` | RFC 3339; not with `departureTime` |
 /// | `traffic[mode]` | `default`, `disabled` (no traffic data, closures neither) |
 /// | `alternatives` | 0 ... ``RouteOptions/maximumAlternatives`` |
+/// | `avoid[features]` | comma-separated ``RoadFeature/hereName``s: `controlledAccessHighway`, `tollRoad`, `ferry` |
 /// | `return`, `spans` | comma-separated names of ``V8RouteWire/Return`` and ``V8RouteWire/SpanAttributes`` |
 /// | `lang` | the language of instructions and incident texts |
 /// | `units`, `apiKey` | accepted and ignored (the server authenticates the key before) |
@@ -62,6 +63,7 @@ public struct V8RouteQuery: Hashable, Sendable {
   public static let known: Set<String> = [
     "transportMode", "origin", "destination", "via", "departureTime", "alternatives", "return",
     "spans", "apiKey", "routingMode", "lang", "units", "traffic[mode]", "arrivalTime",
+    "avoid[features]",
   ]
 
   /// The most via points one query may have.
@@ -127,6 +129,11 @@ public struct V8RouteQuery: Hashable, Sendable {
         parameters.append(("departureTime", RFC3339.format(departure)))
       }
       parameters.append(("traffic[mode]", "disabled"))
+    }
+    if !options.avoidedFeatures.isEmpty {
+      parameters.append(
+        ("avoid[features]", options.avoidedFeatures.sorted().map(\.hereName).joined(separator: ","))
+      )
     }
     if let language { parameters.append(("lang", language)) }
     return parameters
@@ -229,6 +236,9 @@ public struct V8RouteQuery: Hashable, Sendable {
       }
       options.alternatives = count
     }
+    if let text = try single("avoid[features]") {
+      options.avoidedFeatures = try Self.avoidedFeatures(text, parameter: "avoid[features]")
+    }
     var returning: V8RouteWire.Return = [.summary]
     if let text = try single("return") {
       returning = try Self.flags(text, "return", V8RouteWire.Return.names)
@@ -243,6 +253,27 @@ public struct V8RouteQuery: Hashable, Sendable {
     self.init(
       origin: origin, destination: destination, via: via, options: options,
       returning: returning, spans: spans, language: language)
+  }
+
+  /// The features of a comma-separated list of HERE's `avoid[features]` names (an empty one:
+  /// none).
+  ///
+  /// - Throws: ``Malformed`` naming a feature this service cannot avoid and the ones it can.
+  static func avoidedFeatures(
+    _ text: String, parameter: String
+  ) throws(Malformed) -> Set<
+    RoadFeature
+  > {
+    var features = Set<RoadFeature>()
+    for name in text.split(separator: ",") {
+      guard let feature = RoadFeature(hereName: String(name)) else {
+        throw Malformed(
+          "\(parameter) \(name) is not supported; give "
+            + RoadFeature.allCases.map(\.hereName).joined(separator: ", "))
+      }
+      features.insert(feature)
+    }
+    return features
   }
 
   private static func flags<Flags: OptionSet>(

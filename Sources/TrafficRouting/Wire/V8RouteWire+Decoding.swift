@@ -12,13 +12,24 @@ extension V8RouteWire {
   /// Spans keep their speeds, jam factors and lengths; their segment is unknown (-1), and an
   /// incident carries the fields the answer has, placed at its point on the route.
   ///
-  /// - Throws: ``RoutingError/remote(_:)`` naming the JSON path of what cannot be read.
+  /// - Throws: ``RoutingError/remote(_:)`` naming the JSON path of what cannot be read;
+  ///   ``RoutingError/noRoute(fromIndex:toIndex:)`` for a route whose section has a
+  ///   `violatedAvoid...` notice (the server found none without the avoided features, which
+  ///   ``RouteOptions/avoidedFeatures`` never drives).
   public static func decode(_ data: Data) throws(RoutingError) -> [Route] {
-    do throws(JSONFieldError) {
-      let root: JSONValue
-      do { root = try JSONParser.parse(data) } catch {
-        throw JSONFieldError(path: "$", reason: "not JSON: \(error.description)")
+    let root: JSONValue
+    do { root = try JSONParser.parse(data) } catch {
+      throw .remote("the route answer cannot be read: $: not JSON: \(error.description)")
+    }
+    for route in root["routes"]?.array ?? [] {
+      for (number, section) in (route["sections"]?.array ?? []).enumerated() {
+        let codes = (section["notices"]?.array ?? []).compactMap { $0["code"]?.string }
+        if codes.contains(where: { $0.hasPrefix("violatedAvoid") }) {
+          throw .noRoute(fromIndex: number, toIndex: number + 1)
+        }
       }
+    }
+    do throws(JSONFieldError) {
       return try root.required("routes", at: "$").requiredArray(at: "routes").enumerated().map {
         index, route throws(JSONFieldError) in
         let path = "routes[\(index)]"

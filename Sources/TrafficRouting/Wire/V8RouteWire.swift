@@ -75,8 +75,12 @@ public enum V8RouteWire {
   ///
   /// - Parameter language: the BCP 47 tag instructions are written for (v8 `lang`; English
   ///   where the text catalogs have no such language).
+  /// - Parameter violated: per route and section, the avoided features it drives anyway
+  ///   (none could be avoided), each written as a critical `notices` entry
+  ///   (`violatedAvoidTollRoad`, ...), as HERE does.
   public static func encode(
-    _ routes: [Route], returning: Return, spans: SpanAttributes, language: String? = nil
+    _ routes: [Route], returning: Return, spans: SpanAttributes, language: String? = nil,
+    violated: [[Set<RoadFeature>]] = []
   ) -> Data {
     var w = JSONWriter(capacity: 4_096)
     w.beginObject()
@@ -88,9 +92,11 @@ public enum V8RouteWire {
       w.key("sections")
       w.beginArray()
       for (number, section) in route.sections.enumerated() {
+        let features =
+          index < violated.count && number < violated[index].count ? violated[index][number] : []
         write(
           section, id: "section-\(index)-\(number)", returning: returning, spans: spans,
-          language: language, to: &w)
+          language: language, violated: features, to: &w)
       }
       w.endArray()
       w.endObject()
@@ -117,7 +123,7 @@ public enum V8RouteWire {
 
   private static func write(
     _ section: RouteSection, id: String, returning: Return, spans attributes: SpanAttributes,
-    language: String?, to w: inout JSONWriter
+    language: String?, violated: Set<RoadFeature>, to w: inout JSONWriter
   ) {
     w.beginObject()
     w.member("id", id)
@@ -219,6 +225,20 @@ public enum V8RouteWire {
         if let end = incident.endTime { w.member("validUntil", end) }
         w.member("roadClosed", incident.isRoadClosed)
         w.member("offsetOnSection", item.offsetInMeters, decimals: 1)
+        w.endObject()
+      }
+      w.endArray()
+    }
+    if !violated.isEmpty {
+      w.key("notices")
+      w.beginArray()
+      for feature in violated.sorted() {
+        w.beginObject()
+        w.member("title", "Violated avoid \(feature.hereName) preference")
+        w.member(
+          "code",
+          "violatedAvoid" + feature.hereName.prefix(1).uppercased() + feature.hereName.dropFirst())
+        w.member("severity", "critical")
         w.endObject()
       }
       w.endArray()

@@ -85,6 +85,7 @@ extension TrafficServer {
     try checkRadiuses(query)
     var options = RouteOptions()
     options.alternatives = query.alternatives
+    options.avoidedFeatures = query.exclude
     let count = query.coordinates.count
     let legEnds = Set(query.waypoints ?? Array(0..<count))
     let directions = (0..<count).map { index in direction(query, index) }
@@ -124,7 +125,9 @@ extension TrafficServer {
             location: place.location, distanceInMeters: place.location.distance(to: point),
             name: name ?? ""))
         section += 1
-      } else if let road = try? router.nearestRoads(to: point, count: 1).first {
+      } else if let road = try? router.nearestRoads(to: point, count: 1, avoiding: query.exclude)
+        .first
+      {
         waypoints.append(
           OSRMWaypoint(
             location: road.location, distanceInMeters: road.distanceInMeters,
@@ -161,10 +164,12 @@ extension TrafficServer {
       return waypoint
     }
     let matrix: RouteMatrix
+    var options = RouteOptions()
+    options.avoidedFeatures = query.exclude
     do throws(RoutingError) {
       matrix = try router.matrix(
         origins: sources.map(waypoint), destinations: destinations.map(waypoint),
-        options: RouteOptions(), maximumCells: maximum * maximum,
+        options: options, maximumCells: maximum * maximum,
         snappingRadii: (sources + destinations).map(radius(query)))
     } catch {
       // A waypoint's index counts the origins, then the destinations: back to coordinates.
@@ -176,14 +181,14 @@ extension TrafficServer {
       }
       throw Self.osrmFailure(error)
     }
-    var options = OSRMTableWire.Options()
-    options.annotations = query.annotations
-    options.scaleFactor = query.scaleFactor
-    options.fallbackSpeed = query.fallbackSpeed
-    options.fallbackFromSnapped = query.fallbackCoordinateSnapped
-    options.hints = query.generateHints
-    options.skipWaypoints = query.skipWaypoints
-    return OSRMTableWire.encode(matrix, options: options)
+    var wire = OSRMTableWire.Options()
+    wire.annotations = query.annotations
+    wire.scaleFactor = query.scaleFactor
+    wire.fallbackSpeed = query.fallbackSpeed
+    wire.fallbackFromSnapped = query.fallbackCoordinateSnapped
+    wire.hints = query.generateHints
+    wire.skipWaypoints = query.skipWaypoints
+    return OSRMTableWire.encode(matrix, options: wire)
   }
 
   private func osrmNearest(_ query: OSRMQuery) throws(OSRMFailure) -> Data {
@@ -192,7 +197,8 @@ extension TrafficServer {
       let roads: [RoutingEngine.NearbyRoad]
       do throws(RoutingError) {
         roads = try router.nearestRoads(
-          to: point, count: query.number, withinMeters: query.radiuses?[index] ?? nil)
+          to: point, count: query.number, withinMeters: query.radiuses?[index] ?? nil,
+          avoiding: query.exclude)
       } catch {
         throw Self.osrmFailure(error)
       }
@@ -222,7 +228,7 @@ extension TrafficServer {
     let point = query.coordinates[index]
     // The way from the road to the place is square to the road: the road runs 90° to its
     // left when the place is on the right.
-    guard let road = try? router.nearestRoads(to: point, count: 1).first,
+    guard let road = try? router.nearestRoads(to: point, count: 1, avoiding: query.exclude).first,
       road.distanceInMeters >= 1
     else { return nil }
     let across = road.location.bearing(to: point)
@@ -250,7 +256,7 @@ extension TrafficServer {
       let roads: [RoutingEngine.NearbyRoad]
       do throws(RoutingError) {
         roads = try router.nearestRoads(
-          to: query.coordinates[index], count: 1, withinMeters: radius)
+          to: query.coordinates[index], count: 1, withinMeters: radius, avoiding: query.exclude)
       } catch {
         throw Self.osrmFailure(error)
       }

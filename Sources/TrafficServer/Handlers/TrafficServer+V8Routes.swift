@@ -30,27 +30,68 @@ extension TrafficServer {
     do throws(V8Failure) {
       let request = try V8RouteRequest(query)
       let routes: [TrafficRouting.Route]
+      var violated: [[Set<RoadFeature>]] = []
+      // Maneuvers and incidents only when the answer shows them.
+      var detail: RouteDetail = []
+      if !request.returning.isDisjoint(with: [.actions, .instructions, .turnByTurnActions]) {
+        detail.insert(.maneuvers)
+      }
+      if request.returning.contains(.incidents) { detail.insert(.incidents) }
       do throws(RoutingError) {
-        // Maneuvers and incidents only when the answer shows them.
-        var detail: RouteDetail = []
-        if !request.returning.isDisjoint(with: [.actions, .instructions, .turnByTurnActions]) {
-          detail.insert(.maneuvers)
-        }
-        if request.returning.contains(.incidents) { detail.insert(.incidents) }
         routes = try router.routes(
           through: request.waypoints, options: request.options, via: request.via,
           headings: request.headings, detail: detail)
       } catch {
-        throw Self.v8Failure(error)
+        // HERE's avoidance is a preference: where no route avoids the features (or a
+        // waypoint has no other road), the route drives them and says so in notices.
+        guard !request.options.avoidedFeatures.isEmpty, Self.avoidanceMayExplain(error) else {
+          throw Self.v8Failure(error)
+        }
+        var options = request.options
+        options.avoidedFeatures = []
+        do throws(RoutingError) {
+          routes = try router.routes(
+            through: request.waypoints, options: options, via: request.via,
+            headings: request.headings, detail: detail)
+        } catch {
+          throw Self.v8Failure(error)
+        }
+        violated = violations(of: routes, avoiding: request.options.avoidedFeatures)
       }
       var response = HTTPResponse.json(
         V8RouteWire.encode(
           routes, returning: request.returning, spans: request.spans,
-          language: request.language))
+          language: request.language, violated: violated))
       response.headers.add("Cache-Control", "no-store")
       return response
     } catch {
       return error.response
+    }
+  }
+
+  /// Whether a routing failure may come of the avoided features (no route, a waypoint
+  /// without a road), so that routing without them may succeed.
+  private static func avoidanceMayExplain(_ error: RoutingError) -> Bool {
+    switch error {
+    case .noRoute, .placeOffNetwork: return true
+    default: return false
+    }
+  }
+
+  /// Per route and section, the `avoiding` features its spans drive.
+  private func violations(
+    of routes: [TrafficRouting.Route], avoiding features: Set<RoadFeature>
+  ) -> [[Set<RoadFeature>]] {
+    guard let network = router.trafficEngine.routingView()?.network else { return [] }
+    return routes.map { route in
+      route.sections.map { section in
+        var found = Set<RoadFeature>()
+        for span in section.traffic.spans where span.segmentID < network.segments.count {
+          let segment = network.segments[span.segmentID]
+          for feature in features where feature.contains(segment) { found.insert(feature) }
+        }
+        return found
+      }
     }
   }
 

@@ -3,6 +3,7 @@ import Foundation
 import Roads
 import Testing
 import Traffic
+import TrafficTestSupport
 
 @Suite struct FlowStateCoderTests {
   typealias Persisted = FlowState.Persisted
@@ -148,5 +149,25 @@ import Traffic
     #expect(fingerprint.hasPrefix("7-"))
     let smaller = try RoadNetwork(nodes: network.nodes, segments: Array(network.segments.prefix(6)))
     #expect(FlowStateCoder.fingerprint(of: smaller) != fingerprint)
+  }
+
+  @Test("a network's fingerprint does not change with its toll roads")
+  func tollsLeaveTheFingerprint() throws {
+    let network = try FeatureGrid.network(seed: 1)
+    #expect(network.segments.contains { $0.isToll })
+    let tollFree = try RoadNetwork(
+      nodes: network.nodes,
+      segments: network.segments.map { segment in
+        RoadSegment(
+          id: segment.id, sourceID: segment.sourceID, fromNode: segment.fromNode,
+          toNode: segment.toNode, geometry: segment.geometry, roadClass: segment.roadClass,
+          speedLimit: SpeedLimit(
+            metersPerSecond: segment.speedLimitInMetersPerSecond,
+            source: segment.speedLimitSource),
+          isReversed: segment.isReversed, oppositeID: segment.oppositeID)
+      })
+    #expect(FlowStateCoder.fingerprint(of: network) == FlowStateCoder.fingerprint(of: tollFree))
+    // The stored network itself keeps them.
+    #expect(network.binaryChunks() != tollFree.binaryChunks())
   }
 }
