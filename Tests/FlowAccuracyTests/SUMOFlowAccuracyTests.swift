@@ -135,7 +135,7 @@ struct SUMOFlowAccuracyTests {
 
   @Test(
     "engine speeds agree with SUMO's edge speeds; matching finds the true edges",
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(10)))
   func accuracyAgainstSUMO() throws {
     let started = Date()
     let simulation = try Self.runSUMO()
