@@ -19,9 +19,12 @@ final class PostgresConnection {
   /// Connects, blocking until the server accepts or refuses.
   ///
   /// - Throws: `TrafficStoreError.cannotOpen` naming the server (never the password) and
-  ///   libpq's reason.
+  ///   libpq's reason; during an outage, within half a second of the last failed attempt, the
+  ///   outage's reason without an attempt (`PostgresConnectionHealth.refusal()`).
   init(target: PostgresTarget) throws(TrafficStoreError) {
     self.target = target
+    // During an outage: one attempt each half second for the store, the others fail at once.
+    if let refusal = target.health?.refusal() { throw refusal }
     guard let handle = PostgresConnection.connect(target.connectionString) else {
       throw .cannotOpen("\(target.displayName): libpq is out of memory")
     }

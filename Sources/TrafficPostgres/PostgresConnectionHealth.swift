@@ -34,7 +34,15 @@ public final class PostgresConnectionHealth: Sendable {
   private struct State {
     var outage: StoreOutage?
     var handler: (@Sendable (Event) -> Void)?
+    /// When the last connection attempt failed (during an outage).
+    var lastFailure: Date?
+    /// Connection attempts made, failed or not (for tests).
+    var attempts = 0
   }
+
+  /// During an outage, how long after a failed connection attempt the next one is made;
+  /// connections asked for meanwhile fail at once, as the last attempt did.
+  static let retryIntervalInSeconds: TimeInterval = 0.5
 
   private let state = Mutex(State())
   private let database: String
@@ -50,12 +58,39 @@ public final class PostgresConnectionHealth: Sendable {
     state.withLock { $0.handler = handler }
   }
 
+  /// Connection attempts made so far.
+  var attempts: Int { state.withLock { $0.attempts } }
+
+  /// Whether a connection may be attempted now. During an outage, one attempt a
+  /// ``retryIntervalInSeconds`` is made for the whole store (its sessions, writers' turn
+  /// and listener): a write asked for meanwhile is refused at once, so that it answers a
+  /// 503 in microseconds instead of spending seconds on attempts bound to fail, and a
+  /// server whose requests keep coming does not reconnect to a lost database in a loop.
+  ///
+  /// - Returns: `nil` when an attempt may be made (and is counted), else the error of the
+  ///   running outage.
+  func refusal(now: Date = Date()) -> TrafficStoreError? {
+    state.withLock { state -> TrafficStoreError? in
+      if let outage = state.outage, let last = state.lastFailure,
+        now.timeIntervalSince(last) < Self.retryIntervalInSeconds
+      {
+        return .cannotOpen("\(database): \(outage.reason)")
+      }
+      state.attempts += 1
+      return nil
+    }
+  }
+
+  /// Whether an outage is running (connections then get a single attempt, not a series).
+  var isOut: Bool { state.withLock { $0.outage != nil } }
+
   /// Notes a failed connection attempt: starts an outage unless one is running.
   func connectionFailed(_ error: TrafficStoreError) {
     var reason = Self.oneLine(error)
     // Connection errors start with the database's name, which the event names already.
     if reason.hasPrefix(database + ": ") { reason.removeFirst(database.count + 2) }
     let (event, handler) = state.withLock { state -> (Event?, (@Sendable (Event) -> Void)?) in
+      state.lastFailure = Date()
       guard state.outage == nil else { return (nil, nil) }
       state.outage = StoreOutage(since: Date(), reason: reason)
       return (.lost(database: database, reason: reason), state.handler)
@@ -66,6 +101,7 @@ public final class PostgresConnectionHealth: Sendable {
   /// Notes a connection made: ends the running outage, if any.
   func connected() {
     let (event, handler) = state.withLock { state -> (Event?, (@Sendable (Event) -> Void)?) in
+      state.lastFailure = nil
       guard let outage = state.outage else { return (nil, nil) }
       state.outage = nil
       let seconds = max(0, Date().timeIntervalSince(outage.since))

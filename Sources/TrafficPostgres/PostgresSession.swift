@@ -16,7 +16,8 @@ final class PostgresSession {
   /// The change-log sequence that the last `currentIncidents()` read was current at.
   var loadedSequence: Int64 = 0
 
-  /// Pauses before each connection attempt when replacing a lost connection, seconds.
+  /// Pauses before each connection attempt when replacing a lost connection, seconds
+  /// (while no outage is known: a connection lost by a restarted backend or pooler).
   static let reconnectDelaysInSeconds: [TimeInterval] = [0, 0.05, 0.1, 0.2, 0.4, 0.8]
 
   init(target: PostgresTarget, connection: PostgresConnection) {
@@ -38,7 +39,11 @@ final class PostgresSession {
     if let connection, !connection.isBroken { return connection }
     connection = nil
     var lastError = TrafficStoreError.cannotOpen(target.displayName)
-    for delay in PostgresSession.reconnectDelaysInSeconds {
+    // A database known to be out of reach gets one attempt, not the series (the health
+    // spaces those out for the whole store).
+    let delays =
+      target.health?.isOut == true ? [0] : PostgresSession.reconnectDelaysInSeconds
+    for delay in delays {
       if delay > 0 { Thread.sleep(forTimeInterval: delay) }
       do {
         let fresh = try PostgresConnection(target: target)

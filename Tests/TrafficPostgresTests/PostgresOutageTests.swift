@@ -68,6 +68,20 @@ import TrafficTestSupport
         if case .cannotOpen = error as? TrafficStoreError { true } else { false }
       }
     }
+    // Writes meanwhile are refused at once: one connection attempt each half second for the
+    // whole store, not a series of them per write (20 writes made 20 or more before).
+    let health = try #require(a.store as? PostgresTrafficStore).connectionHealth
+    let attemptsBefore = health.attempts
+    let burst = Date()
+    for attempt in 0..<20 {
+      #expect(throws: TrafficStoreError.self) {
+        try a.apply(IncidentBatch(upserts: [try PostgresSyncTests.point("burst\(attempt)")]))
+      }
+    }
+    let burstSeconds = Date().timeIntervalSince(burst)
+    #expect(
+      health.attempts - attemptsBefore <= Int(burstSeconds / 0.5) + 2,
+      "\(health.attempts - attemptsBefore) attempts in \(burstSeconds) s")
     #expect(throws: TrafficStoreError.self) {
       try a.ingestSharing(
         probes: try PostgresTrafficStoreFlowTests.drive(vehicles: 1, speed: 8), flush: true)
