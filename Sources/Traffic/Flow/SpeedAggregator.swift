@@ -406,6 +406,9 @@ struct SpeedAggregator: Sendable {
     let ceiling = min(
       configuration.outlierFactor * max(limit, state.percentile95 ?? 0),
       configuration.maxPlausibleSpeedInMetersPerSecond)
+    let parked = Self.overtakenWhileStanding(
+      state.contributions, from: start, to: now, byVehicle: byVehicle, limit: limit,
+      substantial: min(20, 0.25 * network.segments[segment].lengthInMeters))
     var kept: Set<String> = []
     var counted = 0
     var logSum = 0.0, logSquares = 0.0
@@ -414,7 +417,7 @@ struct SpeedAggregator: Sendable {
     // its few meters and seconds but is not counted.
     let substantial = min(20, 0.25 * network.segments[segment].lengthInMeters)
     for (vehicle, sums) in byVehicle where sums.seconds > 0 {
-      guard sums.meters / sums.seconds <= ceiling else { continue }
+      guard sums.meters / sums.seconds <= ceiling, !parked.contains(vehicle) else { continue }
       kept.insert(vehicle)
       if sums.meters >= substantial || sums.seconds >= 10 {
         counted += 1

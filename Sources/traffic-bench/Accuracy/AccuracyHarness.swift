@@ -350,6 +350,13 @@ enum AccuracyHarness {
         onOurRoute: driven[k].map { abs(eta - $0) / $0 } ?? .nan,
         routeGain: driven[k].map { ($0 - duration) / duration } ?? .nan)
       outcome.trips.append(errors)
+      if diagnostics {
+        // Every judged trip: its today and fleet, SUMO's time, ours, free flow, the two
+        // references (seconds); bench/accuracy_references.py reads these lines.
+        print(
+          "ETA\t\(today.day.label)\t\(rate)\(loops ? "+loops" : "")\t\(trip.vehicle)\t\(Int(trip.depart))\t\(Int(duration))\t\(Int(eta))\t"
+            + "\(Int(free))\t\(Int(clairvoyant))\t\(Int(lastRuns))")
+      }
       if diagnostics, freeError > 0.4 {
         print(
           "CONGESTED\t\(trip.vehicle)\t\(Int(trip.depart))\t\(Int(duration))\t\(Int(eta))\t"
