@@ -15,14 +15,15 @@ import TrafficTestSupport
     "Tests/RoadsTests/Fixtures/crossing.osm"
   ).path
 
-  /// Four cars driving north on road 28 (limit 60 km/h) at 8 m/s, a position every 3 s.
+  /// Four cars driving north on road 28 (limit 60 km/h) at 8 m/s, a position every 3 s,
+  /// the last 16 s ago: they stay in the 5-minute live window for 284 s of test.
   static func probes() throws -> String {
     let now = Int(Date().timeIntervalSince1970)
     var lines = ["id,time,lat,lng,speed,heading"]
     for car in 0..<4 {
       for step in 0..<9 {
         let latitude = 47.0991 + Double(step) * 0.000216
-        lines.append("car\(car),\(now - 300 + car * 20 + step * 3),\(latitude),9.5010,8,0")
+        lines.append("car\(car),\(now - 100 + car * 20 + step * 3),\(latitude),9.5010,8,0")
       }
     }
     lines.append("broken,not-a-time,47.1,9.501")
