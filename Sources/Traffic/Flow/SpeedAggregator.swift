@@ -398,17 +398,23 @@ struct SpeedAggregator: Sendable {
     let start = now.addingTimeInterval(-configuration.windowInSeconds)
     let middle = now.addingTimeInterval(-configuration.windowInSeconds / 2)
     var byVehicle: [String: (meters: Double, seconds: Double)] = [:]
+    var standingSeconds = 0.0
     for c in state.contributions where c.time > start && c.time <= now {
       byVehicle[c.vehicleID, default: (0, 0)].meters += c.meters
       byVehicle[c.vehicleID, default: (0, 0)].seconds += c.seconds
+      if c.meters == 0 { standingSeconds += c.seconds }
     }
     let limit = network.segments[segment].speedLimitInMetersPerSecond
     let ceiling = min(
       configuration.outlierFactor * max(limit, state.percentile95 ?? 0),
       configuration.maxPlausibleSpeedInMetersPerSecond)
-    let parked = Self.overtakenWhileStanding(
-      state.contributions, from: start, to: now, byVehicle: byVehicle, limit: limit,
-      substantial: min(20, 0.25 * network.segments[segment].lengthInMeters))
+    // Only a segment where vehicles stood that long in all has one to weigh (most have none).
+    let parked =
+      standingSeconds < Self.standingSecondsToWeigh
+      ? []
+      : Self.overtakenWhileStanding(
+        state.contributions, from: start, to: now, byVehicle: byVehicle, limit: limit,
+        substantial: min(20, 0.25 * network.segments[segment].lengthInMeters))
     var kept: Set<String> = []
     var counted = 0
     var logSum = 0.0, logSquares = 0.0
