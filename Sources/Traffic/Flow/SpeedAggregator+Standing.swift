@@ -22,8 +22,10 @@ extension SpeedAggregator {
   /// The vehicles left out of the segment's estimate: each stood still on it for
   /// ``standingSecondsToWeigh`` or more in the window, and while it stood at least
   /// ``passersToLeaveOut`` other vehicles drove a good part of the segment (`substantial`
-  /// meters or more) at ``passingShareOfLimit`` of `limit` or faster. A queue, which the
-  /// others join rather than pass, is never left out; nor is a wait at a red light.
+  /// meters or more) at ``passingShareOfLimit`` of `limit` or faster, and at least
+  /// ``passersPerStander`` times as many as stood there meanwhile (itself included). A
+  /// queue, which the others join rather than pass, is never left out; nor is a wait at a
+  /// red light.
   ///
   /// - Complexity: O(c + s × v) for c contributions, s standing vehicles and v vehicles.
   static func overtakenWhileStanding(
