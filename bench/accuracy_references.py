@@ -87,6 +87,13 @@ def traversals(routes, fleet):
 
 
 def main():
+    try:
+        run()
+    except (OSError, ET.ParseError) as error:
+        fail(f"cannot read the run's files: {error}")
+
+
+def run():
     if len(sys.argv) != 3:
         fail("usage: bench/accuracy_references.py OUT DIR (see the file's first lines)")
     output, scratch = sys.argv[1], sys.argv[2]
