@@ -40,6 +40,11 @@ struct SpeedAggregator: Sendable {
     var history: [Double] = []
     var learnedFreeFlow: Double?
     var percentile95: Double?
+    /// Seconds stood still (0 m contributions) among `contributions`.
+    var standingSeconds = 0.0
+    /// Vehicles found parked while the traffic passed, and when they stood (see
+    /// `judgeParked`); their standing there stays out of the history.
+    var parkedStands: [String: (from: Date, to: Date)] = [:]
   }
 
   /// A segment's speed over the window.
@@ -292,11 +297,12 @@ struct SpeedAggregator: Sendable {
   ) -> Double {
     state.openBuckets[bucket, default: (0, 0)].meters += contribution.meters
     state.openBuckets[bucket, default: (0, 0)].seconds += contribution.seconds
+    if contribution.meters == 0 { state.standingSeconds += contribution.seconds }
     state.contributions.append(contribution)
     return dueTime(of: state, configuration)
   }
 
-  private func bucketIndex(_ time: Date) -> Int {
+  func bucketIndex(_ time: Date) -> Int {
     let value = (time.timeIntervalSince1970 / configuration.historyBucketInSeconds).rounded(.down)
     return value.isFinite && abs(value) < 1e15 ? Int(value) : 0
   }
@@ -345,10 +351,18 @@ struct SpeedAggregator: Sendable {
       guard scheduled[segment] == time else { continue }
       scheduled[segment] = nil
       guard var state = segments.removeValue(forKey: segment) else { continue }
+      if state.standingSeconds >= Self.standingSecondsToWeigh {
+        judgeParked(segment, &state, now: now)
+      }
       if let oldest = state.contributions.first, oldest.time <= cutoff {
+        if !state.parkedStands.isEmpty { state.takeParkedOut(bucketIndex) { $0.time <= cutoff } }
         state.contributions.removeAll { $0.time <= cutoff }
+        if state.standingSeconds > 0 { state.recountStanding(after: cutoff) }
       }
       for bucket in state.openBuckets.keys.sorted() where bucket < finished {
+        if !state.parkedStands.isEmpty {
+          state.takeParkedOut(bucketIndex) { bucketIndex($0.time) == bucket }
+        }
         closeBucket(bucket, of: segment, &state)
       }
       if !state.contributions.isEmpty || !state.history.isEmpty || !state.openBuckets.isEmpty {
@@ -411,19 +425,19 @@ struct SpeedAggregator: Sendable {
     // Only a segment where vehicles stood that long in all has one to weigh (most have none).
     let parked =
       standingSeconds < Self.standingSecondsToWeigh
-      ? []
+      ? [:]
       : Self.overtakenWhileStanding(
         state.contributions, from: start, to: now, byVehicle: byVehicle, limit: limit,
-        substantial: min(20, 0.25 * network.segments[segment].lengthInMeters))
+        substantial: substantialMeters(segment))
     var kept: Set<String> = []
     var counted = 0
     var logSum = 0.0, logSquares = 0.0
     // A vehicle counts as a probe of the segment when it drove a good part of it or stood on
     // it; one seen only across a few meters at an end (GPS noise at a junction) still adds
     // its few meters and seconds but is not counted.
-    let substantial = min(20, 0.25 * network.segments[segment].lengthInMeters)
+    let substantial = substantialMeters(segment)
     for (vehicle, sums) in byVehicle where sums.seconds > 0 {
-      guard sums.meters / sums.seconds <= ceiling, !parked.contains(vehicle) else { continue }
+      guard sums.meters / sums.seconds <= ceiling, parked[vehicle] == nil else { continue }
       kept.insert(vehicle)
       if sums.meters >= substantial || sums.seconds >= 10 {
         counted += 1

@@ -64,6 +64,79 @@ import TrafficTestSupport
     #expect(waiting < passing - 1, "\(waiting) against \(passing)")
   }
 
+  @Test("the typical week learns the traffic, not a probe parked among it")
+  func theTypicalWeekLeavesAParkedProbeOut() throws {
+    // Everything inside one five-minute bucket of history: up to 20 s before `now`, which
+    // begins a bucket.
+    let end = FlowFixtures.now - 20
+    /// Segment 0 a week after `probes`, at the same time of the week: the typical week.
+    func typical(_ probes: (RoadNetwork) throws -> [Probe]) throws -> Double {
+      let clock = FlowFixtures.Clock()
+      let engine = try FlowFixtures.engine(clock: clock)
+      let network = try #require(engine.roadNetwork)
+      engine.ingest(probes: try probes(network).sorted { $0.time < $1.time })
+      engine.flushProbes()
+      clock.advance(400)
+      _ = try FlowFixtures.flow(engine, 0)
+      clock.set(end + 7 * 86_400)
+      return try #require(try FlowFixtures.flow(engine, 0)).speedUncappedInMetersPerSecond
+    }
+    func passers(_ count: Int, _ network: RoadNetwork) throws -> [Probe] {
+      try FlowFixtures.fleet(count, along: [0], speed: 12, end: end, prefix: "p", network: network)
+    }
+    let passing = try typical { try passers(5, $0) }
+    let withParked = try typical { network in
+      try passers(5, network) + standing("parked", seconds: 270, end: end, network: network)
+    }
+    // Learned with its standing, the week said 5.1 m/s at that hour.
+    #expect(abs(passing - 12) < 0.6, "\(passing)")
+    #expect(abs(withParked - passing) < 0.3, "\(withParked) against \(passing)")
+    // A queue, as many standing as passing, is what the week learns.
+    let queue = try typical { network in
+      try passers(2, network) + standing("a", seconds: 270, end: end, at: 0.8, network: network)
+        + standing("b", seconds: 270, end: end, at: 0.7, network: network)
+    }
+    #expect(queue < 5, "\(queue)")
+  }
+
+  @Test("a restart in the middle of a stand takes no standing out of the week twice")
+  func restartTakesNothingOutTwice() throws {
+    let start = FlowFixtures.now - 290
+    let network = try FlowFixtures.network()
+    /// The typical week a week later, after probes sent in two batches with a save and a
+    /// restart between them; with `parked`, a probe stands the whole time.
+    func typical(parked: Bool) throws -> Double {
+      let store = JSONFlowStore()
+      let clock = FlowFixtures.Clock()
+      clock.set(start + 150)
+      let first = try TrafficEngine(store: store, clock: { clock.now }, network: network)
+      var early = try FlowFixtures.fleet(
+        3, along: [0], speed: 12, end: start + 100, prefix: "a", network: network)
+      if parked { early += standing("parked", seconds: 150, end: start + 150, network: network) }
+      first.ingest(probes: early.sorted { $0.time < $1.time })
+      first.flushProbes()
+      // Past the window of the first probes: the parked probe is weighed, then saved.
+      clock.set(start + 310)
+      var late = try FlowFixtures.fleet(
+        2, along: [0], speed: 12, end: start + 260, prefix: "b", network: network)
+      if parked { late += standing("parked", seconds: 115, end: start + 270, network: network) }
+      first.ingest(probes: late.sorted { $0.time < $1.time })
+      first.flushProbes()
+      #expect(try first.saveFlow())
+      let second = try TrafficEngine(store: store, clock: { clock.now }, network: network)
+      #expect(try second.restoreFlow())
+      clock.advance(400)
+      _ = try FlowFixtures.flow(second, 0)
+      clock.set(start + 200 + 7 * 86_400)
+      return try #require(try FlowFixtures.flow(second, 0)).speedUncappedInMetersPerSecond
+    }
+    let passing = try typical(parked: false)
+    let withParked = try typical(parked: true)
+    #expect(abs(passing - 12) < 0.6, "\(passing)")
+    // Taken out twice, the standing would make the week faster than the traffic itself.
+    #expect(abs(withParked - passing) < 0.3, "\(withParked) against \(passing)")
+  }
+
   @Test("only vehicles passing while it stood count against a standing vehicle")
   func passersMustOverlapTheStand() {
     let now = FlowFixtures.now
@@ -79,9 +152,11 @@ import TrafficTestSupport
         sums[c.vehicleID, default: (0, 0)].meters += c.meters
         sums[c.vehicleID, default: (0, 0)].seconds += c.seconds
       }
-      return SpeedAggregator.overtakenWhileStanding(
-        passers + [stand], from: now - 300, to: now, byVehicle: sums, limit: 13.89,
-        substantial: 20)
+      return Set(
+        SpeedAggregator.overtakenWhileStanding(
+          passers + [stand], from: now - 300, to: now, byVehicle: sums, limit: 13.89,
+          substantial: 20
+        ).keys)
     }
     #expect(left([passer("a", at: now - 100), passer("b", at: now - 50)]) == ["s"])
     // Before it stood: they did not pass it.
