@@ -322,7 +322,8 @@ enum AccuracyHarness {
           engine: engine, box: box, now: now, truth: today.edgeData[safe: interval] ?? [:],
           raw: raw[interval] ?? [:],
           fleet: today.fleetEdgeData[rate]?[safe: interval] ?? [:], roads: roads,
-          segments: segmentOfEdge, into: &outcome)
+          segments: segmentOfEdge, label: "\(today.day.label)\t\(rate)\(loops ? "+loops" : "")",
+          into: &outcome)
       }
       second += step
     }
@@ -413,7 +414,7 @@ enum AccuracyHarness {
     engine: TrafficEngine, box: GeoBox, now: Date,
     truth: [String: SimulatedDay.EdgeInterval], raw: [String: (sum: Double, count: Int)],
     fleet: [String: SimulatedDay.EdgeInterval], roads: RoadNetwork, segments: [String: Int],
-    into outcome: inout AccuracyOutcome
+    label: String, into outcome: inout AccuracyOutcome
   ) async throws {
     let flows = try await engine.queryForFlow(inside: box)
     var flowOfSegment: [Int: TrafficFlow] = [:]
@@ -434,7 +435,7 @@ enum AccuracyHarness {
       if diagnostics {
         let record = roads.segments[segment]
         print(
-          "FLOW\t\(now.timeIntervalSince1970)\t\(edge)\t\(record.roadClass)\t\(Int(record.lengthInMeters))\t"
+          "FLOW\t\(label)\t\(now.timeIntervalSince1970)\t\(edge)\t\(record.roadClass)\t\(Int(record.lengthInMeters))\t"
             + "\(limit)\t\(sumo.speed)\t\(sumo.entered)\t\(flow.speedUncappedInMetersPerSecond)\t"
             + "\(flow.confidence)\t\(raw[edge].map { $0.sum / Double($0.count) } ?? -1)\t"
             + "\(raw[edge]?.count ?? 0)\t\(typicalSpeed)\t\(fleet[edge]?.speed ?? -1)")

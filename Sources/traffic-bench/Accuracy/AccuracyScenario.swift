@@ -166,11 +166,11 @@ struct AccuracySimulator {
   }
 
   /// Runs SUMO for the day in a scratch folder and reads what it wrote. With `routes`
-  /// (vehicle id -> SUMO edges), the test drives' run: those vehicles follow the routes
-  /// given, without rerouting, everything else as on the day; no floating-car data, fleets'
-  /// edge data or loops are written.
-  func simulate(_ day: AccuracyDay, routes: [String: [String]] = [:]) throws -> SimulatedDay {
-    let drives = !routes.isEmpty
+  /// (vehicle id -> SUMO edges, possibly none), the test drives' run: those vehicles follow
+  /// the routes given, without rerouting, everything else as on the day; no floating-car
+  /// data, fleets' edge data or loops are written.
+  func simulate(_ day: AccuracyDay, routes: [String: [String]]? = nil) throws -> SimulatedDay {
+    let drives = routes != nil
     try DebianFile.require(.sumo, .duarouter)
     // TRAFFIC_ACCURACY_SCRATCH keeps SUMO's files of every day there, for a closer look.
     let kept = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SCRATCH"]
@@ -202,7 +202,7 @@ struct AccuracySimulator {
     guard router.terminationStatus == 0 else {
       throw AccuracyError("duarouter exited with \(router.terminationStatus) on \(network.name)")
     }
-    if drives { try Self.give(routes, in: file("trips.xml")) }
+    if let routes { try Self.give(routes, in: file("trips.xml")) }
     var additional = "<additional>\n"
     additional +=
       "<edgeData id=\"edges\" freq=\"\(Int(AccuracyProfile.intervalSeconds))\""

@@ -137,6 +137,9 @@ enum TestDrives {
       Dictionary(set.plans.map { ($0.trip.vehicle, $0.route) }, uniquingKeysWith: { a, _ in a })
     }
     DispatchQueue.concurrentPerform(iterations: sets.count) { k in
+      // A set with nothing planned (a network whose trips are too short to judge) has
+      // nothing to drive.
+      guard !routes[k].isEmpty else { return }
       let result: Result<SimulatedDay, AccuracyError>
       do {
         result = .success(try simulator.simulate(day, routes: routes[k]))
@@ -147,6 +150,11 @@ enum TestDrives {
     }
     let simulated = results.withLock { $0 }
     return try sets.indices.map { k in
+      guard !routes[k].isEmpty else {
+        var outcome = Outcome()
+        outcome.failed = sets[k].unplanned
+        return outcome
+      }
       guard let run = simulated[k] else { throw AccuracyError("a test drive did not run") }
       let driven = try run.get()
       return judge(
