@@ -35,7 +35,7 @@ if !arguments.isSubset(of: known) || arguments.contains("--help") {
       + "         TRAFFIC_ACCURACY_HISTORY_DAYS=N (1...12, default 3),\n"
       + "         TRAFFIC_ACCURACY_DIAGNOSTICS=1 (every judged edge-interval and trip),"
       + " TRAFFIC_ACCURACY_SCRATCH=DIR (keep SUMO's files),\n"
-      + "         TRAFFIC_ACCURACY_SPREADS=typical,vehicle,unusual share,unusual (tuning)\n"
+      + "         TRAFFIC_ACCURACY_SPREADS=typical,vehicle,unusual share,unusual[,far share,far] (tuning)\n"
       + "       traffic-bench --table STORE.sqlite PLACES   (travel-time tables, PLACES a file of LAT,LNG;...)"
   )
   exit(arguments.contains("--help") ? 0 : 64)

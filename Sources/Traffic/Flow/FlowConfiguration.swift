@@ -44,6 +44,16 @@ public struct FlowConfiguration: Hashable, Sendable {
   /// The spread of a segment's speed on an unusual day around its typical speed (natural
   /// logarithm).
   public var unusualSpreadInLogSpeed: Double = 1.0
+  /// The prior share of days on which a segment's speed has nothing to do with its typical
+  /// week (a road that locks up on some days and flows on others: a typical 0.2 m/s where
+  /// the vehicles drive at 30 today), with `farSpreadInLogSpeed`. Without this heavy tail
+  /// the unusual day's Gaussian pulls evidence back in proportion to its distance: two
+  /// vehicles at 30 m/s against a typical 0.2 answered 19 m/s (SUMO's `highway` network,
+  /// docs/performance-log.md). With the defaults it only weighs beyond about 15 times the
+  /// typical speed or a fifteenth of it.
+  public var farShare: Double = 0.02
+  /// The spread of such a day's speed around the typical speed (natural logarithm).
+  public var farSpreadInLogSpeed: Double = 3.0
   /// Queries rebuild the live values when they are older than this, seconds.
   public var refreshIntervalInSeconds: Double = 30
   /// How many past samples a bin of a typical week averages before older ones fade (an
@@ -75,6 +85,7 @@ public struct FlowConfiguration: Hashable, Sendable {
       ("typicalSpreadInLogSpeed", typicalSpreadInLogSpeed),
       ("vehicleSpreadInLogSpeed", vehicleSpreadInLogSpeed),
       ("unusualSpreadInLogSpeed", unusualSpreadInLogSpeed),
+      ("farSpreadInLogSpeed", farSpreadInLogSpeed),
       ("closureMatchDistanceInMeters", closureMatchDistanceInMeters),
     ]
     for (name, value) in positives where !(value.isFinite && value > 0) {
@@ -88,8 +99,9 @@ public struct FlowConfiguration: Hashable, Sendable {
       throw .invalidConfiguration(
         "typicalMemoryInSamples \(typicalMemoryInSamples) must be within 1...16")
     }
-    guard unusualShare >= 0, unusualShare < 1 else {
-      throw .invalidConfiguration("unusualShare \(unusualShare) must be in [0, 1)")
+    guard unusualShare >= 0, farShare >= 0, unusualShare + farShare < 1 else {
+      throw .invalidConfiguration(
+        "unusualShare \(unusualShare) and farShare \(farShare) must be >= 0 with a sum below 1")
     }
     guard freeFlowPercentile > 0, freeFlowPercentile <= 1 else {
       throw .invalidConfiguration("freeFlowPercentile \(freeFlowPercentile) must be in (0, 1]")

@@ -26,9 +26,10 @@ extension AccuracyHarness {
   }
 
   /// The flow configuration TRAFFIC_ACCURACY_SPREADS="typical,vehicle,unusual share,unusual"
-  /// asks for (tuning only: the table is of the defaults), `nil` without it.
+  /// (and optionally ",far share,far") asks for (tuning only: the table is of the defaults),
+  /// `nil` without it.
   ///
-  /// - Throws: `AccuracyError` (a usage error) for anything but four numbers the
+  /// - Throws: `AccuracyError` (a usage error) for anything but four or six numbers the
   ///   configuration accepts.
   static func tuning() throws -> FlowConfiguration? {
     guard let text = ProcessInfo.processInfo.environment["TRAFFIC_ACCURACY_SPREADS"] else {
@@ -38,17 +39,21 @@ extension AccuracyHarness {
       Double($0.trimmingCharacters(in: .whitespaces))
     }
     let numbers = values.compactMap { $0 }
-    guard values.count == 4, numbers.count == 4
+    guard values.count == 4 || values.count == 6, numbers.count == values.count
     else {
       throw AccuracyError(
-        "TRAFFIC_ACCURACY_SPREADS=\(text) is not four numbers "
-          + "\"typical,vehicle,unusual share,unusual\"", isUsage: true)
+        "TRAFFIC_ACCURACY_SPREADS=\(text) is not four or six numbers "
+          + "\"typical,vehicle,unusual share,unusual[,far share,far]\"", isUsage: true)
     }
     var configuration = FlowConfiguration()
     configuration.typicalSpreadInLogSpeed = numbers[0]
     configuration.vehicleSpreadInLogSpeed = numbers[1]
     configuration.unusualShare = numbers[2]
     configuration.unusualSpreadInLogSpeed = numbers[3]
+    if numbers.count == 6 {
+      configuration.farShare = numbers[4]
+      configuration.farSpreadInLogSpeed = numbers[5]
+    }
     do { try configuration.validate() } catch {
       throw AccuracyError("TRAFFIC_ACCURACY_SPREADS=\(text): \(error)", isUsage: true)
     }

@@ -79,9 +79,32 @@ import TrafficTestSupport
     // A single Gaussian prior (no unusual days) would have pulled it to 5 m/s or more.
     var gaussian = configuration
     gaussian.unusualShare = 0
+    gaussian.farShare = 0
     #expect(FlowPipeline.fuse(prior: prior, evidence: 2, weight: 1, gaussian).speed > 5)
     // A standing queue stays standing.
     #expect(FlowPipeline.fuse(prior: prior, evidence: 0, weight: 3, configuration).speed == 0)
+  }
+
+  @Test("a road that flows today where it usually stands still is believed, and the reverse")
+  func fusionFarFromTheTypicalWeek() {
+    let configuration = FlowConfiguration()
+    let standing = (speed: 0.2, variance: 0.25 * 0.25 * 1.125)
+    // Two vehicles at 30 m/s: the unusual day's Gaussian alone answered 19 m/s.
+    let flowing = FlowPipeline.fuse(prior: standing, evidence: 30, weight: 2, configuration)
+    #expect(flowing.speed > 27 && flowing.speed <= 30, "\(flowing.speed)")
+    var thin = configuration
+    thin.farShare = 0
+    #expect(FlowPipeline.fuse(prior: standing, evidence: 30, weight: 2, thin).speed < 22)
+    // Both standing still: weighed below the crawl speed, not answered as the crawl speed.
+    let still = FlowPipeline.fuse(
+      prior: (speed: 0.1, variance: 0.25 * 0.25), evidence: 0.02, weight: 3, configuration)
+    #expect(still.speed >= 0.02 && still.speed <= 0.1, "\(still.speed)")
+    // Near the typical speed the heavy tail changes nothing that matters.
+    let usual = (speed: 12.0, variance: 0.25 * 0.25 * 1.125)
+    let near = FlowPipeline.fuse(prior: usual, evidence: 10.8, weight: 1, configuration)
+    #expect(
+      abs(near.speed - FlowPipeline.fuse(prior: usual, evidence: 10.8, weight: 1, thin).speed)
+        < 0.05)
   }
 
   /// An engine that learned last week, at this time of day, half an hour of vehicles at
