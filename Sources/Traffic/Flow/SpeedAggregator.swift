@@ -308,7 +308,10 @@ struct SpeedAggregator: Sendable {
   }
 
   /// Adds a finished bucket's speed to the segment's typical week and, unless it came
-  /// after a later bucket (late or historical data), to the history; relearns free flow.
+  /// after a later bucket (late or historical data) or stood below the crawl speed, to the
+  /// history; relearns free flow. A queue standing all day (a ramp locked up, a road shut
+  /// by its traffic) says nothing of the segment's free flow: learned from it, the free flow
+  /// of such a ramp was 0.03 m/s, and every jam factor and free-flow time there with it.
   private mutating func closeBucket(
     _ bucket: Int, of segment: Int, _ state: inout SegmentState
   ) {
@@ -320,7 +323,8 @@ struct SpeedAggregator: Sendable {
     typical.add(
       segment: segment, speed: sums.meters / sums.seconds,
       at: Date(timeIntervalSince1970: (Double(bucket) + 0.5) * length))
-    guard isNewest else { return }
+    guard isNewest, sums.meters / sums.seconds >= FlowSnapshot.crawlSpeedInMetersPerSecond
+    else { return }
     state.history.append(sums.meters / sums.seconds)
     if state.history.count > configuration.historyCapacity {
       state.history.removeFirst(state.history.count - configuration.historyCapacity)

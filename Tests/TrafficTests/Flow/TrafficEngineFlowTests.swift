@@ -225,6 +225,37 @@ import Traffic
     #expect(flow.jamFactor == 0)
   }
 
+  @Test("a queue standing for hours teaches no free flow: the segment keeps its speed limit")
+  func noFreeFlowFromAStandingQueue() throws {
+    let clock = FlowFixtures.Clock()
+    let engine = try FlowFixtures.engine(clock: clock)
+    let network = try #require(engine.roadNetwork)
+    let segment = network.segments[2]
+    let heading = segment.geometry.vertices[0].bearing(to: segment.geometry.vertices[1])
+    // Two vehicles creeping at 0.2 m/s, 5 m apart, for eight five-minute buckets.
+    for round in 0..<8 {
+      let end = FlowFixtures.now + Double(round) * 300
+      clock.set(end)
+      var probes: [Probe] = []
+      for vehicle in 0..<2 {
+        for k in 0..<60 {
+          let along = 15 - Double(vehicle) * 5 + Double(round * 60 + k)
+          probes.append(
+            Probe(
+              vehicleID: "q\(vehicle)", time: end - 295 + Double(k) * 5,
+              coordinates: segment.geometry.coordinates(atDistance: along),
+              speedInMetersPerSecond: 0.2, headingInDegrees: heading))
+        }
+      }
+      engine.ingest(probes: probes.sorted { $0.time < $1.time })
+      engine.flushProbes()
+    }
+    clock.advance(600)
+    let flow = try #require(try FlowFixtures.flow(engine, 2))
+    // Learned from the queue, the free flow was 0.2 m/s.
+    #expect(flow.freeFlowSpeedInMetersPerSecond == FlowFixtures.limit, "\(flow)")
+  }
+
   @Test("a road-closure incident closes the segments it covers, in its direction")
   func closure() throws {
     let closure = try TrafficIncident(
