@@ -361,7 +361,9 @@ struct SpeedAggregator: Sendable {
       if let oldest = state.contributions.first, oldest.time <= cutoff {
         if !state.parkedStands.isEmpty { state.takeParkedOut(bucketIndex) { $0.time <= cutoff } }
         state.contributions.removeAll { $0.time <= cutoff }
-        if state.standingSeconds > 0 { state.recountStanding(after: cutoff) }
+        if state.standingSeconds > 0 || !state.parkedStands.isEmpty {
+          state.recountStanding(after: cutoff)
+        }
       }
       for bucket in state.openBuckets.keys.sorted() where bucket < finished {
         if !state.parkedStands.isEmpty {
