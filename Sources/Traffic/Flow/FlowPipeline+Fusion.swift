@@ -70,7 +70,7 @@ extension FlowPipeline {
     difference: Double, noise: Double, prior: Double, _ configuration: FlowConfiguration
   ) -> (shift: Double, variance: Double, gain: Double)? {
     let unusual = configuration.unusualSpreadInLogSpeed
-    // Both parts' updates, weighed by the likelihood each gives the evidence (no arrays:
+    // The parts' updates, weighed by the likelihood each gives the evidence (no arrays:
     // this runs for every live segment of every refresh).
     var total = 0.0, shift = 0.0, secondMoment = 0.0, gain = 0.0
     func add(share: Double, variance: Double) {

@@ -85,6 +85,32 @@ import TrafficTestSupport
     #expect(FlowPipeline.fuse(prior: prior, evidence: 0, weight: 3, configuration).speed == 0)
   }
 
+  @Test("the fusion's shares and spreads are checked, each named when wrong")
+  func fusionSettingsAreChecked() throws {
+    try FlowConfiguration().validate()
+    func refusal(_ change: (inout FlowConfiguration) -> Void) -> String? {
+      var configuration = FlowConfiguration()
+      change(&configuration)
+      do {
+        try configuration.validate()
+        return nil
+      } catch {
+        return "\(error)"
+      }
+    }
+    #expect(refusal { $0.farShare = -0.1 }?.contains("farShare") == true)
+    #expect(refusal { $0.farSpreadInLogSpeed = 0 }?.contains("farSpreadInLogSpeed") == true)
+    #expect(refusal { $0.farSpreadInLogSpeed = .nan }?.contains("farSpreadInLogSpeed") == true)
+    #expect(
+      refusal {
+        $0.unusualShare = 0.5; $0.farShare = 0.5
+      }?.contains("sum below 1") == true)
+    #expect(
+      refusal {
+        $0.unusualShare = 0.5; $0.farShare = 0.4
+      } == nil)
+  }
+
   @Test("a road that flows today where it usually stands still is believed, and the reverse")
   func fusionFarFromTheTypicalWeek() {
     let configuration = FlowConfiguration()
