@@ -363,9 +363,7 @@ extension FlowState {
         SpeedAggregator.Contribution(
           time: $0.time, vehicleID: $0.vehicleID, meters: $0.meters, seconds: $0.seconds)
       }
-      state.standingSeconds = state.contributions.reduce(0) {
-        $1.meters == 0 ? $0 + $1.seconds : $0
-      }
+      state.recountStanding()
       if sameBuckets {
         for bucket in saved.openBuckets {
           state.openBuckets[bucket.index] = (bucket.meters, bucket.seconds)

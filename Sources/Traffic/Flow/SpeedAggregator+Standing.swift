@@ -73,6 +73,21 @@ extension SpeedAggregator {
     return parked
   }
 
+  /// Each vehicle's meters and seconds among `contributions` in (`start`, `end`], and the
+  /// seconds stood still among them.
+  static func vehicleSums(
+    _ contributions: [Contribution], from start: Date, to end: Date
+  ) -> (byVehicle: [String: (meters: Double, seconds: Double)], standingSeconds: Double) {
+    var byVehicle: [String: (meters: Double, seconds: Double)] = [:]
+    var standingSeconds = 0.0
+    for c in contributions where c.time > start && c.time <= end {
+      byVehicle[c.vehicleID, default: (0, 0)].meters += c.meters
+      byVehicle[c.vehicleID, default: (0, 0)].seconds += c.seconds
+      if c.meters == 0 { standingSeconds += c.seconds }
+    }
+    return (byVehicle, standingSeconds)
+  }
+
   /// The meters a vehicle must drive on a segment to count as one of its probes (a good
   /// part of it; a few meters at an end are GPS noise at a junction).
   func substantialMeters(_ segment: Int) -> Double {
@@ -90,11 +105,7 @@ extension SpeedAggregator {
     var end = Date.distantPast
     for c in state.contributions where c.time <= now { end = max(end, c.time) }
     let start = end.addingTimeInterval(-configuration.windowInSeconds)
-    var byVehicle: [String: (meters: Double, seconds: Double)] = [:]
-    for c in state.contributions where c.time > start && c.time <= end {
-      byVehicle[c.vehicleID, default: (0, 0)].meters += c.meters
-      byVehicle[c.vehicleID, default: (0, 0)].seconds += c.seconds
-    }
+    let byVehicle = Self.vehicleSums(state.contributions, from: start, to: end).byVehicle
     let parked = Self.overtakenWhileStanding(
       state.contributions, from: start, to: end, byVehicle: byVehicle,
       limit: network.segments[segment].speedLimitInMetersPerSecond,
@@ -124,10 +135,16 @@ extension SpeedAggregator.SegmentState {
     }
   }
 
-  /// Sums ``standingSeconds`` again after contributions up to `cutoff` left, and forgets
-  /// the stands none of whose standing is left.
-  mutating func recountStanding(after cutoff: Date) {
+  /// Sums ``standingSeconds`` again from the contributions held (after some left, or after
+  /// a restore).
+  mutating func recountStanding() {
     standingSeconds = contributions.reduce(0) { $1.meters == 0 ? $0 + $1.seconds : $0 }
+  }
+
+  /// ``recountStanding()`` after contributions up to `cutoff` left, forgetting the stands
+  /// none of whose standing is left.
+  mutating func recountStanding(after cutoff: Date) {
+    recountStanding()
     if !parkedStands.isEmpty { parkedStands = parkedStands.filter { $0.value.to > cutoff } }
   }
 }

@@ -417,13 +417,7 @@ struct SpeedAggregator: Sendable {
     guard !state.contributions.isEmpty else { return nil }
     let start = now.addingTimeInterval(-configuration.windowInSeconds)
     let middle = now.addingTimeInterval(-configuration.windowInSeconds / 2)
-    var byVehicle: [String: (meters: Double, seconds: Double)] = [:]
-    var standingSeconds = 0.0
-    for c in state.contributions where c.time > start && c.time <= now {
-      byVehicle[c.vehicleID, default: (0, 0)].meters += c.meters
-      byVehicle[c.vehicleID, default: (0, 0)].seconds += c.seconds
-      if c.meters == 0 { standingSeconds += c.seconds }
-    }
+    let (byVehicle, standingSeconds) = Self.vehicleSums(state.contributions, from: start, to: now)
     let limit = network.segments[segment].speedLimitInMetersPerSecond
     let ceiling = min(
       configuration.outlierFactor * max(limit, state.percentile95 ?? 0),
