@@ -117,17 +117,9 @@ test: deps-test routing-tools python-tools
 	  seeds=$$(ls -d Tests/*/Fuzz/$$target 2>/dev/null); [ -z "$$seeds" ] && continue; \
 	  TRAFFIC_FUZZ_TARGET=$$target $$($(SWIFT) build --show-bin-path)/traffic-fuzz $$seeds || exit 1; \
 	done
-	@# The tests' scratch files (stores, logs, browser profiles) go to a private TMPDIR that
-	@# is removed afterwards, pass or fail, so repeated runs leave nothing in /tmp.
-	@# Open to every user like /tmp itself: PostgreSQL's initdb runs as its own user.
-	@scratch=$$(mktemp -d "$${TMPDIR:-/tmp}/traffic-tests.XXXXXX"); chmod 1777 "$$scratch"; \
-	  status=0; \
-	  TMPDIR=$$scratch $(SWIFT) test --skip-build --skip '$(TIMED_SUITES)' || status=$$?; \
-	  if [ $$status -eq 0 ]; then \
-	    TMPDIR=$$scratch $(SWIFT) test --skip-build --no-parallel --filter '$(TIMED_SUITES)' \
-	      || status=$$?; \
-	  fi; \
-	  rm -rf "$$scratch"; exit $$status
+	@# Two passes (the timed suites alone after the rest); the console shows each suite's end
+	@# and every failure, .build/test-output.log the whole output (see Tests/run.sh).
+	SWIFT=$(SWIFT) Tests/run.sh '$(TIMED_SUITES)'
 
 bench: deps-bench
 	bench/run.sh
