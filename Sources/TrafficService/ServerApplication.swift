@@ -278,6 +278,10 @@ public final class ServerApplication: Sendable {
   /// - Parameter started: Called once the server listens, with its port.
   /// - Throws: ``Failure`` when the server cannot listen or the demo cannot start.
   public func run(started: (Int) -> Void = { _ in }) throws(Failure) {
+    // Caught before anything starts: a signal at any moment from here, even before the
+    // "listening" line, stops the server gracefully (and saves the flow picture).
+    server.catchStopSignals()
+    defer { server.releaseStopSignals() }
     poller.start()
     let engine = self.engine
     let maintenance = Task.detached {

@@ -55,6 +55,8 @@ public final class TrafficServer: Sendable {
   private let frontEnd = Mutex<HTTPFrontEnd?>(nil)
   /// Signalled to end `run()` as SIGINT and SIGTERM do.
   private let runEnds = DispatchSemaphore(value: 0)
+  /// Whether SIGINT and SIGTERM signal `runEnds` (``catchStopSignals()``).
+  private let catchesStopSignals = Atomic<Bool>(false)
   private let openStreams = Atomic<Int>(0)
   /// The time base of rate limiting and latency measurement.
   let startInstant = ContinuousClock.now
@@ -133,29 +135,30 @@ public final class TrafficServer: Sendable {
     runEnds.signal()
   }
 
+  /// From now on, SIGINT and SIGTERM end `run()`, also when they come before it: a process
+  /// that says it listens only after this call stops on a signal sent the moment it says so
+  /// (``StopSignals``). `run()` calls it when nobody did.
+  public func catchStopSignals() {
+    guard !catchesStopSignals.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    StopSignals.watch(runEnds)
+  }
+
+  /// Gives SIGINT and SIGTERM back to what they did before ``catchStopSignals()`` (once no
+  /// other server of the process catches them); `run()` calls it when it returns.
+  public func releaseStopSignals() {
+    guard catchesStopSignals.exchange(false, ordering: .sequentiallyConsistent) else { return }
+    StopSignals.unwatch(runEnds)
+  }
+
   /// Starts the server (unless `start()` already did) and serves until the process receives
   /// SIGINT or SIGTERM (or `endRun()` is called), then stops gracefully and returns.
   ///
   /// - Throws: `ServerError.cannotListen` when the server cannot start.
   public func run() throws(ServerError) {
+    catchStopSignals()
+    defer { releaseStopSignals() }
     if port == nil { try start() }
-    let done = runEnds
-    let queue = DispatchQueue(label: "traffic.server.signals")
-    var sources: [any DispatchSourceSignal] = []
-    // The signals are taken from their default action while the server runs, and given back
-    // after: child processes started later (SUMO, PostgreSQL in tests) inherit ignored
-    // signals across exec and would no longer stop on SIGTERM or SIGINT.
-    var previous: [(Int32, __sighandler_t?)] = []
-    for number in [SIGINT, SIGTERM] {
-      previous.append((number, signal(number, SIG_IGN)))
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler { done.signal() }
-      source.resume()
-      sources.append(source)
-    }
-    done.wait()
-    for source in sources { source.cancel() }
-    for (number, handler) in previous { signal(number, handler) }
+    runEnds.wait()
     stop()
   }
 
