@@ -27,10 +27,15 @@ chmod 1777 "$scratch"
 trap 'rm -rf "$scratch"' EXIT
 : >"$log"
 
-# Drops the lines that say a test or suite started and that one test passed; keeps suites'
-# ends, failures and their details, anything a test printed, and the run's totals.
+# Drops the lines that say a test or suite started (all of them when a test's arguments
+# hold line breaks: up to the one ending in "started.") and that one test passed; keeps
+# suites' ends, failures and their details, anything a test printed, and the run's totals.
 progress() {
-  awk '/^◇ / || / started\.$/ { next } /^✔ Test / && !/^✔ Test run/ { next } { print; fflush() }'
+  awk '
+    starting { starting = !/ started\.$/; next }
+    /^◇ / { starting = !/ started\.$/; next }
+    /^✔ Test / && !/^✔ Test run/ { next }
+    { print; fflush() }'
 }
 
 # One pass: `swift test` with the given arguments, under the time limit.

@@ -38,6 +38,13 @@ enum NetworkCommand: Subcommand {
     guard rest.count == 2 else { throw UsageError("expects exactly one FILE after import") }
     // Before the network is read, which takes long for a region.
     try EngineArguments.requireWritable(path)
+    // A server's flow is tied to the network it loaded, and written back when it stops.
+    let lock = try ServeLock(
+      store: path,
+      for: .importer(
+        command: "traffic network import",
+        instead: "stop it, import the network, then start it again"))
+    defer { withExtendedLifetime(lock) {} }
     let started = ContinuousClock.now
     let (network, report) = try NetworkArguments.loadReporting(
       rest[1], countryCode: country, progress: progress)
@@ -136,6 +143,14 @@ enum ProbesCommand: Subcommand {
     }
     for file in files where file != "-" { try FileArguments.checkReadable(file) }
     let engine = try EngineArguments.sqliteEngine(at: path, for: .updating)
+    // Held while importing: neither lost under a running server's save, nor under one
+    // that starts meanwhile.
+    let lock = try ServeLock(
+      store: path,
+      for: .importer(
+        command: "traffic probes import",
+        instead: "send the probes to the server (POST /v1/probes), or stop it first"))
+    defer { withExtendedLifetime(lock) {} }
     guard engine.roadNetwork != nil else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }

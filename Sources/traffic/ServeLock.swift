@@ -6,10 +6,29 @@ import Foundation
 /// refused. The file holds the server's process id, for the refusal to name it.
 ///
 /// `flock` locks are the kernel's and never meet SQLite's `fcntl` locks (nor would closing
-/// the lock file drop those, as closing a descriptor of the store itself would). Commands
-/// that import into the store do not take it. A server that dies leaves the file behind,
-/// unlocked: the next server takes it over.
+/// the lock file drop those, as closing a descriptor of the store itself would). The imports
+/// of probes and of a network take it too, for as long as they run: a server holds the
+/// store's flow in memory and writes it back when it stops, over what such an import saved
+/// (measured: a probes import's learned free flow gone once the server stopped). Incident
+/// imports do not take it: their rows stay, for the next server's start. A server that dies
+/// leaves the file behind, unlocked: the next server takes it over.
 final class ServeLock {
+  /// Who takes the lock, and what the refusal says when a server holds it.
+  enum Taker {
+    /// `traffic serve`.
+    case server
+    /// A command that writes what the server holds in memory, and what to do instead.
+    case importer(command: String, instead: String)
+
+    /// The command, as the lock file names it for a refusal.
+    var command: String {
+      switch self {
+      case .server: ServeLock.serverCommand
+      case .importer(let command, _): command
+      }
+    }
+  }
+
   /// The lock file.
   let path: String
   private let descriptor: Int32
@@ -18,7 +37,7 @@ final class ServeLock {
   ///
   /// - Throws: `UsageError` naming the store and the server holding it (its process id when
   ///   known), or why the lock file cannot be made.
-  init(store: String) throws(UsageError) {
+  init(store: String, for taker: Taker = .server) throws(UsageError) {
     // Beside the file itself, however it is named (a symbolic link, another relative path).
     path = URL(fileURLWithPath: store).resolvingSymlinksInPath().path + ".lock"
     while true {
@@ -29,16 +48,13 @@ final class ServeLock {
       }
       guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
         let failure = errno
-        let holder = Self.processID(in: descriptor)
+        let (holder, holderCommand) = Self.holder(in: descriptor)
         close(descriptor)
         guard failure == EWOULDBLOCK else {
           let reason = String(cString: strerror(failure)).lowercased()
           throw UsageError("cannot lock \(path) for \(store): \(reason)")
         }
-        throw UsageError(
-          "\(store) is in use by another traffic serve"
-            + (holder.map { " (pid \($0))" } ?? "")
-            + "; run one traffic serve per store file (several nodes share a PostgreSQL store)")
+        throw Self.refusal(of: taker, store: store, holder: holder, command: holderCommand)
       }
       // The holder before may have removed the file between our open and our lock: then
       // the lock is on a file no one else will find, and the one at the path is taken again.
@@ -47,7 +63,7 @@ final class ServeLock {
       if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
         held.st_ino == named.st_ino
       {
-        let text = "\(getpid())\n"
+        let text = "\(getpid())\n\(taker.command)\n"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         self.descriptor = descriptor
@@ -64,12 +80,43 @@ final class ServeLock {
     close(descriptor)
   }
 
-  /// The process id written in the lock file, if one can be read.
-  private static func processID(in descriptor: Int32) -> Int? {
-    var bytes = [UInt8](repeating: 0, count: 32)
-    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 32, 0) }
-    guard count > 0 else { return nil }
-    let text = String(decoding: bytes[..<count], as: UTF8.self)
-    return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+  /// Why `taker` cannot have the store while another process holds it.
+  private static func refusal(
+    of taker: Taker, store: String, holder: Int?, command: String?
+  ) -> UsageError {
+    let pid = holder.map { " (pid \($0))" } ?? ""
+    // Files of older servers name no command.
+    let served = command == nil || command == serverCommand
+    switch taker {
+    case .server where served:
+      return UsageError(
+        "\(store) is in use by another traffic serve\(pid); run one traffic serve per store "
+          + "file (several nodes share a PostgreSQL store)")
+    case .server:
+      return UsageError(
+        "\(store) is being written by \(command ?? "")\(pid); start the server once it has "
+          + "finished")
+    case .importer(let own, let instead) where served:
+      return UsageError(
+        "\(store) is served by traffic serve\(pid), which keeps its flow in memory and writes "
+          + "it back when it stops, over what \(own) would save; \(instead)")
+    case .importer:
+      return UsageError(
+        "\(store) is being written by \(command ?? "")\(pid); run one import at a time")
+    }
+  }
+
+  /// The command a server's lock file names.
+  static let serverCommand = "traffic serve"
+
+  /// The process id and command written in the lock file (`PID\nCOMMAND\n`), each if it
+  /// can be read (files of older servers hold the process id alone).
+  private static func holder(in descriptor: Int32) -> (Int?, String?) {
+    var bytes = [UInt8](repeating: 0, count: 128)
+    let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 128, 0) }
+    guard count > 0 else { return (nil, nil) }
+    let lines = String(decoding: bytes[..<count], as: UTF8.self).split(separator: "\n")
+    let pid = lines.first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    return (pid, lines.count > 1 ? String(lines[1]) : nil)
   }
 }

@@ -144,6 +144,66 @@ import TrafficTestSupport
     third.waitUntilExit()
   }
 
+  /// A running server holds the store's flow in memory and writes it back when it stops:
+  /// probes imported into its store meanwhile were gone once it stopped (their learned free
+  /// flow back to the limit, measured). Such imports, and a network import, are refused
+  /// while it serves, naming it and what to do; once it stops, the same import runs, and a
+  /// server does not start while an import writes.
+  @Test func importsOfFlowIntoAServedStoreAreRefused() async throws {
+    let directory = try CarefulCommandsTests.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = directory.appendingPathComponent("served.sqlite").path
+    let network = await runTraffic(["network", "import", "--db", store, FlowCommandsTests.network])
+    try #require(network.status == .success, "\(network.errors)")
+    let probes = try FlowCommandsTests.probes()
+    defer { try? FileManager.default.removeItem(atPath: probes) }
+
+    let (server, line) = try Self.serve(store, in: directory)
+    defer {
+      if server.isRunning { server.interrupt() }
+      server.waitUntilExit()
+    }
+    try #require(await line.port() != nil, "the server did not listen: \(line.printed)")
+    let pid = " (pid \(server.processIdentifier))"
+    let refused = await runTraffic(["probes", "import", "--db", store, probes])
+    #expect(refused.status == .usage, "\(refused)")
+    #expect(
+      refused.errors.contains(
+        "\(store) is served by traffic serve\(pid), which keeps its flow in memory and "
+          + "writes it back when it stops, over what traffic probes import would save; send "
+          + "the probes to the server (POST /v1/probes), or stop it first"),
+      "\(refused.errors)")
+    let networkRefused = await runTraffic([
+      "network", "import", "--db", store, FlowCommandsTests.network,
+    ])
+    #expect(networkRefused.status == .usage)
+    #expect(
+      networkRefused.errors.contains("stop it, import the network, then start it again"),
+      "\(networkRefused.errors)")
+    // Incidents still go in: rows of their own, which a server loads when it next starts.
+    let incidents = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
+    #expect(incidents.status == .success, "\(incidents.errors)")
+
+    server.interrupt()
+    server.waitUntilExit()
+    let imported = await runTraffic(["probes", "import", "--db", store, probes])
+    #expect(imported.status == .success, "\(imported.errors)")
+    let flow = await runTraffic(["flow", "--db", store, "--circle", "47.1,9.501,300"])
+    #expect(flow.output.contains("28: 29 km/h (free flow 60)"), "\(flow.output)")
+
+    // While an import holds the store (here this process, as the import takes it), a
+    // server is refused, naming the import.
+    let importing = try ServeLock(
+      store: store, for: .importer(command: "traffic probes import", instead: ""))
+    let blocked = await runTraffic(["serve", "--db", store, "--port", "0"])
+    withExtendedLifetime(importing) {}
+    #expect(blocked.status == .usage, "\(blocked)")
+    #expect(
+      blocked.errors.contains(
+        "\(store) is being written by traffic probes import (pid \(getpid())); start the "
+          + "server once it has finished"), "\(blocked.errors)")
+  }
+
   /// A signal sent the moment `traffic serve` says it listens stops it gracefully (exit 0),
   /// never kills it (the signal's default action, before the server caught it: 25 of 30
   /// such runs before the fix) nor goes unheard (the server would wait for ever).
