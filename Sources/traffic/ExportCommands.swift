@@ -174,6 +174,13 @@ enum ProfilesCommand: Subcommand {
       throw UsageError("\(file): not UTF-8 text")
     }
     let engine = try EngineArguments.sqliteEngine(at: path, for: .updating)
+    // The typical weeks are part of the flow a running server writes back when it stops.
+    let lock = try ServeLock(
+      store: path,
+      for: .importer(
+        command: "traffic profiles import",
+        instead: "stop it, import the profiles, then start it again"))
+    defer { withExtendedLifetime(lock) {} }
     guard let network = engine.roadNetwork else {
       throw UsageError("\(path) holds no road network; run traffic network import FILE first")
     }

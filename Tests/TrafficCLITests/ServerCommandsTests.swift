@@ -146,9 +146,9 @@ import TrafficTestSupport
 
   /// A running server holds the store's flow in memory and writes it back when it stops:
   /// probes imported into its store meanwhile were gone once it stopped (their learned free
-  /// flow back to the limit, measured). Such imports, and a network import, are refused
-  /// while it serves, naming it and what to do; once it stops, the same import runs, and a
-  /// server does not start while an import writes.
+  /// flow back to the limit, measured). Such imports, and those of profiles and of a
+  /// network, are refused while it serves, naming it and what to do; once it stops, the
+  /// same import runs, and a server does not start while an import writes.
   @Test func importsOfFlowIntoAServedStoreAreRefused() async throws {
     let directory = try CarefulCommandsTests.directory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -180,6 +180,11 @@ import TrafficTestSupport
     #expect(
       networkRefused.errors.contains("stop it, import the network, then start it again"),
       "\(networkRefused.errors)")
+    let profilesRefused = await runTraffic(["profiles", "import", "--db", store, probes])
+    #expect(profilesRefused.status == .usage)
+    #expect(
+      profilesRefused.errors.contains("stop it, import the profiles, then start it again"),
+      "\(profilesRefused.errors)")
     // Incidents still go in: rows of their own, which a server loads when it next starts.
     let incidents = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
     #expect(incidents.status == .success, "\(incidents.errors)")
