@@ -280,7 +280,7 @@ public final class ServerApplication: Sendable {
   public func run(started: (Int) -> Void = { _ in }) throws(Failure) {
     // Caught before anything starts: a signal at any moment from here, even before the
     // "listening" line, stops the server gracefully (and saves the flow picture).
-    server.catchStopSignals()
+    do { try server.catchStopSignals() } catch { throw Failure("\(error)") }
     defer { server.releaseStopSignals() }
     poller.start()
     let engine = self.engine

@@ -27,12 +27,11 @@ enum StopSignals {
   /// The pipe's write end, set once before any handler is installed (see `reader`).
   nonisolated(unsafe) private static var writeEnd: Int32 = -1
 
-  /// Starts, once per process, the pipe and the thread that reads it.
-  private static let reader: Void = {
+  /// Starts, once per process, the pipe and the thread that reads it: 0, or the `errno` of
+  /// the pipe that could not be made (no descriptor left).
+  private static let reader: Int32 = {
     var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else {
-      fatalError("StopSignals: pipe failed (errno \(errno)): no descriptor left at start-up")
-    }
+    guard pipe(&ends) == 0 else { return errno }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     writeEnd = ends[1]
     let readEnd = ends[0]
@@ -49,11 +48,18 @@ enum StopSignals {
     }
     thread.name = "traffic.server.signals"
     thread.start()
+    return 0
   }()
 
   /// Signals `semaphore` on each SIGINT or SIGTERM from now until ``unwatch(_:)``.
-  static func watch(_ semaphore: DispatchSemaphore) {
-    _ = reader
+  ///
+  /// - Throws: `ServerError.cannotListen` when the process has no descriptor left for the
+  ///   pipe (then the signals keep their actions).
+  static func watch(_ semaphore: DispatchSemaphore) throws(ServerError) {
+    guard reader == 0 else {
+      let reason = String(cString: strerror(reader)).lowercased()
+      throw .cannotListen("no pipe for SIGINT and SIGTERM to stop the server: \(reason)")
+    }
     watchers.withLock { state in
       if state.semaphores.isEmpty {
         state.previous = numbers.map { ($0, signal($0, stopSignalHandler)) }

@@ -138,9 +138,14 @@ public final class TrafficServer: Sendable {
   /// From now on, SIGINT and SIGTERM end `run()`, also when they come before it: a process
   /// that says it listens only after this call stops on a signal sent the moment it says so
   /// (``StopSignals``). `run()` calls it when nobody did.
-  public func catchStopSignals() {
+  ///
+  /// - Throws: `ServerError.cannotListen` when the process has no file descriptor left.
+  public func catchStopSignals() throws(ServerError) {
     guard !catchesStopSignals.exchange(true, ordering: .sequentiallyConsistent) else { return }
-    StopSignals.watch(runEnds)
+    do { try StopSignals.watch(runEnds) } catch {
+      catchesStopSignals.store(false, ordering: .sequentiallyConsistent)
+      throw error
+    }
   }
 
   /// Gives SIGINT and SIGTERM back to what they did before ``catchStopSignals()`` (once no
@@ -155,7 +160,7 @@ public final class TrafficServer: Sendable {
   ///
   /// - Throws: `ServerError.cannotListen` when the server cannot start.
   public func run() throws(ServerError) {
-    catchStopSignals()
+    try catchStopSignals()
     defer { releaseStopSignals() }
     if port == nil { try start() }
     runEnds.wait()
