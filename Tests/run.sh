@@ -25,7 +25,7 @@ log=.build/test-output.log
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/traffic-tests.XXXXXX") || exit 1
 chmod 1777 "$scratch"
 trap 'rm -rf "$scratch"' EXIT
-: >"$log"
+mkdir -p .build && : >"$log"
 
 # Drops the lines that say a test or suite started (all of them when a test's arguments
 # hold line breaks: up to the one ending in "started.") and that one test passed; keeps
@@ -40,7 +40,9 @@ progress() {
 
 # One pass: `swift test` with the given arguments, under the time limit.
 pass() {
-  TMPDIR=$scratch timeout --kill-after=30s "$limit" "$swift" test --skip-build "$@" 2>&1 \
+  # $swift unquoted: SWIFT may carry options, as make's $(SWIFT) does.
+  # shellcheck disable=SC2086
+  TMPDIR=$scratch timeout --kill-after=30s "$limit" $swift test --skip-build "$@" 2>&1 \
     | tee -a "$log" | progress
   local status=${PIPESTATUS[0]}
   if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then

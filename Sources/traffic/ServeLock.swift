@@ -3,11 +3,11 @@ import Foundation
 /// The claim of one `traffic serve` on its SQLite store: an exclusive `flock(2)` on
 /// `STORE.lock` beside the store file, taken at start and held until the server stops, so that
 /// a second server on the same file (whose snapshot would diverge from the first's) is
-/// refused. The file holds the server's process id, for the refusal to name it.
+/// refused. The file holds the holder's process id and command, for a refusal to name them.
 ///
 /// `flock` locks are the kernel's and never meet SQLite's `fcntl` locks (nor would closing
 /// the lock file drop those, as closing a descriptor of the store itself would). The imports
-/// of probes and of a network take it too, for as long as they run: a server holds the
+/// of probes, profiles and a network take it too, while they run: a server holds the
 /// store's flow in memory and writes it back when it stops, over what such an import saved
 /// (measured: a probes import's learned free flow gone once the server stopped). Incident
 /// imports do not take it: their rows stay, for the next server's start. A server that dies
