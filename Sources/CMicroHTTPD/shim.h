@@ -233,6 +233,30 @@ static inline int traffic_mhd_head_is_verbatim(struct MHD_Connection *connection
 #endif
 }
 
+/// Whether the request line arrived as `method SP target SP version`: one space after the
+/// method, and no NUL inside the target. libmicrohttpd 0.9.75 skips extra spaces after the
+/// method and hands on a target cut at a NUL, so `GET /healthz\0x HTTP/1.1` would be
+/// answered as `/healthz`. `target` is where the URI callback saw the target start,
+/// `target_end` where its C string ended (read before anything is cut from it), and
+/// `method` and `version` are what the access handler received. Always 1 with a
+/// libmicrohttpd other than 0.9.75.
+static inline int traffic_mhd_request_line_is_verbatim(const char *method, const char *target,
+                                                       const char *target_end,
+                                                       const char *version) {
+#if MHD_VERSION >= 0x00097500 && MHD_VERSION < 0x00097600
+  if (method == NULL || target == NULL || target_end == NULL || version == NULL) return 0;
+  // libmicrohttpd wrote a NUL over the space after the method and over the last space of
+  // the line, before the version; a target with no NUL inside ends at that second one.
+  return method + strlen(method) + 1 == target && target_end + 1 == version && version[0] != 0;
+#else
+  (void)method;
+  (void)target;
+  (void)target_end;
+  (void)version;
+  return 1;
+#endif
+}
+
 /// Sets the inactivity timeout of one connection, seconds (0 for none).
 static inline void traffic_mhd_set_connection_timeout(struct MHD_Connection *connection,
                                                       unsigned int seconds) {

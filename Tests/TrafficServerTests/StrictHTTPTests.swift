@@ -78,6 +78,18 @@ import Zlib
       name: "tab in the request target", head: "GET /healthz\tx HTTP/1.1\r\nHost: x\r\n\r\n",
       statusLine: badRequest),
     Refused(
+      name: "NUL in the request target",
+      head: "GET /healthz\u{0}x HTTP/1.1\r\nHost: x\r\n\r\n", statusLine: badRequest),
+    Refused(
+      name: "NUL in the query", head: "GET /healthz?a=1\u{0}b=2 HTTP/1.1\r\nHost: x\r\n\r\n",
+      statusLine: badRequest),
+    Refused(
+      name: "NUL before the space of the version",
+      head: "GET /healthz\u{0} HTTP/1.1\r\nHost: x\r\n\r\n", statusLine: badRequest),
+    Refused(
+      name: "two spaces after the method", head: "GET  /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+      statusLine: badRequest),
+    Refused(
       name: "two different Host fields", head: get + "Host: x\r\nHost: y\r\n\r\n",
       statusLine: badRequest),
     Refused(
@@ -200,7 +212,7 @@ import Zlib
       #expect(
         RequestHeadCheck.violation(
           target: "/v7/incidents?in=circle:52.5,13.4;r=500&x=%20", version: version,
-          headers: headers, linesVerbatim: true)
+          headers: headers, requestLineVerbatim: true, linesVerbatim: true)
           == nil, "\(version) \(headers.fields)")
     }
   }

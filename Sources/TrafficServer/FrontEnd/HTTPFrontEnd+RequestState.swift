@@ -5,6 +5,9 @@ import Synchronization
 /// thread touches it (libmicrohttpd serves a connection on one thread at a time).
 final class RequestContext {
   let target: String
+  /// Where libmicrohttpd's buffer held the target when the URI callback ran, and where its
+  /// C string ended then: compared with the method and version, never read after that call.
+  var targetBytes: (start: UnsafePointer<CChar>, end: UnsafePointer<CChar>)?
   /// When the request's head was complete (its body, if any, starts arriving then).
   let started = ContinuousClock.now
   /// The same moment on the wall clock, for the access log.

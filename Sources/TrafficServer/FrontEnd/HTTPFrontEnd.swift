@@ -195,6 +195,9 @@ final class HTTPFrontEnd: Sendable {
       if let violation = RequestHeadCheck.violation(
         target: context.target, version: version.map { String(cString: $0) } ?? "HTTP/1.1",
         headers: context.headers,
+        requestLineVerbatim: context.targetBytes.map {
+          traffic_mhd_request_line_is_verbatim(method, $0.start, $0.end, version) != 0
+        } ?? true,
         linesVerbatim: traffic_mhd_head_is_verbatim(connection, method) != 0)
       {
         return reject(connection, context: context, headViolation: violation)
@@ -379,6 +382,7 @@ private func uriLogger(
   guard let cls else { return nil }
   let frontEnd = Unmanaged<HTTPFrontEnd>.fromOpaque(cls).takeUnretainedValue()
   let context = frontEnd.begin(target: uri.map { String(cString: $0) } ?? "/")
+  if let uri { context.targetBytes = (uri, uri + strlen(uri)) }
   // The query was copied above; keep libmicrohttpd from splitting it into arguments in the
   // connection's small memory pool (hundreds of pairs closed the connection unanswered).
   traffic_mhd_hide_query(uri)

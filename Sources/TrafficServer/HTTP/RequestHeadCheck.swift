@@ -17,13 +17,23 @@ enum RequestHeadCheck {
   ///     first and last space, so a space inside the target stays in it).
   ///   - version: The request's HTTP version, `HTTP/1.1` or `HTTP/1.0`.
   ///   - headers: The header fields as received, in order, repeated names kept.
+  ///   - requestLineVerbatim: Whether the socket layer found the request line as
+  ///     `method SP target SP version`: `false` for more than one space after the method
+  ///     or a NUL inside the target, which libmicrohttpd skips or cuts.
   ///   - linesVerbatim: Whether the socket layer found every header line as it arrived:
   ///     `false` for an obsolete folded line or a NUL inside a value, which libmicrohttpd
   ///     merges or cuts before the fields are listed.
   /// - Returns: A 400 (`badRequest`), or an `httpError` 413 or 501.
   static func violation(
-    target: String, version: String, headers: HTTPHeaders, linesVerbatim: Bool
+    target: String, version: String, headers: HTTPHeaders, requestLineVerbatim: Bool,
+    linesVerbatim: Bool
   ) -> TrafficQueryError? {
+    // RFC 9112 §3: method, one space, target, one space, version.
+    guard requestLineVerbatim else {
+      return .badRequest(
+        "the request line is not a method, one space, the target and the version (a NUL in "
+          + "the target, or more than one space); send it as GET /path HTTP/1.1")
+    }
     // RFC 9112 §3.2: the target holds no whitespace (a client must percent-encode it).
     if target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
       return .badRequest(
