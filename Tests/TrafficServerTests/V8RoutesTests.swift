@@ -292,6 +292,32 @@ import TrafficRouting
     #expect(abs(arrived.timeIntervalSince(arrival)) < 1)
   }
 
+  /// HERE reads a time without an offset as local time at the origin (a departure) or the
+  /// destination (an arrival), and writes each place's time in its own local time: at
+  /// 52° N 13° E that is Berlin's, +01:00 in winter and +02:00 in summer.
+  @Test func timesWithoutAnOffsetAreLocalAndAnswersCarryTheLocalOffset() throws {
+    let server = try F.server()
+    let base = "transportMode=car&origin=52,13&destination=52,13.01456"
+    func times(_ extra: String) throws -> (departure: String, arrival: String) {
+      let section = try #require(try Self.sections(server, base + extra).first)
+      let departure = (section["departure"] as? [String: Any])?["time"] as? String
+      let arrival = (section["arrival"] as? [String: Any])?["time"] as? String
+      return (try #require(departure), try #require(arrival))
+    }
+    for (local, offset) in [("2027-01-15T08:00:00", "+01:00"), ("2027-07-15T08:00:00", "+02:00")] {
+      let departing = try times("&departureTime=" + local)
+      #expect(departing.departure == local + offset)
+      #expect(departing.arrival.hasSuffix(offset))
+      // The same instant as the time with its offset, and as its UTC spelling.
+      #expect(try times("&departureTime=" + local + offset) == departing)
+      let utc = try #require(RFC3339.parse(local + offset))
+      #expect(try times("&departureTime=" + RFC3339.format(utc)) == departing)
+      let arriving = try times("&arrivalTime=" + local)
+      #expect(arriving.arrival == local + offset)
+      #expect(try times("&arrivalTime=" + local + offset) == arriving)
+    }
+  }
+
   @Test func actionsAndTurnByTurnActionsDescribeTheManeuvers() throws {
     let server = try F.server()
     let section = try #require(

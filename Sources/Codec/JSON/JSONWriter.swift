@@ -307,9 +307,16 @@ package struct JSONWriter {
   /// Appends a date as RFC 3339 in UTC (see `RFC3339.format`).
   @inlinable
   package mutating func date(_ value: Date) {
+    date(value, offsetSeconds: 0)
+  }
+
+  /// Appends a date as RFC 3339 in the local time of a place `offsetSeconds` east of UTC,
+  /// with its offset (see `RFC3339.format(_:offsetSeconds:)`).
+  @inlinable
+  package mutating func date(_ value: Date, offsetSeconds: Int) {
     separate()
     bytes.append(UInt8(ascii: "\""))
-    RFC3339.append(value, to: &bytes)
+    RFC3339.append(value, offsetSeconds: offsetSeconds, to: &bytes)
     bytes.append(UInt8(ascii: "\""))
     needsSeparator = true
   }

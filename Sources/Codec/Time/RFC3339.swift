@@ -20,10 +20,31 @@ package enum RFC3339 {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// Formats `date` as the local time of a place `offsetSeconds` east of UTC, with that
+  /// offset (`2019-06-24T01:23:45+02:00`; `Z` for an offset of 0), as HERE Routing v8
+  /// writes the time at each place of a route. The offset is rounded to whole minutes.
+  ///
+  /// - Complexity: O(1).
+  @inlinable
+  package static func format(_ date: Date, offsetSeconds: Int) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(30)
+    append(date, offsetSeconds: offsetSeconds, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
   /// Appends `format(date)` to `bytes`.
   @inlinable
   package static func append(_ date: Date, to bytes: inout [UInt8]) {
-    let interval = date.timeIntervalSince1970
+    append(date, offsetSeconds: 0, to: &bytes)
+  }
+
+  /// Appends `format(date, offsetSeconds:)` to `bytes`.
+  @inlinable
+  package static func append(_ date: Date, offsetSeconds: Int, to bytes: inout [UInt8]) {
+    // RFC 3339 offsets are whole minutes, at most a day.
+    let minutes = max(-1439, min(1439, Int((Double(offsetSeconds) / 60).rounded())))
+    let interval = date.timeIntervalSince1970 + Double(minutes * 60)
     // 0000-01-01 ... 9999-12-31T23:59:59.999
     let clamped = min(max(interval.isFinite ? interval : 0, -62_167_219_200), 253_402_300_799.999)
     var seconds = clamped.rounded(.down)
@@ -61,7 +82,14 @@ package enum RFC3339 {
       bytes.append(UInt8(ascii: "."))
       digits(milliseconds, 3)
     }
-    bytes.append(UInt8(ascii: "Z"))
+    if minutes == 0 {
+      bytes.append(UInt8(ascii: "Z"))
+    } else {
+      bytes.append(minutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+      digits(abs(minutes) / 60, 2)
+      bytes.append(UInt8(ascii: ":"))
+      digits(abs(minutes) % 60, 2)
+    }
   }
 
   /// Parses an RFC 3339 date-time as the standard requires it: with seconds and an offset

@@ -67,6 +67,30 @@ public enum PlaceTimeZone {
   }
 }
 
+extension PlaceTimeZone {
+  /// How many seconds the local time at `point` is ahead of UTC at `date` (0 where the
+  /// zone is not known).
+  public static func offsetSeconds(at point: GeoCoordinates, on date: Date) -> Int {
+    at(point)?.secondsFromGMT(for: date) ?? 0
+  }
+
+  /// The instant at which the clocks at `point` show `wallClock`, given as that wall-clock
+  /// time read as if it were UTC (what an RFC 3339 time without an offset parses to): HERE
+  /// Routing v8 reads a `departureTime` without an offset as local time at the origin.
+  /// In the hour skipped when clocks go forward, the time counts with the offset before
+  /// the change; in the hour repeated when they go back, the first of the two is taken.
+  public static func instant(ofLocalTime wallClock: Date, at point: GeoCoordinates) -> Date {
+    guard let zone = at(point) else { return wallClock }
+    // The offsets a day before and a day after: a zone changes its offset at most once
+    // within two days.
+    let before = zone.secondsFromGMT(for: wallClock.addingTimeInterval(-86_400))
+    let after = zone.secondsFromGMT(for: wallClock.addingTimeInterval(86_400))
+    let readings = Set([before, after]).map { wallClock.addingTimeInterval(-Double($0)) }
+      .filter { $0.addingTimeInterval(Double(zone.secondsFromGMT(for: $0))) == wallClock }
+    return readings.min() ?? wallClock.addingTimeInterval(-Double(before))
+  }
+}
+
 /// The principal locations of the tz database's zones.
 enum TimeZoneLocations {
   /// The table of zones and their principal locations (tzdata).

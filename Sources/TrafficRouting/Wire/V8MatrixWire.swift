@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Geo
+import Roads
 
 /// HERE Matrix Routing API v8 (`POST /v8/matrix?async=false`), written and read in one
 /// place: the remote engine writes the request and reads the answer, the server reads the
@@ -13,7 +14,7 @@ import Geo
 /// | `origins` | `[{"lat", "lng"}]`, at least one (required) |
 /// | `destinations` | the same; absent: the origins |
 /// | `regionDefinition` | `{"type": "world"}`, `circle` (`center`, `radius`), `boundingBox` (`north`, `south`, `west`, `east`), `autoCircle` (`margin`, `maxRadius`) (required) |
-/// | `departureTime` | RFC 3339, or `any`: planning mode (long-term closures only) |
+/// | `departureTime` | RFC 3339 (without an offset: local time at the first origin), or `any`: planning mode (long-term closures only) |
 /// | `matrixAttributes` | `travelTimes`, `distances` (default `travelTimes`) |
 /// | `transportMode` | `car` (the default; the only mode) |
 /// | `routingMode` | `fast` (the default; matrices are of the fastest routes) |
@@ -290,7 +291,10 @@ extension V8MatrixWire.Request {
           throw Malformed(
             "departureTime \(V8MatrixWire.excerpt(text)) is not an RFC 3339 time or any")
         }
-        options.departureTime = date
+        // Without an offset: local time at the first origin (HERE names no place for it).
+        options.departureTime =
+          RFC3339.hasOffset(text) || origins.isEmpty
+          ? date : PlaceTimeZone.instant(ofLocalTime: date, at: origins[0])
       }
     }
     if let avoid = body["avoid"] {

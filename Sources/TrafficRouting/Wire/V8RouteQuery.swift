@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Geo
+import Roads
 
 /// The query of HERE Routing API v8's `GET /v8/routes`, written and read in one place: the
 /// remote engine writes it (``parameters()``), the server reads it
@@ -12,8 +13,8 @@ import Geo
 /// | `origin`, `destination` | `LAT,LNG` with `;course=DEGREES` (required) |
 /// | `via` | `LAT,LNG` with `;course=`, `!stopDuration=SECONDS`, `!passThrough=true`; at most 23 |
 /// | `routingMode` | `fast`, `short` |
-/// | `departureTime` | RFC 3339, or `any`: planning mode (long-term closures only) |
-/// | `arrivalTime` | RFC 3339; not with `departureTime` |
+/// | `departureTime` | RFC 3339 (without an offset: local time at the origin), or `any`: planning mode (long-term closures only) |
+/// | `arrivalTime` | RFC 3339 (without an offset: local time at the destination); not with `departureTime` |
 /// | `traffic[mode]` | `default`, `disabled` (no traffic data, closures neither) |
 /// | `alternatives` | 0 ... ``RouteOptions/maximumAlternatives`` |
 /// | `avoid[features]` | comma-separated ``RoadFeature/hereName``s: `controlledAccessHighway`, `tollRoad`, `ferry` |
@@ -208,17 +209,24 @@ public struct V8RouteQuery: Hashable, Sendable {
         guard let date = RFC3339.parse(time) else {
           throw Malformed("departureTime \(time) is not an RFC 3339 time or any")
         }
-        options.departureTime = date
+        // Without an offset, HERE reads the time as local time at the origin.
+        options.departureTime =
+          RFC3339.hasOffset(time)
+          ? date : PlaceTimeZone.instant(ofLocalTime: date, at: origin.coordinates)
       }
     }
     if let time = try single("arrivalTime") {
       guard let date = RFC3339.parse(time) else {
         throw Malformed("arrivalTime \(time) is not an RFC 3339 time")
       }
+      // Without an offset: local time at the destination.
+      let arrival =
+        RFC3339.hasOffset(time)
+        ? date : PlaceTimeZone.instant(ofLocalTime: date, at: destination.coordinates)
       guard try single("departureTime") == nil else {
         throw Malformed("give departureTime or arrivalTime, not both")
       }
-      options.arrivalTime = date
+      options.arrivalTime = arrival
     }
     let language = try single("lang")
     // `disabled`: no traffic data at all, long-term closures included.

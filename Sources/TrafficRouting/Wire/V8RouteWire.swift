@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Geo
+import Roads
 import Traffic
 
 /// The HERE Routing API v8 answer of `GET /v8/routes`, written for the subset this engine
@@ -301,7 +302,10 @@ public enum V8RouteWire {
 
   private static func write(_ place: RoutePlace, to w: inout JSONWriter) {
     w.beginObject()
-    w.member("time", place.time)
+    // HERE writes each place's time in the local time there.
+    w.key("time")
+    w.date(
+      place.time, offsetSeconds: PlaceTimeZone.offsetSeconds(at: place.location, on: place.time))
     w.key("place")
     w.beginObject()
     w.member("type", "place")
