@@ -95,13 +95,14 @@ import TrafficTestSupport
         done[entry.node] = true
         for id in leaving[entry.node] {
           let segment = network.segments[id]
+          guard let time = seconds[id] else { continue }
           let cell = Cell(
-            seconds: here.seconds + seconds[id]!, meters: here.meters + segment.lengthInMeters,
+            seconds: here.seconds + time, meters: here.meters + segment.lengthInMeters,
             tied: here.tied)
           guard !done[segment.toNode] else { continue }
           let before = best[segment.toNode]
           best[segment.toNode] = better(cell, than: before)
-          if before == nil || cell.seconds < before!.seconds {
+          if before.map({ cell.seconds < $0.seconds }) ?? true {
             heap.insert(Entry(seconds: cell.seconds, node: segment.toNode))
           }
         }

@@ -47,7 +47,7 @@ import TrafficTestSupport
       query.geometries = try #require(
         OSRMQuery.Geometries.allCases.randomElement(using: &generator))
       query.overview = try #require(OSRMQuery.Overview.allCases.randomElement(using: &generator))
-      query.continueStraight = [nil, true, false].randomElement(using: &generator)!
+      query.continueStraight = try #require([nil, true, false].randomElement(using: &generator))
       if query.alternatives == 0, Bool.random(using: &generator) {
         query.waypoints =
           [0] + (1..<(count - 1)).filter { _ in Bool.random(using: &generator) } + [count - 1]
@@ -59,8 +59,8 @@ import TrafficTestSupport
       if Bool.random(using: &generator) {
         query.destinations = Array(0..<count).shuffled(using: &generator)
       }
-      query.annotations = [["duration"], ["distance"], ["duration", "distance"]].randomElement(
-        using: &generator)!
+      query.annotations = try #require(
+        [["duration"], ["distance"], ["duration", "distance"]].randomElement(using: &generator))
       if Bool.random(using: &generator) {
         query.fallbackSpeed = Double(Int.random(in: 1...400, using: &generator)) / 10
       }

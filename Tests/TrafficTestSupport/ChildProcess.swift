@@ -5,8 +5,11 @@ public enum ChildProcess {
   /// What a run gave: the status, standard output and standard error (both in `output`
   /// when they were merged).
   public struct Result: Sendable {
+    /// The exit status (the signal's number when a signal ended it).
     public var status: Int32
+    /// Standard output (and standard error, when they were merged).
     public var output: String
+    /// Standard error, when kept apart.
     public var errors: String
   }
 
@@ -96,7 +99,9 @@ public enum ChildProcess {
 
   /// No free port could be had.
   public struct PortError: Error, CustomStringConvertible {
+    /// Why: the call that failed and its error.
     public var reason: String
+    /// The error as printed.
     public var description: String { "no free loopback port: \(reason)" }
   }
 }

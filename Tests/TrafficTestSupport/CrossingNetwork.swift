@@ -12,6 +12,7 @@ public enum CrossingNetwork {
   public static let speedLimitInMetersPerSecond = 13.89
   /// Local scale at 52° N.
   public static let metersPerDegreeLatitude = 111_267.0
+  /// Meters per degree of longitude at 52° N.
   public static let metersPerDegreeLongitude = 68_677.0
 
   /// The point `east` and `north` meters from W (52° N, 13° E).

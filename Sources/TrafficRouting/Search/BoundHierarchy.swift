@@ -242,15 +242,18 @@ final class BoundHierarchy: Sendable {
           crossing += difference[k]
           guard k >= lower else { continue }
           let imbalance = abs(2 * k - count)
-          if best == nil || crossing < best!.crossing
-            || (crossing == best!.crossing && imbalance < best!.imbalance)
-          {
+          let better =
+            best.map {
+              crossing < $0.crossing || (crossing == $0.crossing && imbalance < $0.imbalance)
+            } ?? true
+          if better {
             best = (crossing, imbalance, k, [])
             improved = true
           }
         }
-        if improved {
-          best!.sorted = keys.map { Int32(bitPattern: UInt32(truncatingIfNeeded: $0)) }
+        if improved, var cut = best {
+          cut.sorted = keys.map { Int32(bitPattern: UInt32(truncatingIfNeeded: $0)) }
+          best = cut
         }
       }
       guard let cut = best else { continue }

@@ -78,7 +78,8 @@ enum OSRMSteps {
       if first[name] == nil { first[name] = span.offsetInMeters }
     }
     let longest = meters.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(2).map(\.key)
-    return longest.sorted { first[$0]! < first[$1]! }.joined(separator: ", ")
+    return longest.sorted { first[$0, default: 0] < first[$1, default: 0] }.joined(
+      separator: ", ")
   }
 
   /// Writes the step that starts at `maneuver` and ends at the next one.

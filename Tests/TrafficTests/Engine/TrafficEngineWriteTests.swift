@@ -89,7 +89,8 @@ import Testing
     try engine.apply(IncidentBatch(upserts: [try F.incident("elsewhere", [(48.1, 11.5)])]))
     try engine.apply(IncidentBatch(upserts: [try F.incident("x", [(52.5, 13.4)], version: 1)]))
     try engine.apply(IncidentBatch(upserts: [try F.incident("x", [(52.5, 13.401)], version: 2)]))
-    try engine.apply(IncidentBatch(upserts: [try F.incident("x", [(52.6, 13.6)], version: 3)]))  // moves out
+    // Moves out.
+    try engine.apply(IncidentBatch(upserts: [try F.incident("x", [(52.6, 13.6)], version: 3)]))
     try engine.apply(IncidentBatch(upserts: [try F.incident("y", [(52.5, 13.4)])]))
     try engine.apply(IncidentBatch(deletions: ["y"]))
     var seen: [String] = []
