@@ -87,4 +87,29 @@ import TrafficTestSupport
     #expect(ids.isSubset(of: application.unreadRecordIds))
     #expect(report.ended == 0)
   }
+
+  /// Two records of one document with the same id: the last is kept, the earlier one is a
+  /// skipped record naming the id (it was overwritten without a word).
+  @Test func aRepeatedIdKeepsTheLastRecordAndSaysSo() async throws {
+    let engine = try Self.engine()
+    let alerts = [
+      #"{"type": "ACCIDENT", "uuid": "a", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "ACCIDENT", "uuid": "b", "location": {"x": 13.5, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "HAZARD", "uuid": "a", "location": {"x": 11.6, "y": 48.1}, "pubMillis": 1714658400000}"#,
+    ]
+    let data = Data(#"{"alerts": [\#(alerts.joined(separator: ", "))], "jams": []}"#.utf8)
+    let (application, report) = try Self.apply(data, format: .waze, to: engine)
+    #expect(application.incidentCount == 2)
+    #expect(application.document.problems.count == 1)
+    let problem = try #require(application.document.problems.first)
+    #expect(problem.recordId == "a")
+    #expect(problem.description.contains(#"id "a" is given again by a later record"#))
+    #expect(report.added == 2)
+    let kept = try await engine.lookupIncident(with: "a")
+    #expect(abs(kept.location.polyline.vertices[0].latitude - 48.1) < 1e-9)
+    // A document without repeats is left as it was.
+    let (plain, _) = try Self.apply(Self.waze(["x", "y"]), format: .waze, to: engine)
+    #expect(plain.document.problems.isEmpty)
+    #expect(plain.incidentCount == 2)
+  }
 }

@@ -278,3 +278,45 @@ extension PublishingRoundTripTests {
     #expect(read["lanes-2000000000"]?.type == .laneRestriction)
   }
 }
+
+extension PublishingRoundTripTests {
+  /// What `traffic export datex2` and `/v1/publications/datex2` publish by default, from a
+  /// store holding several sources' incidents: read back, every incident keeps its country
+  /// (or none), its texts and so its description. A German text of an incident without a
+  /// country came back as generated English when the publication's creator was given the
+  /// country most other incidents named.
+  @Test func aStoreOfSeveralCountriesPublishesEachIncidentsTextsAndCountry() throws {
+    let time = try #require(ISO8601DateFormatter().date(from: "2024-05-02T14:30:00Z"))
+    let engine = try TrafficEngine(store: InMemoryTrafficStore(), clock: { time })
+    for (folder, name) in [
+      ("here-v7", "incidents.json"), ("waze", "alerts_and_jams.json"),
+      ("tomtom", "incident_details.json"),
+    ] {
+      let data = try ownFixture(folder, name)
+      let format = try #require(FeedFormat.detect(data))
+      let document = try format.decoder.decode(
+        data, options: FeedOptions(sourceName: folder, now: time))
+      try engine.ingest(document.incidents, from: folder, isFullRefresh: true)
+    }
+    let published = engine.publishedIncidents(at: time)
+    let originals = Array(published.incidents)
+    // Some incidents name a country, some none.
+    let countries = Set(originals.map { $0.details.countryCode ?? "none" })
+    #expect(countries.count >= 2 && countries.contains("none"), "\(countries)")
+    let document = DATEXIIPublisher.document(Publication(published))
+    let back = try DATEXIIDecoder.decode(
+      document, options: FeedOptions(sourceName: "datex2", now: time))
+    #expect(back.problems.isEmpty, "\(back.problems)")
+    let byId = Dictionary(back.incidents.map { ($0.originalId, $0) }) { first, _ in first }
+    #expect(byId.count == originals.count)
+    for incident in originals {
+      let read = try #require(byId[incident.originalId], "\(incident.originalId)")
+      #expect(read.details.countryCode == incident.details.countryCode, "\(incident.originalId)")
+      // A description worded here is published as a text, and read back as the source's.
+      if !incident.sourceTexts.isEmpty {
+        #expect(read.sourceTexts == incident.sourceTexts, "\(incident.originalId)")
+      }
+      #expect(read.description == incident.description, "\(incident.originalId)")
+    }
+  }
+}

@@ -15,6 +15,10 @@ import Traffic
 /// record whose id could be read (``FeedError/recordId``), and a document of which no record
 /// could be read (some skipped, none decoded) is taken as a set of changes, not as the
 /// source's whole picture, so that it ends nothing.
+///
+/// Two records of one document with the same id cannot both be kept (an id names one
+/// incident of its source): the last one is kept, and each earlier one is listed as a
+/// skipped record saying so, rather than silently overwritten.
 package struct FeedApplication: Sendable {
   /// The decoded document; ``apply(to:building:recordingEach:maximumHeldByFeed:)`` hands
   /// its incidents over to the engine (they are empty afterwards; ``incidentCount`` keeps
@@ -53,6 +57,7 @@ package struct FeedApplication: Sendable {
     origin: String? = nil, isFullRefresh: Bool? = nil
   ) throws(FeedError) {
     var document = try format.decoder.decode(input, options: options)
+    Self.keepLastOfEachId(&document, format: format)
     if let isFullRefresh { document.isFullRefresh = isFullRefresh }
     // Records were there, and not one could be read: the source has not said that its
     // incidents ended (a publisher's broken answer, a format change).
@@ -63,6 +68,35 @@ package struct FeedApplication: Sendable {
     source = document.sourceName(given: given, origin: origin ?? options.sourceName)
     incidentCount = document.incidents.count
     self.document = document
+  }
+
+  /// Keeps the last of the document's incidents of each id, and lists each earlier one as
+  /// a problem naming the id.
+  ///
+  /// - Complexity: O(n) in the incidents.
+  static func keepLastOfEachId(_ document: inout FeedDocument, format: FeedFormat) {
+    var last: [String: Int] = [:]
+    last.reserveCapacity(document.incidents.count)
+    for (index, incident) in document.incidents.enumerated() {
+      last[incident.originalId] = index
+    }
+    guard last.count < document.incidents.count else { return }
+    var kept: [TrafficIncident] = []
+    kept.reserveCapacity(last.count)
+    for (index, incident) in document.incidents.enumerated() {
+      if last[incident.originalId] == index {
+        kept.append(incident)
+      } else {
+        document.problems.append(
+          FeedError(
+            format: format,
+            reason:
+              "id \"\(QueryParameters.excerpt(incident.originalId))\" is given again by a later "
+              + "record of the document; the later one is kept",
+            recordId: incident.originalId))
+      }
+    }
+    document.incidents = kept
   }
 
   /// The records the document holds: incidents and flow observations.

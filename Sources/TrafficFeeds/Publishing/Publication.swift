@@ -48,8 +48,10 @@ public struct Publication: Sendable {
   /// The publication of an engine's selection (`TrafficEngine.publishedIncidents`), its
   /// incidents by original id (read from the snapshot as they are written, not copied):
   /// its time is when the data last changed; the country, when not given, is the one most
-  /// of the incidents name (else `XX`), the language the one most source texts are in
-  /// (else English).
+  /// of the incidents name when every incident names one (else `XX`: a DATEX II reader
+  /// takes the creator's country for a record that names none, so an incident without a
+  /// country would come back with another's), the language the one most source texts are
+  /// in (else English).
   public init(
     _ published: PublishedIncidents, publisher: String = Publication.defaultPublisher,
     countryCode: String? = nil, language: LanguageCode? = nil
@@ -64,11 +66,12 @@ public struct Publication: Sendable {
     self.incidents = incidents
   }
 
-  /// The country most incidents name.
+  /// The country most incidents name; `nil` when one of them names none.
   static func commonCountry(of incidents: IncidentSelection) -> String? {
     var counts: [String: Int] = [:]
     for incident in incidents {
-      if let country = incident.details.countryCode { counts[country, default: 0] += 1 }
+      guard let country = incident.details.countryCode else { return nil }
+      counts[country, default: 0] += 1
     }
     return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
   }
