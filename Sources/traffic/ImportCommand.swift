@@ -72,8 +72,9 @@ enum ImportCommand: Subcommand {
       throw UsageError("--source and --feed name the same thing; give one")
     }
     let feedName = sourceOption ?? feedOption
-    if let feedName, feedName.isEmpty || feedName.count > 100 {
-      throw UsageError("--source must have 1 to 100 characters")
+    if let feedName, !FeedDocument.isValidSourceName(feedName) {
+      throw UsageError(
+        "\(sourceOption != nil ? "--source" : "--feed") must have \(FeedDocument.sourceNameRule)")
     }
     var axisOrder = FeedOptions.AxisOrder.latLon
     if let order = try arguments.option("--axis-order") {

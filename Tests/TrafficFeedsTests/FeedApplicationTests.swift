@@ -112,4 +112,27 @@ import TrafficTestSupport
     #expect(plain.document.problems.isEmpty)
     #expect(plain.incidentCount == 2)
   }
+
+  /// A record whose id holds a control character is skipped naming it (DATEX II cannot
+  /// carry a NUL, so a published id changed); a source name with one is refused.
+  @Test func idsAndSourceNamesWithControlCharactersAreRefused() throws {
+    let engine = try Self.engine()
+    let alerts = [
+      #"{"type": "ACCIDENT", "uuid": "a\u0000b", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "ACCIDENT", "uuid": "c\nd", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "ACCIDENT", "uuid": "e", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+    ]
+    let data = Data(#"{"alerts": [\#(alerts.joined(separator: ", "))], "jams": []}"#.utf8)
+    let (application, report) = try Self.apply(data, format: .waze, to: engine)
+    #expect(application.incidentCount == 1)
+    #expect(report.added == 1)
+    #expect(application.document.problems.map(\.recordId) == ["a\u{0}b", "c\nd"])
+    #expect(application.document.problems.allSatisfy { $0.reason.contains("control character") })
+    for name in ["a\tb", "x\ny", "", String(repeating: "n", count: 101), "\u{85}"] {
+      #expect(!FeedDocument.isValidSourceName(name), "\(name.debugDescription)")
+    }
+    for name in ["waze", "CDOT work zones", "Straßen.NRW", String(repeating: "n", count: 100)] {
+      #expect(FeedDocument.isValidSourceName(name))
+    }
+  }
 }

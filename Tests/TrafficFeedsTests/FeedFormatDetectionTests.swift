@@ -113,6 +113,33 @@ import TrafficTestSupport
     #expect(FeedFormat.detect(little.dropLast(4)) == .datex2)
   }
 
+  /// The XML fixtures of both XML formats, re-encoded as UTF-16 with a byte-order mark
+  /// (either order), are recognised and read into the same incidents as in UTF-8 (an
+  /// Open511 document in UTF-16 was refused as starting with neither '<' nor '{').
+  @Test(arguments: [
+    ("datex2", "v2_bilingual_situations.xml"), ("datex2", "v3_situation.xml"),
+    ("open511", "events.xml"), ("open511", "real-repentigny-api-tests.xml"),
+  ])
+  func readsUTF16XMLFixturesAsTheirUTF8(_ folder: String, _ name: String) throws {
+    let utf8 = try ownFixture(folder, name)
+    var text = try #require(String(data: utf8, encoding: .utf8))
+    text = text.replacing(/encoding="[Uu][Tt][Ff]-8"/, with: #"encoding="UTF-16""#)
+    let options = FeedOptions(sourceName: folder, now: Date(timeIntervalSince1970: 1.7e9))
+    let format = try #require(FeedFormat.detect(utf8))
+    let expected = try format.decoder.decode(utf8, options: options)
+    #expect(!expected.incidents.isEmpty)
+    for (mark, encoding) in [
+      ([UInt8(0xFF), 0xFE], String.Encoding.utf16LittleEndian),
+      ([UInt8(0xFE), 0xFF], .utf16BigEndian),
+    ] {
+      let data = Data(mark) + (try #require(text.data(using: encoding)))
+      #expect(FeedFormat.detect(data) == format)
+      let read = try format.decoder.decode(data, options: options)
+      #expect(read.incidents == expected.incidents)
+      #expect(read.problems == expected.problems)
+    }
+  }
+
   @Test(arguments: ["", "{}", "[]", "<html><body>nope</body></html>", "hello", "{\"results\": 3}"])
   func recognisesNothingInOtherDocuments(text: String) {
     #expect(FeedFormat.detect(Data(text.utf8)) == nil)

@@ -99,6 +99,17 @@ public struct FeedDocument: Sendable {
     given ?? publisher ?? origin
   }
 
+  /// Whether `name` can name a source: 1 to 100 characters, none a control character (a
+  /// tab or a line break in a name would reach logs, keys' grants and published documents).
+  /// The same rule for `--source`, `?source=` and a polled feed's name.
+  public static func isValidSourceName(_ name: String) -> Bool {
+    !name.isEmpty && name.count <= 100
+      && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+  }
+
+  /// What a source name must be, for error messages.
+  public static let sourceNameRule = "1 to 100 characters, none a control character"
+
   /// Creates a decoded document.
   public init(
     incidents: [TrafficIncident] = [], flowObservations: [FlowObservation] = [],

@@ -18,7 +18,8 @@ import Traffic
 ///
 /// Two records of one document with the same id cannot both be kept (an id names one
 /// incident of its source): the last one is kept, and each earlier one is listed as a
-/// skipped record saying so, rather than silently overwritten.
+/// skipped record saying so, rather than silently overwritten. A record whose id holds a
+/// control character is skipped too.
 package struct FeedApplication: Sendable {
   /// The decoded document; ``apply(to:building:recordingEach:maximumHeldByFeed:)`` hands
   /// its incidents over to the engine (they are empty afterwards; ``incidentCount`` keeps
@@ -57,7 +58,7 @@ package struct FeedApplication: Sendable {
     origin: String? = nil, isFullRefresh: Bool? = nil
   ) throws(FeedError) {
     var document = try format.decoder.decode(input, options: options)
-    Self.keepLastOfEachId(&document, format: format)
+    Self.screenIds(&document, format: format)
     if let isFullRefresh { document.isFullRefresh = isFullRefresh }
     // Records were there, and not one could be read: the source has not said that its
     // incidents ended (a publisher's broken answer, a format change).
@@ -70,29 +71,47 @@ package struct FeedApplication: Sendable {
     self.document = document
   }
 
-  /// Keeps the last of the document's incidents of each id, and lists each earlier one as
-  /// a problem naming the id.
+  /// Skips the incidents whose id holds a control character (no published format can
+  /// carry a NUL, and a line break or tab in an id breaks logs and keys' grants), then keeps
+  /// the last of the incidents of each id; each one left out is listed as a problem naming
+  /// its id.
   ///
-  /// - Complexity: O(n) in the incidents.
-  static func keepLastOfEachId(_ document: inout FeedDocument, format: FeedFormat) {
+  /// - Complexity: O(n) in the incidents and the lengths of their ids.
+  static func screenIds(_ document: inout FeedDocument, format: FeedFormat) {
+    func isControl(_ scalar: Unicode.Scalar) -> Bool {
+      scalar.properties.generalCategory == .control
+    }
     var last: [String: Int] = [:]
     last.reserveCapacity(document.incidents.count)
+    var controlled = 0
     for (index, incident) in document.incidents.enumerated() {
-      last[incident.originalId] = index
+      if incident.originalId.unicodeScalars.contains(where: isControl)
+        || incident.id.unicodeScalars.contains(where: isControl)
+      {
+        controlled += 1
+      } else {
+        last[incident.originalId] = index
+      }
     }
-    guard last.count < document.incidents.count else { return }
+    guard last.count + controlled < document.incidents.count || controlled > 0 else { return }
     var kept: [TrafficIncident] = []
     kept.reserveCapacity(last.count)
     for (index, incident) in document.incidents.enumerated() {
+      let id = QueryParameters.excerpt(incident.originalId)
       if last[incident.originalId] == index {
         kept.append(incident)
+      } else if last[incident.originalId] != nil {
+        document.problems.append(
+          FeedError(
+            format: format,
+            reason: "id \"\(id)\" is given again by a later record of the document; the later "
+              + "one is kept",
+            recordId: incident.originalId))
       } else {
         document.problems.append(
           FeedError(
             format: format,
-            reason:
-              "id \"\(QueryParameters.excerpt(incident.originalId))\" is given again by a later "
-              + "record of the document; the later one is kept",
+            reason: "id \(id.debugDescription) holds a control character",
             recordId: incident.originalId))
       }
     }

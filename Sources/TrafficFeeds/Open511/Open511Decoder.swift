@@ -127,6 +127,11 @@ public enum Open511Decoder: FeedDecoder {
     do { head = try input.prefix(4096) } catch {
       throw FeedError(format: format, reason: error.description)
     }
+    // XML in UTF-16 starts with its byte-order mark (JSON is UTF-8 only): the XML reader
+    // takes it, as it does for DATEX II.
+    if FeedFormat.utf16Text(head) != nil {
+      return try decodeXML(input, options: options)
+    }
     switch firstSignificantCharacter(head) {
     case UInt8(ascii: "<"):
       return try decodeXML(input, options: options)

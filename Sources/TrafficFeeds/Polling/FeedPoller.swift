@@ -78,9 +78,10 @@ public final class FeedPoller: Sendable {
         !text[..<equals].contains(":"), !text[..<equals].contains("/")
       {
         let given = String(text[..<equals])
-        guard !given.isEmpty, given.count <= 100 else {
+        guard FeedDocument.isValidSourceName(given) else {
           throw FeedError(
-            format: .hereV7, reason: "the feed name before '=' must have 1 to 100 characters")
+            format: .hereV7,
+            reason: "the feed name before '=' must have \(FeedDocument.sourceNameRule)")
         }
         name = given
         text = String(text[text.index(after: equals)...])

@@ -31,11 +31,8 @@ struct FeedPushParameters {
     }
     self.format = format
     let givenSource = try query.single("source", error: TrafficQueryError.invalidParameter)
-    if let givenSource,
-      givenSource.isEmpty || givenSource.count > 100
-        || givenSource.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-    {
-      throw .invalidParameter("source must have 1 to 100 characters, none a control character")
+    if let givenSource, !FeedDocument.isValidSourceName(givenSource) {
+      throw .invalidParameter("source must have \(FeedDocument.sourceNameRule)")
     }
     // Without ?source=, the document's own publisher names the source, else the format.
     self.givenSource = givenSource
