@@ -41,15 +41,19 @@ extension RoutingEngine {
     let excluded = excludedSegments(features, view: view)
     let limit = min(
       meters ?? Self.unlimitedSnappingRadiusInMeters, Self.unlimitedSnappingRadiusInMeters)
-    // A small radius first, widened until enough roads are found or the limit is reached.
-    var radius = min(50, limit)
+    // The nearest segments by a best-first search (fast however far the roads are), more
+    // of them until `count` roads are found: a road's two directions, and parallel
+    // segments between the same junctions, are one road.
+    var wanted = 2 * max(count, 1)
     while true {
-      let candidates = (try? network.segments(near: point, withinMeters: radius)) ?? []
+      let candidates = network.nearestSegments(to: point, count: wanted, withinMeters: limit) {
+        network.segments[$0].isOpenToCars && excluded?.contains($0) != true
+      }
       var seen = Set<[Int]>()
       var found: [NearbyRoad] = []
       for candidate in candidates {
         let segment = network.segments[candidate.segmentID]
-        guard segment.isOpenToCars, excluded?.contains(candidate.segmentID) != true,
+        guard
           seen.insert([
             min(segment.fromNode, segment.toNode), max(segment.fromNode, segment.toNode),
           ])
@@ -64,8 +68,8 @@ extension RoutingEngine {
             )))
         if found.count == count { return found }
       }
-      guard radius < limit else { return found }
-      radius = min(radius * 4, limit)
+      guard candidates.count == wanted else { return found }
+      wanted *= 2
     }
   }
 }

@@ -124,35 +124,23 @@ extension RoutingEngine {
   ) throws(RoutingError) -> [Snap] {
     let limit = min(limit, Self.unlimitedSnappingRadiusInMeters)
     let components = bigComponent ? components(view) : nil
-    // The exact distance to every segment within the whole snapping radius (1 km: hundreds
-    // of segments in a town) was most of a query's time; a small radius first, widened only
-    // as far as the nearest road and the margin need, finds the same candidates.
-    var radius = min(50, limit)
-    while true {
-      let candidates = ((try? view.network.segments(near: point, withinMeters: radius)) ?? [])
-        .filter {
-          view.network.segments[$0.segmentID].isOpenToCars
-            && components?.isTiny($0.segmentID) != true
-            && excluded?.contains($0.segmentID) != true
-        }
-      if let nearest = candidates.first {
-        let needed = nearest.distanceInMeters + meters
-        if needed > radius, radius < limit {
-          radius = min(needed, limit)
-          continue
-        }
-        return candidates.prefix(meters > 15 ? 12 : 6)
-          .filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }
-          .map {
-            Snap(
-              segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
-              point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
-          }
-      }
-      guard radius < limit else {
-        throw .placeOffNetwork(index: index, point, radiusInMeters: limit)
-      }
-      radius = min(radius * 4, limit)
+    let segments = view.network.segments
+    // The nearest roads by a best-first search of the R-tree: as fast for a point on
+    // another continent as for one beside a road (a radius widened until it met a road
+    // measured every segment within it: minutes for a few hundred far points).
+    let candidates = view.network.nearestSegments(
+      to: point, count: meters > 15 ? 12 : 6, withinMeters: limit
+    ) { id in
+      segments[id].isOpenToCars && components?.isTiny(id) != true
+        && excluded?.contains(id) != true
+    }
+    guard let nearest = candidates.first else {
+      throw .placeOffNetwork(index: index, point, radiusInMeters: limit)
+    }
+    return candidates.filter { $0.distanceInMeters <= nearest.distanceInMeters + meters }.map {
+      Snap(
+        segmentID: $0.segmentID, offsetInMeters: $0.offsetInMeters,
+        point: $0.closestPoint.coordinates, distanceInMeters: $0.distanceInMeters)
     }
   }
 }

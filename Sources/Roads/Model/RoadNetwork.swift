@@ -167,6 +167,54 @@ public struct RoadNetwork: Sendable {
     return result
   }
 
+  /// The `count` segments nearest a point among those `isIncluded` accepts, nearest first
+  /// (equal distances by segment id), within a distance.
+  ///
+  /// A best-first search of the R-tree (``RTree/nearest(to:k:maxDistanceInMeters:distance:)``)
+  /// up to ``exactNearestRange``; beyond, the segments whose boxes are nearest by the
+  /// search's bound (within 0.5 % of the distance). Its cost does not grow with the distance
+  /// to the nearest road, where a radius query widened until it finds one measures every
+  /// segment within that radius (the whole network, for a point on another continent).
+  ///
+  /// - Parameters:
+  ///   - coordinates: the query point.
+  ///   - count: how many segments at most.
+  ///   - radiusInMeters: segments farther than this are left out.
+  ///   - isIncluded: whether a segment (by id) may be found.
+  /// - Returns: candidates sorted by distance, then by segment id.
+  /// - Complexity: O(count log n) box steps on typical data, plus the exact distance of
+  ///   each segment whose box is nearer than the `count`-th result.
+  public func nearestSegments(
+    to coordinates: GeoCoordinates, count: Int, withinMeters radiusInMeters: Double = .infinity,
+    where isIncluded: (Int) -> Bool = { _ in true }
+  ) -> [Candidate] {
+    guard !(radiusInMeters < 0) else { return [] }
+    func exact(_ id: Int) -> Candidate {
+      Candidate(segmentID: id, closestPoint: segments[id].geometry.closestPoint(to: coordinates))
+    }
+    let found = index.nearest(
+      to: coordinates, k: count, maxDistanceInMeters: min(radiusInMeters, Self.exactNearestRange)
+    ) { id in
+      isIncluded(id) ? segments[id].geometry.closestPoint(to: coordinates).distanceInMeters : .nan
+    }
+    if !found.isEmpty || radiusInMeters <= Self.exactNearestRange {
+      return found.map { exact($0.payload) }
+    }
+    // Farther from every road than the exact search goes: the nearest by their boxes'
+    // bounds, each then measured.
+    return index.nearestBoxes(to: coordinates, k: count, maxDistanceInMeters: radiusInMeters) {
+      isIncluded($0)
+    }.map { exact($0.payload) }.filter { $0.distanceInMeters <= radiusInMeters }.sorted {
+      ($0.distanceInMeters, $0.segmentID) < ($1.distanceInMeters, $1.segmentID)
+    }
+  }
+
+  /// How far ``nearestSegments(to:count:withinMeters:where:)`` finds the truly nearest
+  /// segments, meters. Beyond, the search ranks segments by a bound that is up to 0.5 % short
+  /// (450 m at this range), and measuring every segment within that margin of the nearest
+  /// would cost up to the whole network per query.
+  public static let exactNearestRange = 100_000.0
+
   /// The segments leaving each node, as a compressed adjacency list: the segments leaving
   /// node `n` are `outgoing[offsets[n]..<offsets[n + 1]]`.
   func outgoingAdjacency() -> (offsets: [Int], outgoing: [Int]) {
