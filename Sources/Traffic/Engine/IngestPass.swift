@@ -131,10 +131,20 @@ struct IngestPass {
   private func originalId(keepingApart id: String) -> String {
     let namespace = V7IncidentWire.idNamespace
     let other = id.hasPrefix(namespace) ? String(id.dropFirst(namespace.count)) : namespace + id
-    let held = [id, other].contains {
-      !$0.isEmpty && (upserts[$0] != nil || snapshot.incident(exactOriginalId: $0) != nil)
+    func isHeld(_ id: String) -> Bool {
+      upserts[id] != nil || snapshot.incident(exactOriginalId: id) != nil
     }
-    return held ? TrafficEngine.ownId(id, feed: feed) : id
+    guard [id, other].contains(where: { !$0.isEmpty && isHeld($0) }) else { return id }
+    // The first apart id no incident holds (another feed may hold `ID@FEED` as its own id).
+    return apartIds(of: id).first { !isHeld($0) } ?? id
+  }
+
+  /// The ids a report of this feed with id `id` may be kept apart under, in order:
+  /// `ID@FEED`, `ID@FEED#2`, `ID@FEED#3`, ... (endless: another feed may publish any number
+  /// of them as ids of its own; the callers stop at the first no incident holds).
+  private func apartIds(of id: String) -> some Sequence<String> {
+    let first = TrafficEngine.ownId(id, feed: feed)
+    return (1...).lazy.map { $0 == 1 ? first : "\(first)#\($0)" }
   }
 
   /// Counts a record the document holds but that could not be read as carried: the
@@ -188,9 +198,15 @@ struct IngestPass {
       return exact
     }
     // A report kept apart from another feed's incident of the same id (or from one that
-    // has since been removed).
-    let apart = TrafficEngine.ownId(reference.id, feed: feed)
-    if let own = upserts[apart] ?? snapshot.incident(exactOriginalId: apart) { return own }
+    // has since been removed): under the first of its apart ids that this feed's report of
+    // the id holds (another feed may publish `ID@FEED` as an id of its own, and must keep
+    // it).
+    for apart in apartIds(of: reference.id) {
+      guard let held = upserts[apart] ?? snapshot.incident(exactOriginalId: apart) else { break }
+      if held.sources.contains(where: { $0.feed == feed && $0.id == reference.id }) {
+        return held
+      }
+    }
     if let exact { return exact }
     if let hostId = mergedHere[reference.id] { return upserts[hostId] }
     if let host = snapshot.incident(originalId: reference.id),

@@ -70,6 +70,38 @@ import Testing
     #expect(try await engine.lookupIncident(with: "\(reuser)@evil").type == .roadClosure)
   }
 
+  /// A feed publishing `ID@OTHER` as an id of its own keeps it: the other feed's report
+  /// of `ID`, kept apart from a third feed's `ID`, takes the next free apart id instead of
+  /// replacing it (it replaced it in place), and each feed's updates go to its own.
+  @Test func anApartIdPublishedByAnotherFeedIsNeitherTakenNorChanged() async throws {
+    let engine = try F.engine([])
+    let squatter = try F.incident("R1@srcA", [(52.5, 13.9)])
+    try engine.ingest([squatter], from: "srcB", isFullRefresh: false)
+    let third = try F.incident("R1", [(52.51, 13.91)], type: .weather)
+    try engine.ingest([third], from: "wzdx:x", isFullRefresh: false)
+    let closure = try F.incident("R1", [(47.0, 8.0)], type: .roadClosure, impact: .critical)
+    let pushed = try engine.ingest(
+      [closure], from: "srcA", isFullRefresh: false, recordingEach: true)
+    #expect(pushed.records == [IngestRecord(id: "R1", outcome: .added, incident: "R1@srcA#2")])
+    let kept = try await engine.lookupIncident(with: "R1@srcA")
+    #expect(kept.type == .accident)
+    #expect(kept.sources.map(\.feed) == ["srcB"])
+    // srcA's update finds its own incident, srcB's its own.
+    var update = closure
+    update.impact = .major
+    let updated = try engine.ingest(
+      [update], from: "srcA", isFullRefresh: false, recordingEach: true)
+    #expect(updated.records.map(\.incident) == ["R1@srcA#2"])
+    #expect(updated.updated == 1)
+    var own = squatter
+    own.impact = .minor
+    let again = try engine.ingest([own], from: "srcB", isFullRefresh: false, recordingEach: true)
+    #expect(again.records.map(\.incident) == ["R1@srcA"])
+    #expect(try await engine.lookupIncident(with: "R1@srcA").impact == .minor)
+    #expect(try await engine.lookupIncident(with: "R1@srcA#2").impact == .major)
+    #expect(try await engine.lookupIncident(with: "R1").type == .weather)
+  }
+
   @Test func reportingAnIdFirstDoesNotHideTheRealReport() async throws {
     let engine = try F.engine([])
     // The squatter reports x1 first, at the place, but starting in 2100.
