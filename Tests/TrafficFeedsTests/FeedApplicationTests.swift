@@ -135,4 +135,24 @@ import TrafficTestSupport
       #expect(FeedDocument.isValidSourceName(name))
     }
   }
+
+  /// A record of more points than an incident may have is skipped naming its count; one
+  /// at the limit is taken.
+  @Test func aRecordOfTooManyPointsIsSkipped() throws {
+    func jam(_ id: String, points: Int) -> String {
+      let line = (0..<points).map { #"{"x": \#(13.0 + Double($0) * 1e-5), "y": 52.5}"# }
+      return
+        #"{"uuid": "\#(id)", "line": [\#(line.joined(separator: ","))], "speedKMH": 5, "level": 4, "pubMillis": 1714658400000}"#
+    }
+    let limit = FeedDocument.maximumVerticesPerIncident
+    let data = Data(
+      #"{"alerts": [], "jams": [\#(jam("big", points: limit + 1)), \#(jam("fits", points: limit))]}"#
+        .utf8)
+    let engine = try Self.engine()
+    let (application, _) = try Self.apply(data, format: .waze, to: engine)
+    #expect(application.incidentCount == 1)
+    let problem = try #require(application.document.problems.first)
+    #expect(problem.recordId == "big")
+    #expect(problem.reason.contains("has \(limit + 1) points; at most \(limit)"))
+  }
 }

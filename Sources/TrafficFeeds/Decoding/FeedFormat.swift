@@ -107,6 +107,12 @@ public struct FeedDocument: Sendable {
       && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
   }
 
+  /// The most points an incident of a feed may have, over all its polylines: a record
+  /// with more is skipped. 10 000 points is a 100 km road drawn every 10 m; a record of
+  /// millions of points stalled every source's pushes for minutes (merging compares
+  /// geometries point by point) and made every answer holding it tens of megabytes.
+  public static let maximumVerticesPerIncident = 10_000
+
   /// What a source name must be, for error messages.
   public static let sourceNameRule = "1 to 100 characters, none a control character"
 

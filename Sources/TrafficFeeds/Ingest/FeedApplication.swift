@@ -72,12 +72,19 @@ package struct FeedApplication: Sendable {
   }
 
   /// Skips the incidents whose id holds a control character (no published format can
-  /// carry a NUL, and a line break or tab in an id breaks logs and keys' grants), then keeps
+  /// carry a NUL, and a line break or tab in an id breaks logs and keys' grants) and those
+  /// of more than ``FeedDocument/maximumVerticesPerIncident`` points (comparing one with
+  /// the incidents it may be merged with costs in proportion to both geometries), then keeps
   /// the last of the incidents of each id; each one left out is listed as a problem naming
   /// its id.
   ///
   /// - Complexity: O(n) in the incidents and the lengths of their ids.
   static func screenIds(_ document: inout FeedDocument, format: FeedFormat) {
+    func vertexCount(_ incident: TrafficIncident) -> Int {
+      incident.location.additionalPolylines.reduce(incident.location.polyline.vertices.count) {
+        $0 + $1.vertices.count
+      }
+    }
     func isControl(_ scalar: Unicode.Scalar) -> Bool {
       scalar.properties.generalCategory == .control
     }
@@ -87,6 +94,7 @@ package struct FeedApplication: Sendable {
     for (index, incident) in document.incidents.enumerated() {
       if incident.originalId.unicodeScalars.contains(where: isControl)
         || incident.id.unicodeScalars.contains(where: isControl)
+        || vertexCount(incident) > FeedDocument.maximumVerticesPerIncident
       {
         controlled += 1
       } else {
@@ -106,6 +114,13 @@ package struct FeedApplication: Sendable {
             format: format,
             reason: "id \"\(id)\" is given again by a later record of the document; the later "
               + "one is kept",
+            recordId: incident.originalId))
+      } else if vertexCount(incident) > FeedDocument.maximumVerticesPerIncident {
+        document.problems.append(
+          FeedError(
+            format: format,
+            reason: "incident \"\(id)\" has \(vertexCount(incident)) points; at most "
+              + "\(FeedDocument.maximumVerticesPerIncident) are taken (simplify its geometry)",
             recordId: incident.originalId))
       } else {
         document.problems.append(
