@@ -338,6 +338,36 @@ import Traffic
     server.stop()
   }
 
+  /// A push whose work has not answered when the server stops (a long merge) is answered
+  /// 503 and its connection closed; the server stops (libmicrohttpd 0.9.75 aborted the
+  /// process when its daemon stopped with the connection still suspended), and the work's
+  /// own answer, later, goes nowhere.
+  @Test func stoppingAnswersAPushStillRunningAndDoesNotAbort() async throws {
+    var configuration = Self.quietLoopback()
+    configuration.shutdownGracePeriodSeconds = 0.2
+    configuration.shutdownIngestDrainSeconds = 0.2
+    let (server, port) = try Self.started(configuration)
+    let before = server.engine.incidentCount
+    let release = DispatchSemaphore(value: 0)
+    server.feedQueue.async { release.wait() }
+    let document = FeedIngestTests.open511(["late"])
+    let head =
+      "POST /v1/feeds/open511?source=late HTTP/1.1\r\nHost: x\r\nContent-Length: "
+      + "\(document.utf8.count)\r\n\r\n"
+    let answer = Task.detached {
+      try HTTPFrontEndTests.rawExchange(
+        host: "127.0.0.1", port: port, Array((head + document).utf8))
+    }
+    try await Self.eventually { server.suspendedRequests == 1 }
+    server.stop()
+    let raw = try await answer.value
+    #expect(raw.statusLines == ["HTTP/1.1 503 Service Unavailable"])
+    #expect(raw.text.contains("the server stopped before this request's work was done"))
+    release.signal()
+    // The push itself still runs to its end.
+    try await Self.eventually { server.engine.incidentCount == before + 1 }
+  }
+
   @Test func refusesAPortInUse() throws {
     let (server, port) = try Self.started()
     defer { server.stop() }

@@ -27,6 +27,8 @@ final class AdmissionControl: Sendable {
   enum Refusal: Sendable, Equatable {
     case clientQueueFull
     case deadlinePassed
+    /// The server stopped before the request's work answered (its connection cannot wait).
+    case stopping
   }
 
   /// A request waiting: what to do when it may run, or when it is refused.

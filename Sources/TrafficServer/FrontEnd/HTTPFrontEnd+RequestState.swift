@@ -39,8 +39,20 @@ final class RequestContext {
 /// thread.
 final class DeferredResponse: Sendable {
   private let slot = Mutex<HTTPResponse?>(nil)
+  /// Whether an answer was settled on: the work's, or the stopping server's.
+  private let settled = Atomic<Bool>(false)
 
   func put(_ response: HTTPResponse) { slot.withLock { $0 = response } }
+
+  /// Claims the right to answer: `true` for the first caller only (the work finishing, or
+  /// the server stopping without waiting for it any longer).
+  func settle() -> Bool {
+    settled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+      .exchanged
+  }
+
+  /// Whether an answer was put and not yet taken by the connection's thread.
+  var isWaitingToBeTaken: Bool { slot.withLock { $0 != nil } }
 
   func take() -> HTTPResponse? {
     slot.withLock { slot in

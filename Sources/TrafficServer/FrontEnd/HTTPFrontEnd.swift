@@ -17,7 +17,9 @@ final class HTTPFrontEnd: Sendable {
   let server: TrafficServer
   private let inFlightCount = Atomic<Int>(0)
   /// Connections suspended while their request runs on an ingest queue.
-  private let suspendedCount = Atomic<Int>(0)
+  let suspendedCount = Atomic<Int>(0)
+  /// Those connections' answers and requests, by connection.
+  let suspensions = Mutex<[UInt: (DeferredResponse, HTTPRequest)]>([:])
   private let streams = Mutex([ObjectIdentifier: EventStream]())
   /// The retain of `self` handed to libmicrohttpd as the callbacks' context; released after
   /// the daemon stopped.
@@ -142,10 +144,13 @@ final class HTTPFrontEnd: Sendable {
     // connections resume); the running ones and ingest work finish: libmicrohttpd must not
     // stop with suspended connections.
     server.admission.refuseWaiting()
-    let ingestDrain = ContinuousClock.now + .seconds(60)
+    let ingestDrain =
+      ContinuousClock.now
+      + .milliseconds(Int64(server.configuration.shutdownIngestDrainSeconds * 1000))
     while suspendedCount.load(ordering: .acquiring) > 0, ContinuousClock.now < ingestDrain {
       Thread.sleep(forTimeInterval: 0.005)
     }
+    answerStillSuspended()
     MHD_stop_daemon(daemon)
     let bits = selfBits.withLock { bits -> UInt in
       defer { bits = 0 }
@@ -247,7 +252,7 @@ final class HTTPFrontEnd: Sendable {
     let server = self.server
     if let ingestQueue = server.ingestQueue(for: request) {
       // Run the ingest off this thread, one push after another.
-      suspend(connection, context: context) { answer in
+      suspend(connection, context: context, request: request) { answer in
         ingestQueue.async { answer(server.serve(request)) }
       }
       return TRAFFIC_MHD_YES
@@ -255,7 +260,7 @@ final class HTTPFrontEnd: Sendable {
     if let (lane, client) = server.admission(for: request) {
       // Expensive work waits for a worker of its own, its client's turn among the others;
       // refused (too many of its client's waiting, or too long a wait): 503.
-      suspend(connection, context: context) { answer in
+      suspend(connection, context: context, request: request) { answer in
         server.admission.submit(
           lane: lane, client: client, run: { answer(server.serve(request)) },
           refuse: { reason in
@@ -268,27 +273,6 @@ final class HTTPFrontEnd: Sendable {
     }
     let response = server.serve(request)
     return queue(response, on: connection)
-  }
-
-  /// Suspends the connection while `work` makes its answer off this thread: the answer is
-  /// kept, the connection resumed, and libmicrohttpd calls the access handler again, which
-  /// queues it. `work` must call its argument exactly once.
-  private func suspend(
-    _ connection: OpaquePointer, context: RequestContext,
-    work: (@escaping @Sendable (HTTPResponse) -> Void) -> Void
-  ) {
-    let deferred = DeferredResponse()
-    context.deferred = deferred
-    let connectionBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-    suspendedCount.add(1, ordering: .relaxed)
-    MHD_suspend_connection(connection)
-    work { [self] response in
-      deferred.put(response)
-      if let connection = OpaquePointer(bitPattern: connectionBits) {
-        MHD_resume_connection(connection)
-      }
-      suspendedCount.subtract(1, ordering: .releasing)
-    }
   }
 
   /// Answers before the whole body arrived: `headViolation` for a malformed head, else 413

@@ -144,6 +144,11 @@ extension TrafficServer {
         throw .httpError(
           status: 503,
           "no worker was free within \(Int(admission.deadlineSeconds)) s; retry later")
+      case .stopping:
+        throw .httpError(
+          status: 503,
+          "the server stopped before this request's work was done (it may still be stored); "
+            + "send it again when the server is back")
       }
     }
     guard request.target.utf8.count <= configuration.maxRequestTargetBytes else {

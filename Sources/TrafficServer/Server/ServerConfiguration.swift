@@ -99,6 +99,9 @@ public struct ServerConfiguration: Sendable {
   public var slowBodyGraceSeconds = 10.0
   /// Seconds `stop()` waits for requests in flight before closing connections.
   public var shutdownGracePeriodSeconds: Double
+  /// Seconds `stop()` then waits for pushes still being stored (and expensive requests
+  /// still running); those not done by then are answered 503, their work going on.
+  public var shutdownIngestDrainSeconds = 60.0
   /// Bodies smaller than this are sent uncompressed even when the client accepts gzip.
   public var minimumGzipBytes: Int
   /// Where the access log goes.
@@ -280,6 +283,9 @@ public struct ServerConfiguration: Sendable {
     guard connectionTimeoutSeconds >= 0 else { throw fail("connectionTimeoutSeconds must be >= 0") }
     guard heartbeatIntervalSeconds > 0, heartbeatIntervalSeconds.isFinite else {
       throw fail("heartbeatIntervalSeconds must be > 0")
+    }
+    guard shutdownIngestDrainSeconds >= 0, shutdownIngestDrainSeconds.isFinite else {
+      throw fail("shutdownIngestDrainSeconds must be >= 0")
     }
     guard shutdownGracePeriodSeconds >= 0, shutdownGracePeriodSeconds.isFinite else {
       throw fail("shutdownGracePeriodSeconds must be >= 0")

@@ -218,6 +218,11 @@ public final class TrafficServer: Sendable {
   /// The number of requests being handled by the socket layer now.
   var requestsInFlight: Int { frontEnd.withLock { $0?.inFlight } ?? 0 }
 
+  /// Requests whose connections wait while their work runs off the socket threads.
+  var suspendedRequests: Int {
+    frontEnd.withLock { $0?.suspendedCount.load(ordering: .acquiring) } ?? 0
+  }
+
   func nextCorrelationId() -> String {
     let number = UInt64(truncatingIfNeeded: correlationCounter.add(1, ordering: .relaxed).newValue)
     // "PREFIX-HEX" written in one allocation (the request path's string concatenations and
