@@ -173,6 +173,25 @@ import Traffic
     #expect(!line.contains("198.51.100.9"))
   }
 
+  /// Behind a trusted proxy, `X-Forwarded-For` lines are one list (RFC 9110 §5.3) read
+  /// from the right: a proxy adding its own line after the client's leaves the client's
+  /// claim on the left (the first line alone named the client: any address it claimed).
+  @Test func repeatedForwardedForLinesAreOneListReadFromTheRight() async throws {
+    let lines = Mutex([String]())
+    var configuration = Self.quietLoopback()
+    configuration.trustedProxies = ["127.0.0.1"]
+    configuration.accessLog = .custom { line in lines.withLock { $0.append(line) } }
+    let (server, port) = try Self.started(configuration)
+    defer { server.stop() }
+    let answer = try Self.rawGet(
+      host: "127.0.0.1", port: port,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.0.0.7\r\n"
+        + "X-Forwarded-For: 192.0.2.1\r\nConnection: close\r\n\r\n")
+    #expect(answer.hasPrefix("HTTP/1.1 200"))
+    let line = try #require(lines.withLock { $0.first })
+    #expect(line.contains(" client=192.0.2.1 "), "\(line)")
+  }
+
   /// Sends `request` to an IPv4 or IPv6 literal and reads the answer until the server
   /// closes the connection.
   static func rawGet(host: String, port: Int, _ request: String) throws -> String {

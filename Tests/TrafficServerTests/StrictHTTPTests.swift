@@ -97,6 +97,16 @@ import Zlib
       statusLine: badRequest),
     Refused(name: "invalid Host", head: get + "Host: x y\r\n\r\n", statusLine: badRequest),
     Refused(
+      name: "Host with two ports", head: get + "Host: x:80:80\r\n\r\n", statusLine: badRequest),
+    Refused(
+      name: "Host of an unclosed IPv6 literal", head: get + "Host: [::1\r\n\r\n",
+      statusLine: badRequest),
+    Refused(
+      name: "Host with a negative port", head: get + "Host: x:-1\r\n\r\n", statusLine: badRequest),
+    Refused(
+      name: "Host with a port of letters", head: get + "Host: x:abc\r\n\r\n", statusLine: badRequest
+    ),
+    Refused(
       name: "unknown transfer coding before chunked",
       head: push + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
       statusLine: "HTTP/1.1 501 Not Implemented"),
@@ -204,6 +214,9 @@ import Zlib
     let heads: [(String, HTTPHeaders)] = [
       ("HTTP/1.1", ["Host": "example.org:8080", "Accept-Encoding": "gzip"]),
       ("HTTP/1.1", ["Host": "[::1]:8080", "Transfer-Encoding": "chunked"]),
+      ("HTTP/1.1", ["Host": "[2001:db8::7]"]),
+      ("HTTP/1.1", ["Host": "192.0.2.1:80"]),
+      ("HTTP/1.1", ["Host": "traffic.example.org:"]),
       ("HTTP/1.1", ["Host": "", "Content-Length": "12"]),
       ("HTTP/1.0", ["Content-Length": "0"]),
       ("HTTP/1.1", ["Host": "x", "User-Agent": "Grüße\tv1", "TE": "gzip, chunked"]),

@@ -27,6 +27,13 @@ enum ClientAddress {
     return client
   }
 
+  /// The `X-Forwarded-For` lines of a request as one list (RFC 9110 §5.3: repeated lines
+  /// are one field, in order): a proxy that adds a line of its own after the client's
+  /// must not leave the client's line to name the client.
+  static func joined(_ lines: [String]) -> String? {
+    lines.isEmpty ? nil : lines.joined(separator: ", ")
+  }
+
   /// Whether `text` is an IPv4 or IPv6 literal.
   static func isAddress(_ text: String) -> Bool {
     var v4 = in_addr()

@@ -194,7 +194,8 @@ final class HTTPFrontEnd: Sendable {
       let peer = String(
         decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       context.remoteAddress = ClientAddress.resolve(
-        peer: peer, forwardedFor: context.headers["X-Forwarded-For"],
+        peer: peer,
+        forwardedFor: ClientAddress.joined(context.headers.values(of: "X-Forwarded-For")),
         trusted: server.configuration.trustedProxies)
       // A head RFC 9112 refuses is answered before any route runs, and closes.
       if let violation = RequestHeadCheck.violation(

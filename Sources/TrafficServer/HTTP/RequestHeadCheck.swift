@@ -132,15 +132,46 @@ enum RequestHeadCheck {
   }
 
   /// Whether `value` can be a Host field value (RFC 9110 §7.2: `uri-host [":" port]`, empty
-  /// allowed): letters, digits, `-._~`, sub-delimiters, `%`, `:` and IPv6 brackets.
+  /// allowed; RFC 3986 §3.2.2: an IP literal in brackets, else a name of letters, digits,
+  /// `-._~`, sub-delimiters and `%`; the port all digits). `x:80:80`, `[::1` and `x:abc`
+  /// are not.
   private static func isHost(_ value: String) -> Bool {
-    value.utf8.allSatisfy { byte in
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-      default: return "-._~!$&'()*+,;=%:[]".utf8.contains(byte)
-      }
+    var rest = Substring(value)
+    if rest.hasPrefix("[") {
+      guard let close = rest.firstIndex(of: "]") else { return false }
+      let literal = rest[rest.index(after: rest.startIndex)..<close]
+      guard !literal.isEmpty,
+        literal.utf8.allSatisfy({
+          isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".")
+        })
+      else { return false }
+      rest = rest[rest.index(after: close)...]
+    } else {
+      let end = rest.firstIndex(of: ":") ?? rest.endIndex
+      guard
+        rest[..<end].utf8.allSatisfy({ byte in
+          switch byte {
+          case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+          default: return "-._~!$&'()*+,;=%".utf8.contains(byte)
+          }
+        })
+      else { return false }
+      rest = rest[end...]
+    }
+    guard !rest.isEmpty else { return true }
+    // ":" and the port: digits only (RFC 3986 allows none).
+    return rest.first == ":"
+      && rest.dropFirst().utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+      UInt8(ascii: "A")...UInt8(ascii: "F"):
+      return true
+    default: return false
     }
   }
 
