@@ -119,6 +119,16 @@ import TrafficTestSupport
         "avoid[features] tunnel is not supported; give controlledAccessHighway, tollRoad, ferry"
       ),
       ([("avoid[areas]", "bbox:13.4,52.5,13.5,52.6")], "unknown parameter avoid[areas]"),
+      (
+        [("via", "52.55,13.45!stopDuration=10!stopDuration=20")],
+        "stopDuration is given more than once"
+      ),
+      (
+        [("via", "52.55,13.45!passThrough=true!passThrough=false")],
+        "passThrough is given more than once"
+      ),
+      ([("via", "0x34,13.45")], "is not LAT,LNG (decimal degrees)"),
+      ([("via", "nan,13.45")], "is not LAT,LNG (decimal degrees)"),
     ] as [([(name: String, value: String)], String)] {
       #expect(throws: V8RouteQuery.Malformed.self) { try V8RouteQuery(parameters: base + extra) }
       do {

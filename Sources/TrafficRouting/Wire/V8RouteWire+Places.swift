@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Traffic
 
 extension V8RouteWire {
   /// A place as v8 writes it, `LAT,LNG`.
@@ -8,9 +9,10 @@ extension V8RouteWire {
   /// - Throws: ``RoutingError/invalidOption(_:)`` naming the place and what is wrong.
   public static func place(_ text: String, name: String) throws(RoutingError) -> GeoCoordinates {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-    guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
-      latitude.isFinite, longitude.isFinite
-    else { throw .invalidOption("\(name) \(text) is not LAT,LNG") }
+    // Decimal numbers only: Double(_:) also reads hexadecimal (`0x2F` as 47) and `nan`.
+    guard parts.count == 2, let latitude = QueryParameters.decimal(parts[0]),
+      let longitude = QueryParameters.decimal(parts[1])
+    else { throw .invalidOption("\(name) \(text) is not LAT,LNG (decimal degrees)") }
     do {
       return try GeoCoordinates(latitude: latitude, longitude: longitude)
     } catch {
@@ -61,9 +63,13 @@ extension V8RouteWire {
   public static func waypoint(_ text: String, index: Int) throws(RoutingError) -> Waypoint {
     let parts = text.split(separator: "!", omittingEmptySubsequences: false)
     var point = try placeWithOptions(String(parts[0]), name: "via \(index)")
+    var given: Set<String> = []
     for option in parts.dropFirst() {
       let pair = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let name = String(pair[0]), value = pair.count == 2 ? String(pair[1]) : ""
+      guard given.insert(name).inserted else {
+        throw .invalidOption("via \(index) \(name) is given more than once")
+      }
       switch name {
       case "stopDuration":
         guard let seconds = Int(value) else {
