@@ -138,13 +138,14 @@ extension RoutingEngine {
       segments: bounds?.segments ?? plainSegments(view))
     let excluded = excludedSegments(options.avoidedFeatures, view: view)
     travel.excluded = excluded
+    let closed = Self.closedSegments(Self.closures(options), view: view)
     let times = travel
     let all = origins + destinations
     let limits = all.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
     // As for routes: a waypoint in a tiny part of the network takes a big one's road.
     let big = snapsToBigComponents(
       all.map(\.coordinates), view: view, limits: limits, skipping: excluding ?? [],
-      excluded: excluded)
+      excluded: excluded, closed: closed)
     var snapped: [[Snap]] = []
     snapped.reserveCapacity(all.count)
     var skipped = Set<Int>()
@@ -158,7 +159,8 @@ extension RoutingEngine {
         snapped.append(
           try snap(
             all[index], index: index, view: view, within: 15, arriving: index >= origins.count,
-            limit: limits[index], bigComponent: big[index], excluded: excluded))
+            limit: limits[index], bigComponent: big[index], excluded: excluded,
+            closed: closed))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])
@@ -184,7 +186,8 @@ extension RoutingEngine {
           return
             (try? snap(
               all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
-              limit: limits[index], bigComponent: big[index], excluded: excluded))
+              limit: limits[index], bigComponent: big[index], excluded: excluded,
+              closed: closed))
             ?? narrow[index]
         }
         let retried = bucketRows(
@@ -215,7 +218,8 @@ extension RoutingEngine {
         let made =
           (try? snap(
             all[index], index: index, view: view, within: 100, arriving: index >= origins.count,
-            limit: limits[index], bigComponent: big[index], excluded: excluded))
+            limit: limits[index], bigComponent: big[index], excluded: excluded,
+            closed: closed))
           ?? narrow[index]
         wide[index] = made
         return made

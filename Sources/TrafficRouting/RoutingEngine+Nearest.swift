@@ -29,7 +29,7 @@ extension RoutingEngine {
   /// The `count` roads open to cars nearest `point`, nearest first, within `meters` (`nil`:
   /// however far, as OSRM's `nearest` without `radiuses`): each road once (a two-way road's
   /// two directions are one road), none of the `avoiding` features (OSRM's `exclude` on its
-  /// `nearest` service).
+  /// `nearest` service), none closed now.
   ///
   /// - Throws: ``RoutingError/noRoadNetwork`` without a network.
   package func nearestRoads(
@@ -39,6 +39,8 @@ extension RoutingEngine {
     guard let view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let network = view.network
     let excluded = excludedSegments(features, view: view)
+    // Closed roads are not where a route can start, as for routes and tables.
+    let closed = view.flow.closed
     let limit = min(
       meters ?? Self.unlimitedSnappingRadiusInMeters, Self.unlimitedSnappingRadiusInMeters)
     // The nearest segments by a best-first search (fast however far the roads are), more
@@ -48,6 +50,7 @@ extension RoutingEngine {
     while true {
       let candidates = network.nearestSegments(to: point, count: wanted, withinMeters: limit) {
         network.segments[$0].isOpenToCars && excluded?.contains($0) != true
+          && (closed.isEmpty || !closed.contains($0))
       }
       var seen = Set<[Int]>()
       var found: [NearbyRoad] = []

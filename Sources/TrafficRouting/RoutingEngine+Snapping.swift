@@ -13,15 +13,18 @@ extension RoutingEngine {
   ///
   /// `limit`: how far the road may be, meters (`nil`: ``snappingRadiusInMeters``);
   /// `bigComponent`: only roads of the network's big components (see ``snapsToBigComponents``);
-  /// `excluded`: roads never met (a route's avoided features, as OSRM's `exclude` snaps).
+  /// `excluded`: roads never met (a route's avoided features, as OSRM's `exclude` snaps);
+  /// `closed`: segments the route's closures close (a waypoint on a closed road takes the
+  /// nearest open one, as it would in a network without the closed road).
   func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
     heading: Double?, tolerance: Double = Waypoint.headingToleranceInDegrees, arriving: Bool,
-    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil
+    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil,
+    closed: Set<Int> = []
   ) throws(RoutingError) -> [Snap] {
     let all = try snap(
       point, index: index, view: view, within: meters, limit: limit ?? snappingRadiusInMeters,
-      bigComponent: bigComponent, excluded: excluded)
+      bigComponent: bigComponent, excluded: excluded, closed: closed)
     guard let heading else { return all }
     let segments = view.network.segments
     let matching = all.filter { snap in
@@ -55,13 +58,25 @@ extension RoutingEngine {
   /// The road positions near a waypoint, with its own heading and range.
   func snap(
     _ waypoint: Waypoint, index: Int, view: RoutingView, within meters: Double, arriving: Bool,
-    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil
+    limit: Double? = nil, bigComponent: Bool = false, excluded: ExcludedSegments? = nil,
+    closed: Set<Int> = []
   ) throws(RoutingError) -> [Snap] {
     try snap(
       waypoint.coordinates, index: index, view: view, within: meters,
       heading: waypoint.headingInDegrees,
       tolerance: waypoint.headingRangeInDegrees ?? Waypoint.headingToleranceInDegrees,
-      arriving: arriving, limit: limit, bigComponent: bigComponent, excluded: excluded)
+      arriving: arriving, limit: limit, bigComponent: bigComponent, excluded: excluded,
+      closed: closed)
+  }
+
+  /// The segments closed for a route of `closures` on `view`: every closure's, the
+  /// long-term ones', or none.
+  static func closedSegments(_ closures: TravelTimes.Closures, view: RoutingView) -> Set<Int> {
+    switch closures {
+    case .all: return view.flow.closed
+    case .longTerm: return view.flow.longTermClosed
+    case .ignored: return []
+    }
   }
 
   /// Which waypoints snap only to roads of big components (OSRM's rule): those whose
@@ -71,7 +86,7 @@ extension RoutingEngine {
   /// with no road within its limit (or in `skipping`) counts for nothing.
   func snapsToBigComponents(
     _ points: [GeoCoordinates], view: RoutingView, limits: [Double?], skipping: Set<Int> = [],
-    excluded: ExcludedSegments? = nil
+    excluded: ExcludedSegments? = nil, closed: Set<Int> = []
   ) -> [Bool] {
     let components = components(view)
     // Nothing is moved on a network without a big part: no waypoint is snapped twice.
@@ -84,7 +99,7 @@ extension RoutingEngine {
         ? nil
         : (try? snap(
           point, index: index, view: view, within: 0, limit: limit ?? snappingRadiusInMeters,
-          bigComponent: false, excluded: excluded))?.first
+          bigComponent: false, excluded: excluded, closed: closed))?.first
       nearest.append(found.map { components.component($0.segmentID) })
     }
     let known = nearest.compactMap { $0 }
@@ -102,7 +117,8 @@ extension RoutingEngine {
       return
         (try? snap(
           points[index], index: index, view: view, within: 0,
-          limit: limit ?? snappingRadiusInMeters, bigComponent: true, excluded: excluded)) != nil
+          limit: limit ?? snappingRadiusInMeters, bigComponent: true, excluded: excluded,
+          closed: closed)) != nil
     }
   }
 
@@ -120,7 +136,7 @@ extension RoutingEngine {
   /// big components' roads only with `bigComponent`.
   private func snap(
     _ point: GeoCoordinates, index: Int, view: RoutingView, within meters: Double,
-    limit: Double, bigComponent: Bool, excluded: ExcludedSegments?
+    limit: Double, bigComponent: Bool, excluded: ExcludedSegments?, closed: Set<Int>
   ) throws(RoutingError) -> [Snap] {
     let limit = min(limit, Self.unlimitedSnappingRadiusInMeters)
     let components = bigComponent ? components(view) : nil
@@ -132,7 +148,7 @@ extension RoutingEngine {
       to: point, count: meters > 15 ? 12 : 6, withinMeters: limit
     ) { id in
       segments[id].isOpenToCars && components?.isTiny(id) != true
-        && excluded?.contains(id) != true
+        && excluded?.contains(id) != true && (closed.isEmpty || !closed.contains(id))
     }
     guard let nearest = candidates.first else {
       throw .placeOffNetwork(index: index, point, radiusInMeters: limit)

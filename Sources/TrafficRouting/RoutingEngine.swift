@@ -205,12 +205,14 @@ public final class RoutingEngine: Sendable {
     let limits = waypoints.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
     // A waypoint whose nearest road lies in a tiny part of the network (cut off from the
     // rest) takes the nearest road of a big one, as OSRM does.
-    let big = snapsToBigComponents(waypoints, view: view, limits: limits, excluded: excluded)
+    let closed = Self.closedSegments(closures, view: view)
+    let big = snapsToBigComponents(
+      waypoints, view: view, limits: limits, excluded: excluded, closed: closed)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(
         point, index: index, view: view, within: 15, heading: heading(index),
         tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
-        bigComponent: big[index], excluded: excluded)
+        bigComponent: big[index], excluded: excluded, closed: closed)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.
@@ -221,7 +223,7 @@ public final class RoutingEngine: Sendable {
         (try? snap(
           waypoints[index], index: index, view: view, within: 100, heading: heading(index),
           tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
-          bigComponent: big[index], excluded: excluded)) ?? snaps[index]
+          bigComponent: big[index], excluded: excluded, closed: closed)) ?? snaps[index]
       wide[index] = snaps
       return snaps
     }

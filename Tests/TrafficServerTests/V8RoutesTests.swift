@@ -319,6 +319,44 @@ import TrafficRouting
     }
   }
 
+  /// A place on a closed road takes the nearest open road, as it would in a network
+  /// without the closed one: a route from it to itself is 0 s (a matrix's diagonal was
+  /// "no route"); in planning mode, which drives through a short closure, it stays put.
+  @Test func aPlaceOnAClosedRoadSnapsToTheNearestOpenOne() throws {
+    // Both directions of the road from 600 m to 900 m east closed.
+    let westward = try TrafficIncident(
+      id: "closed-west", type: .roadClosure, impact: .critical,
+      startTime: Date().addingTimeInterval(-3_600), endTime: Date().addingTimeInterval(7_200),
+      isRoadClosed: true,
+      location: TrafficLocation(
+        polyline: GeoPolyline(vertices: [F.coordinates(east: 900), F.coordinates(east: 600)])))
+    let server = try F.server(incidents: [Self.closure(hours: 2), westward])
+    let inside = F.coordinates(east: 700)
+    let place = "\(inside.latitude),\(inside.longitude)"
+    let section = try #require(
+      try Self.sections(
+        server, "transportMode=car&origin=\(place)&destination=\(place)&return=summary"
+      ).first)
+    #expect((section["summary"] as? [String: Any])?["duration"] as? Int == 0)
+    let location = try #require(
+      ((section["departure"] as? [String: Any])?["place"] as? [String: Any])?["location"]
+        as? [String: Any])
+    let longitude = try #require(location["lng"] as? Double)
+    // The road from B (500 m east) to E is closed: the nearest open roads meet at B.
+    #expect(abs(longitude - F.coordinates(east: 500).longitude) < 2e-5, "\(location)")
+    // In planning mode the short closure is driven through: the place is on its road.
+    let planning = try #require(
+      try Self.sections(
+        server,
+        "transportMode=car&origin=\(place)&destination=\(place)&return=summary"
+          + "&departureTime=any"
+      ).first)
+    let planned = try #require(
+      ((planning["departure"] as? [String: Any])?["place"] as? [String: Any])?["location"]
+        as? [String: Any])
+    #expect(abs((planned["lng"] as? Double ?? 0) - inside.longitude) < 2e-5)
+  }
+
   @Test func actionsAndTurnByTurnActionsDescribeTheManeuvers() throws {
     let server = try F.server()
     let section = try #require(
