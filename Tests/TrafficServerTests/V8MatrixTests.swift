@@ -140,6 +140,22 @@ import Zlib
     #expect(response.status == 200, "\(response.bodyText)")
   }
 
+  /// A body that cannot be inflated is malformed, in v8's shape.
+  @Test func aBrokenGzipBodyIsAV8Error() throws {
+    let server = try F.server()
+    var headers = HTTPHeaders()
+    headers.add("Content-Encoding", "gzip")
+    headers.add("Content-Type", "application/json")
+    let response = server.handle(
+      HTTPRequest(
+        method: "POST", target: "/v8/matrix?async=false", headers: headers,
+        body: Data("not gzip at all".utf8)))
+    #expect(response.status == 400)
+    let body = try ServerFixtures.object(response.body)
+    #expect(body["code"] as? String == "E605001", "\(response.bodyText)")
+    #expect(body["cause"] is String)
+  }
+
   static let one = "{\"lat\": 52, \"lng\": 13}"
 
   @Test(arguments: [

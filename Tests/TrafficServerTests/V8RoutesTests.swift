@@ -54,6 +54,8 @@ import TrafficRouting
     ("/v8/routes?transportMode=car&origin=95,13&destination=52,13.01", 400, "origin 95,13"),
     ("/v8/routes?transportMode=car&origin=a,b&destination=52,13.01", 400, "is not LAT,LNG"),
     ("/v8/routes?transportMode=car&origin=0x34,13&destination=52,13.01", 400, "is not LAT,LNG"),
+    ("/v8/routes?transportMode=car&origin=52%,13&destination=52,13.01", 400, "percent"),
+    ("/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&%ZZ=1", 400, "percent"),
     (
       "/v8/routes?transportMode=car&origin=52,13&destination=52,13.01&alternatives=9", 400,
       "alternatives must be 0...3"

@@ -9,8 +9,20 @@ import Zlib
 extension TrafficServer {
   /// The JSON error answer of `error`.
   func errorResponse(_ error: TrafficQueryError, for route: Endpoint?) -> HTTPResponse {
-    // OSRM's clients read OSRM's shape, also for the server's own refusals.
-    route?.isOSRM == true ? Self.osrmError(error) : errorResponse(error)
+    // OSRM's clients read OSRM's shape, also for the server's own refusals; HERE's clients
+    // of routes and matrices read v8's for a malformed request (a bad percent escape).
+    if route?.isOSRM == true { return Self.osrmError(error) }
+    switch route {
+    case .routes?, .matrix?:
+      guard error.httpStatus == 400 else { break }
+      var response = V8Failure.malformed(
+        AccessLogSink.redactingKeys(in: error.detail ?? error.description)
+      ).response
+      response.headers.add("Cache-Control", "no-store")
+      return response
+    default: break
+    }
+    return errorResponse(error)
   }
 
   func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
