@@ -175,6 +175,25 @@ import Zlib
     #expect(open511["lastPushTime"] is NSNull)
   }
 
+  /// Failed pushes under ever new source names do not grow the feed list without bound:
+  /// past the limit the oldest failure-only source is forgotten; a source that pushed
+  /// successfully stays.
+  @Test func failedPushesUnderNewNamesKeepTheFeedListBounded() throws {
+    let server = try ServerFixtures.server()
+    _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=good", Self.open511(["e1"])))
+    let limit = FeedIngest.maximumFailedSources
+    for k in 0..<(limit + 5) {
+      _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=bad\(k)", "{"))
+    }
+    let list = try ServerFixtures.object(server.handle(ServerFixtures.get("/v1/feeds")).body)
+    let sources = try #require(list["feeds"] as? [[String: Any]]).compactMap {
+      $0["source"] as? String
+    }
+    #expect(sources.count == limit + 1)
+    #expect(sources.contains("good"))
+    #expect(!sources.contains("bad0") && sources.contains("bad\(limit + 4)"))
+  }
+
   @Test func feedStatusAndMetricsAfterAGoodPush() throws {
     let server = try ServerFixtures.server()
     _ = server.handle(ServerFixtures.post("/v1/feeds/open511?source=bc", Self.open511(["e1"])))

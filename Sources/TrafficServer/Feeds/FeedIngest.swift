@@ -115,11 +115,26 @@ final class FeedIngest: Sendable {
     return Outcome(application: application, report: report)
   }
 
+  /// The most sources `GET /v1/feeds` lists that never pushed successfully: beyond, the
+  /// one whose last failure is oldest is forgotten (failed pushes under ever new names
+  /// grew the list, all held in memory, without bound).
+  static let maximumFailedSources = 1_000
+
   /// Counts a push of a source that failed, with the reason.
   private func recordFailure(_ reason: String, format: FeedFormat, source: String, at now: Date) {
     updateStatus(format: format, source: source) { status in
       status.lastError = reason
       status.lastErrorTime = now
+    }
+    statuses.withLock { statuses in
+      let failed = statuses.filter { $0.value.lastPushTime == nil }
+      guard failed.count > Self.maximumFailedSources,
+        let oldest = failed.min(by: {
+          ($0.value.lastErrorTime ?? .distantPast, $0.value.arrival)
+            < ($1.value.lastErrorTime ?? .distantPast, $1.value.arrival)
+        })
+      else { return }
+      statuses[oldest.key] = nil
     }
   }
 
