@@ -141,15 +141,25 @@ extension RoutingEngine {
     let limit = min(limit, Self.unlimitedSnappingRadiusInMeters)
     let components = bigComponent ? components(view) : nil
     let segments = view.network.segments
-    // The nearest roads by a best-first search of the R-tree: as fast for a point on
-    // another continent as for one beside a road (a radius widened until it met a road
-    // measured every segment within it: minutes for a few hundred far points).
-    let candidates = view.network.nearestSegments(
-      to: point, count: meters > 15 ? 12 : 6, withinMeters: limit
-    ) { id in
+    func isAllowed(_ id: Int) -> Bool {
       segments[id].isOpenToCars && components?.isTiny(id) != true
         && excluded?.contains(id) != true && (closed.isEmpty || !closed.contains(id))
     }
+    let count = meters > 15 ? 12 : 6
+    // Beside a road (most waypoints): every segment within 50 m, measured; enough when
+    // the nearest and its margin lie inside.
+    let radius = min(50, limit)
+    let near = ((try? view.network.segments(near: point, withinMeters: radius)) ?? []).filter {
+      isAllowed($0.segmentID)
+    }
+    // Else the nearest roads by a best-first search of the R-tree: as fast for a point on
+    // another continent as for one beside a road (a radius widened until it met a road
+    // measured every segment within it: minutes for a few hundred far points).
+    let candidates =
+      near.first.map { $0.distanceInMeters + meters <= radius } == true
+      ? Array(near.prefix(count))
+      : view.network.nearestSegments(
+        to: point, count: count, withinMeters: limit, where: isAllowed)
     guard let nearest = candidates.first else {
       throw .placeOffNetwork(index: index, point, radiusInMeters: limit)
     }
