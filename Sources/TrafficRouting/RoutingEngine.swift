@@ -236,13 +236,20 @@ public final class RoutingEngine: Sendable {
       var legs: [Leg] = []
       times.legStart = 0
       for k in 0..<(snaps.count - 1) {
-        // Going on straight: from the road the leg before arrived on, where it is one.
+        // From where the leg before arrived (an alternative may arrive at another of the
+        // via point's roads than the fastest does; the next leg must not start 100 m away),
+        // and going on straight, from the road it arrived on.
         func onward(_ candidates: [Snap]) -> [Snap] {
-          guard continuingStraight, let arrived = legs.last?.segmentIDs.last else {
+          guard let previous = legs.last, let arrived = previous.segmentIDs.last else {
             return candidates
           }
-          let kept = candidates.filter { $0.segmentID == arrived }
-          return kept.isEmpty ? candidates : kept
+          let there = view.network.segments[arrived].geometry.coordinates(
+            atDistance: previous.endOffsetInMeters)
+          let here = candidates.filter { $0.point.distance(to: there) < 1 }
+          let starts = here.isEmpty ? candidates : here
+          guard continuingStraight else { return starts }
+          let kept = starts.filter { $0.segmentID == arrived }
+          return kept.isEmpty ? starts : kept
         }
         guard
           let leg = RouteSearch.fastest(

@@ -465,4 +465,30 @@ import TrafficTestSupport
     #expect(
       abs((choices.first?.durationInSeconds ?? 0) - (best.first?.durationInSeconds ?? 0)) < 1e-6)
   }
+
+  /// Every route, alternatives too, goes on from a via point where it arrived there: an
+  /// alternative arrived at one of the via point's roads and its next section started from
+  /// another, 112 m away.
+  @Test func alternativesGoOnFromWhereTheyReachAViaPoint() async throws {
+    let network = try #require(Self.liechtenstein)
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    for (origin, via, destination) in [
+      ((47.14, 9.52), (47.15, 9.52), (47.16, 9.51)),
+      ((47.1410, 9.5215), (47.1070, 9.5280), (47.0660, 9.5020)),
+      ((47.05, 9.49), (47.10, 9.52), (47.20, 9.54)),
+    ] {
+      let routes = try await router.calculateRoute(
+        from: try GeoCoordinates(latitude: origin.0, longitude: origin.1),
+        to: try GeoCoordinates(latitude: destination.0, longitude: destination.1),
+        via: [try GeoCoordinates(latitude: via.0, longitude: via.1)],
+        options: RouteOptions(alternatives: 2))
+      #expect(!routes.isEmpty)
+      for route in routes {
+        #expect(route.sections.count == 2)
+        let gap = route.sections[0].arrival.location.distance(
+          to: route.sections[1].departure.location)
+        #expect(gap < 1, "\(via): \(gap) m")
+      }
+    }
+  }
 }
