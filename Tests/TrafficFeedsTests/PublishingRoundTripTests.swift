@@ -182,6 +182,13 @@ import TrafficTestSupport
           #expect(read.details.closedLanes == incident.details.closedLanes, "\(context)")
           #expect(read.details.totalLanes == incident.details.totalLanes, "\(context)")
         }
+        // The number of lanes of a work zone with none closed (it was lost).
+        if let total = incident.details.totalLanes, total <= 32,
+          (incident.details.lanesClosed ?? 0) == 0, !incident.isRoadClosed,
+          expectedType(incident, format: format) == .construction
+        {
+          #expect(read.details.totalLanes == total, "\(context)")
+        }
         if read.parentId != nil || incident.type == .construction && incident.impact == .low {
           #expect(read.parentId == incident.parentId, "\(context)")
         }

@@ -38,8 +38,8 @@ import Traffic
 /// and the publication time, both flagged unverified as the specification asks of
 /// estimates. Lanes are listed (`lanes`: `order` from the left, `type` `general`, `status`
 /// `open` or `closed`) when the incident says which are closed and how many there are
-/// (``TrafficIncidentDetails/closedLanes``, `totalLanes` of at most 32); else only
-/// `vehicle_impact` says it.
+/// (``TrafficIncidentDetails/closedLanes``, `totalLanes` of at most 32), or how many there
+/// are and that none is closed; else only `vehicle_impact` says it.
 /// Only an incident's main polyline is written (WZDx geometry is one `LineString`).
 public enum WZDxPublisher {
   /// The WZDx version written.
@@ -198,7 +198,10 @@ public enum WZDxPublisher {
         object(["type_name": "maintenance"], into: &json)
         json.endArray()
       }
-      if let closed = details.closedLanes, let total = details.totalLanes,
+      // Which lanes are closed, where that is known; all open where none is (so that the
+      // number of lanes is kept).
+      let allOpen = (details.lanesClosed ?? 0) == 0 && vehicleImpact(incident) == "all-lanes-open"
+      if let closed = details.closedLanes ?? (allOpen ? [] : nil), let total = details.totalLanes,
         total <= maximumListedLanes
       {
         json.key("lanes")
