@@ -258,11 +258,16 @@ public final class RoutingEngine: Sendable {
             ?? RouteSearch.fastest(
               from: onward(widened(k)), to: widened(k + 1), times: times,
               fastestSpeed: fastest, bounds: bounds, scratch: scratch)
-            // Turning back where no way leads on.
-            ?? (continuingStraight
+            // No way on from where the leg before arrived (it reached the via point on a
+            // road that leads nowhere the next one does), or turning back where no way
+            // leads on: from any of the via point's roads.
+            ?? (continuingStraight || !legs.isEmpty
               ? RouteSearch.fastest(
-                from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
-                bounds: bounds, scratch: scratch) : nil)
+                from: snaps[k], to: snaps[k + 1], times: times, fastestSpeed: fastest,
+                bounds: bounds, scratch: scratch)
+                ?? RouteSearch.fastest(
+                  from: widened(k), to: widened(k + 1), times: times, fastestSpeed: fastest,
+                  bounds: bounds, scratch: scratch) : nil)
         else {
           if attempt == 0 { throw .noRoute(fromIndex: k, toIndex: k + 1) }
           legs = []

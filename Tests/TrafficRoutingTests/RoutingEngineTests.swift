@@ -491,4 +491,40 @@ import TrafficTestSupport
       }
     }
   }
+
+  /// A via point where the route begins (or anywhere it is reached on a road that leads
+  /// nowhere the next leg goes) does not make a route that exists without it impossible:
+  /// the next leg may leave from another of the via point's roads.
+  @Test func aViaPointAtTheOriginKeepsEveryRouteThatExists() async throws {
+    let network = try #require(Self.liechtenstein)
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    var generator = SeededGenerator(seed: 7)
+    var checked = 0
+    for _ in 0..<40 {
+      func point() throws -> GeoCoordinates {
+        try GeoCoordinates(
+          latitude: Double.random(in: 47.06...47.22, using: &generator),
+          longitude: Double.random(in: 9.49...9.58, using: &generator))
+      }
+      let (origin, destination) = (try point(), try point())
+      guard (try? await router.calculateRoute(from: origin, to: destination)) != nil else {
+        continue
+      }
+      checked += 1
+      let through = try? await router.calculateRoute(
+        from: origin, to: destination, via: [origin])
+      #expect(through?.first?.sections.count == 2, "\(origin) → \(destination)")
+    }
+    #expect(checked >= 20)
+    // The case schemathesis found on the A10 junction: the origin 650 m from its road,
+    // reached by the first leg on a road that leads nowhere the second one goes.
+    let a10kw = try SUMONetworkImporter.importNetwork(
+      from: URL(fileURLWithPath: try DebianFile.a10kwNetwork.require()))
+    let a10 = RoutingEngine(trafficEngine: try Self.engine(network: a10kw))
+    let start = try GeoCoordinates(latitude: 52.3050, longitude: 13.6200)
+    let end = try GeoCoordinates(latitude: 52.3250, longitude: 13.5800)
+    #expect(try await a10.calculateRoute(from: start, to: end).count == 1)
+    let viaStart = try await a10.calculateRoute(from: start, to: end, via: [start])
+    #expect(viaStart.first?.sections.count == 2)
+  }
 }
