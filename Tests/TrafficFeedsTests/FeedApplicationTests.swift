@@ -154,5 +154,14 @@ import TrafficTestSupport
     let problem = try #require(application.document.problems.first)
     #expect(problem.recordId == "big")
     #expect(problem.reason.contains("has \(limit + 1) points; at most \(limit)"))
+    // A refused record after a good one of the same id is refused for its points (it was
+    // called a repeat of a later record), and the good one is kept.
+    let twins = Data(
+      #"{"alerts": [], "jams": [\#(jam("twin", points: 3)), \#(jam("twin", points: limit + 1))]}"#
+        .utf8)
+    let (again, _) = try Self.apply(twins, format: .waze, to: engine)
+    #expect(again.incidentCount == 1)
+    #expect(again.document.problems.map(\.reason).allSatisfy { $0.contains("points; at most") })
+    #expect(again.document.problems.count == 1)
   }
 }

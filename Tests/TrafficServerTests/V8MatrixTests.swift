@@ -130,26 +130,23 @@ import Zlib
     let body =
       "{\"origins\": \(Self.json(Array(Self.places.prefix(2)))), \"regionDefinition\": "
       + "{\"type\": \"world\"}}"
+    let response = server.handle(Self.gzipped(try Gzip.compress(Data(body.utf8))))
+    #expect(response.status == 200, "\(response.bodyText)")
+  }
+
+  /// A matrix request whose body is said to be gzip.
+  static func gzipped(_ body: Data) -> HTTPRequest {
     var headers = HTTPHeaders()
     headers.add("Content-Encoding", "gzip")
     headers.add("Content-Type", "application/json")
-    let response = server.handle(
-      HTTPRequest(
-        method: "POST", target: "/v8/matrix?async=false", headers: headers,
-        body: try Gzip.compress(Data(body.utf8))))
-    #expect(response.status == 200, "\(response.bodyText)")
+    return HTTPRequest(
+      method: "POST", target: "/v8/matrix?async=false", headers: headers, body: body)
   }
 
   /// A body that cannot be inflated is malformed, in v8's shape.
   @Test func aBrokenGzipBodyIsAV8Error() throws {
     let server = try F.server()
-    var headers = HTTPHeaders()
-    headers.add("Content-Encoding", "gzip")
-    headers.add("Content-Type", "application/json")
-    let response = server.handle(
-      HTTPRequest(
-        method: "POST", target: "/v8/matrix?async=false", headers: headers,
-        body: Data("not gzip at all".utf8)))
+    let response = server.handle(Self.gzipped(Data("not gzip at all".utf8)))
     #expect(response.status == 400)
     let body = try ServerFixtures.object(response.body)
     #expect(body["code"] as? String == "E605001", "\(response.bodyText)")

@@ -58,7 +58,7 @@ package struct FeedApplication: Sendable {
     origin: String? = nil, isFullRefresh: Bool? = nil
   ) throws(FeedError) {
     var document = try format.decoder.decode(input, options: options)
-    Self.screenIds(&document, format: format)
+    Self.screen(&document, format: format)
     if let isFullRefresh { document.isFullRefresh = isFullRefresh }
     // Records were there, and not one could be read: the source has not said that its
     // incidents ended (a publisher's broken answer, a format change).
@@ -79,56 +79,51 @@ package struct FeedApplication: Sendable {
   /// its id.
   ///
   /// - Complexity: O(n) in the incidents and the lengths of their ids.
-  static func screenIds(_ document: inout FeedDocument, format: FeedFormat) {
-    func vertexCount(_ incident: TrafficIncident) -> Int {
-      incident.location.additionalPolylines.reduce(incident.location.polyline.vertices.count) {
-        $0 + $1.vertices.count
-      }
-    }
+  static func screen(_ document: inout FeedDocument, format: FeedFormat) {
     func isControl(_ scalar: Unicode.Scalar) -> Bool {
       scalar.properties.generalCategory == .control
     }
+    // Why each incident cannot be taken at all (nil: it can), then which one of each id
+    // is kept.
+    var refusals: [Int: String] = [:]
     var last: [String: Int] = [:]
     last.reserveCapacity(document.incidents.count)
-    var controlled = 0
     for (index, incident) in document.incidents.enumerated() {
+      let location = incident.location
+      let points = location.additionalPolylines.reduce(location.polyline.vertices.count) {
+        $0 + $1.vertices.count
+      }
       if incident.originalId.unicodeScalars.contains(where: isControl)
         || incident.id.unicodeScalars.contains(where: isControl)
-        || vertexCount(incident) > FeedDocument.maximumVerticesPerIncident
       {
-        controlled += 1
+        refusals[index] =
+          "id \(QueryParameters.excerpt(incident.originalId).debugDescription) holds a "
+          + "control character"
+      } else if points > FeedDocument.maximumVerticesPerIncident {
+        refusals[index] =
+          "incident \"\(QueryParameters.excerpt(incident.originalId))\" has \(points) points; "
+          + "at most \(FeedDocument.maximumVerticesPerIncident) are taken (simplify its geometry)"
       } else {
         last[incident.originalId] = index
       }
     }
-    guard last.count + controlled < document.incidents.count || controlled > 0 else { return }
+    guard !refusals.isEmpty || last.count < document.incidents.count else { return }
     var kept: [TrafficIncident] = []
     kept.reserveCapacity(last.count)
     for (index, incident) in document.incidents.enumerated() {
-      let id = QueryParameters.excerpt(incident.originalId)
-      if last[incident.originalId] == index {
-        kept.append(incident)
-      } else if last[incident.originalId] != nil {
-        document.problems.append(
-          FeedError(
-            format: format,
-            reason: "id \"\(id)\" is given again by a later record of the document; the later "
-              + "one is kept",
-            recordId: incident.originalId))
-      } else if vertexCount(incident) > FeedDocument.maximumVerticesPerIncident {
-        document.problems.append(
-          FeedError(
-            format: format,
-            reason: "incident \"\(id)\" has \(vertexCount(incident)) points; at most "
-              + "\(FeedDocument.maximumVerticesPerIncident) are taken (simplify its geometry)",
-            recordId: incident.originalId))
+      let reason: String
+      if let refusal = refusals[index] {
+        reason = refusal
+      } else if last[incident.originalId] != index {
+        reason =
+          "id \"\(QueryParameters.excerpt(incident.originalId))\" is given again by a later "
+          + "record of the document; the later one is kept"
       } else {
-        document.problems.append(
-          FeedError(
-            format: format,
-            reason: "id \(id.debugDescription) holds a control character",
-            recordId: incident.originalId))
+        kept.append(incident)
+        continue
       }
+      document.problems.append(
+        FeedError(format: format, reason: reason, recordId: incident.originalId))
     }
     document.incidents = kept
   }

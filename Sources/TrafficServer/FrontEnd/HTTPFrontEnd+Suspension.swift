@@ -43,17 +43,25 @@ extension HTTPFrontEnd {
   /// (at most 2 s) until libmicrohttpd has taken them back. libmicrohttpd 0.9.75 aborts the
   /// process when its daemon stops with a connection suspended.
   func answerStillSuspended() {
-    let waiting = suspensions.withLock { Array($0) }
     var answered: [DeferredResponse] = []
-    for (connectionBits, (deferred, request)) in waiting where deferred.settle() {
-      var refused = request
-      refused.admissionRefusal = .stopping
-      resume(connectionBits, with: server.serve(refused), deferred: deferred)
-      answered.append(deferred)
-    }
+    // Until none is left (at most 2 s): a request may still arrive and be suspended while
+    // the server stops, and a work that settled its own answer just before may still be
+    // resuming its connection.
     let deadline = ContinuousClock.now + .seconds(2)
-    while answered.contains(where: \.isWaitingToBeTaken), ContinuousClock.now < deadline {
+    repeat {
+      for (connectionBits, (deferred, request)) in suspensions.withLock({ Array($0) })
+      where deferred.settle() {
+        var refused = request
+        refused.admissionRefusal = .stopping
+        resume(connectionBits, with: server.serve(refused), deferred: deferred)
+        answered.append(deferred)
+      }
+      if !answered.contains(where: \.isWaitingToBeTaken)
+        && suspendedCount.load(ordering: .acquiring) == 0
+      {
+        return
+      }
       Thread.sleep(forTimeInterval: 0.005)
-    }
+    } while ContinuousClock.now < deadline
   }
 }
