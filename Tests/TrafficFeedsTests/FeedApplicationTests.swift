@@ -120,13 +120,15 @@ import TrafficTestSupport
     let alerts = [
       #"{"type": "ACCIDENT", "uuid": "a\u0000b", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
       #"{"type": "ACCIDENT", "uuid": "c\nd", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "ACCIDENT", "uuid": "f\u0085g", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
+      #"{"type": "ACCIDENT", "uuid": "Straße-ä\u00a01", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
       #"{"type": "ACCIDENT", "uuid": "e", "location": {"x": 13.4, "y": 52.5}, "pubMillis": 1714658400000}"#,
     ]
     let data = Data(#"{"alerts": [\#(alerts.joined(separator: ", "))], "jams": []}"#.utf8)
     let (application, report) = try Self.apply(data, format: .waze, to: engine)
-    #expect(application.incidentCount == 1)
-    #expect(report.added == 1)
-    #expect(application.document.problems.map(\.recordId) == ["a\u{0}b", "c\nd"])
+    #expect(application.incidentCount == 2)
+    #expect(report.added == 2)
+    #expect(application.document.problems.map(\.recordId) == ["a\u{0}b", "c\nd", "f\u{85}g"])
     #expect(application.document.problems.allSatisfy { $0.reason.contains("control character") })
     for name in ["a\tb", "x\ny", "", String(repeating: "n", count: 101), "\u{85}"] {
       #expect(!FeedDocument.isValidSourceName(name), "\(name.debugDescription)")
