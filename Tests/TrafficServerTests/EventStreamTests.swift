@@ -72,7 +72,8 @@ import Traffic
     // Refused as every 429 is (tooManyRequests, Retry-After): the client may try again
     // once a heartbeat has shown whether a stream it left is gone.
     let refused = open(from: "192.0.2.1")
-    ServerFixtures.expectError(refused, status: 429, code: "tooManyRequests")
+    ServerFixtures.expectError(
+      refused, status: 429, code: "tooManyRequests", mentions: "already holds 3 event streams")
     #expect(
       refused.headers["Retry-After"]
         == String(Int(configuration.heartbeatIntervalSeconds.rounded(.up))))

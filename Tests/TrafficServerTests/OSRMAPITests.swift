@@ -362,6 +362,7 @@ import TrafficTestSupport
     #expect(response.status == 401)
     let body = try ServerFixtures.object(response.body)
     #expect(body["code"] as? String == "InvalidKey")
+    #expect((body["message"] as? String)?.contains("needs an API key") == true)
     #expect(response.headers["WWW-Authenticate"] != nil)
     let keyed = server.handle(ServerFixtures.get("/table/v1/driving/\(Self.path)?apiKey=secret"))
     #expect(keyed.status == 200)

@@ -121,7 +121,9 @@ import TrafficFeeds
       #expect(get("guess\(attempt)", from: "10.0.0.9").status == 401)
     }
     let throttled = get("guess20", from: "10.0.0.9")
-    ServerFixtures.expectError(throttled, status: 429, code: "tooManyRequests")
+    ServerFixtures.expectError(
+      throttled, status: 429, code: "tooManyRequests",
+      mentions: "missing or unknown API key came from this address; try again in 1 s")
     #expect(throttled.headers["Retry-After"] == "1")
     // No oracle: the right key from that address waits too; another address is served.
     #expect(get("reader", from: "10.0.0.9").status == 429)

@@ -21,10 +21,12 @@ package enum V7ErrorAnswer {
   ///   - error: The error.
   ///   - correlationId: The request's correlation id; the server writes it empty and fills
   ///     it in as it finishes the response.
+  ///   - explanation: The detail of a case that carries none (which of the server's checks
+  ///     refused a key or a rate); reading it back gives the case alone.
   ///   - detail: Rewrites the detail before it is written (the server takes API keys out).
   /// - Returns: UTF-8 JSON text, `correlationId` its last member.
   package static func encode(
-    _ error: TrafficQueryError, correlationId: String = "",
+    _ error: TrafficQueryError, correlationId: String = "", explanation: String? = nil,
     detail: (String) -> String = { $0 }
   ) -> [UInt8] {
     var writer = JSONWriter(capacity: 256)
@@ -32,7 +34,7 @@ package enum V7ErrorAnswer {
     writer.member("status", error.httpStatus)
     writer.member("title", error.title)
     writer.member("code", error.name)
-    if let text = error.detail {
+    if let text = error.detail ?? explanation {
       writer.member("detail", detail(text))
     }
     writer.member("correlationId", correlationId)

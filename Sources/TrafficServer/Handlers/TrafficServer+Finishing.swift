@@ -8,10 +8,15 @@ import Zlib
 /// correlation id and CORS headers, 304 for a current copy.
 extension TrafficServer {
   /// The JSON error answer of `error`.
-  func errorResponse(_ error: TrafficQueryError, for route: Endpoint?) -> HTTPResponse {
+  ///
+  /// - Parameter explanation: What refused the request, for a case without a detail of its
+  ///   own (``TrafficQueryError/authenticationFailed``, ``TrafficQueryError/tooManyRequests``).
+  func errorResponse(
+    _ error: TrafficQueryError, for route: Endpoint?, explaining explanation: String? = nil
+  ) -> HTTPResponse {
     // OSRM's clients read OSRM's shape, also for the server's own refusals; HERE's clients
     // of routes and matrices read v8's for a malformed request (a bad percent escape).
-    if route?.isOSRM == true { return Self.osrmError(error) }
+    if route?.isOSRM == true { return Self.osrmError(error, explaining: explanation) }
     switch route {
     case .routes?, .matrix?:
       guard error.httpStatus == 400 else { break }
@@ -22,12 +27,16 @@ extension TrafficServer {
       return response
     default: break
     }
-    return errorResponse(error)
+    return errorResponse(error, explaining: explanation)
   }
 
-  func errorResponse(_ error: TrafficQueryError) -> HTTPResponse {
+  func errorResponse(
+    _ error: TrafficQueryError, explaining explanation: String? = nil
+  ) -> HTTPResponse {
     // A detail may quote a malformed query, key and all.
-    let body = V7ErrorAnswer.encode(error) { AccessLogSink.redactingKeys(in: $0) }
+    let body = V7ErrorAnswer.encode(error, explanation: explanation) {
+      AccessLogSink.redactingKeys(in: $0)
+    }
     var response = HTTPResponse.json(Data(body), status: error.httpStatus)
     response.headers.add("Cache-Control", "no-store")
     if case .authenticationFailed = error {

@@ -190,14 +190,33 @@ extension TrafficServer {
       let retryAfter = failedKeys?.wait(
         for: request.remoteAddress ?? "anonymous", now: monotonicSeconds())
     {
-      var response = errorResponse(.tooManyRequests, for: route)
-      response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+      let seconds = max(1, Int(retryAfter.rounded(.up)))
+      var response = errorResponse(
+        .tooManyRequests, for: route,
+        explaining: "too many requests with a missing or unknown API key came from this "
+          + "address; try again in \(seconds) s")
+      response.headers.add("Retry-After", String(seconds))
       return response
     }
-    let (client, scope) = try authenticate(request, route: route)
+    let client: String
+    let scope: APIKeyScope
+    do throws(TrafficQueryError) {
+      (client, scope) = try authenticate(request, route: route)
+    } catch .authenticationFailed {
+      let sent = (try? Self.apiKeyParameter(request.rawQuery)) ?? Self.bearerKey(request)
+      return errorResponse(
+        .authenticationFailed, for: route,
+        explaining: sent == nil
+          ? "this server needs an API key: send apiKey=KEY or Authorization: Bearer KEY"
+          : "the API key is not one this server knows")
+    }
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
-      var response = errorResponse(.tooManyRequests, for: route)
-      response.headers.add("Retry-After", String(max(1, Int(retryAfter.rounded(.up)))))
+      let seconds = max(1, Int(retryAfter.rounded(.up)))
+      var response = errorResponse(
+        .tooManyRequests, for: route,
+        explaining: "this client's rate limit (\(rateLimiter.limit)) is spent; "
+          + "try again in \(seconds) s")
+      response.headers.add("Retry-After", String(seconds))
       return response
     }
     guard request.body.count <= configuration.maxBodyBytes, !request.bodyExceedsLimit else {

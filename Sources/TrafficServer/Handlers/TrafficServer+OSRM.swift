@@ -57,7 +57,9 @@ extension TrafficServer {
 
   /// A refusal of the server's own checks (key, rate, size, method) on an OSRM route, in
   /// OSRM's shape with the check's status.
-  static func osrmError(_ error: TrafficQueryError) -> HTTPResponse {
+  static func osrmError(
+    _ error: TrafficQueryError, explaining explanation: String? = nil
+  ) -> HTTPResponse {
     let code: String
     switch error.httpStatus {
     case 401, 403: code = "InvalidKey"
@@ -66,8 +68,10 @@ extension TrafficServer {
     case 429, 503: code = "TooManyRequests"
     default: code = "InvalidQuery"
     }
+    let message =
+      error.detail == nil ? explanation.map { "\(error.title): \($0)" } : nil
     var response = osrmError(
-      OSRMFailure(code, error.description), status: error.httpStatus)
+      OSRMFailure(code, message ?? error.description), status: error.httpStatus)
     if case .authenticationFailed = error {
       response.headers.add("WWW-Authenticate", "Bearer realm=\"traffic\"")
     }

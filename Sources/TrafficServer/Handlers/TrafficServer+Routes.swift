@@ -87,10 +87,12 @@ extension TrafficServer {
       refusedStreams.add(1, ordering: .relaxed)
       // A stream its client left is noticed at its next heartbeat, when its slot frees:
       // the client may try again after one heartbeat interval.
-      var refusal = errorResponse(.tooManyRequests)
-      refusal.headers.add(
-        "Retry-After",
-        String(max(1, Int(configuration.heartbeatIntervalSeconds.rounded(.up)))))
+      let seconds = max(1, Int(configuration.heartbeatIntervalSeconds.rounded(.up)))
+      var refusal = errorResponse(
+        .tooManyRequests,
+        explaining: "this client already holds \(limit) event streams, the most one may "
+          + "hold; close one, or try again in \(seconds) s")
+      refusal.headers.add("Retry-After", String(seconds))
       return refusal
     }
     let stream = EventStream(

@@ -131,7 +131,7 @@ public struct ServerConfiguration: Sendable {
 
   /// How many requests a client may make: a token bucket refilled at
   /// `requestsPerSecond` holding at most `burst` tokens.
-  public struct RateLimit: Sendable, Hashable {
+  public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// Tokens added per second.
     public var requestsPerSecond: Double
     /// The most tokens saved up, so the largest burst of requests.
@@ -145,6 +145,14 @@ public struct ServerConfiguration: Sendable {
     public init(requestsPerSecond: Double, burst: Double? = nil) {
       self.requestsPerSecond = requestsPerSecond
       self.burst = burst ?? max(1, requestsPerSecond)
+    }
+
+    /// `"50 requests per second, bursts of 100"`.
+    public var description: String {
+      func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+      }
+      return "\(number(requestsPerSecond)) requests per second, bursts of \(number(burst))"
     }
   }
 
