@@ -138,7 +138,7 @@ public final class RoutingEngine: Sendable {
   package func routes(
     through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint] = [],
     headings: [Double?] = [], headingRanges: [Double?] = [], continuingStraight: Bool = false,
-    detail: RouteDetail = .all, snappingRadii: [Double?] = []
+    detail: RouteDetail = .all, snappingRadii: [Double?] = [], aligningArrivalTo: Date? = nil
   ) throws(RoutingError) -> [Route] {
     guard (0...RouteOptions.maximumAlternatives).contains(options.alternatives) else {
       throw .invalidOption(
@@ -285,43 +285,31 @@ public final class RoutingEngine: Sendable {
         for segment in leg.segmentIDs { times.penalties[segment, default: 1] *= 1.4 }
       }
     }
+    let passThrough = Set(via.indices.filter { via[$0].isPassThrough }.map { $0 + 1 })
     let routes = legSets.map { legs in
-      route(
-        legs, waypoints: waypoints, stops: stops,
-        passThrough: Set(via.indices.filter { via[$0].isPassThrough }.map { $0 + 1 }),
-        departure: departure, times: exact, detail: detail)
+      var start = departure
+      var made = route(
+        legs, waypoints: waypoints, stops: stops, passThrough: passThrough, departure: start,
+        times: exact, detail: detail)
+      // For an arrival time, each route leaves when it arrives then (an alternative is
+      // slower or faster than the route the departure was found for), its times those of
+      // its own departure.
+      guard let arrival = aligningArrivalTo else { return made }
+      for _ in 0..<6 {
+        guard let end = made.sections.last?.arrival.time else { break }
+        let miss = end.timeIntervalSince(arrival)
+        if abs(miss) < 1 { break }
+        start = start.addingTimeInterval(-miss)
+        let timed = TravelTimes(
+          view: view, departure: start, usesTraffic: traffic, closures: closures,
+          segments: segmentTable)
+        made = route(
+          legs, waypoints: waypoints, stops: stops, passThrough: passThrough, departure: start,
+          times: timed, detail: detail)
+      }
+      return made
     }
     return routes.sorted { $0.durationInSeconds < $1.durationInSeconds }
-  }
-
-  /// The routes departing when the fastest arrives at `arrival`: from a departure at the
-  /// arrival, the departure moved back by the miss until it is under a second (the trip's
-  /// time changes with the traffic of the hours it drives through), at most six rounds.
-  private func routes(
-    through waypoints: [GeoCoordinates], options: RouteOptions, via: [Waypoint],
-    headings: [Double?], headingRanges: [Double?], continuingStraight: Bool,
-    detail: RouteDetail, snappingRadii: [Double?], arrivingAt arrival: Date
-  ) throws(RoutingError) -> [Route] {
-    guard options.departureTime == nil else {
-      throw .invalidOption("give a departure time or an arrival time, not both")
-    }
-    var departing = options
-    departing.arrivalTime = nil
-    departing.departureTime = arrival
-    var routes: [Route] = []
-    for _ in 0..<6 {
-      routes = try self.routes(
-        through: waypoints, options: departing, via: via, headings: headings,
-        headingRanges: headingRanges, continuingStraight: continuingStraight, detail: detail,
-        snappingRadii: snappingRadii)
-      guard let end = routes.first?.sections.last?.arrival.time,
-        let start = departing.departureTime
-      else { break }
-      let miss = end.timeIntervalSince(arrival)
-      if abs(miss) < 1 { break }
-      departing.departureTime = start.addingTimeInterval(-miss)
-    }
-    return routes
   }
 
   // MARK: Pieces

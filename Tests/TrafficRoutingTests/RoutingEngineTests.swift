@@ -466,6 +466,34 @@ import TrafficTestSupport
       abs((choices.first?.durationInSeconds ?? 0) - (best.first?.durationInSeconds ?? 0)) < 1e-6)
   }
 
+  /// With an arrival time every route arrives then, alternatives too: each leaves as much
+  /// earlier as it is slower (they all left at the fastest one's departure and arrived late).
+  @Test func everyAlternativeArrivesAtTheArrivalTime() async throws {
+    let network = try #require(Self.liechtenstein)
+    let router = RoutingEngine(trafficEngine: try Self.engine(network: network))
+    let vaduz = try GeoCoordinates(latitude: 47.1410, longitude: 9.5215)
+    let balzers = try GeoCoordinates(latitude: 47.0660, longitude: 9.5020)
+    let arrival = Self.now.addingTimeInterval(3 * 3_600)
+    let routes = try await router.calculateRoute(
+      from: vaduz, to: balzers, options: RouteOptions(alternatives: 2, arrivalTime: arrival))
+    #expect(routes.count >= 2)
+    for route in routes {
+      let first = try #require(route.sections.first)
+      let last = try #require(route.sections.last)
+      #expect(abs(last.arrival.time.timeIntervalSince(arrival)) < 1)
+      #expect(
+        abs(last.arrival.time.timeIntervalSince(first.departure.time) - route.durationInSeconds)
+          < 1)
+    }
+    // The fastest is the route found without alternatives.
+    let alone = try #require(
+      try await router.calculateRoute(
+        from: vaduz, to: balzers, options: RouteOptions(arrivalTime: arrival)
+      ).first)
+    #expect(
+      abs((routes.first?.durationInSeconds ?? 0) - alone.durationInSeconds) < 1e-6)
+  }
+
   /// Every route, alternatives too, goes on from a via point where it arrived there: an
   /// alternative arrived at one of the via point's roads and its next section started from
   /// another, 112 m away.
