@@ -82,7 +82,9 @@ package enum TypicalSpeedsFile {
     }
     var bins: [Int: [Int: UInt32]] = [:]
     var rows = 0, unknown = 0
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+    // Any line end: LF, CRLF (one Character in Swift, so a file written on Windows was one
+    // line with the header first, and read as no rows) or CR.
+    var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)[...]
     guard let first = lines.popFirst(),
       first.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(
         "way_id,from_node,to_node,weekday,time,speed_kmh")
@@ -93,7 +95,8 @@ package enum TypicalSpeedsFile {
       let number = offset + 2
       let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
       if line.isEmpty { continue }
-      let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+        .map { $0.trimmingCharacters(in: .whitespaces) }
       guard fields.count == 6 || fields.count == 7 else {
         throw Failure(description: "line \(number) has \(fields.count) fields, not 6 or 7")
       }
@@ -119,7 +122,9 @@ package enum TypicalSpeedsFile {
       if fields.count == 7, !fields[6].isEmpty {
         guard let value = Int(fields[6]), value >= 1 else {
           throw Failure(
-            description: "line \(number): samples \"\(fields[6].prefix(20))\" must be 1 or more")
+            description:
+              "line \(number): samples \"\(fields[6].prefix(20))\" must be a whole number, 1 or "
+              + "more")
         }
         samples = min(value, TypicalWeek.maximumSamples)
       }

@@ -44,7 +44,8 @@ package enum ValhallaSpeedExport {
   /// - Throws: ``Failure`` naming the line of a malformed row.
   package static func wayEdges(_ text: String) throws(Failure) -> WayEdges {
     var result = WayEdges()
-    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
+    // Any line end: LF, CRLF (one Character in Swift) or CR.
+    for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
       .enumerated()
     {
       let fields = line.split(separator: ",", omittingEmptySubsequences: false)
