@@ -11,7 +11,9 @@ enum WithinCommand: Subcommand {
     Usage: traffic within AREA [--sort-from LAT,LNG] [--json] FILE.geojson
 
     Prints the features of a GeoJSON FeatureCollection whose geometry meets AREA, one of
-    --circle, --box, --corridor and --corridor-coords. FILE - reads standard input.
+    --circle, --box, --corridor and --corridor-coords: a path through it, or a polygon
+    around it (not its hole). A feature without a geometry (null) meets none; a
+    GeometryCollection meets where a member does. FILE - reads standard input.
     """
   static let options: [OptionDefinition] =
     AreaArgument.options + [

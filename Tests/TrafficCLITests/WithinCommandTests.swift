@@ -103,9 +103,74 @@ func runTraffic(
     #expect(result.status == .success, "\(result.errors)")
     #expect(
       result.output
-        == #"{"features":[{"geometry":{"type":"LineString","coordinates":[[13.4,52.5],"#
-        + #"[13.41,52.5]]},"properties":{"id":"a/1","lanes":[2,1.50],"note":{"é":null}},"#
+        == #"{"features":[{"geometry":{"coordinates":[[13.4,52.5],[13.41,52.5]],"#
+        + #""type":"LineString"},"properties":{"id":"a/1","lanes":[2,1.50],"note":{"é":null}},"#
         + #""type":"Feature"}],"type":"FeatureCollection"}"# + "\n")
+  }
+
+  /// A polygon that holds the whole area meets it, though no ring crosses it; a hole that
+  /// holds the whole area does not. Only rings crossing the area were found before.
+  @Test func aPolygonAroundTheAreaMeetsItAndItsHoleDoesNot() async throws {
+    let square = "[[9.5,47.1],[9.6,47.1],[9.6,47.2],[9.5,47.2],[9.5,47.1]]"
+    let hole = "[[9.54,47.14],[9.56,47.14],[9.56,47.16],[9.54,47.16],[9.54,47.14]]"
+    func feature(_ id: String, _ geometry: String) -> String {
+      #"{"type":"Feature","id":"\#(id)","properties":{},"geometry":\#(geometry)}"#
+    }
+    let features = [
+      feature("square", #"{"type":"Polygon","coordinates":[\#(square)]}"#),
+      feature("multi", #"{"type":"MultiPolygon","coordinates":[[\#(square)]]}"#),
+      feature("holed", #"{"type":"Polygon","coordinates":[\#(square),\#(hole)]}"#),
+      feature("far", #"{"type":"Point","coordinates":[10,48]}"#),
+    ]
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("polygons-\(UUID().uuidString).geojson")
+    try Data(
+      #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8
+    ).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    for area in [
+      ["--circle", "47.12,9.52,100"], ["--box", "9.51,47.11,9.53,47.13"],
+      ["--corridor-coords", "47.11,9.52;47.13,9.52,50"],
+    ] {
+      let outside = await runTraffic(["within"] + area + [file.path])
+      #expect(outside.status == .success, "\(outside.errors)")
+      #expect(outside.output.hasPrefix("3 of 4 features"), "\(area): \(outside.output)")
+    }
+    // Inside the hole: only the polygons without one.
+    let inHole = await runTraffic(["within", "--circle", "47.15,9.55,100", file.path])
+    #expect(inHole.output.hasPrefix("2 of 4 features"), "\(inHole.output)")
+    #expect(!inHole.output.contains("holed"))
+    // Sorted from a point inside: distance 0.
+    let sorted = await runTraffic([
+      "within", "--circle", "47.12,9.52,100", "--sort-from", "47.12,9.52", file.path,
+    ])
+    #expect(sorted.output.contains("- square (0 m)"), "\(sorted.output)")
+  }
+
+  /// RFC 7946 allows an unlocated feature (`"geometry": null`), which meets no area, and a
+  /// GeometryCollection, which meets one where a member does; both were refused as bad input.
+  @Test func unlocatedFeaturesAndGeometryCollectionsAreRead() async throws {
+    let features = [
+      #"{"type":"Feature","id":"unlocated","properties":{},"geometry":null}"#,
+      #"{"type":"Feature","id":"collection","properties":{},"geometry":{"type":"GeometryCollection","#
+        + #""geometries":[{"type":"Point","coordinates":[10,48]},"#
+        + #"{"type":"LineString","coordinates":[[13.4,52.5],[13.41,52.5]]}]}}"#,
+      #"{"type":"Feature","id":"point","properties":{},"geometry":{"type":"Point","coordinates":[13.4,52.5]}}"#,
+    ]
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("collections-\(UUID().uuidString).geojson")
+    try Data(
+      #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8
+    ).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let result = await runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
+    #expect(result.status == .success, "\(result.errors)")
+    #expect(result.output.hasPrefix("2 of 3 features"), "\(result.output)")
+    #expect(result.output.contains("- collection") && result.output.contains("- point"))
+    let json = await runTraffic(["within", "--circle", "52.5,13.4,100", "--json", file.path])
+    #expect(json.output.contains(#""type":"GeometryCollection""#), "\(json.output)")
+    let far = await runTraffic(["within", "--circle", "48,10,100", file.path])
+    #expect(far.output.hasPrefix("1 of 3 features"), "\(far.output)")
   }
 
   @Test func invalidJSONIsRejectedWithItsByteOffset() async throws {

@@ -49,6 +49,34 @@ public enum GeoGeometry: Hashable, Sendable {
     }
   }
 
+  /// Whether `point` lies inside one of the geometry's polygons and not in one of its holes
+  /// (even-odd over the rings, with straight edges in longitude and latitude as RFC 7946
+  /// draws them); never for a geometry without polygons.
+  ///
+  /// - Complexity: O(n) in the number of positions.
+  package func surrounds(_ point: GeoCoordinates) -> Bool {
+    switch self {
+    case .polygon(let rings): return Self.oddCrossings(of: point, rings: rings)
+    case .multiPolygon(let polygons):
+      return polygons.contains { Self.oddCrossings(of: point, rings: $0) }
+    default: return false
+    }
+  }
+
+  private static func oddCrossings(of point: GeoCoordinates, rings: [[GeoCoordinates]]) -> Bool {
+    let x = point.longitude, y = point.latitude
+    var inside = false
+    for ring in rings {
+      for (a, b) in zip(ring, ring.dropFirst())
+      where (a.latitude > y) != (b.latitude > y) {
+        let crossing =
+          a.longitude + (y - a.latitude) / (b.latitude - a.latitude) * (b.longitude - a.longitude)
+        if x < crossing { inside.toggle() }
+      }
+    }
+    return inside
+  }
+
   /// The first structural rule the geometry breaks, as a GeoJSON-style path below
   /// `coordinates` (e.g. `"[2]"`) and a reason; `nil` when it is valid.
   ///
