@@ -110,6 +110,28 @@ import TrafficServer
     }
   }
 
+  /// A remote engine's `lastUpdate` is the server's `sourceUpdated` (what `traffic
+  /// incidents --server --json` prints); it was always `nil`.
+  @Test func lastUpdateIsTheServersSourceUpdated() async throws {
+    let served = try TrafficEngine(store: InMemoryTrafficStore())
+    try served.ingest(try Self.data(), from: "feed", isFullRefresh: false)
+    let written = try #require(served.lastUpdate)
+    let server = try TrafficServer(
+      engine: served, configuration: ServerConfiguration(port: 0, accessLog: .none))
+    try server.start()
+    defer { server.stop() }
+    let port = try #require(server.port)
+    let remote = try TrafficEngine(
+      server: try #require(URL(string: "http://127.0.0.1:\(port)")), timeoutInSeconds: 10)
+    #expect(remote.lastUpdate == nil)
+    _ = try await remote.queryForIncidents(
+      inside: try GeoCircle(
+        center: try GeoCoordinates(latitude: 52.48, longitude: 13.36), radiusInMeters: 2_000))
+    let seen = try #require(remote.lastUpdate)
+    // To the millisecond of the wire.
+    #expect(abs(seen.timeIntervalSince(written)) < 0.002)
+  }
+
   @Test func lookupNearestAndErrorsAnswerAlike() async throws {
     try await Self.withEngines { embedded, remote, _ in
       for language in [LanguageCode.deDE, .enGB, .plPL] {

@@ -78,8 +78,10 @@ extension TrafficEngine {
   }
 
   /// When the flow data last changed (HERE v7's `sourceUpdated` of flow responses): the time
-  /// of the newest probe or feed observation held, or `nil` (always on a remote engine).
+  /// of the newest probe or feed observation held, or `nil`; on a remote engine the
+  /// server's, as its last flow answer gave it (`nil` before one).
   public var flowLastUpdate: Date? {
+    if let remote { return remote.sourceUpdated.withLock { $0.flow } }
     guard let flowState else { return nil }
     return flowState.snapshot(now: clock(), incidents: currentSnapshot).sourceUpdated
   }

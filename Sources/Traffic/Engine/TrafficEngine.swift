@@ -173,8 +173,10 @@ public final class TrafficEngine: Sendable {
   }
 
   /// When the incidents last changed (HERE v7's `sourceUpdated`): the time of the last
-  /// write, or at start-up the latest entry time of a stored incident.
+  /// write, or at start-up the latest entry time of a stored incident; on a remote engine
+  /// the server's, as its last incident answer gave it (`nil` before one).
   public var lastUpdate: Date? {
+    if let remote { return remote.sourceUpdated.withLock { $0.incidents } }
     if let interim = interimStore { return interim.summary.latestEntry }
     return snapshot.withLock { $0.updatedAt }
   }

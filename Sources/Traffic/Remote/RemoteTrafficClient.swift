@@ -21,6 +21,9 @@ final class RemoteTrafficClient: Sendable {
   /// Requests whose URL would exceed this many bytes are sent as `POST` with a JSON body
   /// (long corridors).
   static let maximumURLLength = 2_000
+  /// The `sourceUpdated` of the server's last incident and flow answers (the remote
+  /// engine's `lastUpdate` and `flowLastUpdate`).
+  let sourceUpdated = Mutex<(incidents: Date?, flow: Date?)>((nil, nil))
 
   init(baseURL: URL, apiKey: String?, timeoutInSeconds: Double) {
     self.baseURL = baseURL
@@ -43,6 +46,7 @@ final class RemoteTrafficClient: Sendable {
     let data = try await send(path: "/v7/incidents", parameters: try query.encode())
     do {
       let response = try V7IncidentWire.decode(data, defaultLanguage: .enUS)
+      sourceUpdated.withLock { $0.incidents = response.sourceUpdated }
       return (response.incidents, response.sourceUpdated)
     } catch {
       throw .failedToRetrieveResult("the server's incident list cannot be read: \(error)")
@@ -241,7 +245,9 @@ extension RemoteTrafficClient {
     let query = V7FlowQuery(area: area, options: options, includeShape: true)
     let data = try await send(path: "/v7/flow", parameters: try query.encode())
     do {
-      return try V7FlowWire.decode(data).flows
+      let response = try V7FlowWire.decode(data)
+      sourceUpdated.withLock { $0.flow = response.sourceUpdated }
+      return response.flows
     } catch {
       throw .failedToRetrieveResult("the server's flow list cannot be read: \(error)")
     }
