@@ -189,6 +189,13 @@ import TrafficTestSupport
         {
           #expect(read.details.totalLanes == total, "\(context)")
         }
+        // No road name where the incident has none: not the `unknown` WZDx requires be
+        // written, nor a place's description.
+        let names = [incident.details.roadNumber, incident.details.roadName].compactMap { $0 }
+        if names.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+          #expect(read.details.roadName == nil, "\(context): \(read.details.roadName ?? "")")
+          #expect(read.details.roadNumber == nil, "\(context)")
+        }
         if read.parentId != nil || incident.type == .construction && incident.impact == .low {
           #expect(read.parentId == incident.parentId, "\(context)")
         }

@@ -23,7 +23,7 @@ import Traffic
 /// | `startTime` / `endTime` | `start_date` / `end_date` |
 /// | `entryTime` | `core_details.creation_date` |
 /// | the time in an `<originalId>_<Unix seconds>` id, else `entryTime` | `core_details.update_date` |
-/// | road number, road name (else the location's description) | `road_names` |
+/// | road number, road name (else `unknown`, read back as no name) | `road_names` |
 /// | the polyline's overall heading | `direction` (`unknown` for a point) |
 /// | `fromJunction` / `toJunction` | `beginning_cross_street` / `ending_cross_street` |
 /// | event kind `maintenanceWork` | `types_of_work` `maintenance` |
@@ -270,10 +270,12 @@ public enum WZDxPublisher {
 
   private static func roadNames(_ incident: TrafficIncident) -> [String] {
     let details = incident.details
-    let names = [details.roadNumber, details.roadName].compactMap { $0 }.filter { !$0.isEmpty }
-    if !names.isEmpty { return names }
-    if let place = incident.location.description, !place.isEmpty { return [place] }
-    return ["unknown"]
+    let names = [details.roadNumber, details.roadName].compactMap { $0 }.filter {
+      !$0.trimmingCharacters(in: .whitespaces).isEmpty
+    }
+    // WZDx requires a name; a place's description ("between Eddy and Laurier streets") is
+    // none, and would read back as the road's name.
+    return names.isEmpty ? [WZDxDecoder.unknownRoadName] : names
   }
 
   /// The text a source wrote, else the generated description.

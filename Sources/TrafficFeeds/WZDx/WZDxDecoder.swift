@@ -32,7 +32,8 @@ import Traffic
 /// seconds>` when `core_details.update_date` is given (each update is a new version), else
 /// the feature id. `start_date`/`end_date` are the times, `creation_date` (else
 /// `update_date`) the entry time. `road_names` fill the road number (when shaped like
-/// `I-35`, `US 69`, `CO-3`) or name, 3.x `road_number` the number; cross streets the
+/// `I-35`, `US 69`, `CO-3`) or name (`unknown`, which a publisher writes for want of one,
+/// names none), 3.x `road_number` the number; cross streets the
 /// junctions; `lanes` the closed and total driving lanes (shoulders, bike lanes, sidewalks,
 /// parking, medians and turn lanes are not driving lanes; 3.x `total_num_lanes` the total
 /// when there are no `lanes`) and which driving lanes are closed, by `order` from the left
@@ -62,6 +63,9 @@ import Traffic
 public enum WZDxDecoder: FeedDecoder {
   /// `.wzdx`.
   public static let format = FeedFormat.wzdx
+  /// The road name a WZDx publisher writes where it knows none (`road_names` must hold
+  /// one), read as no name.
+  package static let unknownRoadName = "unknown"
 
   /// Whether the text looks like a WZDx feed: a JSON object with `road_event_feed_info`,
   /// or with `feed_info` or `core_details` and `features`.
@@ -184,6 +188,7 @@ public enum WZDxDecoder: FeedDecoder {
     }
 
     var roadNames = (core["road_names"]?.array ?? []).compactMap { JSONFeed.text($0) }
+      .filter { $0.lowercased() != Self.unknownRoadName }
     if roadNames.isEmpty, let name = JSONFeed.text(core["road_name"]) { roadNames = [name] }
     // 2.x/3.x name the number apart (`road_number`).
     let roadNumber = JSONFeed.text(core["road_number"]) ?? roadNames.first(where: isRoadNumber)
