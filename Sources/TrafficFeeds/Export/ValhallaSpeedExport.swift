@@ -12,9 +12,10 @@ import Traffic
 /// Valhalla names edges by its own graph ids (`level/tile/id`), which only Valhalla's tiles
 /// know; `valhalla_ways_to_edges` writes them per OpenStreetMap way (`way_edges.txt`:
 /// `way_id,direction,graph_id[,direction,graph_id]...`, direction 1 along the way). Every
-/// edge of a way in one direction gets the week of that way's segments in that direction:
-/// per bin the length-weighted harmonic mean of the segments with a typical speed there,
-/// else of their free flows. `freeflow_speed` is the week's 85th percentile (its fast
+/// edge of a way in one direction gets the week of that way's segments in that direction
+/// (the file says no more of where each edge lies): per bin the length-weighted harmonic
+/// mean of all of them, each at its typical speed there, else its free flow, so that the
+/// week keeps the way's time end to end. `freeflow_speed` is the week's 85th percentile (its fast
 /// periods), `constrained_speed` the harmonic mean of weekdays 07:00–19:00.
 package enum ValhallaSpeedExport {
   /// Valhalla's coefficient count.
@@ -131,13 +132,19 @@ package enum ValhallaSpeedExport {
   private static func rows(_ picture: SpeedPicture, edges: WayEdges) -> [Row] {
     let network = picture.network
     let today = TypicalSpeeds.day(of: picture.time)
-    // The segments with a typical week, by way and direction.
+    // Every segment of the ways and directions where one has a typical week: those without
+    // one drive at free flow, so that the way's week keeps its whole length's time (the
+    // week of a few jammed segments was given to every edge of a long way).
     var groups: [WayDirection: [Int]] = [:]
-    for id in picture.segmentIDs where picture.typicalWeek(id) != nil {
+    var observed = Set<WayDirection>()
+    for id in picture.segmentIDs {
       let segment = network.segments[id]
       guard let way = Int64(segment.sourceID) else { continue }
-      groups[WayDirection(way: way, forward: !segment.isReversed), default: []].append(id)
+      let key = WayDirection(way: way, forward: !segment.isReversed)
+      groups[key, default: []].append(id)
+      if picture.typicalWeek(id) != nil { observed.insert(key) }
     }
+    groups = groups.filter { observed.contains($0.key) }
     var rows: [Row] = []
     for key in groups.keys.sorted(by: {
       ($0.way, $0.forward ? 1 : 0) < ($1.way, $1.forward ? 1 : 0)
