@@ -52,6 +52,29 @@ import TrafficTestSupport
     }
   }
 
+  /// The file has no dates: a bin whose one sample is from today (not typical yet in the
+  /// store) was written, and counted as typical once imported.
+  @Test func binsNotTypicalYetAreNotWritten() throws {
+    let network = try CrossingNetwork.network()
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let engine = try TrafficEngine(
+      store: InMemoryTrafficStore(), clock: { now }, network: network)
+    let today = TypicalSpeeds.day(of: now)
+    let week = try TypicalWeek(entries: [
+      TypicalWeek.pack(bin: 96, samples: 1, day: today - 7, speed: 8),  // Monday 08:00
+      TypicalWeek.pack(bin: 97, samples: 1, day: today, speed: 6),  // 08:05, not yet
+      TypicalWeek.pack(bin: 98, samples: 2, day: today, speed: 7),  // 08:10
+    ])
+    _ = try engine.setTypicalWeeks([(0, week), (2, TypicalWeek())])
+    let picture = try #require(try engine.speedPicture(inside: nil, at: nil))
+    let file = TypicalSpeedsFile.encode(picture)
+    #expect(file.segments == 1)
+    #expect(
+      file.text.split(separator: "\n").dropFirst() == [
+        "West,n0,n1,mon,08:00,28.80,1", "West,n0,n1,mon,08:10,25.20,2",
+      ])
+  }
+
   @Test(arguments: ["\n", "\r\n"])
   func wayEdgesReadWithEveryLineEnd(_ end: String) throws {
     let edges = try ValhallaSpeedExport.wayEdges(

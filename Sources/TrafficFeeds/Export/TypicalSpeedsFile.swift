@@ -39,20 +39,28 @@ package enum TypicalSpeedsFile {
     package var unknownSegments: Int
   }
 
-  /// The file of the typical weeks of a picture's segments.
+  /// The file of the typical weeks of a picture's segments: their bins that are typical at
+  /// the picture's time (a bin whose one sample is from today or yesterday is not yet; the
+  /// file has no dates, so an import would take it as typical at once).
   ///
   /// - Returns: The text and the number of segments written.
   package static func encode(_ picture: SpeedPicture) -> (text: String, segments: Int) {
     let network = picture.network
+    let today = TypicalSpeeds.day(of: picture.time)
     var text = header + "\n"
     var count = 0
     for id in picture.segmentIDs {
       guard let week = picture.typicalWeek(id) else { continue }
+      let entries = week.entries.filter {
+        TypicalWeek.isTypical(
+          samples: TypicalWeek.samples(of: $0), day: TypicalWeek.day(of: $0), today: today)
+      }
+      guard !entries.isEmpty else { continue }
       let segment = network.segments[id]
       let prefix =
         "\(field(segment.sourceID)),\(field(network.nodes[segment.fromNode].sourceID)),"
         + "\(field(network.nodes[segment.toNode].sourceID)),"
-      for entry in week.entries {
+      for entry in entries {
         let bin = TypicalWeek.bin(of: entry)
         let slot = bin % TypicalWeek.binsPerDay
         let time = String(format: "%02d:%02d", slot / 12, slot % 12 * 5)

@@ -177,7 +177,7 @@ package struct TypicalWeek: Hashable, Sendable {
 
   /// Whether a bin's value is typical as of `today` (days since 1970): it has two samples
   /// or more, or its one sample is older than yesterday.
-  @inline(__always) static func isTypical(samples: Int, day: Int, today: Int) -> Bool {
+  @inline(__always) package static func isTypical(samples: Int, day: Int, today: Int) -> Bool {
     samples >= 2 || (today - day) & 31 > 1
   }
 
