@@ -277,6 +277,26 @@ import Traffic
       port, "/v1/feeds/open511", method: "POST", body: Data(repeating: 32, count: 50_000))
     #expect(big.status == 413)
     #expect(String(decoding: big.body, as: UTF8.self).contains("\"code\":\"httpError\""))
+    // The same body chunked (no length to refuse it by) is read to its end and answered
+    // 413 then: libmicrohttpd sent nothing for an answer queued while it still came.
+    func chunked(_ bytes: Int) throws -> RawAnswer {
+      let chunk = String(repeating: "a", count: 1_000)
+      let body =
+        String(repeating: "3E8\r\n\(chunk)\r\n", count: bytes / 1_000) + "0\r\n\r\n"
+      return try Self.rawExchange(
+        host: "127.0.0.1", port: port,
+        Array(
+          ("POST /v1/feeds/open511?source=big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n" + body).utf8))
+    }
+    let refused = try chunked(50_000)
+    #expect(refused.statusLines == ["HTTP/1.1 413 Content Too Large"], "\(refused.text)")
+    #expect(refused.text.contains("larger than the limit of 10000 bytes"))
+    // Past the bound of what is read and dropped, the connection is closed.
+    let bound = HTTPFrontEnd.discardedBodyBound(limit: 10_000)
+    let beyond = try chunked(bound + 10_000)
+    #expect(beyond.closedByServer)
+    #expect(beyond.statusLines.isEmpty)
     let long = try await Self.fetch(
       port, "/v7/incidents?in=circle:52.5,13.4;r=500&x=" + String(repeating: "y", count: 20_000))
     #expect(long.status == 414)

@@ -17,6 +17,10 @@ final class RequestContext {
   var method = "GET"
   var headers = HTTPHeaders()
   var body: [UInt8] = []
+  /// Bytes of a body without a length (chunked) read past the limit and dropped: its 413
+  /// is answered once the body has ended (libmicrohttpd sends no answer queued while a
+  /// chunked body is still coming).
+  var discardedBytes = 0
   var remoteAddress: String?
   /// Set while the request runs on an ingest queue.
   var deferred: DeferredResponse?

@@ -217,20 +217,32 @@ final class HTTPFrontEnd: Sendable {
       let count = uploadSize.pointee
       uploadSize.pointee = 0
       guard !context.responded else { return TRAFFIC_MHD_YES }
-      guard context.body.count + count <= limit else {
-        return reject(connection, context: context)
+      if context.discardedBytes == 0, context.body.count + count > limit {
+        // A body of a known length is refused at once (libmicrohttpd skips the rest); a
+        // chunked one is read to its end, dropped, and refused then, up to a bound past
+        // which the connection is closed.
+        guard context.headers["Content-Length"] == nil else {
+          return reject(connection, context: context)
+        }
+        context.discardedBytes = context.body.count
+        context.body = []
       }
       // A body trickling in below the minimum rate (after a grace period) holds a
       // connection for nothing: the connection is closed (counted as a slow body).
       let configuration = server.configuration
       let elapsed = context.started.duration(to: .now)
       let seconds = Double(elapsed.components.seconds)
+      let received = context.body.count + context.discardedBytes + count
       if seconds >= configuration.slowBodyGraceSeconds,
-        Double(context.body.count + count) / seconds
-          < Double(configuration.minimumBodyBytesPerSecond)
+        Double(received) / seconds < Double(configuration.minimumBodyBytesPerSecond)
       {
         server.connections.slowBodyClosed()
         return TRAFFIC_MHD_NO
+      }
+      if context.discardedBytes > 0 {
+        context.discardedBytes += count
+        return context.discardedBytes <= Self.discardedBodyBound(limit: limit)
+          ? TRAFFIC_MHD_YES : TRAFFIC_MHD_NO
       }
       if let upload {
         upload.withMemoryRebound(to: UInt8.self, capacity: count) {
@@ -247,6 +259,7 @@ final class HTTPFrontEnd: Sendable {
       context.deferred = nil
       return queue(response, on: connection)
     }
+    if context.discardedBytes > 0 { return reject(connection, context: context) }
     context.responded = true
     let request = context.request(body: Data(context.body))
     context.body = []
@@ -275,6 +288,10 @@ final class HTTPFrontEnd: Sendable {
     let response = server.serve(request)
     return queue(response, on: connection)
   }
+
+  /// How many bytes of a chunked body over `limit` are read and dropped to answer its 413:
+  /// four times the limit, at least 64 MiB; past that the connection is closed.
+  static func discardedBodyBound(limit: Int) -> Int { max(4 * limit, 64 << 20) }
 
   /// Answers before the whole body arrived: `headViolation` for a malformed head, else 413
   /// for a body over the limit. libmicrohttpd then discards the rest of the request.
