@@ -50,3 +50,9 @@ func streamFreed(cls: UnsafeMutableRawPointer?) {
     Unmanaged<StreamBinding>.fromOpaque(cls))()
   binding.frontEnd.streamClosed(binding.stream)
 }
+
+extension HTTPFrontEnd {
+  /// How many bytes of a chunked body over `limit` are read and dropped to answer its 413:
+  /// four times the limit, at least 64 MiB; past that the connection is closed.
+  static func discardedBodyBound(limit: Int) -> Int { max(4 * limit, 64 << 20) }
+}

@@ -289,10 +289,6 @@ final class HTTPFrontEnd: Sendable {
     return queue(response, on: connection)
   }
 
-  /// How many bytes of a chunked body over `limit` are read and dropped to answer its 413:
-  /// four times the limit, at least 64 MiB; past that the connection is closed.
-  static func discardedBodyBound(limit: Int) -> Int { max(4 * limit, 64 << 20) }
-
   /// Answers before the whole body arrived: `headViolation` for a malformed head, else 413
   /// for a body over the limit. libmicrohttpd then discards the rest of the request.
   private func reject(
