@@ -116,9 +116,10 @@ extension RoutingEngine {
       origins: origins, destinations: destinations, options: options, maximumCells: maximumCells)
     guard let current = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? current.now
-    // As for routes: beyond the live horizon, the typical picture of the departure's time.
+    // As for routes: beyond the live horizon (or as far in the past), the typical picture
+    // of the departure's time.
     var later: RoutingView?
-    if departure.timeIntervalSince(current.now) > TravelTimes.typicalHorizon,
+    if abs(departure.timeIntervalSince(current.now)) > TravelTimes.typicalHorizon,
       options.trafficOptimization != .disabled
     {
       later = trafficEngine.routingView(at: departure)

@@ -162,9 +162,10 @@ public final class RoutingEngine: Sendable {
     }
     guard var view = trafficEngine.routingView() else { throw .noRoadNetwork }
     let departure = options.departureTime ?? view.now
-    // A departure beyond the live horizon drives on the typical picture of its time, with
-    // the closures of the incidents active then.
-    if departure.timeIntervalSince(view.now) > TravelTimes.typicalHorizon,
+    // A departure beyond the live horizon, or as far in the past (the live picture now is
+    // not what was then), drives on the typical picture of its time, with the closures of
+    // the incidents active then.
+    if abs(departure.timeIntervalSince(view.now)) > TravelTimes.typicalHorizon,
       options.trafficOptimization != .disabled,
       let later = trafficEngine.routingView(at: departure)
     {

@@ -365,6 +365,49 @@ import TrafficTestSupport
     }
   }
 
+  /// A departure in the past drives on the picture of its time: a road closed since an hour
+  /// ago was open yesterday (today's closures were applied to every past departure), and
+  /// one closed yesterday only is closed for a departure then.
+  @Test func aPastDepartureMeetsTheClosuresOfItsTime() async throws {
+    let network = try CrossingNetwork.network()
+    let west = CrossingNetwork.coordinates(east: 0)
+    let east = CrossingNetwork.coordinates(east: 1000)
+    let hour = 3_600.0, day = 86_400.0, now = Self.now
+    func closure(_ start: Date, _ end: Date) throws -> TrafficIncident {
+      try TrafficIncident(
+        id: "closed", type: .roadClosure, impact: .critical, startTime: start, endTime: end,
+        isRoadClosed: true,
+        location: TrafficLocation(
+          polyline: GeoPolyline(vertices: [
+            CrossingNetwork.coordinates(east: 600), CrossingNetwork.coordinates(east: 900),
+          ])))
+    }
+    let today = RoutingEngine(
+      trafficEngine: try Self.engine(
+        network: network, incidents: [try closure(now - hour, now + day)]))
+    await #expect(throws: RoutingError.noRoute(fromIndex: 0, toIndex: 1)) {
+      try await today.calculateRoute(from: west, to: east)
+    }
+    let yesterday = try #require(
+      try await today.calculateRoute(
+        from: west, to: east, options: RouteOptions(departureTime: now - day)
+      ).first)
+    #expect(abs(yesterday.lengthInMeters - 1000) < 2)
+    #expect(yesterday.sections.first?.departure.time == now - day)
+    let matrix = try await today.calculateMatrix(
+      origins: [west], destinations: [east], options: RouteOptions(departureTime: now - day))
+    #expect(matrix.travelTimesInSeconds[0][0] != nil)
+
+    let past = RoutingEngine(
+      trafficEngine: try Self.engine(
+        network: network, incidents: [try closure(now - day - hour, now - day + hour)]))
+    #expect(try await past.calculateRoute(from: west, to: east).count == 1)
+    await #expect(throws: RoutingError.noRoute(fromIndex: 0, toIndex: 1)) {
+      try await past.calculateRoute(
+        from: west, to: east, options: RouteOptions(departureTime: now - day))
+    }
+  }
+
   /// An engine on `network` (the crossing network) where three vehicles drove from W onto
   /// B→E and stood 200 m into it for the ten minutes before `now`.
   static func standingQueueEngine(network: RoadNetwork) throws -> TrafficEngine {
