@@ -481,6 +481,27 @@ extension WZDxDecoderTests {
     #expect(incident.details.totalLanes == 2)
     #expect(incident.startTime == (try utc("2021-01-02T08:00:00Z")))
   }
+
+  /// A time without an offset (RFC 3339 allows none, feeds write it) is local time where
+  /// the work zone begins: it was read as UTC, six or seven hours early in Colorado.
+  @Test func timesWithoutAnOffsetAreLocalTimeThere() throws {
+    let text = """
+      {"feed_info": {"update_date": "2026-07-01T00:00:00Z", "version": "4.2"},
+       "type": "FeatureCollection", "features": [{"id": "local", "type": "Feature",
+         "properties": {"core_details": {"event_type": "work-zone", "road_names": ["I-25"],
+           "direction": "northbound", "data_source_id": "x",
+           "creation_date": "2026-06-30T09:30:00"},
+           "start_date": "2026-07-01T08:00:00", "end_date": "2026-12-01T17:00:00",
+           "vehicle_impact": "all-lanes-open"},
+         "geometry": {"type": "LineString", "coordinates": [[-104.99, 39.74], [-104.98, 39.75]]}}]}
+      """
+    let incident = try #require(
+      try WZDxDecoder.decode(Data(text.utf8), options: options).incidents.first)
+    // Denver: UTC-6 in summer, UTC-7 in winter.
+    #expect(incident.startTime == (try utc("2026-07-01T14:00:00Z")))
+    #expect(incident.endTime == (try utc("2026-12-02T00:00:00Z")))
+    #expect(incident.entryTime == (try utc("2026-06-30T15:30:00Z")))
+  }
 }
 
 extension WZDxDecoderTests {

@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Roads
 import Traffic
 
 /// Helpers the JSON feed decoders share: parsing with errors that name the place, and
@@ -123,6 +124,17 @@ enum JSONFeed {
       throw JSONFieldError(path: path, reason: "\"\(text)\" is not an ISO 8601 date-time")
     }
     return date
+  }
+
+  /// A date member as ``date(_:at:)`` reads it, but a time without an offset (which RFC 3339
+  /// does not allow, yet feeds write) is local time at `point`, not UTC.
+  static func date(
+    _ value: JSONValue?, at path: String, localAt point: GeoCoordinates?
+  ) throws(JSONFieldError) -> Date? {
+    guard let date = try date(value, at: path) else { return nil }
+    guard let point, let text = value?.string, Open511Event.utcOffsetInSeconds(text) == nil
+    else { return date }
+    return PlaceTimeZone.instant(ofLocalTime: date, at: point)
   }
 
   /// Builds an incident, turning model errors into a field error at `path`.

@@ -30,7 +30,8 @@ import Traffic
 ///
 /// Other fields: `originalId` is the feature id; `id` is `<id>_<update_date as Unix
 /// seconds>` when `core_details.update_date` is given (each update is a new version), else
-/// the feature id. `start_date`/`end_date` are the times, `creation_date` (else
+/// the feature id. `start_date`/`end_date` are the times (one without an offset, which
+/// RFC 3339 does not allow, is local time where the work zone begins), `creation_date` (else
 /// `update_date`) the entry time. `road_names` fill the road number (when shaped like
 /// `I-35`, `US 69`, `CO-3`) or name (`unknown`, which a publisher writes for want of one,
 /// names none), 3.x `road_number` the number; cross streets the
@@ -165,12 +166,18 @@ public enum WZDxDecoder: FeedDecoder {
     let polylines = try feature.required("geometry", at: recordPath).geoJSONPolylines(
       at: path + ".geometry")
     let propertiesPath = path + ".properties"
-    let startTime = try JSONFeed.date(properties["start_date"], at: propertiesPath + ".start_date")
-    let endTime = try JSONFeed.date(properties["end_date"], at: propertiesPath + ".end_date")
+    // A time without an offset is local time where the work zone begins.
+    let start = polylines.first?.vertices.first
+    let startTime = try JSONFeed.date(
+      properties["start_date"], at: propertiesPath + ".start_date", localAt: start)
+    let endTime = try JSONFeed.date(
+      properties["end_date"], at: propertiesPath + ".end_date", localAt: start)
     let corePath =
       properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
-    let updated = try JSONFeed.date(core["update_date"], at: corePath + ".update_date")
-    let created = try JSONFeed.date(core["creation_date"], at: corePath + ".creation_date")
+    let updated = try JSONFeed.date(
+      core["update_date"], at: corePath + ".update_date", localAt: start)
+    let created = try JSONFeed.date(
+      core["creation_date"], at: corePath + ".creation_date", localAt: start)
     let eventType = JSONFeed.text(core["event_type"])
     let isDetour = eventType == "detour"
     let isRestriction = eventType == "restriction"
