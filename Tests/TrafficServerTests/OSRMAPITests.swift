@@ -230,6 +230,36 @@ import TrafficTestSupport
     #expect(body["waypoints"] == nil)
   }
 
+  /// A point passed through (`waypoints=0;2`) is reported where the route passes it, on
+  /// the route's geometry: it was the nearest road, which the route may not drive.
+  @Test func aPointPassedThroughIsReportedOnTheRoute() throws {
+    let server = try Self.server()
+    // East of the road Vaduz–Schaan, nearer a road the route does not drive.
+    let asked = GeoCoordinates(uncheckedLatitude: 47.145, longitude: 9.525)
+    let (a, c) = (Self.places[0], Self.places[2])
+    let path =
+      "\(a.longitude),\(a.latitude);\(asked.longitude),\(asked.latitude);"
+      + "\(c.longitude),\(c.latitude)"
+    let (status, body) = try Self.answer(
+      server, "/route/v1/car/\(path)?waypoints=0;2&overview=full&geometries=geojson")
+    #expect(status == 200, "\(body)")
+    let route = try #require((body["routes"] as? [[String: Any]])?.first)
+    let line = try #require(
+      (route["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
+    let polyline = try GeoPolyline(
+      vertices: line.map { try GeoCoordinates(latitude: $0[1], longitude: $0[0]) })
+    let waypoints = try #require(body["waypoints"] as? [[String: Any]])
+    #expect(waypoints.count == 3)
+    let passed = try #require(waypoints[1]["location"] as? [Double])
+    let onRoute = polyline.distance(
+      to: try GeoCoordinates(latitude: passed[1], longitude: passed[0]))
+    #expect(onRoute < 1, "\(passed) is \(onRoute) m off the route")
+    let distance = try #require(waypoints[1]["distance"] as? Double)
+    #expect(
+      abs(distance - polyline.distance(to: asked)) < 1,
+      "\(distance) for \(polyline.distance(to: asked))")
+  }
+
   @Test func tablesAreTheEnginesMatrix() async throws {
     let server = try Self.server()
     let (status, body) = try Self.answer(

@@ -110,8 +110,8 @@ extension TrafficServer {
     } catch {
       throw Self.osrmFailure(error)
     }
-    // The waypoints as the best route meets them: where its legs start and end, and the
-    // nearest road of a point passed through.
+    // The waypoints as the best route meets them: where its legs start and end, and where
+    // it passes nearest a point passed through (on the section driving past it).
     var waypoints: [OSRMWaypoint] = []
     let sections = routes[0].sections
     var section = 0
@@ -129,13 +129,18 @@ extension TrafficServer {
             location: place.location, distanceInMeters: place.location.distance(to: point),
             name: name ?? ""))
         section += 1
-      } else if let road = try? router.nearestRoads(to: point, count: 1, avoiding: query.exclude)
-        .first
-      {
+      } else if section >= 1, section <= sections.count {
+        let passing = sections[section - 1]
+        let nearest = passing.polyline.closestPoint(to: point)
+        // The span under that point (its offset along the section, from the section's start).
+        let start = passing.traffic.spans.first?.offsetInMeters ?? 0
+        let span = passing.traffic.spans.last {
+          $0.offsetInMeters - start <= nearest.distanceAlongInMeters
+        }
         waypoints.append(
           OSRMWaypoint(
-            location: road.location, distanceInMeters: road.distanceInMeters,
-            name: road.name ?? ""))
+            location: nearest.coordinates, distanceInMeters: nearest.distanceInMeters,
+            name: span?.roadName ?? ""))
       }
     }
     // The junctions' OpenStreetMap ids, for the `nodes` annotation.
