@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Traffic
 import TrafficFeeds
+import Zlib
 
 @Suite struct ProbeDecoderTests {
   static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -21,6 +22,25 @@ import TrafficFeeds
     let csv = "id,time,lat,lng\ncar,\(text),52.5,13.4\n"
     let batch = try decoder.decode(Data(csv.utf8))
     #expect(batch.probes.first?.time.timeIntervalSince1970 == expected)
+  }
+
+  /// A gzip-compressed file (`probes.csv.gz`) reads as the file it holds; one that cannot be
+  /// inflated, or inflates past the limit, is refused saying so. It was read as CSV and
+  /// refused as lacking the columns.
+  @Test func gzipDocumentsAreInflated() throws {
+    let csv = "id,time,lat,lng\ncar,1799999000,52.5,13.4\ncar,1799999010,52.5001,13.4\n"
+    let plain = try decoder.decode(Data(csv.utf8))
+    let packed = Gzip.compress(Data(csv.utf8))
+    #expect(try decoder.decode(packed).probes == plain.probes)
+    #expect(plain.probes.count == 2)
+    #expect(throws: ProbeDecodingError.self) { try decoder.decode(packed.prefix(packed.count - 6)) }
+    var small = decoder
+    small.maximumInflatedBytes = 20
+    #expect {
+      try small.decode(packed)
+    } throws: { error in
+      "\(error)".hasPrefix("the gzip-compressed probe document cannot be inflated")
+    }
   }
 
   @Test("CSV: header aliases, quotes, optional columns")

@@ -1,6 +1,7 @@
 import Codec
 import Foundation
 import Traffic
+import Zlib
 
 /// Reads probe documents into ``ProbeBatch``es: CSV, NDJSON and SUMO FCD XML.
 ///
@@ -21,6 +22,9 @@ public struct ProbeDecoder: Sendable {
   public var simulationStart: Date?
   /// At most this many rejected rows are kept with their details.
   public var maxRejectionDetails = 100
+  /// A gzip-compressed document (a `probes.csv.gz`) is inflated to at most this many bytes
+  /// (1 GiB by default; the server sets its decompressed body limit).
+  public var maximumInflatedBytes = 1 << 30
 
   /// Creates a decoder.
   ///
@@ -48,6 +52,12 @@ public struct ProbeDecoder: Sendable {
   ) throws(ProbeDecodingError)
     -> ProbeBatch
   {
+    var data = data
+    if StreamingInflater.isGzip(data) {
+      do { data = try Gzip.decompress(data, maxOutputBytes: maximumInflatedBytes) } catch {
+        throw .compressed("\(error)")
+      }
+    }
     guard let format = format ?? ProbeFormat.detect(data) else { throw .unknownFormat }
     var sink = Sink(decoder: self)
     switch format {

@@ -8,6 +8,9 @@ public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertib
   /// The document's structure is broken at a line: XML that is not well formed, or that
   /// the XML guard refuses (a DTD, a wrong encoding).
   case malformed(line: Int, reason: String)
+  /// A gzip-compressed document cannot be inflated (corrupt, cut off, or larger than the
+  /// decoder's limit once inflated).
+  case compressed(String)
 
   /// The error in one sentence.
   public var description: String {
@@ -18,6 +21,8 @@ public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertib
       return "the CSV header lacks the column(s) \(names.joined(separator: ", "))"
     case .malformed(let line, let reason):
       return "malformed probe document at line \(line): \(reason)"
+    case .compressed(let reason):
+      return "the gzip-compressed probe document cannot be inflated: \(reason)"
     }
   }
 }

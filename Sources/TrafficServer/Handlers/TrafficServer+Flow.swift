@@ -53,6 +53,7 @@ extension TrafficServer {
     }
     let flush = try query.boolean("flush")
     var decoder = ProbeDecoder(now: Date())
+    decoder.maximumInflatedBytes = configuration.maxDecompressedBodyBytes
     if let text = try query.single("simulationStart", error: TrafficQueryError.invalidParameter) {
       guard let date = RFC3339.parse(text) else {
         throw .invalidParameter(
