@@ -13,7 +13,17 @@ enum CommandStatus: Int32 {
 /// A problem with what the user typed or gave us; printed and answered with status 64.
 struct UsageError: Error, CustomStringConvertible {
   let description: String
-  init(_ description: String) { self.description = description }
+  /// Several failures (one per file), each printed on a line of its own with the command's
+  /// prefix.
+  let failures: [String]
+  init(_ description: String) {
+    self.description = description
+    failures = [description]
+  }
+  init(failures: [String]) {
+    description = failures.joined(separator: "\n")
+    self.failures = failures
+  }
 }
 
 /// The `traffic` command: dispatches to its subcommands.
@@ -131,7 +141,7 @@ enum CommandLineTool {
       try await command.run(list, console: console)
       return .success
     } catch let error as UsageError {
-      console.error("traffic \(command.name): \(error)")
+      for failure in error.failures { console.error("traffic \(command.name): \(failure)") }
       return .usage
     } catch let error as TrafficQueryError
       where [.serverUnreachable, .timedOut, .offline].contains(error)

@@ -241,7 +241,7 @@ enum ProbesCommand: Subcommand {
           "files": .array(summaries), "failures": JSONSummary.failures(failures, files: files),
         ]), console: console)
     }
-    if !failures.isEmpty { throw UsageError(failures.joined(separator: "\n")) }
+    if !failures.isEmpty { throw UsageError(failures: failures) }
   }
 }
 

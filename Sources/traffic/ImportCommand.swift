@@ -116,7 +116,7 @@ enum ImportCommand: Subcommand {
       }
     }
     guard formats.contains(where: { $0 != nil }) else {
-      throw UsageError(failures.joined(separator: "\n"))
+      throw UsageError(failures: failures)
     }
     let engine = try EngineArguments.open(&arguments, creating: true)
     // On a database that nodes share, each file's write first catches up with what the
@@ -209,7 +209,7 @@ enum ImportCommand: Subcommand {
         ]), console: console)
     }
     if !failures.isEmpty {
-      throw UsageError(failures.joined(separator: "\n"))
+      throw UsageError(failures: failures)
     }
   }
 

@@ -74,6 +74,11 @@ import TrafficTestSupport
     #expect(result.status == .usage)
     #expect(result.errors.contains("not a recognised feed format"))
     #expect(result.output.contains("here-v7 incidents.json: 2 incidents (2 added"))
+    // Each failing file on a line of its own, each with the command's prefix.
+    let twice = await runTraffic(["import", "--db", database, junk.path, junk.path])
+    let lines = twice.errors.split(separator: "\n")
+    #expect(lines.count == 2, "\(twice.errors)")
+    #expect(lines.allSatisfy { $0.hasPrefix("traffic import: \(junk.path): ") }, "\(twice.errors)")
     let lookup = await runTraffic(["lookup", "--db", database, "555"])
     #expect(lookup.status == .success)
   }
