@@ -295,9 +295,18 @@ enum ServeCommand: Subcommand {
     }
     var feeds: [FeedPoller.Feed] = []
     for text in try arguments.repeatedOption("--feed") {
-      do { feeds.append(try FeedPoller.Feed.parse(text)) } catch {
+      let feed: FeedPoller.Feed
+      do { feed = try FeedPoller.Feed.parse(text) } catch {
         throw UsageError("--feed: \(error.reason)")
       }
+      // A feed's name is its status, its saved state and (unnamed) its source: a second
+      // feed of the same name replaced the first, which was never polled.
+      if let earlier = feeds.first(where: { $0.name == feed.name }) {
+        throw UsageError(
+          "--feed: two feeds are named '\(feed.name)' (\(Self.shown(earlier)) and "
+            + "\(Self.shown(feed))); name them apart: NAME=FORMAT:URL")
+      }
+      feeds.append(feed)
     }
     var demo: ServerApplication.Demo?
     if arguments.flag("--demo") || arguments.flag("--demo=live") { demo = .live }
@@ -398,5 +407,12 @@ enum StateDirectory {
       throw UsageError("--state-dir \(path): cannot create: \(FileArguments.reason(error))")
     }
     return url
+  }
+}
+
+extension ServeCommand {
+  /// A feed's URL as a message shows it: without secrets, the query's ellipsis readable.
+  static func shown(_ feed: FeedPoller.Feed) -> String {
+    feed.displayURL.removingPercentEncoding ?? feed.displayURL
   }
 }

@@ -22,6 +22,14 @@ import TrafficTestSupport
     #expect(throws: FeedError.self) { try FeedPoller.Feed.parse("datex2:ftp://h/x") }
     #expect(throws: FeedError.self) { try FeedPoller.Feed.parse("datex2:http://h/x@0") }
     #expect(throws: FeedError.self) { try FeedPoller.Feed.parse("nocolon") }
+    // Past a week (1e20 s overflowed the sleep and crashed the server at its first fetch),
+    // and a URL without a host.
+    #expect(try FeedPoller.Feed.parse("datex2:http://h/x@604800").intervalInSeconds == 604_800)
+    for text in [
+      "datex2:http://h/x@604801", "datex2:http://h/x@99999999999999999999", "wzdx:http://",
+    ] {
+      #expect(throws: FeedError.self, "\(text)") { try FeedPoller.Feed.parse(text) }
+    }
   }
 
   @Test func pollsAV7ServerAndAsksConditionally() async throws {

@@ -67,6 +67,9 @@ public final class FeedPoller: Sendable {
       return components.string ?? url.absoluteString
     }
 
+    /// The longest interval between fetches, seconds: a week.
+    public static let maximumIntervalInSeconds = 604_800.0
+
     /// Parses the command line's `[NAME=]FORMAT:URL[@SECONDS]` (`auto` for the format
     /// recognises each document; NAME names the source, as `traffic import --source`).
     ///
@@ -93,8 +96,11 @@ public final class FeedPoller: Sendable {
       var rest = String(text[text.index(after: colon)...])
       var interval = 60.0
       if let at = rest.lastIndex(of: "@"), let seconds = Double(rest[rest.index(after: at)...]) {
-        guard seconds.isFinite, seconds >= 1 else {
-          throw FeedError(format: .hereV7, reason: "the interval \(seconds) s must be >= 1")
+        guard seconds.isFinite, seconds >= 1, seconds <= maximumIntervalInSeconds else {
+          throw FeedError(
+            format: .hereV7,
+            reason: "the interval \(rest[rest.index(after: at)...]) s must be 1 ... "
+              + "\(Int(maximumIntervalInSeconds)) (a week)")
         }
         interval = seconds
         rest = String(rest[..<at])
@@ -111,10 +117,12 @@ public final class FeedPoller: Sendable {
             + FeedFormat.allCases.map(\.rawValue).joined(separator: ", "))
       }
       guard let url = URL(string: rest), let scheme = url.scheme?.lowercased(),
-        ["http", "https", "file"].contains(scheme)
+        ["http", "https", "file"].contains(scheme),
+        scheme == "file" || !(url.host ?? "").isEmpty
       else {
         throw FeedError(
-          format: format ?? .hereV7, reason: "'\(rest)' is not an http(s) or file URL")
+          format: format ?? .hereV7,
+          reason: "'\(rest)' is not an http(s) URL with a host, nor a file URL")
       }
       return Feed(format: format, url: url, intervalInSeconds: interval, name: name)
     }
@@ -155,7 +163,8 @@ public final class FeedPoller: Sendable {
 
   private let engine: TrafficEngine
   private let stateStore: (any FeedStateStore)?
-  private let session: URLSession
+  private let configuration: URLSessionConfiguration
+  private let timeoutInSeconds: Double
   private let statuses: Mutex<[String: Status]>
   private let tasks = Mutex<[Task<Void, Never>]>([])
   /// Largest document accepted, bytes.
@@ -184,7 +193,8 @@ public final class FeedPoller: Sendable {
     configuration.timeoutIntervalForRequest = timeoutInSeconds
     configuration.timeoutIntervalForResource = timeoutInSeconds
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    session = URLSession(configuration: configuration)
+    self.configuration = configuration
+    self.timeoutInSeconds = timeoutInSeconds
     statuses = Mutex(
       Dictionary(
         feeds.map { ($0.name, FeedPoller.restoredStatus(of: $0, from: stateStore)) },
@@ -314,18 +324,21 @@ public final class FeedPoller: Sendable {
     var downloaded: URL?
     defer { if let downloaded { try? FileManager.default.removeItem(at: downloaded) } }
     var response: URLResponse?
-    do {
+    do throws(BoundedDownload.Failure) {
       if feed.url.isFileURL {
         // A local file (a mounted share, a file another process refreshes): read it.
         file = feed.url
       } else {
-        (file, response) = try await session.download(for: request)
+        // Bounded as a whole, in time and size (a session's timeouts bound each wait for a
+        // byte only, so a server sending one byte a second held the feed's loop).
+        (file, response) = try await BoundedDownload.fetch(
+          request, configuration: configuration, timeoutInSeconds: timeoutInSeconds,
+          maximumBytes: maximumDocumentBytes)
         downloaded = file
       }
     } catch {
       throw FeedError(
-        format: feed.format ?? .hereV7, location: feed.displayURL,
-        reason: "fetch failed: \(SystemErrorText.reason(error))")
+        format: feed.format ?? .hereV7, location: feed.displayURL, reason: error.description)
     }
     if let http = response as? HTTPURLResponse {
       if http.statusCode == 304 { return }
