@@ -215,6 +215,10 @@ import Zlib
       ))
     #expect(logged[0].contains(" us="))
     #expect(logged[1].contains("APIKEY=REDACTED"))
+    // `bytes` is the body sent: none for a HEAD (its length was logged).
+    _ = server.handle(HTTPRequest(method: "HEAD", target: "/healthz"))
+    let head = try #require(lines.withLock { $0.last })
+    #expect(head.contains(" method=HEAD ") && head.contains(" status=200 bytes=0 "), "\(head)")
   }
 
   /// A key inside a malformed query (after a stray `?` or `;`, or spelled with escapes) is

@@ -80,9 +80,12 @@ extension TrafficServer {
       line.append(contentsOf: " status=".utf8)
       line.append(contentsOf: String(response.status).utf8)
       line.append(contentsOf: " bytes=".utf8)
-      // A document written as it is sent has no size yet.
+      // A document written as it is sent has no size yet; a HEAD, a 204 or a 304 sends none.
+      let sendsNoBody =
+        request.method == "HEAD" || response.status == 204 || response.status == 304
       line.append(
-        contentsOf: (response.bodyStream == nil ? String(response.body.count) : "-").utf8)
+        contentsOf: (sendsNoBody
+          ? "0" : response.bodyStream == nil ? String(response.body.count) : "-").utf8)
       line.append(contentsOf: " us=".utf8)
       line.append(contentsOf: String(Int(seconds * 1_000_000)).utf8)
       line.append(contentsOf: " route=".utf8)
