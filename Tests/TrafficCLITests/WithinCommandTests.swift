@@ -108,6 +108,16 @@ func runTraffic(
         + #""type":"Feature"}],"type":"FeatureCollection"}"# + "\n")
   }
 
+  /// A temporary file of a FeatureCollection of `features` (JSON texts); the caller removes it.
+  static func collection(_ features: [String]) throws -> URL {
+    let file = FileManager.default.temporaryDirectory
+      .appendingPathComponent("features-\(UUID().uuidString).geojson")
+    try Data(
+      #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8
+    ).write(to: file)
+    return file
+  }
+
   /// A polygon that holds the whole area meets it, though no ring crosses it; a hole that
   /// holds the whole area does not. Only rings crossing the area were found before.
   @Test func aPolygonAroundTheAreaMeetsItAndItsHoleDoesNot() async throws {
@@ -122,11 +132,7 @@ func runTraffic(
       feature("holed", #"{"type":"Polygon","coordinates":[\#(square),\#(hole)]}"#),
       feature("far", #"{"type":"Point","coordinates":[10,48]}"#),
     ]
-    let file = FileManager.default.temporaryDirectory
-      .appendingPathComponent("polygons-\(UUID().uuidString).geojson")
-    try Data(
-      #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8
-    ).write(to: file)
+    let file = try Self.collection(features)
     defer { try? FileManager.default.removeItem(at: file) }
     for area in [
       ["--circle", "47.12,9.52,100"], ["--box", "9.51,47.11,9.53,47.13"],
@@ -157,11 +163,7 @@ func runTraffic(
         + #"{"type":"LineString","coordinates":[[13.4,52.5],[13.41,52.5]]}]}}"#,
       #"{"type":"Feature","id":"point","properties":{},"geometry":{"type":"Point","coordinates":[13.4,52.5]}}"#,
     ]
-    let file = FileManager.default.temporaryDirectory
-      .appendingPathComponent("collections-\(UUID().uuidString).geojson")
-    try Data(
-      #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8
-    ).write(to: file)
+    let file = try Self.collection(features)
     defer { try? FileManager.default.removeItem(at: file) }
     let result = await runTraffic(["within", "--circle", "52.5,13.4,100", file.path])
     #expect(result.status == .success, "\(result.errors)")

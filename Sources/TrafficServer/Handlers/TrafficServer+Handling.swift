@@ -193,13 +193,9 @@ extension TrafficServer {
       let retryAfter = failedKeys?.wait(
         for: request.remoteAddress ?? "anonymous", now: monotonicSeconds())
     {
-      let seconds = max(1, Int(retryAfter.rounded(.up)))
-      var response = errorResponse(
-        .tooManyRequests, for: route,
-        explaining: "too many requests with a missing or unknown API key came from this "
-          + "address; try again in \(seconds) s")
-      response.headers.add("Retry-After", String(seconds))
-      return response
+      return tooManyRequests(
+        route, retryAfter: retryAfter,
+        "too many requests with a missing or unknown API key came from this address")
     }
     let client: String
     let scope: APIKeyScope
@@ -214,13 +210,8 @@ extension TrafficServer {
           : "the API key is not one this server knows")
     }
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
-      let seconds = max(1, Int(retryAfter.rounded(.up)))
-      var response = errorResponse(
-        .tooManyRequests, for: route,
-        explaining: "this client's rate limit (\(rateLimiter.limit)) is spent; "
-          + "try again in \(seconds) s")
-      response.headers.add("Retry-After", String(seconds))
-      return response
+      return tooManyRequests(
+        route, retryAfter: retryAfter, "this client's rate limit (\(rateLimiter.limit)) is spent")
     }
     guard request.body.count <= configuration.maxBodyBytes, !request.bodyExceedsLimit else {
       throw .httpError(
@@ -265,6 +256,18 @@ extension TrafficServer {
     case .osrm(let service, let rawPath):
       return osrm(service, rawPath: rawPath, query: query)
     }
+  }
+
+  /// A 429 saying which limit refused the request and when to try again (`Retry-After`, in
+  /// whole seconds, at least one).
+  private func tooManyRequests(
+    _ route: Endpoint, retryAfter: Double, _ reason: String
+  ) -> HTTPResponse {
+    let seconds = max(1, Int(retryAfter.rounded(.up)))
+    var response = errorResponse(
+      .tooManyRequests, for: route, explaining: "\(reason); try again in \(seconds) s")
+    response.headers.add("Retry-After", String(seconds))
+    return response
   }
 
   /// The client's identity for rate limiting and what its key may do, after checking the
