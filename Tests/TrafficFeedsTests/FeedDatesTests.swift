@@ -35,4 +35,15 @@ import Testing
     #expect(FeedDates.fromUnixTime(.nan) == nil)
     #expect(FeedDates.fromUnixTime(1e30) == nil)
   }
+
+  /// The offset a time writes, or none (read then as local time where the feed says).
+  @Test(
+    arguments: [
+      ("2025-08-07T13:45:00Z", 0), ("2025-08-07t13:45:00z", 0), ("2025-08-07T13:45:00Z ", 0),
+      ("2025-08-07T15:45:00+02:00", 7_200), ("2025-08-07T08:45:00-0500", -18_000),
+      ("2025-08-07T13:45:00", nil), ("2025-08-07", nil), ("2025-08-07Z", nil),
+    ] as [(String, Int?)])
+  func tellsTheOffsetWritten(text: String, offset: Int?) {
+    #expect(FeedDates.utcOffsetInSeconds(text) == offset)
+  }
 }

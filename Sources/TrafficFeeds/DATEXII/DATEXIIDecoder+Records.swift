@@ -159,7 +159,7 @@ extension DATEXIIDecoder {
     guard let date = FeedDates.parseISO8601(text) else {
       throw RecordProblem("\(name) \"\(text)\" is not an ISO 8601 date-time")
     }
-    if let localOffset, Open511Event.utcOffsetInSeconds(text) == nil {
+    if let localOffset, FeedDates.utcOffsetInSeconds(text) == nil {
       return date.addingTimeInterval(-Double(localOffset))
     }
     return date

@@ -219,7 +219,7 @@ public enum DATEXIIDecoder: FeedDecoder {
       case "publicationTime":
         if publicationTime == nil {
           publicationTime = FeedDates.parseISO8601(value)
-          localOffsetInSeconds = Open511Event.utcOffsetInSeconds(value)
+          localOffsetInSeconds = FeedDates.utcOffsetInSeconds(value)
         }
       case "country":
         // The publication creator's country wins over the supplier's.

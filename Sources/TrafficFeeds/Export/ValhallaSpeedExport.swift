@@ -140,7 +140,9 @@ package enum ValhallaSpeedExport {
     for id in picture.segmentIDs {
       let segment = network.segments[id]
       guard let way = Int64(segment.sourceID) else { continue }
+      // Only the ways the edge file lists (a region's millions of others have no row).
       let key = WayDirection(way: way, forward: !segment.isReversed)
+      guard edges.edges[key] != nil else { continue }
       groups[key, default: []].append(id)
       if picture.typicalWeek(id) != nil { observed.insert(key) }
     }

@@ -57,7 +57,7 @@ struct Open511Event {
       throw RecordProblem("the event has no geography")
     }
     let zone = timezone.flatMap(TimeZone.init(identifier:))
-    let fallbackOffset = (updated ?? created).flatMap(Self.utcOffsetInSeconds)
+    let fallbackOffset = (updated ?? created).flatMap(FeedDates.utcOffsetInSeconds)
     func local(_ text: String, field: String) throws(RecordProblem) -> Date {
       guard let date = Self.parseLocal(text, zone: zone, fallbackOffset: fallbackOffset) else {
         throw RecordProblem("\(field) \"\(text)\" is not an ISO 8601 date-time")
@@ -184,27 +184,9 @@ struct Open511Event {
   static func parseLocal(_ text: String, zone: TimeZone?, fallbackOffset: Int?) -> Date? {
     let trimmed = text.trimmingWhitespace
     guard let asUTC = FeedDates.parseISO8601(trimmed) else { return nil }
-    if utcOffsetInSeconds(trimmed) != nil { return asUTC }
+    if FeedDates.utcOffsetInSeconds(trimmed) != nil { return asUTC }
     if let zone { return asUTC.addingTimeInterval(-Double(zone.secondsFromGMT(for: asUTC))) }
     return asUTC.addingTimeInterval(-Double(fallbackOffset ?? 0))
-  }
-
-  /// The UTC offset written at the end of an ISO 8601 date-time (`Z`, `+hh:mm`, `-hhmm`),
-  /// or `nil` when there is none.
-  static func utcOffsetInSeconds(_ text: String) -> Int? {
-    let trimmed = text.trimmingWhitespace
-    guard let timeStart = trimmed.firstIndex(where: { $0 == "T" || $0 == "t" }) else {
-      return nil
-    }
-    let time = trimmed[trimmed.index(after: timeStart)...]
-    if time.hasSuffix("Z") || time.hasSuffix("z") { return 0 }
-    guard let signIndex = time.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
-    let digits = time[time.index(after: signIndex)...].filter(\.isNumber)
-    guard digits.count == 4 || digits.count == 2, let value = Int(digits) else { return nil }
-    let hours = digits.count == 4 ? value / 100 : value
-    let minutes = digits.count == 4 ? value % 100 : 0
-    let sign = time[signIndex] == "-" ? -1 : 1
-    return sign * (hours * 3600 + minutes * 60)
   }
 
   /// The type and event kind for an Open511 event type and subtypes (see `Open511Decoder`).

@@ -38,12 +38,10 @@ final class BoundedDownload: NSObject, URLSessionDownloadDelegate, @unchecked Se
   }
 
   private let maximumBytes: Int
-  private let timeoutInSeconds: Double
   private let state = Mutex(State())
 
-  private init(maximumBytes: Int, timeoutInSeconds: Double) {
+  private init(maximumBytes: Int) {
     self.maximumBytes = maximumBytes
-    self.timeoutInSeconds = timeoutInSeconds
   }
 
   /// Downloads `request` to a temporary file (the caller removes it).
@@ -54,7 +52,7 @@ final class BoundedDownload: NSObject, URLSessionDownloadDelegate, @unchecked Se
     _ request: URLRequest, configuration: URLSessionConfiguration, timeoutInSeconds: Double,
     maximumBytes: Int
   ) async throws(Failure) -> (file: URL, response: URLResponse) {
-    let download = BoundedDownload(maximumBytes: maximumBytes, timeoutInSeconds: timeoutInSeconds)
+    let download = BoundedDownload(maximumBytes: maximumBytes)
     let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
     defer { session.finishTasksAndInvalidate() }
     do {

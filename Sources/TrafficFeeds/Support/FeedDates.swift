@@ -25,4 +25,27 @@ package enum FeedDates {
     guard seconds < 7_258_118_400 else { return nil }  // 2200-01-01
     return Date(timeIntervalSince1970: seconds)
   }
+
+  /// The UTC offset written at the end of an ISO 8601 date-time (`Z`, `+hh:mm`, `-hhmm`),
+  /// or `nil` when there is none.
+  ///
+  /// - Complexity: O(n); a time ending in `Z` (most feeds') is told without a copy.
+  package static func utcOffsetInSeconds(_ text: String) -> Int? {
+    if let last = text.utf8.last, last == UInt8(ascii: "Z") || last == UInt8(ascii: "z") {
+      return text.utf8.contains { $0 == UInt8(ascii: "T") || $0 == UInt8(ascii: "t") } ? 0 : nil
+    }
+    let trimmed = text.trimmingWhitespace
+    guard let timeStart = trimmed.firstIndex(where: { $0 == "T" || $0 == "t" }) else {
+      return nil
+    }
+    let time = trimmed[trimmed.index(after: timeStart)...]
+    if time.hasSuffix("Z") || time.hasSuffix("z") { return 0 }
+    guard let signIndex = time.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+    let digits = time[time.index(after: signIndex)...].filter(\.isNumber)
+    guard digits.count == 4 || digits.count == 2, let value = Int(digits) else { return nil }
+    let hours = digits.count == 4 ? value / 100 : value
+    let minutes = digits.count == 4 ? value % 100 : 0
+    let sign = time[signIndex] == "-" ? -1 : 1
+    return sign * (hours * 3600 + minutes * 60)
+  }
 }

@@ -132,7 +132,7 @@ enum JSONFeed {
     _ value: JSONValue?, at path: String, localAt point: GeoCoordinates?
   ) throws(JSONFieldError) -> Date? {
     guard let date = try date(value, at: path) else { return nil }
-    guard let point, let text = value?.string, Open511Event.utcOffsetInSeconds(text) == nil
+    guard let point, let text = value?.string, FeedDates.utcOffsetInSeconds(text) == nil
     else { return date }
     return PlaceTimeZone.instant(ofLocalTime: date, at: point)
   }
