@@ -174,6 +174,10 @@ import TrafficTestSupport
         outputs[number] = []
       } else if line == "@@docs-end@@" {
         current = nil
+      } else if line.hasPrefix("progress: ") {
+        // A long command's progress in a log (its standard error not a terminal): a line
+        // every 10 s of a step, so how many depends on the machine's speed; pages show none.
+        continue
       } else if let current {
         outputs[current, default: []].append(
           line.replacingOccurrences(of: "127.0.0.1:\(port)", with: "127.0.0.1:8080")
