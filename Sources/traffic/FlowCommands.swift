@@ -223,8 +223,12 @@ enum ProbesCommand: Subcommand {
         "\(file): \(accepted) accepted, \(rejected) rejected"
           + (reasons.isEmpty ? "" : " (\(reasons))")
           + ", \(report.accepted) matched to roads, \(report.vehicles) vehicles")
-      for rejection in batch.rejections.prefix(10) {
+      // As many as `POST /v1/probes` lists, and how many more there are.
+      for rejection in batch.rejections.prefix(20) {
         console.error("  line \(rejection.line): \(rejection.reason.wireName): \(rejection.detail)")
+      }
+      if rejected > min(20, batch.rejections.count) {
+        console.error("  ... and \(rejected - min(20, batch.rejections.count)) more rejected rows")
       }
     }
     progress.begin("probes import", detail: "deciding the last positions, saving", unit: .items(""))

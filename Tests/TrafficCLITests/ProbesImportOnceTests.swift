@@ -61,6 +61,9 @@ import TrafficTestSupport
         again.output.contains(
           "0 accepted, 38 rejected (36 duplicate, 1 outOfRange, 1 unparseable), "
             + "0 matched to roads, 0 vehicles"), "\(again.output)")
+      // The two bad lines are listed; the duplicates, which no line of the file tells apart,
+      // are counted after them.
+      #expect(again.errors.contains("  ... and 36 more rejected rows"), "\(again.errors)")
     }
     let json = await runTraffic(["probes", "import", "--db", db, "--json", live])
     let summary = try #require(

@@ -53,6 +53,21 @@ import TrafficTestSupport
     }
   }
 
+  @Test(arguments: ["&#x1;", "&#1;", "\u{1}"])
+  func aControlCharacterIsNamedAsSuchNotAsBadBytes(text: String) {
+    // Invalid UTF-8 never reaches the parser (`XMLGuard`): its error 9 is a character XML
+    // 1.0 does not allow, which the message once called bytes not valid in the encoding.
+    let document = Data("<?xml version=\"1.0\"?>\n<a>\n<b>x\(text)y</b>\n</a>\n".utf8)
+    do {
+      _ = try DATEXIIDecoder.decode(document, options: FeedOptions(sourceName: "t"))
+      Issue.record("a control character was read")
+    } catch {
+      #expect(error.reason.contains("a control character"))
+      #expect(!error.reason.contains("encoding"))
+      #expect(error.location?.hasPrefix("line 3,") == true)
+    }
+  }
+
   @Test func aBrokenEncodingDeclarationDoesNotSkipTheCheck() throws {
     // Found by `make fuzz`: `encodingncing"` once passed for a non-UTF-8 declaration.
     let url = Fixtures.repositoryRoot.appendingPathComponent(

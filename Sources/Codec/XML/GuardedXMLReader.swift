@@ -107,7 +107,9 @@ package enum GuardedXMLReader {
     case 5:
       return "the document ends early: an element is not closed, it is truncated (XML error 5)"
     case 9:
-      return "an invalid character: the bytes are not valid in the declared encoding (XML error 9)"
+      return
+        "a character XML 1.0 does not allow: a control character other than tab, line feed "
+        + "and carriage return, written as is or as a reference such as &#x1; (XML error 9)"
     case 26, 27: return "an undeclared entity is referenced (XML error \(code))"
     case 32: return "an encoding declaration is not supported (XML error 32)"
     case 73, 76: return "a start tag is not matched by its end tag (XML error \(code))"
