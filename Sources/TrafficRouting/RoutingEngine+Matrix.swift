@@ -143,10 +143,14 @@ extension RoutingEngine {
     let times = travel
     let all = origins + destinations
     let limits = all.indices.map { $0 < snappingRadii.count ? snappingRadii[$0] : nil }
+    // The roads near each waypoint, measured once (on every core) for both looks below.
+    let nearby = NearbyRoads(
+      all.map(\.coordinates), limits: limits, defaultLimit: snappingRadiusInMeters,
+      skipping: excluding ?? [], network: view.network)
     // As for routes: a waypoint in a tiny part of the network takes a big one's road.
     let big = snapsToBigComponents(
       all.map(\.coordinates), view: view, limits: limits, skipping: excluding ?? [],
-      excluded: excluded, closed: closed)
+      excluded: excluded, closed: closed, nearby: nearby)
     var snapped: [[Snap]] = []
     snapped.reserveCapacity(all.count)
     var skipped = Set<Int>()
@@ -161,7 +165,7 @@ extension RoutingEngine {
           try snap(
             all[index], index: index, view: view, within: 15, arriving: index >= origins.count,
             limit: limits[index], bigComponent: big[index], excluded: excluded,
-            closed: closed))
+            closed: closed, nearby: nearby))
       } catch {
         guard excluding != nil, case .placeOffNetwork = error else { throw error }
         snapped.append([])

@@ -207,13 +207,15 @@ public final class RoutingEngine: Sendable {
     // A waypoint whose nearest road lies in a tiny part of the network (cut off from the
     // rest) takes the nearest road of a big one, as OSRM does.
     let closed = Self.closedSegments(closures, view: view)
+    let nearby = NearbyRoads(
+      waypoints, limits: limits, defaultLimit: snappingRadiusInMeters, network: view.network)
     let big = snapsToBigComponents(
-      waypoints, view: view, limits: limits, excluded: excluded, closed: closed)
+      waypoints, view: view, limits: limits, excluded: excluded, closed: closed, nearby: nearby)
     let snaps = try waypoints.enumerated().map { index, point throws(RoutingError) in
       try snap(
         point, index: index, view: view, within: 15, heading: heading(index),
         tolerance: range(index), arriving: index == waypoints.count - 1, limit: limits[index],
-        bigComponent: big[index], excluded: excluded, closed: closed)
+        bigComponent: big[index], excluded: excluded, closed: closed, nearby: nearby)
     }
     // Wider snaps, for a leg whose nearest roads lead nowhere (a one-way ramp out of the
     // network's edge, a dead end): the roads within 100 m, looked up only when needed.

@@ -129,7 +129,7 @@ extension AccuracyNetwork {
       var osm = extract
       if extract.lastPathComponent.lowercased().hasSuffix(".bz2") {
         osm = directory.appendingPathComponent("network.osm")
-        FileManager.default.createFile(atPath: osm.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: osm.path, contents: nil)
         let output = try FileHandle(forWritingTo: osm)
         try Bzip2File.decompress(path: extract.path) { bytes in
           output.write(Data(bytes))
