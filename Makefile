@@ -83,8 +83,9 @@ release: deps
 	$(SWIFT) build -c release --product traffic
 
 # Installs the release binary with its resource bundles (the web map, the text catalogs,
-# the demo's recording) in $(PREFIX)/lib/swift-traffic, where it finds them from its own
-# location, and links it as $(PREFIX)/bin/traffic; the manual page traffic(1), made by
+# the demo's recording) and the Swift runtime libraries it loads in
+# $(PREFIX)/lib/swift-traffic, where it finds them from its own location (so it runs on a
+# machine without the toolchain), and links it as $(PREFIX)/bin/traffic; the manual page traffic(1), made by
 # `traffic help --man`, and the systemd unit dist/traffic.service.in with the prefix filled
 # in. DESTDIR stages a package.
 PREFIX ?= /usr/local
@@ -93,6 +94,7 @@ install: release
 	  lib="$(DESTDIR)$(PREFIX)/lib/swift-traffic"; \
 	  rm -rf "$$lib" && mkdir -p "$$lib" "$(DESTDIR)$(PREFIX)/bin" && \
 	  install -m 755 "$$bin/traffic" "$$lib/traffic" && \
+	  dist/copy-swift-runtime.sh "$$bin/traffic" "$$lib" && \
 	  for bundle in "$$bin"/*.resources; do cp -R "$$bundle" "$$lib/"; done && \
 	  ln -sfn ../lib/swift-traffic/traffic "$(DESTDIR)$(PREFIX)/bin/traffic" && \
 	  mkdir -p "$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/lib/systemd/system" && \

@@ -20,6 +20,14 @@ import TrafficTestSupport
     try files.createDirectory(at: lib, withIntermediateDirectories: true)
     try files.createDirectory(at: bin, withIntermediateDirectories: true)
     try files.copyItem(at: built, to: lib.appendingPathComponent("traffic"))
+    // The Swift runtime beside it, as `make install` copies it.
+    let copy = Process()
+    copy.executableURL = Fixtures.repositoryRoot.appendingPathComponent(
+      "dist/copy-swift-runtime.sh")
+    copy.arguments = [built.path, lib.path]
+    try copy.run()
+    copy.waitUntilExit()
+    #expect(copy.terminationStatus == 0, "dist/copy-swift-runtime.sh")
     let bundles = try files.contentsOfDirectory(
       at: built.deletingLastPathComponent(), includingPropertiesForKeys: nil
     ).filter { $0.pathExtension == "resources" }
@@ -35,13 +43,18 @@ import TrafficTestSupport
 
   /// Runs `traffic serve ARGUMENTS` in `directory` until it listens, asks `path`, stops it;
   /// the status and body of the answer, and what the server printed.
+  ///
+  /// `launcher`: a program that runs the binary (`binary` is its first argument, the
+  /// server's arguments follow).
   static func serveOnce(
     _ binary: URL, _ arguments: [String], in directory: URL, environment: [String: String],
-    path: String, until expected: String = ""
+    path: String, until expected: String = "", launcher: [String] = []
   ) async throws -> (status: Int, body: String, printed: String) {
     let process = Process()
-    process.executableURL = binary
-    process.arguments = ["serve", "--port", "0", "--threads", "2"] + arguments
+    process.executableURL = launcher.first.map(URL.init(fileURLWithPath:)) ?? binary
+    process.arguments =
+      launcher.dropFirst() + (launcher.isEmpty ? [] : [binary.path])
+      + ["serve", "--port", "0", "--threads", "2"] + arguments
     process.currentDirectoryURL = directory
     process.environment = environment
     let output = Pipe()
@@ -112,5 +125,59 @@ import TrafficTestSupport
     #expect(
       FileManager.default.fileExists(atPath: named.appendingPathComponent("demo.sqlite").path))
     #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).isEmpty)
+  }
+
+  /// The directory of the toolchain's Swift runtime the built binary loads.
+  static func toolchainRuntime() throws -> String {
+    let built = try CarefulCommandsTests.trafficBinary().resolvingSymlinksInPath()
+    let ldd = Process()
+    ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+    ldd.arguments = [built.path]
+    let output = Pipe()
+    ldd.standardOutput = output
+    try ldd.run()
+    let listed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    ldd.waitUntilExit()
+    let core = try #require(
+      listed.split(separator: "\n").map { $0.split(whereSeparator: \.isWhitespace) }
+        .first { $0.first == "libswiftCore.so" && $0.count >= 3 },
+      "the binary loads no libswiftCore.so: \(listed)")
+    return URL(fileURLWithPath: String(core[2])).deletingLastPathComponent().path
+  }
+
+  /// Hiding a directory takes a private mount namespace: root, and util-linux's `unshare`.
+  static let canHideDirectories =
+    getuid() == 0
+    && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+
+  @Test(.enabled(if: canHideDirectories, "hiding the toolchain takes root and unshare"))
+  func theInstalledBinaryRunsOnAMachineWithoutTheSwiftToolchain() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("installed-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let binary = try Self.install(into: root.appendingPathComponent("prefix"))
+    let work = root.appendingPathComponent("work")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    // The toolchain's runtime directory hidden under an empty one, for this process only.
+    let runtime = try Self.toolchainRuntime()
+    let hiding = [
+      "/usr/bin/unshare", "-m", "sh", "-c", "mount -t tmpfs none \"$0\" && exec \"$@\"", runtime,
+    ]
+    let answer = try await Self.serveOnce(
+      binary, ["--demo=static", "--state-dir", root.appendingPathComponent("state").path],
+      in: work, environment: ["HOME": root.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"],
+      path: "/v1/info", until: "\"incidents\":4", launcher: hiding)
+    #expect(answer.status == 200, "\(answer.printed)")
+    #expect(answer.body.contains("\"incidents\":4"), "\(answer.body)")
+    // And without the copied runtime, the same launch fails: the toolchain was hidden.
+    let lib = root.appendingPathComponent("prefix/lib/swift-traffic")
+    try FileManager.default.removeItem(at: lib.appendingPathComponent("libswiftCore.so"))
+    let bare = Process()
+    bare.executableURL = URL(fileURLWithPath: hiding[0])
+    bare.arguments = Array(hiding.dropFirst()) + [binary.path, "--version"]
+    bare.standardError = Pipe()
+    try bare.run()
+    bare.waitUntilExit()
+    #expect(bare.terminationStatus == 127, "loading libswiftCore.so must fail")
   }
 }
