@@ -18,10 +18,16 @@ import TrafficTestSupport
     let document = try decode("events.json")
     #expect(document.isFullRefresh)
     #expect(
-      document.incidents.map(\.id) == [
+      document.incidents.map(\.originalId) == [
         "drivebc.ca/DBC-100", "drivebc.ca/DBC-101", "drivebc.ca/DBC-102",
       ])
-    #expect(document.incidents.map(\.originalId) == document.incidents.map(\.id))
+    // Each update a version: the `updated` time, as Unix seconds (DBC-100's is
+    // 2025-02-03T09:30:00-08:00).
+    #expect(
+      document.incidents.map(\.id) == [
+        "drivebc.ca/DBC-100_1738603800", "drivebc.ca/DBC-101_1738562400",
+        "drivebc.ca/DBC-102_1738548900",
+      ])
     #expect(document.incidents.map(\.type) == [.construction, .weather, .accident])
     #expect(document.incidents.map(\.impact) == [.critical, .minor, .low])
     #expect(document.incidents.map(\.isRoadClosed) == [true, false, false])
@@ -68,7 +74,9 @@ import TrafficTestSupport
 
   @Test func xmlEvents() throws {
     let document = try decode("events.xml")
-    #expect(document.incidents.map(\.id) == ["quebec.ca/Q-1", "quebec.ca/Q-2"])
+    #expect(document.incidents.map(\.originalId) == ["quebec.ca/Q-1", "quebec.ca/Q-2"])
+    #expect(
+      document.incidents.map(\.id) == ["quebec.ca/Q-1_1743591600", "quebec.ca/Q-2_1736935200"])
     #expect(document.incidents.map(\.type) == [.construction, .weather])
     #expect(document.incidents.map(\.impact) == [.minor, .major])
     let works = document.incidents[0]
@@ -226,10 +234,14 @@ import TrafficTestSupport
     #expect(document.problems.isEmpty)
     #expect(document.isFullRefresh)
     #expect(
-      document.incidents.map(\.id) == [
+      document.incidents.map(\.originalId) == [
         "tmdd.example.net/4410", "tmdd.example.net/4417", "tmdd.example.net/388",
       ])
-    #expect(document.incidents.map(\.originalId) == document.incidents.map(\.id))
+    #expect(
+      document.incidents.map(\.id) == [
+        "tmdd.example.net/4410_1379029320", "tmdd.example.net/4417_1379029320",
+        "tmdd.example.net/388_1379078465",
+      ])
     #expect(document.incidents.map(\.type) == [.plannedEvent, .other, .accident])
     #expect(document.incidents.map(\.impact) == [.low, .low, .major])
     #expect(document.incidents.map(\.details.eventKind) == [.majorEvent, nil, .accident])

@@ -102,7 +102,7 @@ struct IngestPass {
       }
     } else {
       replaceOwnReport(
-        incoming, in: held, lastEntryTime: position.flatMap { held.sources[$0].reportEntryTime })
+        incoming, in: held, last: position.map { held.sources[$0] })
     }
   }
 
@@ -220,7 +220,7 @@ struct IngestPass {
   /// A report of an incident whose content is this feed's report alone (or waits for it):
   /// compared field by field; a change becomes the content.
   private mutating func replaceOwnReport(
-    _ incoming: TrafficIncident, in held: TrafficIncident, lastEntryTime: Date?
+    _ incoming: TrafficIncident, in held: TrafficIncident, last: TrafficIncidentSource?
   ) {
     var next = incoming.reidentified(id: held.id, originalId: held.originalId)
     next.sources = [TrafficIncidentSource(feed: feed, id: incoming.originalId)]
@@ -230,8 +230,9 @@ struct IngestPass {
     }
     // An older version than the one held (re-reading an archive, a late duplicate
     // publication) never replaces a newer one.
-    if let incomingTime = incoming.entryTime, let heldTime = lastEntryTime ?? held.entryTime,
-      incomingTime < heldTime
+    if Self.isOlder(
+      incoming, thanVersion: last?.reportVersion ?? held.sourceVersionNumber,
+      enteredAt: last?.reportEntryTime ?? held.entryTime)
     {
       count(.stale, incoming.originalId, held.originalId)
       return
@@ -258,9 +259,7 @@ struct IngestPass {
       count(.unchanged, incoming.originalId, held.originalId)
       return
     }
-    if let incomingTime = incoming.entryTime, let lastTime = entry.reportEntryTime,
-      incomingTime < lastTime
-    {
+    if Self.isOlder(incoming, thanVersion: entry.reportVersion, enteredAt: entry.reportEntryTime) {
       count(.stale, incoming.originalId, held.originalId)
       return
     }
@@ -283,6 +282,7 @@ struct IngestPass {
     }
     next.sources[position].reportDigest = digest
     next.sources[position].reportEntryTime = incoming.entryTime
+    next.sources[position].reportVersion = incoming.sourceVersionNumber
     stage(next)
     count(.updated, incoming.originalId, held.originalId)
   }
@@ -321,11 +321,12 @@ struct IngestPass {
     {
       next.sources[0].reportDigest = host.contentDigest
       next.sources[0].reportEntryTime = host.entryTime
+      next.sources[0].reportVersion = host.sourceVersionNumber
     }
     next.sources.append(
       TrafficIncidentSource(
         feed: feed, id: incoming.originalId, reportDigest: incoming.contentDigest,
-        reportEntryTime: incoming.entryTime))
+        reportEntryTime: incoming.entryTime, reportVersion: incoming.sourceVersionNumber))
     seen.insert(host.originalId)
     mergedHere[incoming.originalId] = host.originalId
     stage(next)
@@ -333,6 +334,24 @@ struct IngestPass {
   }
 
   // MARK: Helpers
+
+  /// Whether `incoming` is an older report than the one recorded: by the source's version
+  /// numbers when both have one (DATEX II record versions, WZDx and Open511 update times),
+  /// else by entry times. Publishers keep a record's creation time, its entry time, across
+  /// its versions: by entry times alone, a late copy of version 1 replaced version 2, and a
+  /// cancelled record came back.
+  static func isOlder(
+    _ incoming: TrafficIncident, thanVersion version: Int?, enteredAt entryTime: Date?
+  ) -> Bool {
+    let incomingTime = incoming.entryTime
+    // A record entered later is a new one, whatever number it restarts from.
+    if let incomingTime, let entryTime, incomingTime > entryTime { return false }
+    if let incomingVersion = incoming.sourceVersionNumber, let version {
+      return incomingVersion < version
+    }
+    if let incomingTime, let entryTime { return incomingTime < entryTime }
+    return false
+  }
 
   /// Counts a record's outcome, and lists it when each record is recorded.
   private mutating func count(_ outcome: IngestRecord.Outcome, _ id: String, _ incident: String) {

@@ -348,6 +348,17 @@ extension TrafficIncident: Codable {
   }
 }
 
+extension TrafficIncident {
+  /// The version number its id names when it is `<originalId>_<number>`: a DATEX II
+  /// record's `version`, the update time (Unix seconds) of a WZDx or Open511 event; `nil`
+  /// for ids of other shapes (the engine's own versions, sources without versions).
+  public var sourceVersionNumber: Int? {
+    let prefix = originalId + "_"
+    guard id.count > prefix.count, id.hasPrefix(prefix) else { return nil }
+    return Int(id.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+  }
+}
+
 /// One feed's report of an incident: which feed, and the feed's own id for it.
 ///
 /// When reports from several feeds are merged into one incident, each entry also records
@@ -366,6 +377,11 @@ public struct TrafficIncidentSource: Hashable, Sendable, Codable {
   /// When this feed's latest report was entered into the feed's system, when known and
   /// recorded beside `reportDigest`.
   public var reportEntryTime: Date?
+  /// The source's version number of this feed's latest report
+  /// (``TrafficIncident/sourceVersionNumber``), when it has one and it is recorded beside
+  /// `reportDigest`: what tells an older report from a newer one where entry times do not
+  /// (publishers keep a record's creation time across its versions).
+  public var reportVersion: Int?
 
   /// Creates a source reference.
   ///
@@ -374,11 +390,17 @@ public struct TrafficIncidentSource: Hashable, Sendable, Codable {
   ///   - id: The feed's own identifier of the incident.
   ///   - reportDigest: A digest of the feed's latest report, when recorded.
   ///   - reportEntryTime: The entry time of the feed's latest report, when recorded.
-  public init(feed: String, id: String, reportDigest: String? = nil, reportEntryTime: Date? = nil) {
+  ///   - reportVersion: The source's version number of the feed's latest report, when
+  ///     recorded.
+  public init(
+    feed: String, id: String, reportDigest: String? = nil, reportEntryTime: Date? = nil,
+    reportVersion: Int? = nil
+  ) {
     self.feed = feed
     self.id = id
     self.reportDigest = reportDigest
     self.reportEntryTime = reportEntryTime
+    self.reportVersion = reportVersion
   }
 
   /// Whether this entry stands for the same report as `other`: the same feed and feed id,

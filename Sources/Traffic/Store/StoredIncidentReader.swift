@@ -194,6 +194,7 @@ struct StoredIncidentReader {
     var id: String?
     var digest: String?
     var entryTime: Date?
+    var version: Int?
     try readObject { reader, key throws(GiveUp) in
       if key.is("feed") {
         feed = try reader.readFeedName()
@@ -203,13 +204,16 @@ struct StoredIncidentReader {
         digest = try reader.readOptional { r throws(GiveUp) in try r.readString() }
       } else if key.is("reportEntryTime") {
         entryTime = try reader.readOptional { r throws(GiveUp) in try r.readDate() }
+      } else if key.is("reportVersion") {
+        version = try reader.readOptional { r throws(GiveUp) in try r.readInt() }
       } else {
         throw GiveUp()
       }
     }
     guard let feed, let id else { throw GiveUp() }
     return TrafficIncidentSource(
-      feed: feed, id: id, reportDigest: digest, reportEntryTime: entryTime)
+      feed: feed, id: id, reportDigest: digest, reportEntryTime: entryTime,
+      reportVersion: version)
   }
 
   private mutating func readLocation() throws(GiveUp) -> TrafficLocation {

@@ -148,6 +148,9 @@ enum StoredIncidentWriter {
     if let time = source.reportEntryTime {
       writer.member("reportEntryTime", time.timeIntervalSinceReferenceDate)
     }
+    if let version = source.reportVersion {
+      writer.member("reportVersion", version)
+    }
     writer.endObject()
   }
 }

@@ -13,9 +13,10 @@ import Traffic
 /// rounded); each event is then decoded on its own (`decodeEvent(_:at:options:)`). XML is
 /// streamed through Codec's `GuardedXMLReader` (a DTD is refused), one `event` at a time.
 ///
-/// Each event becomes one incident; `id` and `originalId` are the event's `id` (Open511 has
-/// no version numbers). For the server fixture form the id is `"<jurisdiction>/<id>"`, the
-/// Open511 id form.
+/// Each event becomes one incident; `originalId` is the event's `id`, and `id` is
+/// `<id>_<updated as Unix seconds>` when the event has an `updated` time (each update is a
+/// new version; an older one read after a newer is stale), else the event's `id`. For the
+/// server fixture form the id is `"<jurisdiction>/<id>"`, the Open511 id form.
 ///
 /// | `event_type` / `event_subtypes` | type | event kind |
 /// |---|---|---|

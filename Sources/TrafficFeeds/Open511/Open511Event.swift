@@ -169,8 +169,10 @@ struct Open511Event {
       let location = try TrafficLocation(
         polyline: main, additionalPolylines: Array(polylines.dropFirst()),
         description: locationDescription)
+      // Each update a version of its own, as WZDx's: `<id>_<updated as Unix seconds>`.
+      let version = updatedTime.map { "\(id)_\(Int($0.timeIntervalSince1970))" } ?? id
       return try TrafficIncident(
-        id: id, originalId: id, type: type, impact: impact, startTime: startTime,
+        id: version, originalId: id, type: type, impact: impact, startTime: startTime,
         endTime: endTime, entryTime: createdTime ?? updatedTime, isRoadClosed: isRoadClosed,
         location: location, details: details, sourceTexts: headlines + descriptions)
     } catch {

@@ -121,9 +121,6 @@ public struct Publication: Sendable {
 
   /// The version number an incident's id names when it is `<originalId>_<number>`.
   static func versionNumber(of incident: TrafficIncident) -> Int? {
-    let id = incident.id
-    let prefix = incident.originalId + "_"
-    guard id.count > prefix.count, id.hasPrefix(prefix) else { return nil }
-    return Int(id.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+    incident.sourceVersionNumber
   }
 }
