@@ -14,6 +14,7 @@ import Testing
     ("2025-08-07T13:45Z", 1_754_574_300.0),
     ("2025-08-07", 1_754_524_800.0),
     ("2028-02-20T00:00:00.123456789+00:00", 1_834_617_600.123_456_789),
+    ("0001-01-01T00:00:00Z", -62_135_596_800.0),
   ])
   func parsesRFC3339Forms(text: String, unixTime: Double) throws {
     let date = try #require(FeedDates.parseISO8601(text))
@@ -23,6 +24,8 @@ import Testing
   @Test(arguments: [
     "", "2025", "2025-13-01", "2025-08-07T25:00:00Z", "2025-08-07T13:45:00+", "yesterday",
     "2025-08-07T13:45:00.Z", "2025-08-07T13:45:00Zjunk",
+    // Year 0000 is no year of XML Schema's dateTime: its DATEX II publication was invalid.
+    "0000-01-01T00:00:00Z", "0000-12-31T23:59:59Z", "0001-01-01T00:30:00+01:00",
   ])
   func rejectsMalformedDates(text: String) {
     #expect(FeedDates.parseISO8601(text) == nil)

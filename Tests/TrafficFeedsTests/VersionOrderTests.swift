@@ -18,10 +18,12 @@ import Traffic
   }
 
   /// One DATEX II v3 accident record `r1`, created an hour ago.
-  private static func datex(version: Int, versionTime: TimeInterval, cancelled: Bool) -> Data {
+  private static func datex(
+    version: Int, versionTime: TimeInterval, cancelled: Bool, written: String = "true"
+  ) -> Data {
     let management =
       cancelled
-      ? "<sit:management><sit:lifeCycleManagement><sit:cancel>true</sit:cancel>"
+      ? "<sit:management><sit:lifeCycleManagement><sit:cancel>\(written)</sit:cancel>"
         + "</sit:lifeCycleManagement></sit:management>" : ""
     return Data(
       """
@@ -104,6 +106,49 @@ import Traffic
     let held = try await engine.lookupIncident(with: "r1")
     #expect(held.id == "r1_2")
     #expect(held.endTime.map { $0 <= Self.now } == true, "cancelled stays ended")
+  }
+
+  @Test(arguments: ["true", "1", " 1 "])
+  func aCancelWrittenAsAnyXMLSchemaTrueEndsTheRecord(written: String) async throws {
+    let engine = try TrafficEngine(store: InMemoryTrafficStore(), clock: { Self.now })
+    let cancelled = Self.datex(version: 2, versionTime: -300, cancelled: true, written: written)
+    try Self.apply(cancelled, .datex2, to: engine)
+    #expect(try await engine.lookupIncident(with: "r1").endTime == Self.now - 300)
+  }
+
+  @Test(arguments: ["completed", "cancelled", "active"])
+  func aWZDxEventStatusOfCompletedOrCancelledEndsTheWorkZone(status: String) throws {
+    var text = String(decoding: Self.wzdx(updated: -600, impact: "all-lanes-closed"), as: UTF8.self)
+    text = text.replacingOccurrences(
+      of: #""vehicle_impact""#, with: #""event_status": "\#(status)", "vehicle_impact""#)
+    let document = try WZDxDecoder.decode(
+      Data(text.utf8), options: FeedOptions(sourceName: "S", now: Self.now))
+    let incident = try #require(document.incidents.first)
+    #expect(incident.endTime == (status == "active" ? Self.now + 86_400 : Self.now - 600))
+  }
+
+  @Test func open511LocalTimesTakeTheOffsetInForceThen() throws {
+    // America/Vancouver: clocks go forward 2026-03-08 02:00 and back 2026-11-01 02:00.
+    func start(_ local: String) throws -> Date? {
+      let data = Data(
+        """
+        {"events": [{"id": "t/d", "status": "ACTIVE", "event_type": "CONSTRUCTION",
+         "timezone": "America/Vancouver", "geography": {"type": "Point",
+         "coordinates": [-123.1, 49.3]}, "schedule": {"intervals": ["\(local)/"]}}]}
+        """.utf8)
+      let document = try Open511Decoder.decode(
+        data, options: FeedOptions(sourceName: "S", now: Self.now))
+      return document.incidents.first?.startTime
+    }
+    let expected = [
+      "2026-03-08T05:00:00": "2026-03-08T12:00:00Z",
+      "2026-11-01T03:00:00": "2026-11-01T11:00:00Z",
+      "2026-11-01T06:00:00": "2026-11-01T14:00:00Z",
+      "2026-07-01T12:00:00": "2026-07-01T19:00:00Z",
+    ]
+    for (local, utc) in expected {
+      #expect(try start(local) == RFC3339.parse(utc), "\(local)")
+    }
   }
 
   @Test func aLateOlderWZDxOrOpen511VersionIsStale() async throws {

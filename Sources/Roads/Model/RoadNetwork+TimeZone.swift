@@ -81,6 +81,14 @@ extension PlaceTimeZone {
   /// the change; in the hour repeated when they go back, the first of the two is taken.
   public static func instant(ofLocalTime wallClock: Date, at point: GeoCoordinates) -> Date {
     guard let zone = at(point) else { return wallClock }
+    return instant(ofLocalTime: wallClock, in: zone)
+  }
+
+  /// The instant a wall-clock time of `zone` names, `wallClock` read as if it were UTC: the
+  /// offset in force at that instant, not at the wall-clock time read as UTC (hours apart
+  /// around a change of offset). A time skipped by a change (02:30 when clocks go from
+  /// 02:00 to 03:00) reads at the offset before it; a time that happens twice, at the first.
+  public static func instant(ofLocalTime wallClock: Date, in zone: TimeZone) -> Date {
     // The offsets a day before and a day after: a zone changes its offset at most once
     // within two days.
     let before = zone.secondsFromGMT(for: wallClock.addingTimeInterval(-86_400))

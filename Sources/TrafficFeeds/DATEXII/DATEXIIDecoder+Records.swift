@@ -79,9 +79,12 @@ extension DATEXIIDecoder {
         "overallEndTime \(endTime) lies before overallStartTime \(startTime)")
     }
     let lifeCycle = record.child(path: ["management", "lifeCycleManagement"])
+    // `end` and `cancel` are `xs:boolean`s: `true` or `1`.
+    func isSet(_ name: String) -> Bool {
+      ["true", "1"].contains(lifeCycle?.childValue(name)?.trimmingWhitespace)
+    }
     let hasEnded =
-      validity?.childValue("validityStatus") == "suspended"
-      || lifeCycle?.childValue("end") == "true" || lifeCycle?.childValue("cancel") == "true"
+      validity?.childValue("validityStatus") == "suspended" || isSet("end") || isSet("cancel")
     if hasEnded {
       let endedAt = versionTime ?? context.publicationTime ?? context.options.now
       if let end = endTime, end <= endedAt {

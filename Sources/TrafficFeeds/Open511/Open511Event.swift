@@ -1,4 +1,5 @@
 import Foundation
+import Roads
 import Traffic
 
 /// The fields of one Open511 road event as read from JSON or XML, before they are checked and
@@ -187,7 +188,7 @@ struct Open511Event {
     let trimmed = text.trimmingWhitespace
     guard let asUTC = FeedDates.parseISO8601(trimmed) else { return nil }
     if FeedDates.utcOffsetInSeconds(trimmed) != nil { return asUTC }
-    if let zone { return asUTC.addingTimeInterval(-Double(zone.secondsFromGMT(for: asUTC))) }
+    if let zone { return PlaceTimeZone.instant(ofLocalTime: asUTC, in: zone) }
     return asUTC.addingTimeInterval(-Double(fallbackOffset ?? 0))
   }
 

@@ -12,8 +12,13 @@ package enum FeedDates {
   /// - Returns: `nil` when the text is not such a date.
   /// - Complexity: O(n) in the length of the text.
   package static func parseISO8601(_ text: String) -> Date? {
-    RFC3339.parse(text.trimmingWhitespace, lenient: true)
+    // Year 0000 is no year of XML Schema's `dateTime` (nor of the calendar): a time in it
+    // would make the DATEX II publication invalid.
+    RFC3339.parse(text.trimmingWhitespace, lenient: true).flatMap { $0 < firstYear ? nil : $0 }
   }
+
+  /// 0001-01-01T00:00:00Z, the first instant of year 1.
+  static let firstYear = Date(timeIntervalSince1970: -62_135_596_800)
 
   /// Unix time in seconds, or in milliseconds when the value is too large to be seconds
   /// (Waze writes milliseconds).

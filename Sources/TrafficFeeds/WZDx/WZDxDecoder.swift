@@ -31,7 +31,8 @@ import Traffic
 /// Other fields: `originalId` is the feature id; `id` is `<id>_<update_date as Unix
 /// seconds>` when `core_details.update_date` is given (each update is a new version), else
 /// the feature id. `start_date`/`end_date` are the times (one without an offset, which
-/// RFC 3339 does not allow, is local time where the work zone begins), `creation_date` (else
+/// RFC 3339 does not allow, is local time where the work zone begins; an `event_status` of
+/// `completed` or `cancelled` ends it at its `update_date`, else now), `creation_date` (else
 /// `update_date`) the entry time. `road_names` fill the road number (when shaped like
 /// `I-35`, `US 69`, `CO-3`) or name (`unknown`, which a publisher writes for want of one,
 /// names none), 3.x `road_number` the number; cross streets the
@@ -94,7 +95,8 @@ public enum WZDxDecoder: FeedDecoder {
     var document = FeedDocument(isFullRefresh: true)
     let context = Context(
       language: options.defaultLanguage ?? .enUS,
-      countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"))
+      countryCode: JSONFeed.countryCode(options.defaultCountryCode, fallback: "US"),
+      now: options.now)
     // Features are parsed and become incidents on the other cores, a chunk at a time,
     // while the next ones are delimited; they are taken in the document's order.
     let root = try JSONFeed.readInParallel(
@@ -149,6 +151,7 @@ public enum WZDxDecoder: FeedDecoder {
   private struct Context: Sendable {
     var language: LanguageCode
     var countryCode: String?
+    var now: Date
   }
 
   private static func decodeFeature(
@@ -170,7 +173,7 @@ public enum WZDxDecoder: FeedDecoder {
     let start = polylines.first?.vertices.first
     let startTime = try JSONFeed.date(
       properties["start_date"], at: propertiesPath + ".start_date", localAt: start)
-    let endTime = try JSONFeed.date(
+    var endTime = try JSONFeed.date(
       properties["end_date"], at: propertiesPath + ".end_date", localAt: start)
     let corePath =
       properties["core_details"] == nil ? propertiesPath : propertiesPath + ".core_details"
@@ -178,6 +181,14 @@ public enum WZDxDecoder: FeedDecoder {
       core["update_date"], at: corePath + ".update_date", localAt: start)
     let created = try JSONFeed.date(
       core["creation_date"], at: corePath + ".creation_date", localAt: start)
+    // `event_status` (3.x, deprecated in 4.x but in its schema): a completed or cancelled
+    // work zone has ended, when it was last updated.
+    let status = JSONFeed.text(properties["event_status"] ?? core["event_status"])?.lowercased()
+    if status == "completed" || status == "cancelled" {
+      // (At its start when it was cancelled before it began.)
+      let endedAt = max(min(updated ?? context.now, context.now), startTime ?? .distantPast)
+      if endTime.map({ $0 > endedAt }) ?? true { endTime = endedAt }
+    }
     let eventType = JSONFeed.text(core["event_type"])
     let isDetour = eventType == "detour"
     let isRestriction = eventType == "restriction"
