@@ -156,10 +156,16 @@ import Zlib
       <fcd-export><timestep time="1e400"><vehicle id="v" x="13.4" y="52.5" speed="5"/></timestep>
       <timestep time="10"><vehicle id="w" x="13.4" y="52.5" speed="5"/></timestep></fcd-export>
       """
-    let steps = try decoder.decode(Data(fcd.utf8), format: .sumoFCD)
+    var started = decoder
+    started.simulationStart = Self.now
+    let steps = try started.decode(Data(fcd.utf8), format: .sumoFCD)
     #expect(
       steps.rejections.contains { $0.detail.contains("beyond any date") }, "\(steps.rejections)")
     #expect(!steps.rejections.contains { $0.detail.contains("before 1970") }, "\(steps.rejections)")
+    // Aligned on the last time step, it is beyond a year of simulation (and aligns nothing).
+    let aligned = try decoder.decode(Data(fcd.utf8), format: .sumoFCD)
+    #expect(aligned.rejections.map(\.reason) == [.outOfRange])
+    #expect(aligned.probes.map(\.time) == [Self.now])
   }
 
   @Test("details write times in RFC 3339; reasons have the names of the HTTP answer")
@@ -232,6 +238,29 @@ import Zlib
     #expect(batch.probes[1].speedInMetersPerSecond == 11.19)
     let aligned = try self.decoder.decode(Data(Self.fcd.utf8))
     #expect(aligned.probes.last?.time == Self.now)
+  }
+
+  @Test("SUMO FCD aligned on its last time step: one far-out step moves no other row")
+  func fcdAlignedOnItsLastTimeStep() throws {
+    func row(_ time: String, _ id: String) -> String {
+      "<timestep time=\"\(time)\"><vehicle id=\"\(id)\" x=\"13.4\" y=\"52.5\" speed=\"5\"/></timestep>"
+    }
+    // A corrupt time step: its row alone is refused; the others keep their times.
+    let outlier =
+      "<fcd-export>" + ["0", "5", "10", "1e11"].map { row($0, "v\($0)") }.joined()
+      + "</fcd-export>"
+    let batch = try decoder.decode(Data(outlier.utf8), format: .sumoFCD)
+    #expect(batch.probes.map(\.vehicleID) == ["v0", "v5", "v10"])
+    #expect(batch.probes.map(\.time) == [Self.now - 10, Self.now - 5, Self.now])
+    #expect(batch.rejectedCounts == [.outOfRange: 1])
+    #expect(batch.rejections.first?.detail.contains("--simulation-start") == true)
+    // The last time step is now, vehicles in it or not (SUMO writes the empty steps up to
+    // its `--end`).
+    let trailing =
+      "<fcd-export>" + row("0", "a") + row("100", "a")
+      + "<timestep time=\"500\"/><timestep time=\"1000\"></timestep></fcd-export>"
+    let late = try decoder.decode(Data(trailing.utf8), format: .sumoFCD)
+    #expect(late.probes.map(\.time) == [Self.now - 1000, Self.now - 900])
   }
 
   @Test("SUMO FCD: persons and containers are no probes; x and y in meters are named")

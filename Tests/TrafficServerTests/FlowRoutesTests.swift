@@ -281,6 +281,10 @@ import Zlib
     ("id,time,lat,lng\na,x,y,z\nb,x,y,z\n", "text/csv", 400, "badRequest", "none"),
     ("<fcd-export><timestep time=\"1\"><vehicle", "application/xml", 400, "badRequest", "probes"),
     ("id,time,lat,lng\n", "image/png", 415, "httpError", "Content-Type"),
+    // No probe row at all: a CSV read as FCD, HTML, a header alone (200 with zeros before).
+    ("id,time,lat,lng\na,1700000000,52,13\n", "application/xml", 400, "badRequest", "no probe"),
+    ("<html><body>hi</body></html>", "text/xml", 400, "badRequest", "SUMO FCD"),
+    ("id,time,lat,lng\n", "text/csv", 400, "badRequest", "no probe"),
   ])
   func unreadableProbesAre4xx(
     body: String, contentType: String, status: Int, code: String, mentions: String

@@ -11,14 +11,26 @@ extension ProbeDecoder {
       )] = []
     var simulationTime: Double?
     var lineOfTime = 0
+    var lastTime: Double?
+    // Without a start, the times are aligned on the last time step: one time step far out (a
+    // corrupt `1e11`) would move every row of the file by years.
+    let aligned = simulationStart == nil
+    var timeOutOfRange = false
     func take(_ element: FCDReader.Element) {
       switch element {
       case .timestep(let seconds, let line):
         lineOfTime = line
         simulationTime = seconds
-        if simulationTime == nil {
+        timeOutOfRange = false
+        guard let seconds else {
           sink.reject(line, .unparseable, "timestep without a readable time")
+          return
         }
+        if aligned, !(abs(seconds) <= Self.longestAlignedSimulation) {
+          timeOutOfRange = true
+          return
+        }
+        lastTime = max(lastTime ?? seconds, seconds)
       case .mover(let kind, let attributes, let line):
         // Persons and containers walk, ride or are carried: not probes of road traffic (a
         // pedestrian on a road's edge read as a car is a jam that is not there). SUMO also
@@ -26,6 +38,14 @@ extension ProbeDecoder {
         guard kind == "vehicle" else { return }
         guard let seconds = simulationTime, lineOfTime > 0 else {
           sink.reject(line, .unparseable, "\(kind) outside a readable timestep")
+          return
+        }
+        guard !timeOutOfRange else {
+          sink.reject(
+            line, .outOfRange,
+            "timestep time \(seconds) s (line \(lineOfTime)) is beyond a year of simulation, "
+              + "and the file's times are aligned on its last time step; give the "
+              + "simulation's start (--simulation-start) to read such times")
           return
         }
         func number(_ key: String) -> Double?? {
@@ -61,8 +81,8 @@ extension ProbeDecoder {
       }
     }
     if let failure { throw failure }
-    let start =
-      simulationStart ?? decoder(alignedLast: rows.map(\.seconds).max() ?? 0)
+    // The last time step, vehicles in it or not (SUMO writes the empty steps up to `--end`).
+    let start = simulationStart ?? decoder(alignedLast: lastTime ?? 0)
     for row in rows {
       sink.add(
         line: row.line, id: row.id, time: start.addingTimeInterval(row.seconds),
@@ -70,6 +90,10 @@ extension ProbeDecoder {
         accuracy: nil)
     }
   }
+
+  /// The longest simulation whose times are aligned on its last time step, seconds (a
+  /// year); a time step beyond it is refused unless the simulation's start is given.
+  static let longestAlignedSimulation = 366.0 * 86_400
 
   private func decoder(alignedLast seconds: Double) -> Date {
     now.addingTimeInterval(-seconds)

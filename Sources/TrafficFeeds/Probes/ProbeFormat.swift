@@ -13,6 +13,15 @@ public enum ProbeFormat: String, CaseIterable, Hashable, Sendable {
   /// `<timestep time=..><vehicle id x=lng y=lat speed angle .../>`.
   case sumoFCD = "fcd"
 
+  /// The format's name in messages.
+  public var name: String {
+    switch self {
+    case .csv: "CSV"
+    case .ndjson: "NDJSON"
+    case .sumoFCD: "SUMO FCD XML"
+    }
+  }
+
   /// Guesses the format from the first non-blank byte: `<` is FCD XML, `{` NDJSON, anything
   /// else CSV.
   ///

@@ -72,6 +72,13 @@ extension TrafficServer {
       throw .badRequest("the probes cannot be read: \(error)")
     }
     let rejected = batch.rejectedCount
+    // Not one row (as the command line refuses such a file): another format than the
+    // Content-Type says, or nothing but a header.
+    guard batch.acceptedCount + rejected > 0 else {
+      throw .badRequest(
+        "the body holds no probe rows read as \((format ?? ProbeFormat.detect(request.body))?.name ?? "probes"); send CSV "
+          + "(id,time,lat,lng,...), NDJSON or SUMO FCD XML, with its Content-Type")
+    }
     if batch.acceptedCount == 0, rejected > 0,
       batch.rejectedCounts[.unparseable] == rejected
     {
