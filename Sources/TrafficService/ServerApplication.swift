@@ -291,9 +291,18 @@ public final class ServerApplication: Sendable {
         _ = try? engine.purgeExpired()
       }
     }
+    let flowSaves = Task.detached {
+      // The flow state is saved at most once a minute after ingests; the last batches
+      // before a quiet spell are saved by this timer, not only at a planned stop.
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(10))
+        _ = try? engine.saveFlowIfPending()
+      }
+    }
     var stopProbes: (@Sendable () -> Void)?
     defer {
       maintenance.cancel()
+      flowSaves.cancel()
       poller.stop()
       stopProbes?()
       if let sync {

@@ -23,6 +23,7 @@ extension TrafficEngine {
     guard let flowState, let persistence = store as? any FlowPersistence else { return false }
     let now = clock()
     flowState.lastPersisted.withLock { $0 = now }
+    flowState.hasUnsavedIngest.withLock { $0 = false }
     let incidents = currentSnapshot
     // The state and the shared log's place together: no batch is marked or ingested between.
     let (state, mark) = flowState.positionGate.withLock { _ in
@@ -55,6 +56,25 @@ extension TrafficEngine {
     intervalInSeconds: TimeInterval = FlowState.defaultPersistenceIntervalInSeconds
   ) throws(TrafficStoreError) -> Bool {
     guard let flowState, store is any FlowPersistence, isLoaded else { return false }
+    flowState.hasUnsavedIngest.withLock { $0 = true }
+    return try saveFlowIfPending(intervalInSeconds: intervalInSeconds)
+  }
+
+  /// Saves the flow state when evidence was ingested since the last save and that save is
+  /// at least `intervalInSeconds` old: for a timer, so that the last batches before a quiet
+  /// spell reach the store within about a minute, not only at the next batch or a planned
+  /// stop (a server killed after an hour without probes lost the batches of its last
+  /// minute of them).
+  ///
+  /// - Returns: whether a state was saved.
+  /// - Throws: `TrafficStoreError` when the write fails.
+  @discardableResult
+  package func saveFlowIfPending(
+    intervalInSeconds: TimeInterval = FlowState.defaultPersistenceIntervalInSeconds
+  ) throws(TrafficStoreError) -> Bool {
+    guard let flowState, store is any FlowPersistence, isLoaded,
+      flowState.hasUnsavedIngest.withLock({ $0 })
+    else { return false }
     let now = clock()
     let due = flowState.lastPersisted.withLock { last in
       if let last, abs(now.timeIntervalSince(last)) < intervalInSeconds { return false }

@@ -13,6 +13,9 @@ package final class FlowState: Sendable {
   let published = Mutex(FlowSnapshot())
   /// When the state was last saved to the store (see `FlowState+Persistence.swift`).
   let lastPersisted = Mutex<Date?>(nil)
+  /// Whether evidence was ingested since the last save began (what a periodic save of an
+  /// idle server still owes the store).
+  let hasUnsavedIngest = Mutex(false)
   /// Held while a batch is passed on or marked in a shared log and ingested, and while a
   /// state is taken with the store's place in that log: a saved state holds a batch exactly
   /// when its place says so. Never held around a save's write or another lock's wait.

@@ -198,4 +198,23 @@ final class JSONFlowStore: TrafficStore, FlowPersistence {
     let noNetwork = try TrafficEngine(store: store)
     #expect(try !noNetwork.saveFlowIfDue())
   }
+
+  @Test("the ingests of a quiet spell's start are saved by the timer, once")
+  func pendingSaves() throws {
+    let store = JSONFlowStore()
+    let clock = FlowFixtures.Clock()
+    let engine = try Self.engine(store: store, clock: clock, network: FlowFixtures.network())
+    // Nothing ingested: the timer saves nothing.
+    #expect(try !engine.saveFlowIfPending(intervalInSeconds: 60))
+    #expect(try engine.saveFlowIfDue(intervalInSeconds: 60))  // an ingest, saved
+    clock.advance(10)
+    #expect(try !engine.saveFlowIfDue(intervalInSeconds: 60))  // the last one: not yet
+    #expect(try !engine.saveFlowIfPending(intervalInSeconds: 60))
+    clock.advance(50)
+    // No batch follows: before, only a planned stop saved it.
+    #expect(try engine.saveFlowIfPending(intervalInSeconds: 60))
+    clock.advance(600)
+    #expect(try !engine.saveFlowIfPending(intervalInSeconds: 60))
+    #expect(store.saves.withLock { $0 } == 2)
+  }
 }
