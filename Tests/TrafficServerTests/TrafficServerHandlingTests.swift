@@ -31,9 +31,12 @@ import Zlib
     let server = try ServerFixtures.server(
       ServerConfiguration(apiKeys: ["k1", "k2"], accessLog: .none))
     // The detail says which check refused: no key at all, or one the server does not know.
+    let missing = server.handle(ServerFixtures.get(query))
     ServerFixtures.expectError(
-      server.handle(ServerFixtures.get(query)), status: 401, code: "authenticationFailed",
-      mentions: "needs an API key")
+      missing, status: 401, code: "authenticationFailed", mentions: "needs an API key")
+    // The hint as written, not scrubbed as a key would be ("send apiKey=REDACTED").
+    #expect(missing.bodyText.contains("apiKey query parameter"), "\(missing.bodyText)")
+    #expect(!missing.bodyText.contains("REDACTED"))
     let wrong = server.handle(ServerFixtures.get(query + "&apiKey=nope"))
     ServerFixtures.expectError(
       wrong, status: 401, code: "authenticationFailed", mentions: "not one this server knows")

@@ -206,7 +206,9 @@ extension TrafficServer {
       return errorResponse(
         .authenticationFailed, for: route,
         explaining: sent == nil
-          ? "this server needs an API key: send apiKey=KEY or Authorization: Bearer KEY"
+          // Not written `apiKey=KEY`: details are scrubbed of whatever follows `apiKey=`.
+          ? "this server needs an API key: send it as the apiKey query parameter or as "
+            + "Authorization: Bearer KEY"
           : "the API key is not one this server knows")
     }
     if let rateLimiter, let retryAfter = rateLimiter.take(for: client, now: monotonicSeconds()) {
