@@ -325,7 +325,7 @@ public final class ServerApplication: Sendable {
       throw Failure("\(error)")
     }
     let port = server.port ?? options.configuration.port
-    reporter.output("listening on http://\(options.configuration.host):\(port)")
+    reporter.output("listening on http://\(Self.urlHost(options.configuration.host)):\(port)")
     watchLoading()
     stopProbes = try startDemoProbes()
     if demoRun != nil { reporter.output(demoHints(port: port)) }
@@ -393,19 +393,32 @@ public final class ServerApplication: Sendable {
     }
   }
 
+  /// A host as a URL writes it: an IPv6 address in brackets.
+  package static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+
+  /// The base URL a client on this machine reaches a server listening on `host` by: the
+  /// loopback address for a wildcard one (`0.0.0.0`), and `localhost` for an IPv6 address
+  /// (the command line's HTTP client, Foundation's, cannot fetch an IPv6 literal).
+  package static func clientBase(host: String, port: Int) -> String {
+    let reached =
+      host == "0.0.0.0" ? "127.0.0.1" : host.contains(":") ? "localhost" : urlHost(host)
+    return "http://\(reached):\(port)"
+  }
+
   /// What to try against the demo.
   private func demoHints(port: Int) -> String {
     guard let place = demoRun?.scenario.roadworksSegment.geometry.vertices.first else {
       return ""
     }
     let area = "circle:\(place.latitude),\(place.longitude);r=5000"
+    let base = Self.clientBase(host: options.configuration.host, port: port)
     return """
 
-      The demo runs at \(Int(options.demoSpeed))x real time. Open http://\(options.configuration.host):\(port)/ for the map.
+      The demo runs at \(Int(options.demoSpeed))x real time. Open \(base)/ for the map.
       Try:
-        curl 'http://127.0.0.1:\(port)/v7/incidents?in=\(area)&lang=de-DE'
-        curl 'http://127.0.0.1:\(port)/v7/flow?in=\(area)&minJamFactor=4'
-        traffic incidents --server http://127.0.0.1:\(port) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
+        curl '\(base)/v7/incidents?in=\(area)&lang=de-DE'
+        curl '\(base)/v7/flow?in=\(area)&minJamFactor=4'
+        traffic incidents --server \(base) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
       Ctrl-C stops the server and SUMO.
       """
   }

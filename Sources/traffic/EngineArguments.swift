@@ -160,6 +160,13 @@ enum EngineArguments {
       guard let url = URL(string: server) else {
         throw UsageError("--server: '\(server)' is not a URL")
       }
+      // Foundation's URLSession refuses IPv6 literals (NSURLErrorBadURL) before connecting.
+      if url.host?.contains(":") == true {
+        throw UsageError(
+          "--server: '\(server)' names an IPv6 address, which this build's HTTP client "
+            + "(Foundation's) cannot fetch; use a host name that resolves to it, such as "
+            + "http://localhost:PORT for [::1]")
+      }
       do { return try TrafficEngine(server: url, apiKey: key) } catch {
         throw UsageError("--server: \(error)")
       }

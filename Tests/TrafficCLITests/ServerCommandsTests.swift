@@ -46,6 +46,11 @@ import TrafficTestSupport
       "not both"
     ),
     (["incidents", "--api-key", "k", "--circle", "52,13,100"], "--api-key needs --server"),
+    // Foundation's URLSession refuses an IPv6 literal: named, not "Server unreachable".
+    (
+      ["incidents", "--server", "http://[::1]:1", "--circle", "52,13,100"],
+      "names an IPv6 address"
+    ),
     (
       ["incidents", "--server", "http://127.0.0.1:1", "--postgres", "x", "--circle", "52,13,100"],
       "give --postgres or --server, not both"

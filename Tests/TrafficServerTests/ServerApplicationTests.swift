@@ -72,6 +72,15 @@ import TrafficService
     #expect(reported.contains("listening on http://127.0.0.1:\(served)"))
   }
 
+  @Test func urlsItPrintsBracketIPv6AndReachWildcardAddresses() {
+    #expect(ServerApplication.urlHost("::1") == "[::1]")
+    #expect(ServerApplication.urlHost("127.0.0.1") == "127.0.0.1")
+    #expect(ServerApplication.clientBase(host: "0.0.0.0", port: 8080) == "http://127.0.0.1:8080")
+    #expect(ServerApplication.clientBase(host: "::", port: 1) == "http://localhost:1")
+    #expect(ServerApplication.clientBase(host: "::1", port: 2) == "http://localhost:2")
+    #expect(ServerApplication.clientBase(host: "10.0.0.5", port: 3) == "http://10.0.0.5:3")
+  }
+
   @Test func namesWhatIsWrongWithItsOptions() throws {
     var missingNetwork = Self.options(Self.temporaryStore())
     missingNetwork.networkFile = "/nonexistent/roads.osm.pbf"
