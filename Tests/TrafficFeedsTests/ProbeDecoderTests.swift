@@ -263,6 +263,24 @@ import Zlib
     #expect(late.probes.map(\.time) == [Self.now - 1000, Self.now - 900])
   }
 
+  @Test("SUMO FCD written with --human-readable-time: HH:MM:SS, D:HH:MM:SS")
+  func fcdOfHumanReadableTimes() throws {
+    #expect(FCDReader.seconds("00:00:05") == 5)
+    #expect(FCDReader.seconds("01:02:03.50") == 3723.5)
+    #expect(FCDReader.seconds("1:00:00:01") == 86_401)
+    #expect(FCDReader.seconds("12.5") == 12.5)
+    for bad in ["00:60:00", "1:24:00:00", "1:2", "::", "00:00:0x", "a:b:c", "-1:00:00"] {
+      #expect(FCDReader.seconds(bad) == nil, "\(bad)")
+    }
+    let text = """
+      <fcd-export><timestep time="00:00:00"><vehicle id="v" x="13.4" y="52.5" speed="5"/>
+      </timestep><timestep time="00:01:00"><vehicle id="v" x="13.41" y="52.5" speed="5"/>
+      </timestep></fcd-export>
+      """
+    let batch = try decoder.decode(Data(text.utf8), format: .sumoFCD)
+    #expect(batch.probes.map(\.time) == [Self.now - 60, Self.now])
+  }
+
   @Test("SUMO FCD: persons and containers are no probes; x and y in meters are named")
   func fcdOfVehiclesAlone() throws {
     var decoder = self.decoder

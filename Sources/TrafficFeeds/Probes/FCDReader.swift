@@ -64,11 +64,30 @@ package struct FCDReader {
     tags.feed(bytes).compactMap(Self.element)
   }
 
+  /// A time step's seconds: a number, or as SUMO's `--human-readable-time` writes them,
+  /// `HH:MM:SS` with `D:` before it from the second day on (and fractions after it).
+  package static func seconds(_ text: String) -> Double? {
+    if let plain = ProbeDecoder.decimal(text) { return plain }
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 3 || parts.count == 4 else { return nil }
+    var total = 0.0
+    for (index, part) in parts.enumerated() {
+      let isLast = index == parts.count - 1
+      // Whole numbers but the seconds; minutes and seconds below 60.
+      guard !part.isEmpty, part.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || (isLast && $0 == 46) }),
+        let value = Double(part), value.isFinite
+      else { return nil }
+      if index >= parts.count - 2, value >= 60 { return nil }
+      if parts.count == 4, index == 1, value >= 24 { return nil }
+      total = total * (index == 1 && parts.count == 4 ? 24 : index == 0 ? 1 : 60) + value
+    }
+    return total
+  }
+
   private static func element(_ tag: XMLTagScanner.Tag) -> Element? {
     switch tag.name {
     case "timestep":
-      return .timestep(
-        seconds: tag.attributes["time"].flatMap { ProbeDecoder.decimal($0) }, line: tag.line)
+      return .timestep(seconds: tag.attributes["time"].flatMap(seconds), line: tag.line)
     case "vehicle", "person", "container":
       return .mover(kind: tag.name, attributes: tag.attributes, line: tag.line)
     default:
