@@ -2,6 +2,7 @@ import Foundation
 import Roads
 import Testing
 import TrafficTestSupport
+import Zlib
 
 /// PBF blobs compressed with LZ4 or Zstandard (what osmium writes with
 /// `pbf_compression=lz4|zstd`) and bzip2 XML read through libbz2, each against an
@@ -72,6 +73,28 @@ import TrafficTestSupport
     } throws: { error in
       guard case RoadsError.malformed(let file, let position, _) = error else { return false }
       return file == url.lastPathComponent && position?.hasPrefix("block") == true
+    }
+  }
+
+  @Test func gzipIsToldByItsContentWhateverTheName() throws {
+    // A SUMO network in gzip under any name imports as under `.net.xml.gz`.
+    let sumo = try Data(contentsOf: RoadsFixtures.url("small.net.xml"))
+    let renamed = Self.scratch("network.bin")
+    defer { try? FileManager.default.removeItem(at: renamed) }
+    try Gzip.compress(sumo).write(to: renamed)
+    let loaded = try NetworkFile.load(renamed)
+    #expect(loaded.report == nil && !loaded.network.segments.isEmpty)
+    // OpenStreetMap XML in gzip is named as such (it was "not valid UTF-8").
+    let osm = try Data(contentsOf: RoadsFixtures.url("roundabout.osm"))
+    for name in ["extract.osm.gz", "extract.bin"] {
+      let file = Self.scratch(name)
+      defer { try? FileManager.default.removeItem(at: file) }
+      try Gzip.compress(osm).write(to: file)
+      #expect {
+        _ = try NetworkFile.load(file)
+      } throws: { error in
+        "\(error)".contains("OpenStreetMap XML compressed with gzip")
+      }
     }
   }
 

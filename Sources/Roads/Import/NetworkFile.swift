@@ -1,5 +1,6 @@
 import Codec
 import Foundation
+import Zlib
 
 /// Road network files, recognised by name: OpenStreetMap XML (`.osm`, `.osm.bz2`), PBF
 /// (`.osm.pbf`) or SUMO (`.net.xml`, `.net.xml.gz`).
@@ -30,6 +31,12 @@ public enum NetworkFile {
         reason: "the file is empty: expects OpenStreetMap (XML, .osm.bz2, PBF) or a SUMO .net.xml")
     }
     let kind = Kind(contentOf: url)
+    if kind == .osmGzip {
+      throw .unsupported(
+        file: name,
+        reason: "it is OpenStreetMap XML compressed with gzip, which is not read: decompress "
+          + "it (gunzip), or give the extract as .osm.bz2 or .osm.pbf")
+    }
     if kind == .sumo
       || (kind == nil && (name.hasSuffix(".net.xml") || name.hasSuffix(".net.xml.gz")))
     {
@@ -42,7 +49,7 @@ public enum NetworkFile {
       case .osmXML: .xml
       case .osmBzip2: .bzip2XML
       case .osmPBF: .pbf
-      case .sumo, nil: nil
+      case .sumo, .osmGzip, nil: nil
       }
     let result = try OSMImporter.importNetworkReporting(
       from: url, format: format, options: options, progress: progress)
@@ -50,16 +57,31 @@ public enum NetworkFile {
   }
 
   /// The kinds of network file, told by their first bytes: a name may say nothing (standard
-  /// input, a download) or the wrong thing. `nil` when the bytes do not tell (gzip, other
-  /// text), and the name decides.
+  /// input, a download) or the wrong thing. A gzip file by the first bytes it inflates to (a
+  /// SUMO network, which SUMO's importer inflates, or OpenStreetMap XML, which is not read).
+  /// `nil` when the bytes do not tell (other text), and the name decides.
   enum Kind: Equatable {
-    case osmXML, osmBzip2, osmPBF, sumo
+    case osmXML, osmBzip2, osmPBF, sumo, osmGzip
 
     init?(contentOf url: URL) {
       guard let file = FileHandle(forReadingAtPath: url.path) else { return nil }
       defer { try? file.close() }
       guard let head = try? file.read(upToCount: 4_096), head.count >= 4 else { return nil }
-      let bytes = [UInt8](head)
+      if StreamingInflater.isGzip(head) {
+        guard let inflater = try? StreamingInflater(maxOutputBytes: 1 << 20),
+          let start = try? inflater.inflate(head), let inner = Kind(head: start)
+        else { return nil }
+        self = inner == .osmXML ? .osmGzip : inner
+        return
+      }
+      guard let kind = Kind(head: head) else { return nil }
+      self = kind
+    }
+
+    /// The kind the first bytes of a file (or of what it inflates to) tell.
+    init?(head: Data) {
+      guard head.count >= 4 else { return nil }
+      let bytes = [UInt8](head.prefix(4_096))
       if bytes.starts(with: Array("BZh".utf8)) {
         self = .osmBzip2
       } else if bytes.count > 8,
