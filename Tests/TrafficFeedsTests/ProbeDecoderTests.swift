@@ -82,6 +82,24 @@ import Zlib
     #expect(batch.probes[2].time.timeIntervalSince1970 == 1_799_999_002)
   }
 
+  @Test("CSV: a quoted field may hold line breaks; a stray quote spoils its own line only")
+  func csvRecordsOverSeveralLines() throws {
+    let records =
+      "id,time,lat,lng,note\n"
+      + "a,1799999990,52.5,13.4,\"two\nlines\"\n"
+      + "b,1799999991,52.5,13.4,\"three\r\n\"\"lines\"\"\r\nhere\"\n"
+    let csv =
+      records + "c,1799999992,52.5,13.4,\"never closed\n" + "d,1799999993,52.5,13.4,plain\n"
+    let batch = try decoder.decode(Data(csv.utf8))
+    // Four rows: a, b (each one record; each was two or three rows before), c's line, d.
+    #expect(batch.probes.map(\.vehicleID) == ["a", "b", "c", "d"])
+    #expect(batch.rejectedCount == 0)
+    let bad = try decoder.decode(Data((records + "e,x,52.5,13.4,\"n\nm\"\n").utf8))
+    // Rows are named by the line they begin on: e begins on line 7.
+    #expect(bad.rejections.map(\.line) == [7])
+    #expect(bad.probes.map(\.vehicleID) == ["a", "b"])
+  }
+
   @Test("bad rows are counted by reason and never stop the batch")
   func rejections() throws {
     let csv = """

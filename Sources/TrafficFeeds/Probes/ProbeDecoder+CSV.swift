@@ -3,22 +3,39 @@ import Foundation
 import Traffic
 
 extension ProbeDecoder {
-  /// Reads CSV byte-wise (lines end in LF or CRLF; separators and quotes are ASCII, so
-  /// UTF-8 text in fields passes through); one `String` per field, mostly small enough to
-  /// be stored inline.
+  /// Reads CSV byte-wise (lines end in LF or CRLF, also inside quoted fields; separators
+  /// and quotes are ASCII, so UTF-8 text in fields passes through); one `String` per field,
+  /// mostly small enough to be stored inline.
   func decodeCSV(_ data: Data, into sink: inout Sink) throws(ProbeDecodingError) {
     let bytes = [UInt8](data)
     var lineNumber = 0
     var columns: [String: Int]?
     var fields: [String] = []
     var start = 0
+    let newline = UInt8(ascii: "\n")
+    let quote = UInt8(ascii: "\"")
     while start <= bytes.count {
-      let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+      var end = bytes[start...].firstIndex(of: newline) ?? bytes.count
+      // A quoted field may hold line breaks (RFC 4180): a record ends at the first line end
+      // after an even number of quotes (a doubled quote counts twice).
+      var quotes = bytes[start..<end].reduce(0) { $0 + ($1 == quote ? 1 : 0) }
+      var breaks = 0
+      let firstEnd = end
+      while quotes % 2 == 1, end < bytes.count, breaks < Self.mostLinesOfARecord {
+        let next = bytes[(end + 1)...].firstIndex(of: newline) ?? bytes.count
+        quotes += bytes[(end + 1)..<next].reduce(0) { $0 + ($1 == quote ? 1 : 0) }
+        end = next
+        breaks += 1
+      }
+      // A quote never closed (a stray one) spoils its own line, not the rows after it.
+      if quotes % 2 == 1 { (end, breaks) = (firstEnd, 0) }
       var lineEnd = end
       if lineEnd > start, bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
       let line = bytes[start..<lineEnd]
       start = end + 1
       lineNumber += 1
+      // Rows are named by the line they begin on; the next begins after the breaks.
+      defer { lineNumber += breaks }
       if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { continue }
       ProbeDecoder.splitCSV(line, into: &fields)
       guard let header = columns else {
@@ -59,6 +76,9 @@ extension ProbeDecoder {
         longitude: longitude, speed: speed, heading: heading, accuracy: accuracy)
     }
   }
+
+  /// The most lines one CSV record may span (its quoted fields' line breaks).
+  static let mostLinesOfARecord = 32
 
   /// Header names and the key each stands for.
   static let columnAliases: [String: String] = [
