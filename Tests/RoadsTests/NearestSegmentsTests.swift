@@ -27,6 +27,28 @@ import TrafficTestSupport
     }
   }
 
+  @Test func aRoadAcrossTheAntimeridianIsFoundOnBothSides() throws {
+    // One way from 179.98 E to 179.98 W: its segment's box was indexed inverted (west >
+    // east), met no query, and its probes never matched.
+    let xml = """
+      <osm version="0.6">
+      <node id="1" lat="-16.80" lon="179.98"/><node id="2" lat="-16.80" lon="179.995"/>
+      <node id="3" lat="-16.80" lon="-179.995"/><node id="4" lat="-16.80" lon="-179.98"/>
+      <way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="4"/>
+      <tag k="highway" v="primary"/></way>
+      </osm>
+      """
+    let network = try OSMImporter.importNetwork(xml: Data(xml.utf8))
+    for longitude in [179.985, 179.9999, -179.99] {
+      let point = try GeoCoordinates(latitude: -16.8001, longitude: longitude)
+      let near = try network.segments(near: point, withinMeters: 50)
+      #expect(near.count == 2, "\(longitude): both directions")
+      #expect(near.allSatisfy { abs($0.distanceInMeters - 11.1) < 0.5 }, "\(near)")
+      let nearest = network.nearestSegments(to: point, count: 4)
+      #expect(Set(nearest.map(\.segmentID)) == Set(near.map(\.segmentID)))
+    }
+  }
+
   @Test func nearTheRoadsTheNearestAreExactlyThoseOfEverySegmentMeasured() throws {
     let network = try #require(Self.network)
     var generator = SeededGenerator(seed: 52)

@@ -95,9 +95,14 @@ public struct RoadNetwork: Sendable {
     self.index = RTree(
       segments.map { segment in
         let box = segment.geometry.boundingBox
+        // A segment across the antimeridian (west > east) takes the whole width of its
+        // latitudes: the box west...east would be inverted and meet no query (its probes
+        // never matched). Such segments are few; the exact distance sorts them out.
         return (
-          RTreeBox(
-            uncheckedMinX: box.west, minY: box.south, maxX: box.east, maxY: box.north),
+          box.crossesAntimeridian
+            ? RTreeBox(uncheckedMinX: -180, minY: box.south, maxX: 180, maxY: box.north)
+            : RTreeBox(
+              uncheckedMinX: box.west, minY: box.south, maxX: box.east, maxY: box.north),
           segment.id
         )
       })
