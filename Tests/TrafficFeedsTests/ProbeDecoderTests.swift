@@ -164,11 +164,17 @@ import Zlib
       {"id": "c", "time": 1799999000, "lat": 52.5, "lng": 13.4, "speed": 1e400}
       {"id": "d", "time": 1799999000, "lat": true, "lng": 13.4}
       {"id": "e", "time": 1799999000, "lat": 52.5, "lng": 13.4}
+      {"id": "f", "time": 1e400, "lat": 52.5, "lng": 13.4}
       """
     let lines = try decoder.decode(Data(ndjson.utf8), format: .ndjson)
     #expect(lines.probes.map(\.vehicleID) == ["e"])
+    // A time of 1e400 too (it was "missing or unreadable time").
     #expect(
-      lines.rejections.map(\.reason) == [.outOfRange, .outOfRange, .outOfRange, .unparseable])
+      lines.rejections.map(\.reason) == [
+        .outOfRange, .outOfRange, .outOfRange, .unparseable, .outOfRange,
+      ])
+    let csv = try decoder.decode(Data("id,time,lat,lng\ng,1e400,52.5,13.4\n".utf8))
+    #expect(csv.rejections.map(\.reason) == [.outOfRange])
     // A SUMO time too large for a double is no date, said so (not "before 1970").
     let fcd = """
       <fcd-export><timestep time="1e400"><vehicle id="v" x="13.4" y="52.5" speed="5"/></timestep>

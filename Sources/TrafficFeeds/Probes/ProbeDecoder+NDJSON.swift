@@ -54,7 +54,14 @@ extension ProbeDecoder {
           let key = Key(stringValue: name)
           if let value = try? container.decode(String.self, forKey: key) { return value }
           if let value = try? container.decode(Int64.self, forKey: key) { return String(value) }
-          if let value = try? container.decode(Double.self, forKey: key) { return String(value) }
+          do {
+            return String(try container.decode(Double.self, forKey: key))
+          } catch is DecodingError {
+          } catch {
+            // A JSON number no double holds: read as the overflowing number it is (out of
+            // range, as in CSV, not "missing or unreadable").
+            return "1e400"
+          }
         }
         return nil
       }

@@ -120,7 +120,8 @@ public struct ProbeDecoder: Sendable {
         return reject(line, .outOfRange, "speed \(speed) m/s out of 0...150")
       }
       if let heading, !(heading.isFinite && heading >= -360 && heading <= 360) {
-        return reject(line, .outOfRange, "heading \(heading) out of 0...360")
+        return reject(
+          line, .outOfRange, "heading \(heading) out of -360...360 (degrees from north)")
       }
       if let accuracy, !(accuracy.isFinite && accuracy >= 0 && accuracy <= 100_000) {
         return reject(line, .outOfRange, "accuracy \(accuracy) m out of range")
@@ -151,7 +152,8 @@ public struct ProbeDecoder: Sendable {
   /// Parses a time: Unix seconds (or milliseconds above 10^11), or RFC 3339.
   static func parseTime(_ text: Substring) -> Date? {
     let trimmed = text.trimmingWhitespace
-    if let seconds = decimal(trimmed), seconds.isFinite {
+    if let seconds = decimal(trimmed) {
+      // A number too large for a double stays one (infinite): out of range, as lat 1e400.
       return Date(timeIntervalSince1970: abs(seconds) > 1e11 ? seconds / 1000 : seconds)
     }
     return RFC3339.parse(trimmed)
