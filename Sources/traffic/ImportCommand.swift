@@ -3,6 +3,7 @@ import Foundation
 import Traffic
 import TrafficFeeds
 import TrafficPostgres
+import TrafficSQLite
 
 /// `traffic import FILE...`: feed documents into the store.
 enum ImportCommand: Subcommand {
@@ -201,6 +202,16 @@ enum ImportCommand: Subcommand {
       }
     }
     EngineArguments.finishWriting(engine, command: name, console: console)
+    // Stored, but a server on the file holds its incidents in memory and never reads them.
+    if let sqlite = engine.store as? SQLiteTrafficStore,
+      let pid = ServeLock.server(holding: sqlite.path)
+    {
+      console.error(
+        "traffic import: note: \(sqlite.path) is served by traffic serve"
+          + (pid > 0 ? " (pid \(pid))" : "")
+          + ", which holds its incidents in memory: it shows these after it restarts; "
+          + "push documents to a running server instead (POST /v1/feeds/FORMAT)")
+    }
     if json {
       JSONSummary.print(
         .object([

@@ -73,6 +73,24 @@ final class ServeLock {
     }
   }
 
+  /// The process id of the `traffic serve` holding the store at `store` (0 when its lock
+  /// file names none), or `nil` when no server holds it. Takes nothing: the lock is tried
+  /// shared and released at once.
+  static func server(holding store: String) -> Int? {
+    let path = URL(fileURLWithPath: store).resolvingSymlinksInPath().path + ".lock"
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+      flock(descriptor, LOCK_UN)
+      return nil
+    }
+    guard errno == EWOULDBLOCK else { return nil }
+    let (pid, command) = holder(in: descriptor)
+    guard command == nil || command == serverCommand else { return nil }
+    return pid ?? 0
+  }
+
   /// Removes the lock file and releases the lock (in this order, so that a server waiting
   /// on the old file sees it is gone).
   deinit {

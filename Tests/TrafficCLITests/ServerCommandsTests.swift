@@ -195,11 +195,18 @@ import TrafficTestSupport
     // Incidents still go in: rows of their own, which a server loads when it next starts.
     let incidents = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
     #expect(incidents.status == .success, "\(incidents.errors)")
+    // ... with a note that the server does not show them yet (it said nothing).
+    #expect(
+      incidents.errors.contains(
+        "note: \(store) is served by traffic serve\(pid), which holds its incidents in memory"),
+      "\(incidents.errors)")
 
     server.interrupt()
     server.waitUntilExit()
     let imported = await runTraffic(["probes", "import", "--db", store, probes])
     #expect(imported.status == .success, "\(imported.errors)")
+    let unserved = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
+    #expect(!unserved.errors.contains("note:"), "no server any more: \(unserved.errors)")
     let flow = await runTraffic(["flow", "--db", store, "--circle", "47.1,9.501,300"])
     #expect(flow.output.contains("28: 29 km/h (free flow 60)"), "\(flow.output)")
 
