@@ -188,6 +188,44 @@ final class TestClock: Sendable {
     #expect(verdict.status == 0, "\(verdict.output)")
   }
 
+  @Test func aDeltaOfAnAreaOrTypesHoldsTheIncidentsThatLeftThem() throws {
+    let setup = try Setup()
+    setup.advance(10)
+    let box = "in=bbox:13.3,52.4,13.5,52.6"
+    let whole = try Self.datexIncidents(setup.get("/datex2/v3/situations?\(box)"))
+    #expect(Set(whole.incidents.map(\.originalId)) == ["A", "B", "D"])
+    let since = RFC3339.format(try #require(whole.publicationTime))
+    setup.advance(5)
+    // B moves to Munich; A, an accident, is retyped as congestion where it is.
+    let incidents = try ServerFixtures.incidents()
+    let b = try #require(incidents.first { $0.originalId == "B" })
+    let a = try #require(incidents.first { $0.originalId == "A" })
+    let moved = try TrafficIncident(
+      id: "B-v2", originalId: "B", type: b.type, impact: b.impact, startTime: b.startTime,
+      endTime: b.endTime,
+      location: TrafficLocation(point: try GeoCoordinates(latitude: 48.2, longitude: 11.6)))
+    let retyped = try TrafficIncident(
+      id: "A-v2", originalId: "A", type: .congestion, impact: a.impact, startTime: a.startTime,
+      endTime: a.endTime, location: a.location)
+    try setup.engine.apply(IncidentBatch(upserts: [moved, retyped]))
+    // A subscriber of the box learns where B went (it kept B for good before), and one of
+    // accidents that A is one no more.
+    let area = try Self.datexIncidents(
+      setup.get("/datex2/v3/situations?\(box)&since=\(since)"))
+    #expect(Set(area.incidents.map(\.originalId)) == ["A", "B"])
+    #expect(
+      area.incidents.first { $0.originalId == "B" }?.location.polyline.vertices.first?.latitude
+        == 48.2)
+    let accidents = try Self.datexIncidents(
+      setup.get("/datex2/v3/situations?type=accident&since=\(since)"))
+    #expect(accidents.incidents.map(\.originalId) == ["A"])
+    #expect(accidents.incidents.first?.type == .congestion)
+    // Changes that never met the filter stay out.
+    let elsewhere = try Self.datexIncidents(
+      setup.get("/datex2/v3/situations?in=bbox:11.0,47.9,11.2,48.0&since=\(since)"))
+    #expect(elsewhere.incidents.isEmpty)
+  }
+
   @Test func aDeltaFromTheFirstDocumentAfterAStartIsComplete() throws {
     // A store written before the engine started: its latest entry time is an hour old.
     let store = InMemoryTrafficStore()

@@ -29,6 +29,10 @@ struct ChangeJournal: Sendable {
   private(set) var horizon: Date
   private var entries: [(time: Date, originalId: String)] = []
   private var removed: [String: (time: Date, incident: TrafficIncident)] = [:]
+  /// The versions before an update that moved an incident or changed its type, each with
+  /// the time of the first such update: a delta of an area or of types holds an incident
+  /// that left them (its new version tells the subscriber where it went).
+  private var former: [String: [(time: Date, incident: TrafficIncident)]] = [:]
   /// The latest end of an incident removed after it had ended (purged): such incidents are
   /// not kept (a region purges hundreds of thousands a day), so a delta from before this
   /// time cannot give their ends and is incomplete.
@@ -47,10 +51,17 @@ struct ChangeJournal: Sendable {
     Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded(rule) / 1000)
   }
 
-  mutating func record(_ changes: [IncidentChange], at time: Date) {
+  mutating func record(
+    _ changes: [IncidentChange], at time: Date, previous: IncidentIndex? = nil
+  ) {
     for change in changes {
       let originalId = change.incident.originalId
       entries.append((time, originalId))
+      if change.kind == .updated, let before = previous?.incident(exactOriginalId: originalId),
+        before.type != change.incident.type || before.location != change.incident.location
+      {
+        former[originalId, default: []].append((time, before))
+      }
       if change.kind == .removed {
         if let end = change.incident.endTime, end <= time {
           forgottenEnd = max(forgottenEnd ?? end, end)
@@ -69,6 +80,10 @@ struct ChangeJournal: Sendable {
       horizon = Self.millisecond(entries[drop - 1].time, .up)
       entries.removeFirst(drop)
       removed = removed.filter { $0.value.time >= horizon }
+      former = former.compactMapValues { versions in
+        let kept = versions.filter { $0.time >= horizon }
+        return kept.isEmpty ? nil : kept
+      }
     }
   }
 
@@ -78,7 +93,10 @@ struct ChangeJournal: Sendable {
   /// removals are those it remembers).
   func changes(
     after time: Date
-  ) -> (ids: Set<String>, removed: [(Date, TrafficIncident)], isComplete: Bool) {
+  ) -> (
+    ids: Set<String>, removed: [(Date, TrafficIncident)], isComplete: Bool,
+    former: [String: [TrafficIncident]]
+  ) {
     // Entries are in time order: find the first after `time`.
     var low = 0
     var high = entries.count
@@ -89,7 +107,12 @@ struct ChangeJournal: Sendable {
     var ids = Set<String>()
     for entry in entries[low...] { ids.insert(entry.originalId) }
     let gone = ids.compactMap { id in removed[id].map { ($0.time, $0.incident) } }
-    return (ids, gone, time >= horizon && time >= forgottenEnd ?? time)
+    var before: [String: [TrafficIncident]] = [:]
+    for id in ids {
+      let versions = (former[id] ?? []).filter { $0.time > time }.map(\.incident)
+      if !versions.isEmpty { before[id] = versions }
+    }
+    return (ids, gone, time >= horizon && time >= forgottenEnd ?? time, before)
   }
 }
 
@@ -123,9 +146,26 @@ extension TrafficEngine {
     var selected: [Int] = []
     selected.reserveCapacity(positions.count)
     let changes = since.flatMap { time in journal.withLock { $0.changes(after: time) } }
+    // Changed incidents that met the area and types before a change moved them out: a
+    // delta holds their new version (a subscriber that applied the older one learns where
+    // it went, and of its end), whatever the area and types say now.
+    var leftTheFilter = Set<String>()
+    if let changes, area != nil || types != nil {
+      for (id, versions) in changes.former
+      where versions.contains(where: { version in
+        (types?.contains(version.type) ?? true)
+          && (area.map { area in version.location.allPolylines.contains(where: area.intersects) }
+            ?? true)
+      }) {
+        leftTheFilter.insert(id)
+      }
+    }
+    var selectedIds = Set<String>()
     for position in positions {
       let fact = facts[position]
-      if let types, !types.contains(fact.type) { continue }
+      if let types, !types.contains(fact.type), !leftTheFilter.contains(fact.originalId) {
+        continue
+      }
       let hasEnded = fact.endTime.map { $0 <= now } ?? false
       if hasEnded, let end = fact.endTime, end > latestEnd ?? .distantPast { latestEnd = end }
       if let since {
@@ -138,6 +178,11 @@ extension TrafficEngine {
         continue
       }
       selected.append(position)
+      if !leftTheFilter.isEmpty { selectedIds.insert(fact.originalId) }
+    }
+    // Those now outside the area (not among its positions).
+    for id in leftTheFilter where !selectedIds.contains(id) {
+      if let position = index.position(of: id) { selected.append(position) }
     }
     var endedSinceRemoved: [TrafficIncident] = []
     if let changes {

@@ -140,7 +140,7 @@ extension TrafficEngine {
     if startsMerge { merge(next) }
     guard !changes.isEmpty else { return }
     let time = clock()
-    journal.withLock { $0.record(changes, at: time) }
+    journal.withLock { $0.record(changes, at: time, previous: previous) }
     let watchers = subscriptions.withLock { Array($0.byKey.values) }
     for watcher in watchers {
       for change in changes {
