@@ -62,7 +62,8 @@ struct PublishingArguments {
     output: String, console: Console
   ) throws {
     let engine = try EngineArguments.sqliteEngine(at: databasePath, for: .reading)
-    let published = engine.publishedIncidents(inside: area, types: types, at: time)
+    var published = engine.publishedIncidents(inside: area, types: types, at: time)
+    if format != "datex2" { published = WZDxPublisher.dated(published, at: time ?? engine.now) }
     let publication = Publication(
       published, publisher: publisher ?? Publication.defaultPublisher,
       countryCode: country, language: language)

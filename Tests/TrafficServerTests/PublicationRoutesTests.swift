@@ -188,6 +188,27 @@ final class TestClock: Sendable {
     #expect(verdict.status == 0, "\(verdict.output)")
   }
 
+  @Test func anOpenEndedWorkZoneNeverEndsInThePastInWZDx() throws {
+    let setup = try Setup()
+    let b = try #require(try ServerFixtures.incidents().first { $0.originalId == "B" })
+    let open = try TrafficIncident(
+      id: "B-v2", originalId: "B", type: b.type, impact: b.impact, startTime: b.startTime,
+      endTime: nil, location: b.location)
+    try setup.engine.apply(IncidentBatch(upserts: [open]))
+    // Three days without a change: the estimated end (a day after the publication time)
+    // lay two days in the past, and readers dropped the work zone.
+    setup.advance(3 * 86_400)
+    let response = setup.get("/wzdx/v4.2/feed")
+    let feed = try WZDxDecoder.decode(
+      response.body, options: FeedOptions(sourceName: "wzdx", now: setup.engine.now))
+    let end = try #require(feed.incidents.first { $0.originalId == "B" }?.endTime)
+    #expect(end > setup.engine.now)
+    // The feed's time is the start of today (UTC), the same all day long.
+    let modified = try #require(response.headers["Last-Modified"])
+    setup.advance(3600)
+    #expect(setup.get("/wzdx/v4.2/feed").headers["Last-Modified"] == modified)
+  }
+
   @Test func aDeltaOfAnAreaOrTypesHoldsTheIncidentsThatLeftThem() throws {
     let setup = try Setup()
     setup.advance(10)

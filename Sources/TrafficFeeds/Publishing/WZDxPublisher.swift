@@ -259,6 +259,22 @@ public enum WZDxPublisher {
     json.endObject()
   }
 
+  /// `published` as a WZDx feed of `time` dates it: WZDx requires an end, estimated a day
+  /// after the publication time for an incident without one, so a feed whose data has not
+  /// changed for a day would end its open-ended work zones in the past. Its time is at
+  /// least the start of `time`'s UTC day (a feed's bytes, `update_date` and validators then
+  /// change once a day, at 00:00 UTC, while it holds such an incident), so every estimate
+  /// lies after `time`.
+  public static func dated(_ published: PublishedIncidents, at time: Date) -> PublishedIncidents {
+    guard !published.isDelta, published.incidents.contains(where: { $0.endTime == nil }) else {
+      return published
+    }
+    let day = (time.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400
+    var dated = published
+    dated.lastModified = max(published.lastModified, Date(timeIntervalSince1970: day))
+    return dated
+  }
+
   /// The start and end WZDx requires, estimated where the incident has none.
   private static func dates(
     _ incident: TrafficIncident, publication: Publication

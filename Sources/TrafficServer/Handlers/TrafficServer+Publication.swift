@@ -33,8 +33,9 @@ extension TrafficServer {
         "since is not supported by WZDx, which publishes whole feeds; fetch the feed with "
           + "If-None-Match or If-Modified-Since instead")
     }
-    let published = engine.publishedIncidents(
+    var published = engine.publishedIncidents(
       inside: parameters.area, types: parameters.types, since: parameters.since)
+    if format == .wzdx { published = WZDxPublisher.dated(published, at: engine.now) }
     // The document is a function of the incidents' versions, its time and the publisher:
     // its tag is known before it is written (or the incidents sorted), so a current copy
     // costs no document.
