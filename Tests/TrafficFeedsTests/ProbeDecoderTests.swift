@@ -156,6 +156,14 @@ import Zlib
     #expect(lines.rejectedCounts == [.unparseable: 2])
   }
 
+  @Test("a JSON array is named as such, in the format detected or given")
+  func jsonArrayIsNamed() throws {
+    let array = Data(#"[{"id": "a", "time": 1799999000, "lat": 52.5, "lng": 13.4}]"#.utf8)
+    #expect(ProbeFormat.detect(array) == .ndjson)
+    let batch = try decoder.decode(array)
+    #expect(batch.rejections.first?.detail.contains("a JSON array") == true, "\(batch.rejections)")
+  }
+
   @Test("an NDJSON number too large for a double is out of range, as in CSV")
   func ndjsonOverflowIsOutOfRange() throws {
     let ndjson = """

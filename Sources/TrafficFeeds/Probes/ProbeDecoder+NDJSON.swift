@@ -16,7 +16,12 @@ extension ProbeDecoder {
         sink.reject(lineNumber, .unparseable, "\(error.key) is not a number")
         continue
       } catch {
-        sink.reject(lineNumber, .unparseable, "not a JSON object")
+        let first = line.first { !ProbeDecoder.isBlank($0) }
+        sink.reject(
+          lineNumber, .unparseable,
+          first == UInt8(ascii: "[")
+            ? "a JSON array, not an object: NDJSON is one object per line, no array around them"
+            : "not a JSON object")
         continue
       }
       sink.add(

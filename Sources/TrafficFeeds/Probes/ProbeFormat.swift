@@ -22,15 +22,15 @@ public enum ProbeFormat: String, CaseIterable, Hashable, Sendable {
     }
   }
 
-  /// Guesses the format from the first non-blank byte: `<` is FCD XML, `{` NDJSON, anything
-  /// else CSV.
+  /// Guesses the format from the first non-blank byte: `<` is FCD XML, `{` NDJSON (and `[`,
+  /// a JSON array, which NDJSON's reader then names as such), anything else CSV.
   ///
   /// - Complexity: O(n) in the leading blanks.
   public static func detect(_ data: Data) -> ProbeFormat? {
     guard let first = data.first(where: { !ProbeDecoder.isBlank($0) }) else { return nil }
     switch first {
     case UInt8(ascii: "<"): return .sumoFCD
-    case UInt8(ascii: "{"): return .ndjson
+    case UInt8(ascii: "{"), UInt8(ascii: "["): return .ndjson
     default: return .csv
     }
   }
