@@ -35,10 +35,9 @@ enum IncidentsCommand: Subcommand {
       options.limit = value
     }
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     let engine = try EngineArguments.open(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help incidents")
-    }
+    _ = try arguments.positionals()
     let incidents = try await engine.queryForIncidents(inside: area, queryOptions: options)
     if json {
       console.print(IncidentOutput.v7JSON(incidents, sourceUpdated: engine.lastUpdate))
@@ -126,10 +125,12 @@ enum NearestCommand: Subcommand {
     }
     let options = try IncidentOptions.take(from: &arguments)
     let json = arguments.flag("--json")
-    let engine = try EngineArguments.open(&arguments)
-    let places = try arguments.positionals()
+    // The place is checked before the store is looked for: it is what was forgotten.
+    let places = arguments.upcomingPositionals
     guard places.count == 1 else { throw UsageError("expects exactly one LAT,LNG") }
     let place = try AreaArgument.coordinates(places[0], option: "LAT,LNG")
+    let engine = try EngineArguments.open(&arguments)
+    _ = try arguments.positionals()
     let nearest = try await engine.nearestIncident(
       to: place, within: radius, queryOptions: options)
     if json {

@@ -47,6 +47,7 @@ enum TableCommand: Subcommand {
     try RouteArguments.departure(&arguments, into: &options)
     try RouteArguments.avoid(&arguments, into: &options)
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     var network: RoadNetwork?
     if let path = try arguments.option("--network") {
       // Looked at in a copy: the engine's arguments read --server.
@@ -57,9 +58,7 @@ enum TableCommand: Subcommand {
       network = try NetworkArguments.load(path)
     }
     let engine = try EngineArguments.open(&arguments, network: network)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help table")
-    }
+    _ = try arguments.positionals()
     let matrix: RouteMatrix
     do {
       matrix = try await RoutingEngine(trafficEngine: engine).calculateMatrix(
