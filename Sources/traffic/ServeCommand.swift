@@ -337,6 +337,8 @@ enum ServeCommand: Subcommand {
       givenPath
       ?? stateDirectory.map { $0.appendingPathComponent("demo.sqlite").path }
       ?? SQLiteTrafficStore.defaultPath
+    // $TRAFFIC_DB is checked as --db is (`-`, a directory), unless the store is PostgreSQL.
+    if postgres == nil { _ = try EngineArguments.checkDatabasePath(path) }
     // Start-up only: while serving, standard error carries the operator's lines.
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }
