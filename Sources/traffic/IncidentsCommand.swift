@@ -7,7 +7,8 @@ enum IncidentsCommand: Subcommand {
   static let summary = "Incidents in a circle, box or corridor"
   static let synopsis = """
     Usage: traffic incidents AREA [--type T,...] [--impact I,...] [--lang L]
-                             [--sort-from LAT,LNG] [--limit N] [--db PATH] [--json]
+                             [--sort-from LAT,LNG] [--limit N]
+                             [--db PATH | --server URL [--api-key KEY]] [--json]
 
     Prints the incidents active now whose geometry meets AREA, one of
     --circle, --box, --corridor and --corridor-coords.
@@ -58,7 +59,8 @@ enum LookupCommand: Subcommand {
   static let name = "lookup"
   static let summary = "One incident by its original id"
   static let synopsis = """
-    Usage: traffic lookup ORIGINAL_ID [--lang L] [--db PATH] [--json]
+    Usage: traffic lookup ORIGINAL_ID [--lang L] [--db PATH | --server URL [--api-key KEY]]
+                          [--json]
 
     Prints the incident with this original id (stable across versions; HERE's prefix
     here:traffic:incident: is accepted).
@@ -102,7 +104,7 @@ enum NearestCommand: Subcommand {
   static let summary = "The incident nearest to a place"
   static let synopsis = """
     Usage: traffic nearest LAT,LNG [--radius M] [--type T,...] [--impact I,...] [--lang L]
-                           [--db PATH] [--json]
+                           [--db PATH | --server URL [--api-key KEY]] [--json]
 
     Prints the active incident nearest to LAT,LNG within the radius (default 5000 m),
     measured to the road's segments, not only its vertices.

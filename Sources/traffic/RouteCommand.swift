@@ -44,7 +44,10 @@ enum RouteCommand: Subcommand {
       OptionDefinition(
         "--half-width", "M", "how far from the route incidents count (default 30 m)"),
     ] + EngineArguments.options + [
-      OptionDefinition(flag: "--json", "the answer of POST /v1/route/traffic")
+      OptionDefinition(
+        flag: "--json",
+        "with --from/--to the HERE Routing v8 answer (GET /v8/routes);\n"
+          + "with --coords or --polyline that of POST /v1/route/traffic")
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {

@@ -14,6 +14,7 @@ enum ServeCommand: Subcommand {
     Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
                          [--feed [NAME=]FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
                          [--threads N] [--access-log FILE|stderr|off]
+                         [--demo[=live|static] [--state-dir DIR]]
 
     Serves incidents (and flow, when a road network is given) over HTTP until SIGINT or
     SIGTERM, then finishes the requests in flight and stops.

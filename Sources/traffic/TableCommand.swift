@@ -11,7 +11,8 @@ enum TableCommand: Subcommand {
   static let summary = "Travel times and distances from many origins to many destinations"
   static let synopsis = """
     Usage: traffic table --from "LAT,LNG[;LAT,LNG...]" --to "LAT,LNG[;LAT,LNG...]"
-                         [--depart TIME|any] [--db PATH] [--network FILE] [--json]
+                         [--depart TIME|any] [--network FILE] [--db PATH | --server URL]
+                         [--json]
 
     The minutes and kilometres of the fastest route from each origin (a row) to each
     destination (a column) on the live traffic of the store, as traffic route finds them one
