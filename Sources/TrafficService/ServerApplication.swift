@@ -139,6 +139,9 @@ public final class ServerApplication: Sendable {
           URL(fileURLWithPath: file), countryCode: options.countryCode,
           progress: reporter.progress
         ).network
+      } catch .unrecognized(_, let reason) {
+        // The file named once, with the formats it is none of.
+        throw Failure("\(file): \(RoadsError.unrecognizedFormat): \(reason)")
       } catch {
         throw Failure("\(file): \(error)")
       }

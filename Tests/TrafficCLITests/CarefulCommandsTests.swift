@@ -265,6 +265,38 @@ import TrafficTestSupport
     #expect(text.hasPrefix("standard input: 2318 nodes, 5391 directed segments"), "\(text)")
   }
 
+  /// A file of another kind is named once, with the formats a network comes in: never
+  /// "malformed passwd" (its name where the format should be). Standard input too, and
+  /// serve's --network.
+  @Test(arguments: ["Package.swift", "Samples/berlin-incidents.geojson", "-"])
+  func networkImportOfAnotherKindOfFileNamesTheFormats(file: String) throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = file == "-" ? file : Fixtures.repositoryRoot.appendingPathComponent(file).path
+    let result = try ChildProcess.run(
+      try Self.trafficBinary(), ["network", "import", "--db", "store.sqlite", path],
+      in: directory, input: file == "-" ? .file(Self.notAFeed) : .none, mergingErrors: false)
+    #expect(result.status == 64)
+    let shown = file == "-" ? "standard input" : path
+    #expect(
+      result.errors.hasPrefix(
+        "traffic network: \(shown): not an OpenStreetMap (XML, .osm.bz2, PBF) or SUMO .net.xml "
+          + "file: line 1, column "), "\(result.errors)")
+    #expect(!result.errors.contains("malformed"), "\(result.errors)")
+    #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    guard file != "-" else { return }
+    let served = try ChildProcess.run(
+      try Self.trafficBinary(),
+      ["serve", "--db", "store.sqlite", "--port", "0", "--network", path],
+      in: directory, mergingErrors: false)
+    #expect(served.status == 64)
+    #expect(
+      served.errors.hasPrefix(
+        "traffic serve: \(path): not an OpenStreetMap (XML, .osm.bz2, PBF) or SUMO .net.xml "
+          + "file: line 1, column "), "\(served.errors)")
+  }
+
   /// A file that defines a road node twice without versions is imported with the last
   /// definition, and the summary says so (its line on standard error, `duplicateNodes` in
   /// `--json`); a deleted way is not imported.
