@@ -128,7 +128,7 @@ bench: deps-bench
 
 # Flow and ETAs against SUMO over several simulated days on three networks, at 5, 15 and 40 %
 # of the vehicles as probes (traffic-bench --accuracy; the table goes into
-# docs/performance.md). About 13 minutes on two cores, besides the release build.
+# docs/performance.md). About 25 minutes on two cores, besides the release build.
 accuracy: deps
 	$(SWIFT) build -c release --product traffic-bench
 	$$($(SWIFT) build -c release --show-bin-path)/traffic-bench --accuracy

@@ -139,6 +139,9 @@ public final class ServerApplication: Sendable {
           URL(fileURLWithPath: file), countryCode: options.countryCode,
           progress: reporter.progress
         ).network
+      } catch .unrecognized(_, let reason) {
+        // The file named once, with the formats it is none of.
+        throw Failure("\(file): \(RoadsError.unrecognizedFormat): \(reason)")
       } catch {
         throw Failure("\(file): \(error)")
       }
@@ -327,8 +330,11 @@ public final class ServerApplication: Sendable {
     let port = server.port ?? options.configuration.port
     reporter.output("listening on http://\(Self.urlHost(options.configuration.host)):\(port)")
     watchLoading()
-    stopProbes = try startDemoProbes()
-    if demoRun != nil { reporter.output(demoHints(port: port)) }
+    let probes = try startDemoProbes()
+    stopProbes = probes?.stop
+    if demoRun != nil {
+      reporter.output(demoHints(port: port, simulating: probes?.simulating == true))
+    }
     started(port)
     do {
       try server.run()
@@ -368,8 +374,12 @@ public final class ServerApplication: Sendable {
     server.endRun()
   }
 
-  /// Starts the demo's probe source, when there is a demo; returns how to stop it.
-  private func startDemoProbes() throws(Failure) -> (@Sendable () -> Void)? {
+  /// Starts the demo's probe source, when there is a demo; returns how to stop it, and
+  /// whether SUMO simulates the traffic (else a recording is replayed: `--demo=static`, or
+  /// no SUMO installed).
+  private func startDemoProbes() throws(Failure) -> (
+    stop: @Sendable () -> Void, simulating: Bool
+  )? {
     guard let mode = options.demo, let demoRun else { return nil }
     do {
       if mode == .live, FileManager.default.isExecutableFile(atPath: "/usr/bin/sumo") {
@@ -378,7 +388,7 @@ public final class ServerApplication: Sendable {
           engine: engine, clock: demoRun.clock)
         try live.start()
         reporter.status("traffic serve: SUMO simulates traffic on the A10 network (live probes)")
-        return { live.stop() }
+        return ({ live.stop() }, true)
       }
       let replay = try RecordedProbeStream(
         recordingURL: RecordedProbeStream.defaultRecordingURL,
@@ -387,7 +397,7 @@ public final class ServerApplication: Sendable {
       reporter.status(
         "traffic serve: replaying recorded probes from \(RecordedProbeStream.defaultRecordingURL.path)"
       )
-      return { replay.stop() }
+      return ({ replay.stop() }, false)
     } catch {
       throw Failure("--demo: \(error)")
     }
@@ -405,8 +415,8 @@ public final class ServerApplication: Sendable {
     return "http://\(reached):\(port)"
   }
 
-  /// What to try against the demo.
-  private func demoHints(port: Int) -> String {
+  /// What to try against the demo, and what Ctrl-C stops (SUMO only when it runs).
+  private func demoHints(port: Int, simulating: Bool) -> String {
     guard let place = demoRun?.scenario.roadworksSegment.geometry.vertices.first else {
       return ""
     }
@@ -419,7 +429,7 @@ public final class ServerApplication: Sendable {
         curl '\(base)/v7/incidents?in=\(area)&lang=de-DE'
         curl '\(base)/v7/flow?in=\(area)&minJamFactor=4'
         traffic incidents --server \(base) --circle \(place.latitude),\(place.longitude),5000 --lang de-DE
-      Ctrl-C stops the server and SUMO.
+      Ctrl-C stops the server\(simulating ? " and SUMO" : "").
       """
   }
 }

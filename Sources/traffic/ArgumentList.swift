@@ -112,6 +112,16 @@ struct ArgumentList {
     return found + afterOptions
   }
 
+  /// Fails when positional arguments are given to a command that takes none. Checked
+  /// before the store is opened, so that a stray word is named rather than a missing store.
+  func requireNoPositionals(command: String) throws(UsageError) {
+    let words = upcomingPositionals
+    guard !words.isEmpty else { return }
+    throw UsageError(
+      "unexpected argument\(words.count == 1 ? "" : "s") "
+        + words.map { "'\($0)'" }.joined(separator: " ") + "; see traffic help \(command)")
+  }
+
   /// The positional arguments left once every option has been taken; fails on unknown
   /// options.
   mutating func positionals() throws(UsageError) -> [String] {

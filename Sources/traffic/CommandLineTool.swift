@@ -78,8 +78,9 @@ enum CommandLineTool {
       return .success
     }
     if first == "help" || first == "--help" || first == "-h", arguments.contains("--man") {
-      // The whole page, or the page of the command named (traffic-import(1), say).
-      let named = arguments.dropFirst().filter { $0 != "--man" && $0 != "help" }
+      // The whole page, or the page of the command named (traffic-import(1), say); help's
+      // own page is the whole one.
+      let named = arguments.dropFirst().filter { !["--man", "help", "--help", "-h"].contains($0) }
       guard named.count <= 1 else {
         console.error(
           "traffic help: expects at most one COMMAND, got \(named.joined(separator: " "))")
@@ -97,9 +98,13 @@ enum CommandLineTool {
       return .success
     }
     if first == "help" || first == "--help" || first == "-h" {
-      if arguments.count > 1, arguments[1] != "help" {
-        guard let command = commands[arguments[1]] else {
-          console.error(unknownCommand(arguments[1]))
+      // `help --help`: help's own help; `help COMMAND --help`: the command's.
+      let named = arguments.dropFirst().filter { $0 != "--help" && $0 != "-h" }
+      if named.isEmpty, arguments.count > 1 {
+        console.print(helpOfHelp)
+      } else if let name = named.first, name != "help" {
+        guard let command = commands[name] else {
+          console.error(unknownCommand(name))
           return .usage
         }
         console.print(command.help)
@@ -133,8 +138,7 @@ enum CommandLineTool {
         )
         return .usage
       }
-      console.error(
-        "traffic \(command.name): unknown option \(unknown); see traffic help \(command.name)")
+      console.error(unknownOption(unknown, of: command))
       return .usage
     }
     do {
@@ -166,14 +170,47 @@ enum CommandLineTool {
 }
 
 extension CommandLineTool {
-  /// The message for a word that is no command, naming the nearest command when it is a
-  /// slip of a letter or two away (`incident`, `imoprt`, `serv`).
+  /// `traffic help --help`: what help itself does.
+  static let helpOfHelp = """
+    Usage: traffic help [COMMAND] [--man]
+
+    Prints the list of commands, or the help of COMMAND (the same as traffic COMMAND --help).
+    With --man: the manual page in roff, traffic(1), or COMMAND's, traffic-COMMAND(1); read it
+    with traffic help --man | man -l -
+    """
+
+  /// The message for a word that is no command, naming the nearest command (or `help`,
+  /// `--version`...) when it is a slip of a letter or two away (`incident`, `imoprt`, `serv`,
+  /// `hepl`, `--versoin`).
   static func unknownCommand(_ word: String) -> String {
-    let nearest = commands.keys.map { ($0, editDistance(word.lowercased(), $0)) }
-      .filter { $0.1 <= max(1, min(2, $0.0.count / 3)) }
-      .min { ($0.1, $0.0) < ($1.1, $1.0) }
-    let suggestion = nearest.map { " (did you mean '\($0.0)'?)" } ?? ""
+    let words = Array(commands.keys) + ["help", "version", "--help", "--version"]
+    let suggestion = nearest(to: word, among: words).map { " (did you mean '\($0)'?)" } ?? ""
     return "traffic: unknown command '\(word)'\(suggestion); traffic help lists them"
+  }
+
+  /// The message for an option `command` does not take, naming its nearest option when it
+  /// is a slip of a letter or two away (`--circl`, `--jsno`, `--sever`), by the rule of
+  /// ``nearest(to:among:)`` on the names without their dashes.
+  static func unknownOption(_ option: String, of command: any Subcommand.Type) -> String {
+    func word(_ name: String) -> String { String(name.drop { $0 == "-" }) }
+    // `--sever=URL` is the option `--sever`; `--demo=live` and the like are values, not names.
+    let given = String(option.prefix { $0 != "=" })
+    let names = (command.options.flatMap(\.names) + ["--help"]).filter { !$0.contains("=") }
+    let byWord = Dictionary(names.map { (word($0), $0) }, uniquingKeysWith: { first, _ in first })
+    let suggestion =
+      nearest(to: word(given), among: Array(byWord.keys)).flatMap { byWord[$0] }
+      .map { " (did you mean \($0)?)" } ?? ""
+    return "traffic \(command.name): unknown option \(option)\(suggestion); "
+      + "see traffic help \(command.name)"
+  }
+
+  /// The candidate nearest to `word` when it is a slip away: at most one edit for a word of
+  /// up to 5 letters, two for a longer one (``editDistance(_:_:)``), and fewer than its
+  /// letters (`x` is no slip of `o`); `nil` when none is.
+  static func nearest(to word: String, among candidates: [String]) -> String? {
+    candidates.map { ($0, editDistance(word.lowercased(), $0)) }
+      .filter { $0.1 <= max(1, min(2, $0.0.count / 3)) && $0.1 < $0.0.count }
+      .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
   }
 
   /// The Damerau–Levenshtein distance (optimal string alignment): insertions, deletions,

@@ -24,15 +24,22 @@ enum EngineArguments {
 
   /// The database path the arguments (or the environment) name.
   ///
-  /// - Throws: `UsageError` for an empty path, a directory, or a file that is not a
-  ///   regular file (a device such as /dev/zero, a FIFO): none can hold a store.
+  /// - Throws: `UsageError` for an empty path, `-` (standard input or output elsewhere), a
+  ///   directory, or a file that is not a regular file (a device such as /dev/zero, a
+  ///   FIFO): none can hold a store.
   static func databasePath(from arguments: inout ArgumentList) throws(UsageError) -> String {
     try checkDatabasePath(try arguments.option("--db") ?? SQLiteTrafficStore.defaultPath)
   }
 
-  /// `path`, unless it cannot hold a store (empty, a directory, a device or FIFO).
+  /// `path`, unless it cannot hold a store (empty, `-`, a directory, a device or FIFO).
   static func checkDatabasePath(_ path: String) throws(UsageError) -> String {
     if path.isEmpty { throw UsageError("--db expects the path of a store file") }
+    // `-` names standard input or output wherever a file is read or written once; a store
+    // is a file opened again and again, and would be made as a file named `-`.
+    if path == "-" {
+      throw UsageError(
+        "a store cannot be standard input or output (-); name its file with --db or TRAFFIC_DB")
+    }
     switch FileArguments.kind(path) {
     case .directory:
       throw UsageError("\(path) is a directory, not a swift-traffic store; name a file")

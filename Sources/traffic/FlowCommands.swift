@@ -294,10 +294,9 @@ enum FlowCommand: Subcommand {
     }
     options.at = try IncidentOptions.time(from: &arguments, option: "--at")
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     let engine = try EngineArguments.open(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help flow")
-    }
+    _ = try arguments.positionals()
     let flows = try await engine.queryForFlow(inside: area, queryOptions: options)
     // A store without roads has no flow to show: say so rather than "0 road segments".
     if !engine.isRemote, engine.roadNetwork == nil {

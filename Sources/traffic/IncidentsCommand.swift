@@ -7,7 +7,8 @@ enum IncidentsCommand: Subcommand {
   static let summary = "Incidents in a circle, box or corridor"
   static let synopsis = """
     Usage: traffic incidents AREA [--type T,...] [--impact I,...] [--lang L]
-                             [--sort-from LAT,LNG] [--limit N] [--db PATH] [--json]
+                             [--sort-from LAT,LNG] [--limit N]
+                             [--db PATH | --server URL [--api-key KEY]] [--json]
 
     Prints the incidents active now whose geometry meets AREA, one of
     --circle, --box, --corridor and --corridor-coords.
@@ -35,10 +36,9 @@ enum IncidentsCommand: Subcommand {
       options.limit = value
     }
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     let engine = try EngineArguments.open(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help incidents")
-    }
+    _ = try arguments.positionals()
     let incidents = try await engine.queryForIncidents(inside: area, queryOptions: options)
     if json {
       console.print(IncidentOutput.v7JSON(incidents, sourceUpdated: engine.lastUpdate))
@@ -59,7 +59,8 @@ enum LookupCommand: Subcommand {
   static let name = "lookup"
   static let summary = "One incident by its original id"
   static let synopsis = """
-    Usage: traffic lookup ORIGINAL_ID [--lang L] [--db PATH] [--json]
+    Usage: traffic lookup ORIGINAL_ID [--lang L] [--db PATH | --server URL [--api-key KEY]]
+                          [--json]
 
     Prints the incident with this original id (stable across versions; HERE's prefix
     here:traffic:incident: is accepted).
@@ -103,7 +104,7 @@ enum NearestCommand: Subcommand {
   static let summary = "The incident nearest to a place"
   static let synopsis = """
     Usage: traffic nearest LAT,LNG [--radius M] [--type T,...] [--impact I,...] [--lang L]
-                           [--db PATH] [--json]
+                           [--db PATH | --server URL [--api-key KEY]] [--json]
 
     Prints the active incident nearest to LAT,LNG within the radius (default 5000 m),
     measured to the road's segments, not only its vertices.
@@ -126,10 +127,12 @@ enum NearestCommand: Subcommand {
     }
     let options = try IncidentOptions.take(from: &arguments)
     let json = arguments.flag("--json")
-    let engine = try EngineArguments.open(&arguments)
-    let places = try arguments.positionals()
+    // The place is checked before the store is looked for: it is what was forgotten.
+    let places = arguments.upcomingPositionals
     guard places.count == 1 else { throw UsageError("expects exactly one LAT,LNG") }
     let place = try AreaArgument.coordinates(places[0], option: "LAT,LNG")
+    let engine = try EngineArguments.open(&arguments)
+    _ = try arguments.positionals()
     let nearest = try await engine.nearestIncident(
       to: place, within: radius, queryOptions: options)
     if json {

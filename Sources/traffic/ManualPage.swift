@@ -25,7 +25,7 @@ enum ManualPage {
           + "networks and vehicle probes into a store, answers queries for incidents, flow "
           + "and routes from it, and serves it over HTTP (HERE Traffic API v7 and Routing "
           + "API v8 compatible). Wherever a command reads or writes a file, - is standard "
-          + "input or output."),
+          + "input or output; a store is no such file (--db - is refused)."),
       ".SH COMMANDS",
     ]
     for command in CommandLineTool.commands.values.sorted(by: { $0.name < $1.name }) {

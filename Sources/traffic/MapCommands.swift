@@ -104,10 +104,9 @@ enum RenderCommand: Subcommand {
     guard let output = try arguments.option("-o") ?? arguments.option("--output") else {
       throw UsageError("-o FILE.png is required")
     }
+    try arguments.requireNoPositionals(command: name)
     let view = try await ViewArguments.view(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help render")
-    }
+    _ = try arguments.positionals()
     try await ViewArguments.fetchTraffic(view)
     let png = try view.renderImage()
     try FileArguments.write(png, to: output, console: console)
@@ -145,10 +144,9 @@ enum PickCommand: Subcommand {
       rectangle = Size2D(width: size[0], height: size[1])
     }
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     let view = try await ViewArguments.view(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help pick")
-    }
+    _ = try arguments.positionals()
     guard (0...view.size.width).contains(point[0]), (0...view.size.height).contains(point[1]) else {
       throw UsageError(
         "--at \(at) lies outside the \(Int(view.size.width))x\(Int(view.size.height)) image")

@@ -37,8 +37,13 @@ enum NetworkArguments {
       return try NetworkFile.load(url, countryCode: countryCode, progress: progress)
     } catch {
       progress?.finish()
-      guard spooled else { throw UsageError("\(path): \(error)") }
-      let message = "\(error)".replacingOccurrences(of: url.path, with: shown)
+      // The file named once, with the formats it is none of.
+      var message = "\(error)"
+      if case .unrecognized(_, let reason) = error {
+        message = "\(RoadsError.unrecognizedFormat): \(reason)"
+      }
+      guard spooled else { throw UsageError("\(path): \(message)") }
+      message = message.replacingOccurrences(of: url.path, with: shown)
         .replacingOccurrences(of: url.lastPathComponent, with: shown)
       throw UsageError("\(shown): \(message)")
     }

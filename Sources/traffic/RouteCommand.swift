@@ -44,7 +44,10 @@ enum RouteCommand: Subcommand {
       OptionDefinition(
         "--half-width", "M", "how far from the route incidents count (default 30 m)"),
     ] + EngineArguments.options + [
-      OptionDefinition(flag: "--json", "the answer of POST /v1/route/traffic")
+      OptionDefinition(
+        flag: "--json",
+        "with --from/--to the HERE Routing v8 answer (GET /v8/routes);\n"
+          + "with --coords or --polyline that of POST /v1/route/traffic")
     ]
 
   static func run(_ arguments: ArgumentList, console: Console) async throws {
@@ -53,6 +56,8 @@ enum RouteCommand: Subcommand {
       try await calculate(from: from, &arguments, console: console)
       return
     }
+    // Without --from: --to alone is a route that lacks its start.
+    let to = try arguments.option("--to")
     let coordinates = try arguments.option("--coords")
     let polyline = try arguments.option("--polyline")
     var halfWidth = 30.0
@@ -76,13 +81,22 @@ enum RouteCommand: Subcommand {
       do { route = try GeoPolyline(vertices: FlexiblePolyline.decode(encoded).coordinates) } catch {
         throw UsageError("--polyline: \(error)")
       }
-    default:
-      throw UsageError("give exactly one of --coords and --polyline")
+    case (nil, nil):
+      // --from/--to is the main form: name it first.
+      throw UsageError(
+        to == nil
+          ? "give --from and --to (or --coords, or --polyline)"
+          : "--from is missing: --to needs --from LAT,LNG")
+    case (_?, _?):
+      throw UsageError("give --coords or --polyline, not both")
     }
+    if to != nil {
+      throw UsageError(
+        "--to belongs to the other form of route; --coords or --polyline is the route")
+    }
+    try arguments.requireNoPositionals(command: name)
     let engine = try EngineArguments.open(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help route")
-    }
+    _ = try arguments.positionals()
     let result = try await engine.queryForTrafficOnRoute(
       route, corridorHalfWidthInMeters: halfWidth)
     if json {
@@ -150,10 +164,9 @@ enum RouteCommand: Subcommand {
     {
       throw UsageError("\(other) belongs to the other form of route; --from/--to finds the route")
     }
+    try arguments.requireNoPositionals(command: name)
     let engine = try EngineArguments.open(&arguments)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help route")
-    }
+    _ = try arguments.positionals()
     let routes: [Route]
     do {
       routes = try await RoutingEngine(trafficEngine: engine).calculateRoute(

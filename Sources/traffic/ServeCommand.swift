@@ -14,6 +14,7 @@ enum ServeCommand: Subcommand {
     Usage: traffic serve [--db PATH | --postgres URL] [--host H] [--port N] [--network FILE]
                          [--feed [NAME=]FORMAT:URL[@SECONDS]]... [--api-key KEY]... [--keys-file F]
                          [--threads N] [--access-log FILE|stderr|off]
+                         [--demo[=live|static] [--state-dir DIR]]
 
     Serves incidents (and flow, when a road network is given) over HTTP until SIGINT or
     SIGTERM, then finishes the requests in flight and stops.
@@ -337,6 +338,8 @@ enum ServeCommand: Subcommand {
       givenPath
       ?? stateDirectory.map { $0.appendingPathComponent("demo.sqlite").path }
       ?? SQLiteTrafficStore.defaultPath
+    // $TRAFFIC_DB is checked as --db is (`-`, a directory), unless the store is PostgreSQL.
+    if postgres == nil { _ = try EngineArguments.checkDatabasePath(path) }
     // Start-up only: while serving, standard error carries the operator's lines.
     let progress = ProgressOption.reporter(&arguments, console: console)
     defer { progress.stop() }

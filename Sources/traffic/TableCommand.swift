@@ -11,7 +11,8 @@ enum TableCommand: Subcommand {
   static let summary = "Travel times and distances from many origins to many destinations"
   static let synopsis = """
     Usage: traffic table --from "LAT,LNG[;LAT,LNG...]" --to "LAT,LNG[;LAT,LNG...]"
-                         [--depart TIME|any] [--db PATH] [--network FILE] [--json]
+                         [--depart TIME|any] [--network FILE] [--db PATH | --server URL]
+                         [--json]
 
     The minutes and kilometres of the fastest route from each origin (a row) to each
     destination (a column) on the live traffic of the store, as traffic route finds them one
@@ -47,6 +48,7 @@ enum TableCommand: Subcommand {
     try RouteArguments.departure(&arguments, into: &options)
     try RouteArguments.avoid(&arguments, into: &options)
     let json = arguments.flag("--json")
+    try arguments.requireNoPositionals(command: name)
     var network: RoadNetwork?
     if let path = try arguments.option("--network") {
       // Looked at in a copy: the engine's arguments read --server.
@@ -57,9 +59,7 @@ enum TableCommand: Subcommand {
       network = try NetworkArguments.load(path)
     }
     let engine = try EngineArguments.open(&arguments, network: network)
-    guard try arguments.positionals().isEmpty else {
-      throw UsageError("unexpected arguments; see traffic help table")
-    }
+    _ = try arguments.positionals()
     let matrix: RouteMatrix
     do {
       matrix = try await RoutingEngine(trafficEngine: engine).calculateMatrix(

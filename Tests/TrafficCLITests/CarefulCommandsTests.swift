@@ -40,6 +40,37 @@ import TrafficTestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
   }
 
+  /// `-` is standard input or output wherever a file is read or written once; a store is
+  /// neither: `--db -` (or `TRAFFIC_DB=-`) is refused, and no file named `-` is made.
+  @Test(arguments: [
+    ["import", "FEED"], ["network", "import", "NETWORK"], ["incidents", "--circle", "47,9,100"],
+    ["flow", "--circle", "47,9,100"], ["lookup", "x"], ["nearest", "47.1,9.5"],
+    ["route", "--from", "47.1,9.5", "--to", "47.2,9.5"], ["export", "osrm", "-o", "out.csv"],
+    ["probes", "import", "FEED"], ["profiles", "import", "FEED"],
+    // A host it cannot listen on: a server that took `-` as its store ends all the same.
+    ["serve", "--host", "999.1.1.1", "--port", "0"],
+  ])
+  func standardInputOrOutputIsNoStore(arguments: [String]) throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let named = arguments.map {
+      $0 == "FEED" ? Self.feed.path : $0 == "NETWORK" ? FlowCommandsTests.network : $0
+    }
+    var environment = ProcessInfo.processInfo.environment
+    for (given, variable) in [(["--db", "-"], nil), ([], "-")] as [([String], String?)] {
+      environment["TRAFFIC_DB"] = variable
+      let result = try ChildProcess.run(
+        try Self.trafficBinary(), named + given, in: directory, environment: environment,
+        mergingErrors: false)
+      #expect(result.status == 64, "\(named + given): \(result.errors)")
+      #expect(
+        result.errors
+          == "traffic \(arguments[0]): a store cannot be standard input or output (-); name "
+          + "its file with --db or TRAFFIC_DB\n", "\(named + given)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+  }
+
   /// `--` ends the options (POSIX): what follows is positional, a file named like an
   /// option or a place with a negative first coordinate.
   @Test func doubleDashEndsTheOptions() async throws {
@@ -232,6 +263,38 @@ import TrafficTestSupport
     let text = result.output
     #expect(result.status == 0, "\(text)")
     #expect(text.hasPrefix("standard input: 2318 nodes, 5391 directed segments"), "\(text)")
+  }
+
+  /// A file of another kind is named once, with the formats a network comes in: never
+  /// "malformed passwd" (its name where the format should be). Standard input too, and
+  /// serve's --network.
+  @Test(arguments: ["Package.swift", "Samples/berlin-incidents.geojson", "-"])
+  func networkImportOfAnotherKindOfFileNamesTheFormats(file: String) throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = file == "-" ? file : Fixtures.repositoryRoot.appendingPathComponent(file).path
+    let result = try ChildProcess.run(
+      try Self.trafficBinary(), ["network", "import", "--db", "store.sqlite", path],
+      in: directory, input: file == "-" ? .file(Self.notAFeed) : .none, mergingErrors: false)
+    #expect(result.status == 64)
+    let shown = file == "-" ? "standard input" : path
+    #expect(
+      result.errors.hasPrefix(
+        "traffic network: \(shown): not an OpenStreetMap (XML, .osm.bz2, PBF) or SUMO .net.xml "
+          + "file: line 1, column "), "\(result.errors)")
+    #expect(!result.errors.contains("malformed"), "\(result.errors)")
+    #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    guard file != "-" else { return }
+    let served = try ChildProcess.run(
+      try Self.trafficBinary(),
+      ["serve", "--db", "store.sqlite", "--port", "0", "--network", path],
+      in: directory, mergingErrors: false)
+    #expect(served.status == 64)
+    #expect(
+      served.errors.hasPrefix(
+        "traffic serve: \(path): not an OpenStreetMap (XML, .osm.bz2, PBF) or SUMO .net.xml "
+          + "file: line 1, column "), "\(served.errors)")
   }
 
   /// A file that defines a road node twice without versions is imported with the last

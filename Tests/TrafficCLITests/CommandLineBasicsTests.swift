@@ -20,6 +20,18 @@ import TrafficBuildInfo
     #expect(result.output == CommandLineTool.overview + "\n")
   }
 
+  /// `help --help` is help's own help, not an unknown command; `help COMMAND --help` is the
+  /// command's.
+  @Test(arguments: [["help", "--help"], ["help", "-h"], ["--help", "--help"]])
+  func helpOnItsOwnOptionSaysWhatHelpDoes(arguments: [String]) async {
+    let result = await runTraffic(arguments)
+    #expect(result.status == .success, "\(result.errors)")
+    #expect(result.output == CommandLineTool.helpOfHelp + "\n")
+    #expect(result.output.hasPrefix("Usage: traffic help [COMMAND] [--man]"))
+    let route = await runTraffic(arguments + ["route"])
+    #expect(route.output == RouteCommand.help + "\n")
+  }
+
   @Test func theOverviewSaysWhatRouteDoes() {
     let line = CommandLineTool.overview.split(separator: "\n").first {
       $0.hasPrefix("  route ")
@@ -72,6 +84,35 @@ import TrafficBuildInfo
       "traffic: unknown command 'serv' (did you mean 'serve'?); traffic help lists them"
     ),
     (["xyzzy"], "traffic: unknown command 'xyzzy'; traffic help lists them"),
+    (["hepl"], "traffic: unknown command 'hepl' (did you mean 'help'?); traffic help lists them"),
+    (["hlep"], "traffic: unknown command 'hlep' (did you mean 'help'?); traffic help lists them"),
+    (
+      ["--versoin"],
+      "traffic: unknown command '--versoin' (did you mean '--version'?); traffic help lists them"
+    ),
+    (
+      ["--hlep"],
+      "traffic: unknown command '--hlep' (did you mean '--help'?); traffic help lists them"
+    ),
+    (
+      ["incidents", "--circl", "52.5,13.4,1000"],
+      "traffic incidents: unknown option --circl (did you mean --circle?); "
+        + "see traffic help incidents"
+    ),
+    (
+      ["incidents", "--jsno"],
+      "traffic incidents: unknown option --jsno (did you mean --json?); see traffic help incidents"
+    ),
+    (
+      ["flow", "--sever=http://127.0.0.1:1"],
+      "traffic flow: unknown option --sever=http://127.0.0.1:1 (did you mean --server?); "
+        + "see traffic help flow"
+    ),
+    (
+      ["serve", "--prot", "8080"],
+      "traffic serve: unknown option --prot (did you mean --port?); see traffic help serve"
+    ),
+    (["import", "--bogus"], "traffic import: unknown option --bogus; see traffic help import"),
     (["serve", "--demo=foo"], "traffic serve: --demo takes live or static, not 'foo'"),
     (
       ["lookup", "--db", "/nonexistent/s.sqlite"], "traffic lookup: expects exactly one ORIGINAL_ID"

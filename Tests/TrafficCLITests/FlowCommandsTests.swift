@@ -237,7 +237,7 @@ import TrafficTestSupport
     (["flow", "--circle", "47,9,100", "--min-jam", "lots"], "--min-jam expects"),
     (["flow", "--circle", "47,9,100", "--min-jam", "11"], "minJamFactor"),
     (["flow", "--circle", "47,9,100", "--functional-classes", "1,x"], "--functional-classes"),
-    (["route"], "exactly one of --coords and --polyline"),
+    (["route"], "give --from and --to (or --coords, or --polyline)"),
     (["route", "--coords", "47,9"], "--coords"),
     (["route", "--polyline", "!!!"], "--polyline"),
     (["route", "--from", "47.1,9.5"], "--from needs --to"),

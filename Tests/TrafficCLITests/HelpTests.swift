@@ -39,6 +39,30 @@ import Testing
     }
   }
 
+  /// The usage lines say what the contract's synopsis says (API.md): every command that
+  /// can ask a server shows `--server URL`, serve shows the demo, and route's `--json` says
+  /// what each form prints; the manual pages, made from the same words, too.
+  @Test func usageLinesShowTheServerTheDemoAndWhatJSONIs() async {
+    var asking: [String: String] = [:]
+    for (name, command) in CommandLineTool.commands
+    where command.options.flatMap(\.names).contains("--server") {
+      asking[name] = command.synopsis.components(separatedBy: "\n\n")[0]
+    }
+    #expect(
+      Set(asking.keys).isSuperset(of: [
+        "incidents", "lookup", "nearest", "flow", "route", "table", "render", "pick",
+      ]))
+    for (name, usage) in asking.sorted(by: { $0.key < $1.key }) {
+      #expect(usage.contains("--db PATH | --server URL"), "traffic \(name): \(usage)")
+      let page = await runTraffic(["help", name, "--man"])
+      #expect(page.output.contains("\\-\\-db PATH | \\-\\-server URL"), "\(name)")
+    }
+    #expect(ServeCommand.synopsis.components(separatedBy: "\n\n")[0].contains("[--demo"))
+    let json = RouteCommand.options.first { $0.names == ["--json"] }?.help ?? ""
+    #expect(json.contains("--from/--to the HERE Routing v8 answer"), "\(json)")
+    #expect(json.contains("--coords or --polyline that of POST /v1/route/traffic"), "\(json)")
+  }
+
   @Test func noArgumentsIsAUsageErrorThatShowsTheOverview() async {
     let result = await runTraffic([])
     #expect(result.status == .usage)

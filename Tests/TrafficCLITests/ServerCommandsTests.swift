@@ -249,6 +249,38 @@ import TrafficTestSupport
     }
   }
 
+  /// The static demo replays a recording and runs no SUMO: its hints say that Ctrl-C stops
+  /// the server, not "the server and SUMO".
+  @Test func theStaticDemoSaysOnlyWhatRuns() async throws {
+    let directory = try CarefulCommandsTests.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = try CarefulCommandsTests.trafficBinary()
+    process.arguments = [
+      "serve", "--demo=static", "--state-dir", directory.path, "--port", "0", "--threads", "2",
+    ]
+    process.currentDirectoryURL = directory
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let line = ListeningLine(output)
+    try process.run()
+    defer {
+      process.interrupt()
+      process.waitUntilExit()
+      output.fileHandleForReading.readabilityHandler = nil
+    }
+    let port = await line.port()
+    try #require(port != nil, "the demo did not listen: \(line.printed)")
+    for _ in 0..<200 where !line.printed.contains("Ctrl-C") {
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    let printed = line.printed
+    #expect(printed.contains("replaying recorded probes"), "\(printed)")
+    #expect(printed.contains("\nCtrl-C stops the server.\n"), "\(printed)")
+    #expect(!printed.contains("and SUMO"), "\(printed)")
+  }
+
   /// Starts `traffic serve` on the SQLite store `store`, its output read as it comes.
   static func serve(_ store: String, in directory: URL) throws -> (Process, ListeningLine) {
     let process = Process()

@@ -129,6 +129,33 @@ import TrafficTestSupport
     #expect(turn.instruction(language: "not a tag!") == turn.instruction)
   }
 
+  /// A route from a place to itself has no length: its departure names no distance ("Go
+  /// for 10 m" would invent one), and in v8 JSON it and the first span start at the
+  /// polyline's first vertex, as on any route (the polyline's two vertices lie together).
+  @Test func aRouteOfNoLengthGoesNowhere() async throws {
+    let network = try CrossingNetwork.network()
+    let place = CrossingNetwork.coordinates(east: 200)
+    let route = try await Self.route(from: place, to: place, network: network)
+    let section = try #require(route.sections.first)
+    #expect(section.lengthInMeters < 0.5)
+    #expect(section.maneuvers.map(\.instruction) == ["Continue on West.", "Arrive at West."])
+    #expect(section.maneuvers[0].instruction(language: "de") == "Fahren Sie weiter auf West.")
+    let v8 = try #require(
+      try JSONSerialization.jsonObject(
+        with: V8RouteWire.encode(
+          [route], returning: [.polyline, .actions, .instructions], spans: [.length]))
+        as? [String: Any])
+    let encoded = try #require(
+      ((v8["routes"] as? [[String: Any]])?.first?["sections"] as? [[String: Any]])?.first)
+    let actions = try #require(encoded["actions"] as? [[String: Any]])
+    #expect(actions.map { $0["action"] as? String } == ["depart", "arrive"])
+    #expect(actions.map { $0["length"] as? Int } == [0, 0])
+    #expect(actions.first?["offset"] as? Int == 0)
+    #expect(actions.first?["instruction"] as? String == "Continue on West.")
+    let spans = try #require(encoded["spans"] as? [[String: Any]])
+    #expect(spans.first?["offset"] as? Int == 0)
+  }
+
   /// A network of straight roads between points given in meters east and north of 52° N,
   /// 13° E: each road one-way (a roundabout's ring) or two-way, limited to 13.89 m/s.
   static func network(

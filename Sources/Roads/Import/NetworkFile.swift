@@ -2,8 +2,8 @@ import Codec
 import Foundation
 import Zlib
 
-/// Road network files, recognised by name: OpenStreetMap XML (`.osm`, `.osm.bz2`), PBF
-/// (`.osm.pbf`) or SUMO (`.net.xml`, `.net.xml.gz`).
+/// Road network files, recognised by their first bytes, else by name: OpenStreetMap XML
+/// (`.osm`, `.osm.bz2`), PBF (`.osm.pbf`) or SUMO (`.net.xml`, `.net.xml.gz`).
 public enum NetworkFile {
   /// Imports the network in a file, with what an OpenStreetMap import left out.
   ///
@@ -11,7 +11,8 @@ public enum NetworkFile {
   ///   - url: The file.
   ///   - countryCode: The ISO country of an OpenStreetMap extract, for default speed limits.
   /// - Returns: The network, and the import report of an OpenStreetMap file (`nil` for SUMO).
-  /// - Throws: `RoadsError` naming the file and what is wrong with it.
+  /// - Throws: `RoadsError` naming the file and what is wrong with it;
+  ///   ``RoadsError/unrecognized(file:reason:)`` for a file of none of the formats.
   public static func load(
     _ url: URL, countryCode: String? = nil
   ) throws(RoadsError) -> (network: RoadNetwork, report: OSMImportReport?) {
@@ -51,9 +52,16 @@ public enum NetworkFile {
       case .osmPBF: .pbf
       case .sumo, .osmGzip, nil: nil
       }
-    let result = try OSMImporter.importNetworkReporting(
-      from: url, format: format, options: options, progress: progress)
-    return (result.network, result.report)
+    do {
+      let result = try OSMImporter.importNetworkReporting(
+        from: url, format: format, options: options, progress: progress)
+      return (result.network, result.report)
+    } catch .malformed(_, let position, let reason) where kind == nil {
+      // Read as its name said, for the first bytes told nothing: the file is likely none
+      // of the formats (a passwd file, a feed), which "malformed NAME" would not say.
+      throw .unrecognized(
+        file: name, reason: position.map { "\($0): \(reason)" } ?? reason)
+    }
   }
 
   /// The kinds of network file, told by their first bytes: a name may say nothing (standard

@@ -13,6 +13,9 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
   /// projection, a PBF compression other than zlib, LZ4 and Zstandard, a required PBF
   /// feature).
   case unsupported(file: String, reason: String)
+  /// The file is none of the formats a road network is read from: its first bytes are not
+  /// OpenStreetMap's nor SUMO's, and reading it as its name suggests failed for `reason`.
+  case unrecognized(file: String, reason: String)
   /// A value passed by the caller is out of range or inconsistent.
   case invalidArgument(String)
 
@@ -26,6 +29,8 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
       return "malformed \(file): \(reason)"
     case .unsupported(let file, let reason):
       return "unsupported content in \(file): \(reason)"
+    case .unrecognized(let file, let reason):
+      return "\(file): \(Self.unrecognizedFormat): \(reason)"
     case .invalidArgument(let reason):
       return "invalid argument: \(reason)"
     }
@@ -33,6 +38,10 @@ public enum RoadsError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension RoadsError {
+  /// What ``unrecognized(file:reason:)`` says of the file, after its name.
+  public static let unrecognizedFormat =
+    "not an OpenStreetMap (XML, .osm.bz2, PBF) or SUMO .net.xml file"
+
   /// Binary data (a stored network, flow state or probe batch) that cannot be read, as a
   /// malformed file.
   package init(_ error: BinaryDataError) {

@@ -54,8 +54,14 @@ extension RouteManeuver {
     }
     let sentence = Self.fill(text(key), values)
     if action == .arrive { return sentence }
+    let goFor = text("maneuver.goFor")
+    // A stretch of no length (a route from a place to itself) goes for nothing, which "Go
+    // for 10 m" would lengthen: the sentence alone, ended as the catalog ends it there.
+    if lengthInMeters < 0.5, let end = goFor.range(of: "{sentence}")?.upperBound {
+      return sentence + goFor[end...].prefix { !$0.isWhitespace }
+    }
     return Self.fill(
-      text("maneuver.goFor"),
+      goFor,
       [
         "sentence": sentence,
         "distance": Self.distance(lengthInMeters, decimal: catalog.decimalSeparator),

@@ -169,8 +169,10 @@ public enum V8RouteWire {
       w.key("spans")
       w.beginArray()
       var vertex = 0
-      for span in section.traffic.spans {
-        vertex = vertexIndex(at: span.offsetInMeters, in: offsets, from: vertex)
+      for (index, span) in section.traffic.spans.enumerated() {
+        // The first span starts the section: at its first vertex, also where the next ones
+        // lie at the same place (a route of no length has two).
+        vertex = index == 0 ? 0 : vertexIndex(at: span.offsetInMeters, in: offsets, from: vertex)
         w.beginObject()
         w.member("offset", vertex)
         if attributes.contains(.length) { w.member("length", Int(span.lengthInMeters.rounded())) }
@@ -260,7 +262,10 @@ public enum V8RouteWire {
     w.beginArray()
     var vertex = 0
     for maneuver in maneuvers {
-      vertex = vertexIndex(at: maneuver.offsetInMeters, in: offsets, from: vertex)
+      // The departure is at the section's first vertex, as the first span.
+      vertex =
+        maneuver.action == .depart
+        ? 0 : vertexIndex(at: maneuver.offsetInMeters, in: offsets, from: vertex)
       w.beginObject()
       w.member("action", maneuver.action.rawValue)
       w.member("duration", Int(maneuver.durationInSeconds.rounded()))
