@@ -254,21 +254,11 @@ import TrafficTestSupport
   @Test func theStaticDemoSaysOnlyWhatRuns() async throws {
     let directory = try CarefulCommandsTests.directory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try CarefulCommandsTests.trafficBinary()
-    process.arguments = [
-      "serve", "--demo=static", "--state-dir", directory.path, "--port", "0", "--threads", "2",
-    ]
-    process.currentDirectoryURL = directory
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    let line = ListeningLine(output)
-    try process.run()
+    let (process, line) = try Self.serve(
+      ["--demo=static", "--state-dir", directory.path], in: directory)
     defer {
       process.interrupt()
       process.waitUntilExit()
-      output.fileHandleForReading.readabilityHandler = nil
     }
     let port = await line.port()
     try #require(port != nil, "the demo did not listen: \(line.printed)")
@@ -283,9 +273,14 @@ import TrafficTestSupport
 
   /// Starts `traffic serve` on the SQLite store `store`, its output read as it comes.
   static func serve(_ store: String, in directory: URL) throws -> (Process, ListeningLine) {
+    try serve(["--db", store], in: directory)
+  }
+
+  /// Starts `traffic serve ARGUMENTS` on a free port, its output read as it comes.
+  static func serve(_ arguments: [String], in directory: URL) throws -> (Process, ListeningLine) {
     let process = Process()
     process.executableURL = try CarefulCommandsTests.trafficBinary()
-    process.arguments = ["serve", "--db", store, "--port", "0", "--threads", "2"]
+    process.arguments = ["serve"] + arguments + ["--port", "0", "--threads", "2"]
     process.currentDirectoryURL = directory
     let output = Pipe()
     process.standardOutput = output
