@@ -36,11 +36,7 @@ import Zlib
     #expect(throws: ProbeDecodingError.self) { try decoder.decode(packed.prefix(packed.count - 6)) }
     var small = decoder
     small.maximumInflatedBytes = 20
-    #expect {
-      try small.decode(packed)
-    } throws: { error in
-      "\(error)".hasPrefix("the gzip-compressed probe document cannot be inflated")
-    }
+    #expect(throws: ProbeDecodingError.inflatesBeyond(limit: 20)) { try small.decode(packed) }
   }
 
   @Test("CSV: header aliases, quotes, optional columns")

@@ -295,6 +295,20 @@ import Zlib
     ServerFixtures.expectError(response, status: status, code: code, mentions: mentions)
   }
 
+  @Test func aGzipBodyInflatingBeyondTheLimitIs413WithOrWithoutContentEncoding() throws {
+    let server = try F.server(
+      configuration: ServerConfiguration(
+        maxBodyBytes: 10_000, maxDecompressedBodyBytes: 5000, accessLog: .none))
+    let csv = "id,time,lat,lng\n" + String(repeating: "a,1799999000,52.5,13.4\n", count: 1000)
+    let bomb = Gzip.compress(Data(csv.utf8))
+    for headers: HTTPHeaders in [["Content-Encoding": "gzip"], ["Content-Type": "text/csv"]] {
+      let response = server.handle(
+        HTTPRequest(method: "POST", target: "/v1/probes", headers: headers, body: bomb))
+      // Without the header it was a 400 "cannot be read".
+      ServerFixtures.expectError(response, status: 413, code: "httpError")
+    }
+  }
+
   @Test func probeQueryParametersAreChecked() throws {
     let server = try F.server()
     let csv = F.csvDrive(vehicles: 1, speed: 8)

@@ -55,6 +55,7 @@ public struct ProbeDecoder: Sendable {
     var data = data
     if StreamingInflater.isGzip(data) {
       do { data = try Gzip.decompress(data, maxOutputBytes: maximumInflatedBytes) } catch {
+        if case .tooLarge(let limit) = error { throw .inflatesBeyond(limit: limit) }
         throw .compressed("\(error)")
       }
     }

@@ -11,6 +11,9 @@ public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertib
   /// A gzip-compressed document cannot be inflated (corrupt, cut off, or larger than the
   /// decoder's limit once inflated).
   case compressed(String)
+  /// A gzip-compressed document inflates to more than the decoder's limit, bytes (HTTP 413,
+  /// as a body over the limit).
+  case inflatesBeyond(limit: Int)
 
   /// The error in one sentence.
   public var description: String {
@@ -23,6 +26,8 @@ public enum ProbeDecodingError: Error, Hashable, Sendable, CustomStringConvertib
       return "malformed probe document at line \(line): \(reason)"
     case .compressed(let reason):
       return "the gzip-compressed probe document cannot be inflated: \(reason)"
+    case .inflatesBeyond(let limit):
+      return "the gzip-compressed probe document inflates to more than \(limit) bytes"
     }
   }
 }

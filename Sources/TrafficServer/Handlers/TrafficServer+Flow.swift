@@ -69,6 +69,8 @@ extension TrafficServer {
     do {
       batch = try decoder.decode(request.body, format: format)
     } catch {
+      // As a body that inflates beyond the limit with `Content-Encoding: gzip`.
+      if case .inflatesBeyond = error { throw .httpError(status: 413, "\(error)") }
       throw .badRequest("the probes cannot be read: \(error)")
     }
     let rejected = batch.rejectedCount
