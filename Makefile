@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages, one list per job (the only place packages are named).
 RUN_PACKAGES := zlib1g-dev libbz2-dev liblz4-dev libzstd-dev tzdata libsqlite3-dev libjemalloc-dev libmicrohttpd-dev libpq-dev libcairo2-dev libjs-leaflet sumo sumo-tools
-TEST_PACKAGES := $(RUN_PACKAGES) python3 python3-pip python3-venv python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard curl jq
+TEST_PACKAGES := $(RUN_PACKAGES) git python3 python3-pip python3-venv python3-jsonschema libxml2-utils postgresql postgresql-15-postgis-3 chromium python3-lz4 python3-zstandard curl jq
 BENCH_PACKAGES := $(RUN_PACKAGES) python3 python3-rtree wrk nginx-light curl time postgresql postgresql-15-postgis-3
 VECTOR_PACKAGES := python3 python3-geographiclib python3-pyproj
 
