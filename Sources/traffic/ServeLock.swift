@@ -11,7 +11,8 @@ import Foundation
 /// store's flow in memory and writes it back when it stops, over what such an import saved
 /// (measured: a probes import's learned free flow gone once the server stopped). Incident
 /// imports do not take it: their rows stay, for the next server's start. A server that dies
-/// leaves the file behind, unlocked: the next server takes it over.
+/// leaves the file behind, unlocked: the next server takes it over. The store file itself
+/// (when it exists) is locked too, by its inode: a hard link names another lock file.
 final class ServeLock {
   /// Who takes the lock, and what the refusal says when a server holds it.
   enum Taker {
@@ -32,6 +33,11 @@ final class ServeLock {
   /// The lock file.
   let path: String
   private let descriptor: Int32
+  /// A descriptor of the store file itself, locked too (`flock`, by its inode): a hard link
+  /// to the store names another lock file beside it, and a second server took that one.
+  /// Never closed: closing a descriptor of the store would drop the `fcntl` locks SQLite
+  /// holds on it in this process; the lock is released with `LOCK_UN`.
+  private let storeDescriptor: Int32?
 
   /// Takes the lock of the store at `store`.
   ///
@@ -63,10 +69,21 @@ final class ServeLock {
       if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev,
         held.st_ino == named.st_ino
       {
+        // The store under another name (a hard link): its inode is locked too. A store not
+        // made yet has no other name.
+        let file = open(
+          URL(fileURLWithPath: store).resolvingSymlinksInPath().path, O_RDONLY | O_CLOEXEC)
+        if file >= 0, flock(file, LOCK_EX | LOCK_NB) != 0 {
+          // Left open (see `storeDescriptor`); the lock file is given up.
+          unlink(path)
+          close(descriptor)
+          throw Self.refusal(of: taker, store: store, holder: nil, command: nil, linked: true)
+        }
         let text = "\(getpid())\n\(taker.command)\n"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         self.descriptor = descriptor
+        self.storeDescriptor = file >= 0 ? file : nil
         return
       }
       close(descriptor)
@@ -96,13 +113,16 @@ final class ServeLock {
   deinit {
     unlink(path)
     close(descriptor)
+    if let storeDescriptor { flock(storeDescriptor, LOCK_UN) }
   }
 
   /// Why `taker` cannot have the store while another process holds it.
   private static func refusal(
-    of taker: Taker, store: String, holder: Int?, command: String?
+    of taker: Taker, store: String, holder: Int?, command: String?, linked: Bool = false
   ) -> UsageError {
-    let pid = holder.map { " (pid \($0))" } ?? ""
+    let pid =
+      holder.map { " (pid \($0))" }
+      ?? (linked ? " under another name of the same file (a hard link)" : "")
     // Files of older servers name no command.
     let served = command == nil || command == serverCommand
     switch taker {

@@ -271,6 +271,39 @@ import TrafficTestSupport
     #expect(!printed.contains("and SUMO"), "\(printed)")
   }
 
+  @Test func aSecondServerOnAHardLinkToTheStoreIsRefused() async throws {
+    let directory = try CarefulCommandsTests.directory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = directory.appendingPathComponent("linked.sqlite").path
+    let made = await runTraffic(["import", "--db", store, CarefulCommandsTests.feed.path])
+    try #require(made.status == .success, "\(made.errors)")
+    let other = directory.appendingPathComponent("other-name.sqlite").path
+    try #require(link(store, other) == 0, "hard link")
+    let (first, line) = try Self.serve(store, in: directory)
+    defer {
+      if first.isRunning { first.interrupt() }
+      first.waitUntilExit()
+    }
+    try #require(await line.port() != nil, "the first server did not listen: \(line.printed)")
+    // Its lock file is other-name.sqlite.lock: before, the second server took it and served
+    // (stopped here after 20 s, so that a regression fails rather than hangs).
+    let (second, secondLine) = try Self.serve(other, in: directory)
+    for _ in 0..<200 where second.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    if second.isRunning {
+      second.interrupt()
+      Issue.record("a second server started on a hard link: \(secondLine.printed)")
+    }
+    second.waitUntilExit()
+    _ = await secondLine.port()  // the output to its end
+    #expect(second.terminationStatus == 64)
+    #expect(secondLine.printed.contains("a hard link"), "\(secondLine.printed)")
+    let file = try FlowCommandsTests.probes()
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let probes = await runTraffic(["probes", "import", "--db", other, file])
+    #expect(probes.status == .usage, "\(probes)")
+    #expect(probes.errors.contains("a hard link"), "\(probes.errors)")
+  }
+
   /// Starts `traffic serve` on the SQLite store `store`, its output read as it comes.
   static func serve(_ store: String, in directory: URL) throws -> (Process, ListeningLine) {
     try serve(["--db", store], in: directory)
