@@ -124,14 +124,7 @@ import TrafficTestSupport
 
     // Under the lock the second ends at once; without it, it would serve: stopped after 20 s.
     let (second, secondLine) = try start()
-    for _ in 0..<200 where second.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-    if second.isRunning {
-      second.interrupt()
-      Issue.record("a second server started on the store: \(secondLine.printed)")
-    }
-    second.waitUntilExit()
-    _ = await secondLine.port()  // the output to its end
-    #expect(second.terminationStatus == 64)
+    try await Self.expectRefusedAtStart(second, secondLine)
     #expect(
       secondLine.printed
         == "traffic serve: \(store) is in use by another traffic serve (pid "
@@ -288,20 +281,26 @@ import TrafficTestSupport
     // Its lock file is other-name.sqlite.lock: before, the second server took it and served
     // (stopped here after 20 s, so that a regression fails rather than hangs).
     let (second, secondLine) = try Self.serve(other, in: directory)
-    for _ in 0..<200 where second.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-    if second.isRunning {
-      second.interrupt()
-      Issue.record("a second server started on a hard link: \(secondLine.printed)")
-    }
-    second.waitUntilExit()
-    _ = await secondLine.port()  // the output to its end
-    #expect(second.terminationStatus == 64)
+    try await Self.expectRefusedAtStart(second, secondLine)
     #expect(secondLine.printed.contains("a hard link"), "\(secondLine.printed)")
     let file = try FlowCommandsTests.probes()
     defer { try? FileManager.default.removeItem(atPath: file) }
     let probes = await runTraffic(["probes", "import", "--db", other, file])
     #expect(probes.status == .usage, "\(probes)")
     #expect(probes.errors.contains("a hard link"), "\(probes.errors)")
+  }
+
+  /// Waits up to 20 s for a server to end on its own with status 64 (refused at start); one
+  /// that serves instead is stopped and recorded, so that a regression fails, not hangs.
+  static func expectRefusedAtStart(_ server: Process, _ line: ListeningLine) async throws {
+    for _ in 0..<200 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    if server.isRunning {
+      server.interrupt()
+      Issue.record("a second server started on the store: \(line.printed)")
+    }
+    server.waitUntilExit()
+    _ = await line.port()  // the output to its end
+    #expect(server.terminationStatus == 64)
   }
 
   /// Starts `traffic serve` on the SQLite store `store`, its output read as it comes.

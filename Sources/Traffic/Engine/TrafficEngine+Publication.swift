@@ -32,7 +32,9 @@ struct ChangeJournal: Sendable {
   /// The versions before an update that moved an incident or changed its type, each with
   /// the time of the first such update: a delta of an area or of types holds an incident
   /// that left them (its new version tells the subscriber where it went).
-  private var former: [String: [(time: Date, incident: TrafficIncident)]] = [:]
+  private var former:
+    [String: [(time: Date, type: TrafficIncidentType, location: TrafficLocation)]] =
+      [:]
   /// The latest end of an incident removed after it had ended (purged): such incidents are
   /// not kept (a region purges hundreds of thousands a day), so a delta from before this
   /// time cannot give their ends and is incomplete.
@@ -60,7 +62,8 @@ struct ChangeJournal: Sendable {
       if change.kind == .updated, let before = previous?.incident(exactOriginalId: originalId),
         before.type != change.incident.type || before.location != change.incident.location
       {
-        former[originalId, default: []].append((time, before))
+        // The type and place alone: what a filter asks of it (not its texts, restrictions...).
+        former[originalId, default: []].append((time, before.type, before.location))
       }
       if change.kind == .removed {
         if let end = change.incident.endTime, end <= time {
@@ -95,7 +98,7 @@ struct ChangeJournal: Sendable {
     after time: Date
   ) -> (
     ids: Set<String>, removed: [(Date, TrafficIncident)], isComplete: Bool,
-    former: [String: [TrafficIncident]]
+    former: [String: [(type: TrafficIncidentType, location: TrafficLocation)]]
   ) {
     // Entries are in time order: find the first after `time`.
     var low = 0
@@ -107,9 +110,9 @@ struct ChangeJournal: Sendable {
     var ids = Set<String>()
     for entry in entries[low...] { ids.insert(entry.originalId) }
     let gone = ids.compactMap { id in removed[id].map { ($0.time, $0.incident) } }
-    var before: [String: [TrafficIncident]] = [:]
+    var before: [String: [(type: TrafficIncidentType, location: TrafficLocation)]] = [:]
     for id in ids {
-      let versions = (former[id] ?? []).filter { $0.time > time }.map(\.incident)
+      let versions = (former[id] ?? []).filter { $0.time > time }.map { ($0.type, $0.location) }
       if !versions.isEmpty { before[id] = versions }
     }
     return (ids, gone, time >= horizon && time >= forgottenEnd ?? time, before)
